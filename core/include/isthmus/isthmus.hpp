@@ -1,0 +1,10 @@
+// Umbrella header: the whole public C++ API of the core runtime.
+#pragma once
+
+#include "isthmus/config.hpp"
+#include "isthmus/dtype.hpp"
+#include "isthmus/error.hpp"
+#include "isthmus/memory.hpp"
+#include "isthmus/storage.hpp"
+#include "isthmus/tensor.hpp"
+#include "isthmus/value.hpp"

@@ -1,0 +1,137 @@
+// Storage: one byte buffer that may have copies on several memory resources (the coherence model).
+#pragma once
+
+#include "isthmus/export.hpp"
+#include "isthmus/memory.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace isthmus {
+
+/// How a lock will use the memory. The values match the seed's LOCK_* constants.
+enum class lock_mode : int { read = 1, write = 2, readwrite = 3 };
+inline constexpr lock_mode LOCK_READ = lock_mode::read;
+inline constexpr lock_mode LOCK_WRITE = lock_mode::write;
+inline constexpr lock_mode LOCK_READWRITE = lock_mode::readwrite;
+
+constexpr bool reads(lock_mode m) { return (static_cast<int>(m) & 1) != 0; }
+constexpr bool writes(lock_mode m) { return (static_cast<int>(m) & 2) != 0; }
+
+/// What a storage reports about its copy on one resource (for inspection and tests).
+struct copy_state {
+    resource_id resource = MEMRESOURCE_CPU;
+    bool allocated = false;
+    bool valid = false;
+    bool owned = true;
+    int read_locks = 0;
+    int write_locks = 0;
+};
+
+/// A buffer of `nbytes` bytes with copies on one or more memory resources.
+///
+/// Note [coherence]: each copy has a valid bit. `lock(read, r)` makes the copy on r valid,
+/// transferring from any valid copy; `lock(write, r)` allocates on r without transfer and
+/// invalidates the other copies; `lock(readwrite, r)` does both. A locked copy is never moved or
+/// freed. A lock that would invalidate or read past a lock elsewhere raises runtime_error at
+/// once; it never waits. Locks on the same resource nest freely (an in-place op reads and
+/// writes one storage). A storage with no valid copy yet (fresh, uninitialised) reads as
+/// whatever the allocation holds.
+///
+/// Note [pinning]: a storage whose bytes are seen by a foreign library (wrapped external
+/// memory, or an exported live view) is pinned to that resource. The pinned copy is never
+/// evicted or freed, reads elsewhere make copies, and a write elsewhere is written back to
+/// the pinned copy when its last write lock is released, so the foreign view is never stale
+/// outside a lock and never dangling. Several pins on one resource count; pins on two
+/// different resources at once are refused.
+class ISTHMUS_API storage : public std::enable_shared_from_this<storage> {
+public:
+    /// A new storage of `nbytes`, with nothing allocated until the first lock.
+    static std::shared_ptr<storage> create(size_t nbytes);
+    /// A new storage allocated (but not initialised) on `resource`, marked valid there.
+    static std::shared_ptr<storage> allocate(size_t nbytes, resource_id resource);
+    /// Wraps foreign memory at `ptr` on `resource`, valid and pinned there for the storage's
+    /// lifetime. `release` runs exactly once, when the storage is destroyed (it may be empty).
+    static std::shared_ptr<storage> wrap(void* ptr, size_t nbytes, resource_id resource,
+                                         std::function<void()> release);
+
+    ~storage();
+    storage(const storage&) = delete;
+    storage& operator=(const storage&) = delete;
+
+    size_t nbytes() const noexcept { return nbytes_; }
+
+    /// Locks the copy on `resource` and returns its address, valid until the matching unlock.
+    /// Throws runtime_error on a conflicting lock, memory_error when allocation fails even
+    /// after evicting, value_error / not_implemented_error for a bad resource.
+    void* lock(lock_mode mode, resource_id resource);
+    /// Releases a lock taken with the same mode and resource; throws runtime_error when no
+    /// such lock is held (double unlock).
+    void unlock(lock_mode mode, resource_id resource);
+
+    /// Pins the storage to `resource` (making that copy valid); see Note [pinning].
+    void pin(resource_id resource);
+    /// Releases one pin; throws runtime_error when not pinned there.
+    void unpin(resource_id resource);
+    /// The resource the storage is pinned to, or -1.
+    resource_id pinned_to() const;
+
+    /// The state of every copy that is allocated (for inspection and tests).
+    std::vector<copy_state> copies() const;
+    /// The state of the copy on `resource` (allocated=false when there is none).
+    copy_state copy_on(resource_id resource) const;
+    /// True when the copy on `resource` is valid.
+    bool valid_on(resource_id resource) const;
+    /// Resources holding a valid copy, lowest id first.
+    std::vector<resource_id> valid_resources() const;
+    /// Total locks held on every resource.
+    int lock_count() const;
+
+    /// Moves the data off `resource` (to the CPU if that is the only valid copy) and frees it
+    /// there, if the copy there is unlocked and not pinned. Returns false when it could not.
+    bool evict(resource_id resource);
+
+private:
+    struct copy_slot;
+    explicit storage(size_t nbytes);
+    copy_slot* slot(resource_id r);
+    copy_slot& ensure_allocated(resource_id r, std::unique_lock<std::mutex>& lk);
+    void make_valid(copy_slot& dst);
+    void free_slot(copy_slot& s);
+    bool evict_locked(resource_id r);
+    friend struct storage_registry_access;
+
+    size_t nbytes_;
+    mutable std::mutex mu_;
+    std::vector<copy_slot> slots_;
+    std::function<void()> release_;
+    resource_id pinned_ = -1;
+    int pin_count_ = 0;
+};
+
+/// Evicts unlocked, unpinned copies on `resource`, least recently used first, until at least
+/// `nbytes` were freed. Returns the bytes freed. Used when an allocation fails.
+ISTHMUS_API size_t evict_from(resource_id resource, size_t nbytes);
+
+/// RAII lock on a storage: locks in the constructor, unlocks in the destructor.
+class ISTHMUS_API storage_lock {
+public:
+    storage_lock(std::shared_ptr<storage> s, lock_mode mode, resource_id resource);
+    ~storage_lock();
+    storage_lock(const storage_lock&) = delete;
+    storage_lock& operator=(const storage_lock&) = delete;
+    storage_lock(storage_lock&& o) noexcept;
+    void* data() const noexcept { return ptr_; }
+
+private:
+    std::shared_ptr<storage> s_;
+    lock_mode mode_;
+    resource_id resource_;
+    void* ptr_;
+};
+
+} // namespace isthmus
