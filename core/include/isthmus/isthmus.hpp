@@ -8,3 +8,4 @@
 #include "isthmus/storage.hpp"
 #include "isthmus/tensor.hpp"
 #include "isthmus/value.hpp"
+#include "isthmus/version.hpp"

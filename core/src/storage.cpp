@@ -1,0 +1,370 @@
+// Storage: copies on memory resources, valid bits, locks, pinning and LRU eviction.
+#include "isthmus/storage.hpp"
+#include "isthmus/error.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <unordered_set>
+
+namespace isthmus {
+
+struct storage::copy_slot {
+    resource_id res = MEMRESOURCE_CPU;
+    std::shared_ptr<memory_resource> handle;
+    void* ptr = nullptr;
+    bool valid = false;
+    bool owned = true;
+    int n_read = 0;      // LOCK_READ locks held
+    int n_write = 0;     // LOCK_WRITE locks held
+    int n_readwrite = 0; // LOCK_READWRITE locks held
+    uint64_t last_use = 0;
+
+    int writers() const { return n_write + n_readwrite; }
+    int locks() const { return n_read + n_write + n_readwrite; }
+};
+
+namespace {
+
+const char* mode_name(lock_mode m) {
+    switch (m) {
+    case lock_mode::read: return "LOCK_READ";
+    case lock_mode::write: return "LOCK_WRITE";
+    case lock_mode::readwrite: return "LOCK_READWRITE";
+    }
+    return "an invalid lock mode";
+}
+
+void check_mode(lock_mode m) {
+    int v = static_cast<int>(m);
+    ISTHMUS_CHECK(v >= 1 && v <= 3, value_error, "invalid lock mode ", v,
+                  " (expected LOCK_READ=1, LOCK_WRITE=2 or LOCK_READWRITE=3)");
+}
+
+std::string res_name(resource_id r) {
+    memory_resource* m = find_resource(r);
+    return m ? m->name() : detail::concat("resource ", r);
+}
+
+std::atomic<uint64_t> g_tick{0};
+
+// Note [eviction registry]: every live storage is listed here so that a failed allocation can
+// evict other storages' unlocked copies. Lock order: a storage's own mutex, then this registry's
+// mutex, then other storages' mutexes only through try_lock (a busy storage is skipped), so two
+// threads evicting at once never deadlock.
+struct live_storages {
+    std::mutex mu;
+    std::unordered_set<storage*> all;
+};
+live_storages& live() {
+    static live_storages* l = new live_storages;
+    return *l;
+}
+
+} // namespace
+
+size_t evict_from_except(resource_id resource, size_t nbytes, const storage* requester);
+
+struct storage_registry_access {
+    static std::mutex& mutex_of(storage& s) { return s.mu_; }
+    static bool evict_locked(storage& s, resource_id r) { return s.evict_locked(r); }
+    static std::vector<storage::copy_slot>& slots(storage& s) { return s.slots_; }
+    static resource_id pinned(storage& s) { return s.pinned_; }
+};
+
+storage::storage(size_t nbytes) : nbytes_(nbytes) {
+    auto& l = live();
+    std::lock_guard lk(l.mu);
+    l.all.insert(this);
+}
+
+storage::~storage() {
+    {
+        auto& l = live();
+        std::lock_guard lk(l.mu);
+        l.all.erase(this);
+    }
+    for (auto& s : slots_)
+        if (s.owned && s.ptr) s.handle->deallocate(s.ptr, nbytes_);
+    if (release_) release_();
+}
+
+std::shared_ptr<storage> storage::create(size_t nbytes) {
+    return std::shared_ptr<storage>(new storage(nbytes));
+}
+
+std::shared_ptr<storage> storage::allocate(size_t nbytes, resource_id resource) {
+    auto s = create(nbytes);
+    s->lock(lock_mode::write, resource);
+    s->unlock(lock_mode::write, resource);
+    return s;
+}
+
+std::shared_ptr<storage> storage::wrap(void* ptr, size_t nbytes, resource_id resource,
+                                       std::function<void()> release) {
+    resource = resolve_resource(resource);
+    ISTHMUS_CHECK(ptr != nullptr || nbytes == 0, value_error,
+                  "storage::wrap: null pointer for ", nbytes, " bytes");
+    auto s = create(nbytes);
+    copy_slot c;
+    c.res = resource;
+    c.handle = resource_handle(resource);
+    c.ptr = ptr;
+    c.valid = true;
+    c.owned = false;
+    s->slots_.push_back(std::move(c));
+    s->release_ = std::move(release);
+    s->pinned_ = resource;
+    s->pin_count_ = 1; // the wrap's own pin, held for the storage's lifetime
+    return s;
+}
+
+storage::copy_slot* storage::slot(resource_id r) {
+    for (auto& s : slots_)
+        if (s.res == r) return &s;
+    return nullptr;
+}
+
+storage::copy_slot& storage::ensure_allocated(resource_id r, std::unique_lock<std::mutex>&) {
+    if (copy_slot* s = slot(r); s && s->ptr) return *s;
+    auto handle = resource_handle(r);
+    void* p = handle->allocate(nbytes_);
+    size_t freed = 0;
+    if (!p) {
+        freed = evict_from_except(r, nbytes_, this);
+        p = handle->allocate(nbytes_);
+    }
+    ISTHMUS_CHECK(p != nullptr, memory_error, "out of memory on ", handle->name(),
+                  ": could not allocate ", nbytes_, " bytes (", freed,
+                  " bytes of unlocked copies were evicted first)");
+    copy_slot c;
+    c.res = r;
+    c.handle = std::move(handle);
+    c.ptr = p;
+    slots_.push_back(std::move(c));
+    return slots_.back();
+}
+
+void storage::make_valid(copy_slot& dst) {
+    if (dst.valid) return;
+    for (auto& src : slots_) {
+        if (&src != &dst && src.valid) {
+            copy_bytes(*dst.handle, dst.ptr, *src.handle, src.ptr, nbytes_);
+            break;
+        }
+    }
+    dst.valid = true; // with no valid copy anywhere the storage is uninitialised: any bytes do
+}
+
+void* storage::lock(lock_mode mode, resource_id resource) {
+    check_mode(mode);
+    resource = resolve_resource(resource);
+    std::unique_lock lk(mu_);
+    for (auto& s : slots_) {
+        if (s.res == resource) continue;
+        ISTHMUS_CHECK(s.writers() == 0, runtime_error, "cannot lock for ", mode_name(mode), " on ",
+                      res_name(resource), ": the storage is write-locked on ", res_name(s.res),
+                      " (unlock it there first)");
+        ISTHMUS_CHECK(!writes(mode) || s.n_read == 0, runtime_error, "cannot lock for ",
+                      mode_name(mode), " on ", res_name(resource),
+                      ": the storage is read-locked on ", res_name(s.res),
+                      " and writing would invalidate that copy (unlock it there first)");
+    }
+    copy_slot* d = &ensure_allocated(resource, lk);
+    if (reads(mode)) make_valid(*d);
+    if (writes(mode)) {
+        // Note [coherence]: a writer on one resource makes every other copy stale.
+        for (auto& s : slots_)
+            if (s.res != resource) s.valid = false;
+        d->valid = true;
+    }
+    switch (mode) {
+    case lock_mode::read: ++d->n_read; break;
+    case lock_mode::write: ++d->n_write; break;
+    case lock_mode::readwrite: ++d->n_readwrite; break;
+    }
+    d->last_use = ++g_tick;
+    return d->ptr;
+}
+
+void storage::unlock(lock_mode mode, resource_id resource) {
+    check_mode(mode);
+    resource = resolve_resource(resource);
+    std::unique_lock lk(mu_);
+    copy_slot* d = slot(resource);
+    int* counter = nullptr;
+    if (d) {
+        counter = mode == lock_mode::read    ? &d->n_read
+                  : mode == lock_mode::write ? &d->n_write
+                                             : &d->n_readwrite;
+    }
+    ISTHMUS_CHECK(counter && *counter > 0, runtime_error, "unlock(", mode_name(mode), ", ",
+                  res_name(resource), ") without a matching lock (double unlock, or a lock taken "
+                  "with another mode or on another resource)");
+    --*counter;
+    d->last_use = ++g_tick;
+    // Note [pinning]: the pinned copy is brought up to date when the last writer elsewhere ends.
+    if (writes(mode) && d->writers() == 0 && pinned_ != -1 && pinned_ != resource) {
+        copy_slot* p = slot(pinned_);
+        ISTHMUS_ASSERT(p && p->ptr, "pinned storage lost its pinned copy");
+        copy_bytes(*p->handle, p->ptr, *d->handle, d->ptr, nbytes_);
+        p->valid = true;
+    }
+}
+
+void storage::pin(resource_id resource) {
+    resource = resolve_resource(resource);
+    std::unique_lock lk(mu_);
+    ISTHMUS_CHECK(pinned_ == -1 || pinned_ == resource, runtime_error, "cannot pin to ",
+                  res_name(resource), ": the storage is already pinned to ", res_name(pinned_),
+                  " (shared with a foreign library there)");
+    for (auto& s : slots_)
+        ISTHMUS_CHECK(s.res == resource || s.writers() == 0, runtime_error, "cannot pin to ",
+                      res_name(resource), ": the storage is write-locked on ", res_name(s.res));
+    copy_slot& d = ensure_allocated(resource, lk);
+    make_valid(d);
+    d.last_use = ++g_tick;
+    pinned_ = resource;
+    ++pin_count_;
+}
+
+void storage::unpin(resource_id resource) {
+    resource = resolve_resource(resource);
+    std::lock_guard lk(mu_);
+    const bool wrapped = slot(resource) && !slot(resource)->owned;
+    ISTHMUS_CHECK(pinned_ == resource && pin_count_ > (wrapped ? 1 : 0), runtime_error,
+                  "unpin(", res_name(resource), ") without a matching pin");
+    if (--pin_count_ == 0) pinned_ = -1;
+}
+
+resource_id storage::pinned_to() const {
+    std::lock_guard lk(mu_);
+    return pinned_;
+}
+
+std::vector<copy_state> storage::copies() const {
+    std::lock_guard lk(mu_);
+    std::vector<copy_state> out;
+    for (const auto& s : slots_)
+        if (s.ptr) out.push_back({s.res, true, s.valid, s.owned, s.n_read, s.writers()});
+    std::sort(out.begin(), out.end(),
+              [](const copy_state& a, const copy_state& b) { return a.resource < b.resource; });
+    return out;
+}
+
+copy_state storage::copy_on(resource_id resource) const {
+    for (const auto& c : copies())
+        if (c.resource == resource) return c;
+    copy_state none;
+    none.resource = resource;
+    return none;
+}
+
+bool storage::valid_on(resource_id resource) const { return copy_on(resource).valid; }
+
+std::vector<resource_id> storage::valid_resources() const {
+    std::vector<resource_id> out;
+    for (const auto& c : copies())
+        if (c.valid) out.push_back(c.resource);
+    return out;
+}
+
+int storage::lock_count() const {
+    std::lock_guard lk(mu_);
+    int n = 0;
+    for (const auto& s : slots_) n += s.locks();
+    return n;
+}
+
+void storage::free_slot(copy_slot& s) {
+    if (s.owned && s.ptr) s.handle->deallocate(s.ptr, nbytes_);
+    slots_.erase(slots_.begin() + (&s - slots_.data()));
+}
+
+bool storage::evict_locked(resource_id r) {
+    copy_slot* s = slot(r);
+    if (!s) return true;
+    if (r == MEMRESOURCE_CPU || s->locks() > 0 || pinned_ == r || !s->owned) return false;
+    bool other_valid = false;
+    for (auto& o : slots_) other_valid |= (&o != s && o.valid);
+    if (s->valid && !other_valid) {
+        // Keep the data: move it to host memory first.
+        copy_slot* h = slot(MEMRESOURCE_CPU);
+        if (!h || !h->ptr) {
+            auto handle = resource_handle(MEMRESOURCE_CPU);
+            void* p = handle->allocate(nbytes_);
+            if (!p) return false;
+            copy_slot c;
+            c.res = MEMRESOURCE_CPU;
+            c.handle = std::move(handle);
+            c.ptr = p;
+            slots_.push_back(std::move(c));
+            s = slot(r); // push_back may have moved the slots
+            h = &slots_.back();
+        }
+        copy_bytes(*h->handle, h->ptr, *s->handle, s->ptr, nbytes_);
+        h->valid = true;
+    }
+    free_slot(*s);
+    return true;
+}
+
+bool storage::evict(resource_id resource) {
+    resource = resolve_resource(resource);
+    std::lock_guard lk(mu_);
+    return evict_locked(resource);
+}
+
+size_t evict_from(resource_id resource, size_t nbytes) {
+    return evict_from_except(resolve_resource(resource), nbytes, nullptr);
+}
+
+size_t evict_from_except(resource_id resource, size_t nbytes, const storage* requester) {
+    struct candidate {
+        storage* s;
+        uint64_t last_use;
+        size_t bytes;
+    };
+    auto& l = live();
+    std::lock_guard lk(l.mu);
+    std::vector<candidate> cands;
+    for (storage* s : l.all) {
+        if (s == requester) continue; // its mutex is held by this thread
+        std::unique_lock slk(storage_registry_access::mutex_of(*s), std::try_to_lock);
+        if (!slk.owns_lock()) continue; // busy, or the storage asking for memory: skip
+        if (storage_registry_access::pinned(*s) == resource) continue;
+        for (auto& c : storage_registry_access::slots(*s))
+            if (c.res == resource && c.ptr && c.owned && c.locks() == 0)
+                cands.push_back({s, c.last_use, s->nbytes()});
+    }
+    std::sort(cands.begin(), cands.end(),
+              [](const candidate& a, const candidate& b) { return a.last_use < b.last_use; });
+    size_t freed = 0;
+    for (const auto& c : cands) {
+        if (freed >= nbytes) break;
+        std::unique_lock slk(storage_registry_access::mutex_of(*c.s), std::try_to_lock);
+        if (!slk.owns_lock()) continue;
+        if (storage_registry_access::evict_locked(*c.s, resource)) freed += c.bytes;
+    }
+    return freed;
+}
+
+storage_lock::storage_lock(std::shared_ptr<storage> s, lock_mode mode, resource_id resource)
+    : s_(std::move(s)), mode_(mode), resource_(resource) {
+    ptr_ = s_->lock(mode_, resource_);
+}
+
+storage_lock::~storage_lock() {
+    try {
+        if (s_) s_->unlock(mode_, resource_);
+    } catch (...) {
+        // Unlocking a lock this object took cannot fail unless the storage was misused
+        // elsewhere (unlocked twice by hand); a destructor must not throw.
+    }
+}
+
+storage_lock::storage_lock(storage_lock&& o) noexcept
+    : s_(std::move(o.s_)), mode_(o.mode_), resource_(o.resource_), ptr_(o.ptr_) {
+    o.s_.reset();
+}
+
+} // namespace isthmus

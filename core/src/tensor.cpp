@@ -1,0 +1,493 @@
+// Tensor construction, view arithmetic (reshape, transpose, slice, expand) and copies.
+#include "isthmus/tensor.hpp"
+#include "cpu/copy.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <ostream>
+
+namespace isthmus {
+
+int64_t numel_of(const shape_t& shape) {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    return n;
+}
+
+shape_t contiguous_strides(const shape_t& shape) {
+    shape_t st(shape.size());
+    int64_t acc = 1;
+    for (size_t i = shape.size(); i-- > 0;) {
+        st[i] = acc;
+        acc *= std::max<int64_t>(shape[i], 1);
+    }
+    return st;
+}
+
+std::string shape_str(const shape_t& shape) {
+    std::string s = "(";
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (i) s += ", ";
+        s += std::to_string(shape[i]);
+    }
+    if (shape.size() == 1) s += ",";
+    return s + ")";
+}
+
+shape_t broadcast_shapes(const shape_t& a, const shape_t& b) {
+    size_t n = std::max(a.size(), b.size());
+    shape_t out(n);
+    for (size_t i = 0; i < n; ++i) {
+        int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
+        int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
+        ISTHMUS_CHECK(x == y || x == 1 || y == 1, value_error, "shapes ", shape_str(a), " and ",
+                      shape_str(b), " cannot be broadcast together (dimension ", i, ": ", x,
+                      " vs ", y, ")");
+        out[i] = x == 1 ? y : x;
+    }
+    return out;
+}
+
+int64_t wrap_axis(int64_t axis, int64_t rank) {
+    ISTHMUS_CHECK(axis >= -rank && axis < rank, index_error, "axis ", axis,
+                  " is out of range for a tensor of rank ", rank);
+    return axis < 0 ? axis + rank : axis;
+}
+
+namespace {
+void check_shape(const shape_t& shape, const char* what) {
+    ISTHMUS_CHECK(static_cast<int>(shape.size()) <= max_rank, value_error, what, ": rank ",
+                  shape.size(), " exceeds the maximum of ", max_rank);
+    for (int64_t s : shape)
+        ISTHMUS_CHECK(s >= 0, value_error, what, ": negative dimension in shape ",
+                      shape_str(shape));
+}
+} // namespace
+
+void tensor::check_defined() const {
+    ISTHMUS_CHECK(storage_ != nullptr, value_error, "operation on an undefined tensor");
+}
+
+tensor tensor::empty(const shape_t& shape, isthmus::dtype dt, resource_id resource) {
+    check_shape(shape, "empty");
+    size_t nbytes = static_cast<size_t>(numel_of(shape)) * isthmus::itemsize(dt);
+    auto st = isthmus::storage::allocate(nbytes, resource);
+    return tensor(std::move(st), dt, shape, contiguous_strides(shape), 0);
+}
+
+tensor tensor::from_storage(std::shared_ptr<isthmus::storage> st, isthmus::dtype dt,
+                            shape_t shape, shape_t strides, int64_t offset) {
+    ISTHMUS_CHECK(st != nullptr, value_error, "from_storage: null storage");
+    check_shape(shape, "from_storage");
+    if (strides.empty() && !shape.empty()) strides = contiguous_strides(shape);
+    ISTHMUS_CHECK(strides.size() == shape.size(), value_error, "from_storage: ", strides.size(),
+                  " strides for ", shape.size(), " dimensions");
+    ISTHMUS_CHECK(offset >= 0, value_error, "from_storage: negative offset ", offset);
+    if (numel_of(shape) > 0) {
+        int64_t lo = offset, hi = offset;
+        for (size_t i = 0; i < shape.size(); ++i) {
+            int64_t span = (shape[i] - 1) * strides[i];
+            (span < 0 ? lo : hi) += span;
+        }
+        const auto cap = static_cast<int64_t>(st->nbytes() / isthmus::itemsize(dt));
+        ISTHMUS_CHECK(lo >= 0 && hi < cap, value_error, "from_storage: a view of shape ",
+                      shape_str(shape), " with offset ", offset,
+                      " reaches outside its storage of ", cap, " ", dt, " elements");
+    }
+    return tensor(std::move(st), dt, std::move(shape), std::move(strides), offset);
+}
+
+tensor tensor::wrap(void* data, isthmus::dtype dt, shape_t shape, shape_t strides,
+                    resource_id resource, std::function<void()> release) {
+    check_shape(shape, "wrap");
+    if (strides.empty()) strides = contiguous_strides(shape);
+    ISTHMUS_CHECK(strides.size() == shape.size(), value_error, "wrap: ", strides.size(),
+                  " strides for ", shape.size(), " dimensions");
+    // The storage spans from the lowest to the highest element address.
+    int64_t lo = 0, hi = 0;
+    if (numel_of(shape) > 0)
+        for (size_t i = 0; i < shape.size(); ++i) {
+            int64_t span = (shape[i] - 1) * strides[i];
+            (span < 0 ? lo : hi) += span;
+        }
+    const auto isz = static_cast<int64_t>(isthmus::itemsize(dt));
+    size_t nbytes = numel_of(shape) > 0 ? static_cast<size_t>((hi - lo + 1) * isz) : 0;
+    char* start = static_cast<char*>(data) + lo * isz;
+    auto st = isthmus::storage::wrap(start, nbytes, resource, std::move(release));
+    return tensor(std::move(st), dt, std::move(shape), std::move(strides), -lo);
+}
+
+tensor tensor::from_host_bytes(const void* data, isthmus::dtype dt, shape_t shape) {
+    tensor t = empty(shape, dt, MEMRESOURCE_CPU);
+    void* p = t.lock(lock_mode::write, MEMRESOURCE_CPU);
+    if (t.nbytes()) std::memcpy(p, data, t.nbytes());
+    t.unlock(lock_mode::write, MEMRESOURCE_CPU);
+    return t;
+}
+
+int64_t tensor::size(int64_t d) const { return shape_[static_cast<size_t>(wrap_axis(d, dim()))]; }
+int64_t tensor::stride(int64_t d) const {
+    return strides_[static_cast<size_t>(wrap_axis(d, dim()))];
+}
+
+bool tensor::is_contiguous() const noexcept {
+    int64_t expected = 1;
+    for (size_t i = shape_.size(); i-- > 0;) {
+        if (shape_[i] == 0) return true;
+        if (shape_[i] != 1 && strides_[i] != expected) return false;
+        expected *= shape_[i];
+    }
+    return true;
+}
+
+bool tensor::is_dense() const noexcept {
+    std::vector<std::pair<int64_t, int64_t>> dims; // (|stride|, size)
+    for (size_t i = 0; i < shape_.size(); ++i) {
+        if (shape_[i] == 0) return true;
+        if (shape_[i] != 1) dims.emplace_back(std::abs(strides_[i]), shape_[i]);
+    }
+    std::sort(dims.begin(), dims.end());
+    int64_t expected = 1;
+    for (auto [s, n] : dims) {
+        if (s != expected) return false;
+        expected *= n;
+    }
+    return true;
+}
+
+bool tensor::covers_storage() const noexcept {
+    if (!storage_) return false;
+    if (!is_dense()) return false;
+    return nbytes() == storage_->nbytes();
+}
+
+// ---- views ----
+
+namespace {
+// Fills in a -1 entry and checks the element count.
+shape_t infer_shape(shape_t shape, int64_t numel, const shape_t& from) {
+    int64_t known = 1;
+    int infer = -1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (shape[i] == -1) {
+            ISTHMUS_CHECK(infer < 0, value_error, "reshape: only one dimension can be -1, got ",
+                          shape_str(shape));
+            infer = static_cast<int>(i);
+        } else {
+            ISTHMUS_CHECK(shape[i] >= 0, value_error, "reshape: invalid size ", shape[i], " in ",
+                          shape_str(shape));
+            known *= shape[i];
+        }
+    }
+    if (infer >= 0) {
+        ISTHMUS_CHECK(known != 0 && numel % known == 0, value_error, "cannot reshape ",
+                      shape_str(from), " (", numel, " elements) into ", shape_str(shape));
+        shape[static_cast<size_t>(infer)] = numel / known;
+        known *= shape[static_cast<size_t>(infer)];
+    }
+    ISTHMUS_CHECK(known == numel, value_error, "cannot reshape ", shape_str(from), " (", numel,
+                  " elements) into ", shape_str(shape), " (", known, " elements)");
+    check_shape(shape, "reshape");
+    return shape;
+}
+
+// Strides for viewing (shape, strides) as new_shape without copying, or empty when impossible.
+// Walks groups of old dimensions that are contiguous with each other and splits them.
+bool view_strides(const shape_t& shape, const shape_t& strides, const shape_t& new_shape,
+                  shape_t& out) {
+    out.assign(new_shape.size(), 0);
+    if (numel_of(shape) == 0) {
+        out = contiguous_strides(new_shape);
+        return true;
+    }
+    // Drop size-1 old dimensions: they constrain nothing.
+    shape_t os, ost;
+    for (size_t i = 0; i < shape.size(); ++i)
+        if (shape[i] != 1) {
+            os.push_back(shape[i]);
+            ost.push_back(strides[i]);
+        }
+    size_t oi = 0, ni = 0;
+    while (ni < new_shape.size()) {
+        if (new_shape[ni] == 1) {
+            out[ni] = 1;
+            ++ni;
+            continue;
+        }
+        if (oi >= os.size()) return false;
+        // Take a run of old dims [oi, oj) that is contiguous and whose product we can split.
+        int64_t old_prod = os[oi];
+        size_t oj = oi + 1;
+        int64_t new_prod = new_shape[ni];
+        size_t nj = ni + 1;
+        while (old_prod != new_prod) {
+            if (old_prod < new_prod) {
+                if (oj >= os.size() || ost[oj - 1] != ost[oj] * os[oj]) return false;
+                old_prod *= os[oj++];
+            } else {
+                while (nj < new_shape.size() && new_shape[nj] == 1) ++nj;
+                if (nj >= new_shape.size()) return false;
+                new_prod *= new_shape[nj++];
+            }
+        }
+        // New dims [ni, nj) take strides from the innermost old stride of the run.
+        int64_t st = ost[oj - 1];
+        for (size_t k = nj; k-- > ni;) {
+            out[k] = st;
+            st *= new_shape[k];
+        }
+        oi = oj;
+        ni = nj;
+    }
+    return oi == os.size();
+}
+} // namespace
+
+tensor tensor::view(shape_t shape) const {
+    check_defined();
+    shape = infer_shape(std::move(shape), numel(), shape_);
+    shape_t st;
+    ISTHMUS_CHECK(view_strides(shape_, strides_, shape, st), value_error, "cannot view ",
+                  shape_str(shape_), " with strides ", shape_str(strides_), " as ",
+                  shape_str(shape), " without a copy (use reshape, which copies)");
+    return tensor(storage_, dtype_, std::move(shape), std::move(st), offset_);
+}
+
+tensor tensor::reshape(shape_t shape) const {
+    check_defined();
+    shape = infer_shape(std::move(shape), numel(), shape_);
+    shape_t st;
+    if (view_strides(shape_, strides_, shape, st))
+        return tensor(storage_, dtype_, std::move(shape), std::move(st), offset_);
+    return contiguous().view(std::move(shape));
+}
+
+tensor tensor::transpose(int64_t d0, int64_t d1) const {
+    check_defined();
+    d0 = wrap_axis(d0, dim());
+    d1 = wrap_axis(d1, dim());
+    tensor r = *this;
+    std::swap(r.shape_[static_cast<size_t>(d0)], r.shape_[static_cast<size_t>(d1)]);
+    std::swap(r.strides_[static_cast<size_t>(d0)], r.strides_[static_cast<size_t>(d1)]);
+    return r;
+}
+
+tensor tensor::t() const {
+    check_defined();
+    tensor r = *this;
+    std::reverse(r.shape_.begin(), r.shape_.end());
+    std::reverse(r.strides_.begin(), r.strides_.end());
+    return r;
+}
+
+tensor tensor::permute(const shape_t& dims) const {
+    check_defined();
+    ISTHMUS_CHECK(static_cast<int64_t>(dims.size()) == dim(), value_error, "permute: ",
+                  dims.size(), " axes given for a tensor of rank ", dim());
+    std::vector<bool> seen(dims.size(), false);
+    tensor r = *this;
+    for (size_t i = 0; i < dims.size(); ++i) {
+        int64_t d = wrap_axis(dims[i], dim());
+        ISTHMUS_CHECK(!seen[static_cast<size_t>(d)], value_error, "permute: axis ", d,
+                      " repeated in ", shape_str(dims));
+        seen[static_cast<size_t>(d)] = true;
+        r.shape_[i] = shape_[static_cast<size_t>(d)];
+        r.strides_[i] = strides_[static_cast<size_t>(d)];
+    }
+    return r;
+}
+
+tensor tensor::slice(int64_t d, int64_t start, int64_t stop, int64_t step) const {
+    check_defined();
+    d = wrap_axis(d, dim());
+    ISTHMUS_CHECK(step != 0, value_error, "slice step cannot be zero");
+    const int64_t n = shape_[static_cast<size_t>(d)];
+    // Python's slice.indices() clamping.
+    auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
+        if (v < 0) v += n;
+        return std::clamp(v, lo, hi);
+    };
+    int64_t len;
+    if (step > 0) {
+        start = clamp(start, 0, n);
+        stop = clamp(stop, 0, n);
+        len = stop > start ? (stop - start + step - 1) / step : 0;
+    } else {
+        start = clamp(start, -1, n - 1);
+        stop = clamp(stop, -1, n - 1);
+        len = start > stop ? (start - stop - step - 1) / (-step) : 0;
+    }
+    tensor r = *this;
+    if (len > 0) r.offset_ += start * strides_[static_cast<size_t>(d)];
+    r.shape_[static_cast<size_t>(d)] = len;
+    r.strides_[static_cast<size_t>(d)] *= step;
+    return r;
+}
+
+tensor tensor::select(int64_t d, int64_t i) const {
+    check_defined();
+    d = wrap_axis(d, dim());
+    const int64_t n = shape_[static_cast<size_t>(d)];
+    ISTHMUS_CHECK(i >= -n && i < n, index_error, "index ", i, " is out of bounds for axis ", d,
+                  " with size ", n);
+    if (i < 0) i += n;
+    tensor r = *this;
+    r.offset_ += i * strides_[static_cast<size_t>(d)];
+    r.shape_.erase(r.shape_.begin() + d);
+    r.strides_.erase(r.strides_.begin() + d);
+    return r;
+}
+
+tensor tensor::squeeze() const {
+    check_defined();
+    tensor r = *this;
+    r.shape_.clear();
+    r.strides_.clear();
+    for (size_t i = 0; i < shape_.size(); ++i)
+        if (shape_[i] != 1) {
+            r.shape_.push_back(shape_[i]);
+            r.strides_.push_back(strides_[i]);
+        }
+    return r;
+}
+
+tensor tensor::squeeze(int64_t d) const {
+    check_defined();
+    d = wrap_axis(d, dim());
+    ISTHMUS_CHECK(shape_[static_cast<size_t>(d)] == 1, value_error, "squeeze: axis ", d,
+                  " has size ", shape_[static_cast<size_t>(d)], ", not 1");
+    tensor r = *this;
+    r.shape_.erase(r.shape_.begin() + d);
+    r.strides_.erase(r.strides_.begin() + d);
+    return r;
+}
+
+tensor tensor::unsqueeze(int64_t d) const {
+    check_defined();
+    d = wrap_axis(d, dim() + 1);
+    ISTHMUS_CHECK(dim() < max_rank, value_error, "unsqueeze: rank would exceed ", max_rank);
+    tensor r = *this;
+    int64_t st = d < dim() ? strides_[static_cast<size_t>(d)] * shape_[static_cast<size_t>(d)] : 1;
+    r.shape_.insert(r.shape_.begin() + d, 1);
+    r.strides_.insert(r.strides_.begin() + d, st);
+    return r;
+}
+
+tensor tensor::expand(const shape_t& shape) const {
+    check_defined();
+    check_shape(shape, "expand");
+    ISTHMUS_CHECK(shape.size() >= shape_.size(), value_error, "cannot broadcast ",
+                  shape_str(shape_), " to ", shape_str(shape), " (fewer dimensions)");
+    const size_t lead = shape.size() - shape_.size();
+    tensor r = *this;
+    r.shape_ = shape;
+    r.strides_.assign(shape.size(), 0);
+    for (size_t i = 0; i < shape_.size(); ++i) {
+        int64_t from = shape_[i], to = shape[lead + i];
+        ISTHMUS_CHECK(from == to || from == 1, value_error, "cannot broadcast ",
+                      shape_str(shape_), " to ", shape_str(shape), " (dimension ", i, ": ", from,
+                      " vs ", to, ")");
+        r.strides_[lead + i] = from == to ? strides_[i] : 0;
+    }
+    return r;
+}
+
+tensor tensor::flatten() const { return reshape({-1}); }
+
+tensor tensor::view_as(isthmus::dtype dt) const {
+    check_defined();
+    ISTHMUS_CHECK(isthmus::itemsize(dt) == itemsize(), type_error, "view_as: ", dtype_, " (",
+                  itemsize(), " bytes) cannot be viewed as ", dt, " (", isthmus::itemsize(dt),
+                  " bytes)");
+    tensor r = *this;
+    r.dtype_ = dt;
+    return r;
+}
+
+// ---- copies ----
+
+tensor tensor::contiguous() const {
+    check_defined();
+    return is_contiguous() ? *this : clone();
+}
+
+tensor tensor::clone() const { return to_contiguous_as(dtype_); }
+
+tensor tensor::to(isthmus::dtype dt, bool copy) const {
+    check_defined();
+    if (!copy && dt == dtype_) return *this;
+    return to_contiguous_as(dt);
+}
+
+tensor tensor::to_contiguous_as(isthmus::dtype dt) const {
+    check_defined();
+    tensor out = empty(shape_, dt, MEMRESOURCE_CPU);
+    out.copy_from(*this);
+    return out;
+}
+
+void tensor::copy_from(const tensor& src) {
+    check_defined();
+    src.check_defined();
+    tensor s = src.expand(shape_);
+    if (numel() == 0) return;
+    // Note [overlapping copies]: when both views share a storage, copy through a temporary so
+    // that writes never feed later reads.
+    if (s.storage_ == storage_) s = s.clone();
+    const void* sp = s.lock(lock_mode::read, MEMRESOURCE_CPU);
+    void* dp;
+    try {
+        dp = lock(lock_mode::write, MEMRESOURCE_CPU);
+    } catch (...) {
+        s.unlock(lock_mode::read, MEMRESOURCE_CPU);
+        throw;
+    }
+    cpu::copy_cast(*this, dp, s, sp);
+    unlock(lock_mode::write, MEMRESOURCE_CPU);
+    s.unlock(lock_mode::read, MEMRESOURCE_CPU);
+}
+
+void tensor::fill(double v) {
+    check_defined();
+    copy_from(scalar_tensor(v));
+}
+
+// ---- memory ----
+
+void* tensor::lock(lock_mode mode, resource_id resource) const {
+    check_defined();
+    // Note [partial writes]: a view that does not cover its whole storage must not invalidate
+    // the bytes it does not touch, so its write lock reads the rest in first.
+    if (mode == lock_mode::write && !covers_storage()) mode = lock_mode::readwrite;
+    char* base = static_cast<char*>(storage_->lock(mode, resource));
+    return base + offset_ * static_cast<int64_t>(itemsize());
+}
+
+void tensor::unlock(lock_mode mode, resource_id resource) const {
+    check_defined();
+    if (mode == lock_mode::write && !covers_storage()) mode = lock_mode::readwrite;
+    storage_->unlock(mode, resource);
+}
+
+resource_id tensor::location() const {
+    check_defined();
+    resource_id p = storage_->pinned_to();
+    if (p >= 0) return p;
+    auto valid = storage_->valid_resources();
+    if (valid.empty()) return MEMRESOURCE_CPU;
+    resource_id def = default_resource();
+    if (std::find(valid.begin(), valid.end(), def) != valid.end()) return def;
+    return valid.front();
+}
+
+void tensor::read_elements_as(isthmus::dtype dt, void* out) const {
+    if (numel() == 0) return;
+    tensor dst = from_storage(storage::wrap(out, numel() * isthmus::itemsize(dt), MEMRESOURCE_CPU,
+                                            nullptr),
+                              dt, shape_, {}, 0);
+    dst.copy_from(*this);
+}
+
+std::ostream& operator<<(std::ostream& os, const tensor& t) { return os << t.to_string(); }
+
+} // namespace isthmus
