@@ -171,7 +171,7 @@ private:
                 reject_suffixes("??");
                 return type_desc::any_type();
             }
-            fail_expected("'??'");
+            fail_expected("'?" "?'"); // split: "??'" would be a trigraph
         }
         if (!is_alpha(peek())) fail_expected("a type name");
 
@@ -188,7 +188,7 @@ private:
         if (!info.ok)
             fail(start, detail::concat("unknown type '", escaped(id),
                                        "' (expected a type name such as scalar, int, cscalar, "
-                                       "vec, mat, cube, cube{N}, ivec, cvec3, string or ??)"));
+                                       "vec, mat, cube, cube{N}, ivec, cvec3, string or ?" "?)"));
         return parse_container_suffixes(id, info, depth);
     }
 

@@ -9,3 +9,4 @@
 #include "isthmus/tensor.hpp"
 #include "isthmus/value.hpp"
 #include "isthmus/version.hpp"
+#include "isthmus/ops.hpp"

@@ -1,0 +1,10 @@
+// All tensor operations: elementwise math, reductions, linear algebra, indexing, shape ops,
+// creation and random numbers.
+#pragma once
+
+#include "isthmus/ops/creation.hpp"
+#include "isthmus/ops/elementwise.hpp"
+#include "isthmus/ops/indexing.hpp"
+#include "isthmus/ops/linalg.hpp"
+#include "isthmus/ops/reduce.hpp"
+#include "isthmus/ops/shape.hpp"
