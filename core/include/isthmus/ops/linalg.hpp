@@ -1,0 +1,5 @@
+// Tensor operations: linalg (declarations land with the core-ops work).
+#pragma once
+
+#include "isthmus/tensor.hpp"
+#include "isthmus/value.hpp"
