@@ -17,18 +17,18 @@ namespace {
 shape_t resolve_shape(const type_desc& t, const shape_t& sizes) {
     for (size_t d = 0; d < sizes.size(); ++d)
         ISTHMUS_CHECK(sizes[d] >= 0, value_error, "cannot construct '", t, "' with sizes ",
-                      shape_str(sizes), ": size ", sizes[d], " of dimension ", d,
-                      " is negative");
+                      shape_str(sizes), ": size ", sizes[d], " of dimension ", d, " is negative");
     if (auto len = t.fixed_length()) {
         ISTHMUS_CHECK(sizes.empty() || (sizes.size() == 1 && sizes[0] == *len), value_error,
                       "cannot construct '", t, "' with sizes ", shape_str(sizes), ": '", t,
-                      "' has the fixed shape (", *len, "); give no sizes or (", *len, ")");
+                      "' has the fixed shape ", shape_str(shape_t{*len}),
+                      "; give no sizes or exactly that size");
         return shape_t{*len};
     }
     if (t.is_any_rank()) {
         ISTHMUS_CHECK(sizes.size() <= static_cast<size_t>(max_rank), value_error,
-                      "cannot construct '", t, "' with ", sizes.size(), " sizes: the rank is at most ",
-                      max_rank);
+                      "cannot construct '", t, "' with ", sizes.size(),
+                      " sizes: the rank is at most ", max_rank);
         return sizes;
     }
     auto rank = static_cast<size_t>(t.rank());
@@ -48,9 +48,15 @@ void check_no_sizes(const type_desc& t, const shape_t& sizes) {
 
 value type_desc::construct(const shape_t& sizes) const {
     switch (kind_) {
-    case type_kind::any: check_no_sizes(*this, sizes); return value();
-    case type_kind::string: check_no_sizes(*this, sizes); return value(std::string());
-    case type_kind::scalar: check_no_sizes(*this, sizes); return value(scalar::of(0.0, *dtype()));
+    case type_kind::any:
+        check_no_sizes(*this, sizes);
+        return value();
+    case type_kind::string:
+        check_no_sizes(*this, sizes);
+        return value(std::string());
+    case type_kind::scalar:
+        check_no_sizes(*this, sizes);
+        return value(scalar::of(0.0, *dtype()));
     case type_kind::tensor: {
         shape_t shape = resolve_shape(*this, sizes);
         // Note [CPU construction]: values are built on the CPU; the runtime moves them to a

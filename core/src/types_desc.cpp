@@ -10,23 +10,34 @@ namespace isthmus {
 
 std::string_view name(access_modifier m) noexcept {
     switch (m) {
-    case access_modifier::none: return "";
-    case access_modifier::clamped: return "clamped";
-    case access_modifier::circular: return "circular";
-    case access_modifier::mirror: return "mirror";
-    case access_modifier::checked: return "checked";
-    case access_modifier::unchecked: return "unchecked";
+    case access_modifier::none:
+        return "";
+    case access_modifier::clamped:
+        return "clamped";
+    case access_modifier::circular:
+        return "circular";
+    case access_modifier::mirror:
+        return "mirror";
+    case access_modifier::checked:
+        return "checked";
+    case access_modifier::unchecked:
+        return "unchecked";
     }
     return "";
 }
 
 std::string_view name(type_kind k) noexcept {
     switch (k) {
-    case type_kind::any: return "any";
-    case type_kind::scalar: return "scalar";
-    case type_kind::string: return "string";
-    case type_kind::tensor: return "tensor";
-    case type_kind::cell: return "cell";
+    case type_kind::any:
+        return "any";
+    case type_kind::scalar:
+        return "scalar";
+    case type_kind::string:
+        return "string";
+    case type_kind::tensor:
+        return "tensor";
+    case type_kind::cell:
+        return "cell";
     }
     return "";
 }
@@ -36,8 +47,8 @@ namespace {
 // Note [one rank range]: tensor and cell types accept the same ranks, 1..max_rank or
 // any_rank; rank 0 is spelled as a scalar type, never as `cube{0}`.
 void check_rank(int rank, std::string_view what) {
-    ISTHMUS_CHECK(rank == type_desc::any_rank || (rank >= 1 && rank <= max_rank), value_error,
-                  what, " rank must be 1 to ", max_rank, " or any_rank, got ", rank);
+    ISTHMUS_CHECK(rank == type_desc::any_rank || (rank >= 1 && rank <= max_rank), value_error, what,
+                  " rank must be 1 to ", max_rank, " or any_rank, got ", rank);
 }
 
 // Note [no exact-dtype tensors]: `int8`, `float64`, ... name scalar types only. A tensor type
@@ -52,25 +63,35 @@ void check_tensor_family(dtype_family family, std::string_view what) {
 // "vec", "mat", "cube", "cube{N}" or "cube{:}": the container part of tensor and cell names.
 std::string container_name(int rank) {
     switch (rank) {
-    case 1: return "vec";
-    case 2: return "mat";
-    case 3: return "cube";
-    case type_desc::any_rank: return "cube{:}";
-    default: return detail::concat("cube{", rank, "}");
+    case 1:
+        return "vec";
+    case 2:
+        return "mat";
+    case 3:
+        return "cube";
+    case type_desc::any_rank:
+        return "cube{:}";
+    default:
+        return detail::concat("cube{", rank, "}");
     }
 }
 
 std::string_view family_prefix(dtype_family family) {
     switch (family) {
-    case dtype_family::complex: return "c";
-    case dtype_family::integer: return "i";
-    default: return "";
+    case dtype_family::complex:
+        return "c";
+    case dtype_family::integer:
+        return "i";
+    default:
+        return "";
     }
 }
 
 } // namespace
 
-type_desc type_desc::any_type() { return type_desc(); }
+type_desc type_desc::any_type() {
+    return type_desc();
+}
 
 type_desc type_desc::string_type() {
     type_desc t;
@@ -131,10 +152,14 @@ std::optional<dtype_family> type_desc::family() const noexcept {
 std::optional<isthmus::dtype> type_desc::dtype() const noexcept {
     if (kind_ != type_kind::scalar && kind_ != type_kind::tensor) return std::nullopt;
     switch (family_) {
-    case dtype_family::real: return scalar_dtype();
-    case dtype_family::complex: return cscalar_dtype();
-    case dtype_family::integer: return isthmus::dtype::int32;
-    case dtype_family::exact: return exact_;
+    case dtype_family::real:
+        return scalar_dtype();
+    case dtype_family::complex:
+        return cscalar_dtype();
+    case dtype_family::integer:
+        return isthmus::dtype::int32;
+    case dtype_family::exact:
+        return exact_;
     }
     return std::nullopt;
 }
@@ -152,14 +177,20 @@ const type_desc& type_desc::element() const {
 
 std::string type_desc::to_string() const {
     switch (kind_) {
-    case type_kind::any: return "??";
-    case type_kind::string: return "string";
+    case type_kind::any:
+        return "??";
+    case type_kind::string:
+        return "string";
     case type_kind::scalar:
         switch (family_) {
-        case dtype_family::real: return "scalar";
-        case dtype_family::complex: return "cscalar";
-        case dtype_family::integer: return "int";
-        case dtype_family::exact: return std::string(name(exact_));
+        case dtype_family::real:
+            return "scalar";
+        case dtype_family::complex:
+            return "cscalar";
+        case dtype_family::integer:
+            return "int";
+        case dtype_family::exact:
+            return std::string(name(exact_));
         }
         break;
     case type_kind::tensor: {
@@ -171,7 +202,8 @@ std::string type_desc::to_string() const {
         }
         return s;
     }
-    case type_kind::cell: return container_name(rank_) + "[" + element_->to_string() + "]";
+    case type_kind::cell:
+        return container_name(rank_) + "[" + element_->to_string() + "]";
     }
     return "??";
 }
@@ -191,6 +223,8 @@ bool matches_type(const value& v, std::string_view type_name) {
     return parse_type(type_name).matches(v);
 }
 
-std::ostream& operator<<(std::ostream& os, const type_desc& t) { return os << t.to_string(); }
+std::ostream& operator<<(std::ostream& os, const type_desc& t) {
+    return os << t.to_string();
+}
 
 } // namespace isthmus

@@ -13,10 +13,14 @@ namespace {
 // is not a `scalar`, a real number is not a `cscalar`.
 bool family_accepts(dtype_family family, std::optional<dtype> exact, dtype dt) {
     switch (family) {
-    case dtype_family::real: return is_floating(dt);
-    case dtype_family::complex: return is_complex(dt);
-    case dtype_family::integer: return is_integer(dt);
-    case dtype_family::exact: return exact && *exact == dt;
+    case dtype_family::real:
+        return is_floating(dt);
+    case dtype_family::complex:
+        return is_complex(dt);
+    case dtype_family::integer:
+        return is_integer(dt);
+    case dtype_family::exact:
+        return exact && *exact == dt;
     }
     return false;
 }
@@ -36,8 +40,10 @@ bool rank_fits(int type_rank, size_t value_rank) {
 
 bool type_desc::matches(const value& v) const noexcept {
     switch (kind_) {
-    case type_kind::any: return true;
-    case type_kind::string: return v.is_string();
+    case type_kind::any:
+        return true;
+    case type_kind::string:
+        return v.is_string();
     case type_kind::scalar: {
         std::optional<isthmus::dtype> exact;
         if (family_ == dtype_family::exact) exact = exact_;

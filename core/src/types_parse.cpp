@@ -24,21 +24,38 @@ constexpr std::string_view modifier_list = "clamped, circular, mirror, checked o
 bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_ident_char(char c) { return is_alpha(c) || is_digit(c); }
+bool is_alpha(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+bool is_ident_char(char c) {
+    return is_alpha(c) || is_digit(c);
+}
 
 // Appends `c` to `out`, escaping quotes, backslashes and non-printable bytes, so a message
 // built from hostile input stays on one line.
 void append_escaped(std::string& out, char c) {
     auto u = static_cast<unsigned char>(c);
     switch (c) {
-    case '"': out += "\\\""; return;
-    case '\\': out += "\\\\"; return;
-    case '\n': out += "\\n"; return;
-    case '\t': out += "\\t"; return;
-    case '\r': out += "\\r"; return;
-    default: break;
+    case '"':
+        out += "\\\"";
+        return;
+    case '\\':
+        out += "\\\\";
+        return;
+    case '\n':
+        out += "\\n";
+        return;
+    case '\t':
+        out += "\\t";
+        return;
+    case '\r':
+        out += "\\r";
+        return;
+    default:
+        break;
     }
     if (u < 0x20 || u >= 0x7f) {
         std::array<char, 5> buf{};
@@ -70,9 +87,12 @@ container_info classify_container(std::string_view id) {
         info.family = id[0] == 'c' ? dtype_family::complex : dtype_family::integer;
         id.remove_prefix(1);
     }
-    if (id == "vec") info.rank = 1;
-    else if (id == "mat") info.rank = 2;
-    else if (id == "cube") info.rank = 3;
+    if (id == "vec")
+        info.rank = 1;
+    else if (id == "mat")
+        info.rank = 2;
+    else if (id == "cube")
+        info.rank = 3;
     else if (id.size() == 4 && id.substr(0, 3) == "vec" && id[3] >= '2' && id[3] <= '4') {
         info.rank = 1;
         info.length = id[3] - '0';
@@ -142,8 +162,10 @@ private:
         };
         char c = src_[pos];
         std::string_view tok;
-        if (is_ident_char(c)) tok = run(is_ident_char);
-        else tok = src_.substr(pos, 1);
+        if (is_ident_char(c))
+            tok = run(is_ident_char);
+        else
+            tok = src_.substr(pos, 1);
         if (tok == "'") return "\"'\"";
         return "'" + escaped(tok) + "'";
     }
@@ -171,7 +193,8 @@ private:
                 reject_suffixes("??");
                 return type_desc::any_type();
             }
-            fail_expected("'?" "?'"); // split: "??'" would be a trigraph
+            fail_expected("'?"
+                          "?'"); // split: "??'" would be a trigraph
         }
         if (!is_alpha(peek())) fail_expected("a type name");
 
@@ -188,13 +211,13 @@ private:
         if (!info.ok)
             fail(start, detail::concat("unknown type '", escaped(id),
                                        "' (expected a type name such as scalar, int, cscalar, "
-                                       "vec, mat, cube, cube{N}, ivec, cvec3, string or ?" "?)"));
+                                       "vec, mat, cube, cube{N}, ivec, cvec3, string or ?"
+                                       "?)"));
         return parse_container_suffixes(id, info, depth);
     }
 
     // container := name ['{' (N | ':') '}'] ( '[' type ']' | ["'" modifier] )
-    type_desc parse_container_suffixes(std::string_view id, const container_info& info,
-                                       int depth) {
+    type_desc parse_container_suffixes(std::string_view id, const container_info& info, int depth) {
         int rank = info.rank;
         bool is_cube = info.rank == 3 && info.length == 0;
         skip_ws();
@@ -212,8 +235,8 @@ private:
                                           "' (an element type [T] only follows vec, mat, cube "
                                           "and cube{N})"));
             if (depth + 1 > max_nesting)
-                fail(pos_, detail::concat("cell types nested deeper than ", max_nesting,
-                                          " levels"));
+                fail(pos_,
+                     detail::concat("cell types nested deeper than ", max_nesting, " levels"));
             ++pos_;
             type_desc element = parse_type_at(depth + 1);
             skip_ws();
@@ -238,7 +261,8 @@ private:
             }
             modifier = *m;
         }
-        if (info.length != 0) return type_desc::fixed_vector_type(info.family, info.length, modifier);
+        if (info.length != 0)
+            return type_desc::fixed_vector_type(info.family, info.length, modifier);
         return type_desc::tensor_type(info.family, rank, modifier);
     }
 
@@ -287,13 +311,16 @@ private:
         case '{':
             fail(pos_, detail::concat("unexpected '{' after '", escaped(id),
                                       "' (a rank {N} only follows cube, ccube and icube)"));
-        default: break;
+        default:
+            break;
         }
     }
 };
 
 } // namespace
 
-type_desc parse_type(std::string_view name) { return type_parser(name).parse(); }
+type_desc parse_type(std::string_view name) {
+    return type_parser(name).parse();
+}
 
 } // namespace isthmus

@@ -7,6 +7,7 @@
 #include "isthmus/memory.hpp"
 #include "isthmus/storage.hpp"
 #include "isthmus/tensor.hpp"
+#include "isthmus/types.hpp"
 #include "isthmus/value.hpp"
 #include "isthmus/version.hpp"
 #include "isthmus/ops.hpp"

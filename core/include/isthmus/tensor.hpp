@@ -179,7 +179,7 @@ tensor tensor::from_vector(const std::vector<T>& values, shape_t shape) {
 
 template <typename T>
 tensor tensor::scalar_tensor(T v) {
-    return from_vector(std::vector<T>{v}, shape_t{});
+    return from_vector(std::vector<T>{v}).reshape(shape_t{});
 }
 
 template <typename T>
