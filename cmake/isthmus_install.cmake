@@ -15,7 +15,7 @@ mark_as_advanced(ISTHMUS_INSTALL_CMAKEDIR)
 # the public headers (std::mutex in storage.hpp) is added below, and isthmusConfig.cmake finds
 # Threads before it loads the targets. OpenMP is a private dependency of the .so (libgomp is
 # a DT_NEEDED entry) and is not part of the interface.
-target_link_libraries(isthmus INTERFACE $<INSTALL_INTERFACE:Threads::Threads>)
+target_link_libraries(isthmus INTERFACE Threads::Threads)
 
 # Note [libpython hook]: a C++ host that embeds Python must link libpython itself, while the
 # same libisthmus.so imported as a Python module must not carry it (DESIGN.md, "One library,

@@ -1,0 +1,101 @@
+# The CTest test `consumer_install`, run as `cmake -P`: installs the isthmus build tree into a
+# scratch prefix, configures and builds tests/consumer against that prefix with the same
+# generator and compiler, and runs the result. Everything it writes stays under WORK_DIR (in
+# the build tree); the source tree is never touched.
+#
+# Inputs (-D): ISTHMUS_BUILD_DIR, ISTHMUS_SOURCE_DIR, CONSUMER_SOURCE_DIR, WORK_DIR, GENERATOR,
+# and optionally MAKE_PROGRAM, GENERATOR_PLATFORM, GENERATOR_TOOLSET, CXX_COMPILER, BUILD_TYPE.
+cmake_minimum_required(VERSION 3.24)
+
+foreach(_var ISTHMUS_BUILD_DIR ISTHMUS_SOURCE_DIR CONSUMER_SOURCE_DIR WORK_DIR GENERATOR)
+  if(NOT DEFINED ${_var} OR "${${_var}}" STREQUAL "")
+    message(FATAL_ERROR "run_consumer_test.cmake: -D${_var}=... is required")
+  endif()
+endforeach()
+if(NOT BUILD_TYPE)
+  set(BUILD_TYPE Release)
+endif()
+
+set(_prefix "${WORK_DIR}/prefix")
+set(_build "${WORK_DIR}/build")
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+# A DESTDIR from the caller's environment would send the install somewhere else.
+unset(ENV{DESTDIR})
+
+function(run_step name)
+  message(STATUS "consumer_install: ${name}")
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _out)
+  if(NOT _rc EQUAL 0)
+    message("${_out}")
+    message(FATAL_ERROR "consumer_install: ${name} failed (${_rc})")
+  endif()
+  set(_step_output "${_out}" PARENT_SCOPE)
+endfunction()
+
+# 1. Install the build tree into the scratch prefix.
+run_step("install into ${_prefix}"
+  "${CMAKE_COMMAND}" --install "${ISTHMUS_BUILD_DIR}" --prefix "${_prefix}" --config "${BUILD_TYPE}")
+
+# The installed package must stand on its own: no path into the source or build tree.
+file(GLOB_RECURSE _cmake_files "${_prefix}/*.cmake")
+if(NOT _cmake_files)
+  message(FATAL_ERROR "consumer_install: no CMake package files were installed under ${_prefix}")
+endif()
+foreach(_f IN LISTS _cmake_files)
+  file(READ "${_f}" _text)
+  foreach(_tree ISTHMUS_SOURCE_DIR ISTHMUS_BUILD_DIR)
+    string(FIND "${_text}" "${${_tree}}" _at)
+    if(NOT _at EQUAL -1)
+      message(FATAL_ERROR "consumer_install: ${_f} refers to the ${_tree} (${${_tree}})")
+    endif()
+  endforeach()
+  if(_text MATCHES "isthmus_core")
+    message(FATAL_ERROR "consumer_install: ${_f} mentions isthmus_core, which is not installed")
+  endif()
+endforeach()
+
+# 2. Configure the consumer against the prefix, as a user would (CMAKE_PREFIX_PATH).
+set(_configure "${CMAKE_COMMAND}" -S "${CONSUMER_SOURCE_DIR}" -B "${_build}" -G "${GENERATOR}"
+  "-DCMAKE_PREFIX_PATH=${_prefix}"
+  "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}"
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+if(MAKE_PROGRAM)
+  list(APPEND _configure "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
+endif()
+if(GENERATOR_PLATFORM)
+  list(APPEND _configure -A "${GENERATOR_PLATFORM}")
+endif()
+if(GENERATOR_TOOLSET)
+  list(APPEND _configure -T "${GENERATOR_TOOLSET}")
+endif()
+if(CXX_COMPILER)
+  list(APPEND _configure "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
+endif()
+run_step("configure tests/consumer" ${_configure})
+
+# The package must have come from the scratch prefix, not from some other installation.
+file(STRINGS "${_build}/CMakeCache.txt" _dir_line REGEX "^isthmus_DIR:")
+string(REGEX REPLACE "^isthmus_DIR:[A-Z]+=" "" _found_dir "${_dir_line}")
+file(REAL_PATH "${_prefix}" _real_prefix)
+if(_found_dir STREQUAL "")
+  message(FATAL_ERROR "consumer_install: isthmus_DIR not set after configuring the consumer")
+endif()
+file(REAL_PATH "${_found_dir}" _real_found)
+string(FIND "${_real_found}" "${_real_prefix}/" _at)
+if(NOT _at EQUAL 0)
+  message(FATAL_ERROR "consumer_install: found isthmus in ${_found_dir}, not under ${_prefix}")
+endif()
+
+# 3. Build it.
+run_step("build tests/consumer" "${CMAKE_COMMAND}" --build "${_build}" --config "${BUILD_TYPE}")
+
+# 4. Run it. Single-config generators put it at the top of the build dir, multi-config ones
+# in a folder named after the configuration.
+set(_exe "${_build}/consumer${CMAKE_EXECUTABLE_SUFFIX}")
+if(NOT EXISTS "${_exe}")
+  set(_exe "${_build}/${BUILD_TYPE}/consumer${CMAKE_EXECUTABLE_SUFFIX}")
+endif()
+run_step("run ${_exe}" "${_exe}")
+message("${_step_output}")
+message(STATUS "consumer_install: passed")
