@@ -20,10 +20,12 @@ target_link_libraries(isthmus INTERFACE Threads::Threads)
 # Note [libpython hook]: a C++ host that embeds Python must link libpython itself, while the
 # same libisthmus.so imported as a Python module must not carry it (DESIGN.md, "One library,
 # two directions"). So libisthmus.so never links libpython; the exported isthmus::isthmus adds
-# it for C++ hosts, the way pybind11::embed does. The embedding layer (py_in_cpp) turns this
-# on by setting ISTHMUS_EXPORT_LIBPYTHON to ON and ISTHMUS_EXPORT_PYTHON_VERSION to the
-# X.Y it was built against, before this file is included; isthmusConfig.cmake then finds that
-# Python's Development.Embed component and appends Python::Python to isthmus::isthmus.
+# it for C++ hosts, the way pybind11::embed does. The Python layer (cpp_in_py/CMakeLists.txt,
+# whose bindings leave Python symbols undefined in the library) turns this on by setting
+# ISTHMUS_EXPORT_LIBPYTHON to ON and ISTHMUS_EXPORT_PYTHON_VERSION to the X.Y it was built
+# against, before this file is included; isthmusConfig.cmake then finds that Python's
+# Development.Embed component and appends Python::Python to isthmus::isthmus. (In the build
+# tree, `isthmus` carries $<BUILD_INTERFACE:Python::Python> itself.)
 if(NOT DEFINED ISTHMUS_EXPORT_LIBPYTHON)
   set(ISTHMUS_EXPORT_LIBPYTHON OFF)
 endif()

@@ -9,6 +9,8 @@
 #include <mutex>
 #include <vector>
 
+#include <sys/mman.h>
+
 namespace isthmus {
 
 memory_resource::~memory_resource() = default;
@@ -27,7 +29,16 @@ public:
     bool host_accessible() const noexcept override { return true; }
     void* allocate(size_t nbytes) noexcept override {
         size_t n = (nbytes + 63) / 64 * 64;
-        return std::aligned_alloc(64, n == 0 ? 64 : n);
+        void* p = std::aligned_alloc(64, n == 0 ? 64 : n);
+        // Note [huge pages]: like NumPy, ask for transparent huge pages on large blocks. With
+        // THP in "madvise" mode, a fresh 200 MB output otherwise takes ~50k page faults, which
+        // made a 50M-element add 4x slower than NumPy's.
+        if (p && n >= (size_t{1} << 22)) {
+            const auto a = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{4095};
+            (void)madvise(reinterpret_cast<void*>(a), n + (reinterpret_cast<uintptr_t>(p) - a),
+                          MADV_HUGEPAGE);
+        }
+        return p;
     }
     void deallocate(void* p, size_t) noexcept override { std::free(p); }
     void copy_from_host(void* dst, const void* src, size_t n) override { std::memmove(dst, src, n); }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <thread>
 #include <unordered_set>
 
 namespace isthmus {
@@ -129,9 +130,18 @@ storage::copy_slot& storage::ensure_allocated(resource_id r, std::unique_lock<st
     auto handle = resource_handle(r);
     void* p = handle->allocate(nbytes_);
     size_t freed = 0;
-    if (!p) {
-        freed = evict_from_except(r, nbytes_, this);
+    // Note [eviction retries]: another thread may take the memory just freed before this one
+    // allocates it, and a copy that was busy (its storage's mutex held for a moment) is skipped
+    // rather than waited for. So retry, a bounded number of times: while eviction makes progress,
+    // and a few times more (yielding) when it found nothing to free.
+    for (int attempt = 0, idle = 0; !p && attempt < 16 && idle < 3; ++attempt) {
+        const size_t f = evict_from_except(r, nbytes_, this);
+        freed += f;
         p = handle->allocate(nbytes_);
+        if (!p && f == 0) {
+            ++idle;
+            std::this_thread::yield();
+        }
     }
     ISTHMUS_CHECK(p != nullptr, memory_error, "out of memory on ", handle->name(),
                   ": could not allocate ", nbytes_, " bytes (", freed,

@@ -4,6 +4,7 @@
 
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/ops/elementwise.hpp"
+#include "isthmus/ops/fused.hpp"
 #include "isthmus/ops/indexing.hpp"
 #include "isthmus/ops/linalg.hpp"
 #include "isthmus/ops/reduce.hpp"

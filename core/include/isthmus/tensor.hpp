@@ -166,7 +166,8 @@ ISTHMUS_API std::ostream& operator<<(std::ostream& os, const tensor& t);
 
 template <typename T>
 tensor tensor::from_vector(const std::vector<T>& values, shape_t shape) {
-    if (shape.empty() && !values.empty()) shape = {static_cast<int64_t>(values.size())};
+    // The default (empty) shape means 1-d, for 0 values too; 0-d is scalar_tensor's job.
+    if (shape.empty()) shape = {static_cast<int64_t>(values.size())};
     ISTHMUS_CHECK(numel_of(shape) == static_cast<int64_t>(values.size()), value_error,
                   "from_vector: ", values.size(), " values do not fill shape ", shape_str(shape));
     if constexpr (std::is_same_v<T, bool>) {

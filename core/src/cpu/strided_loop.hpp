@@ -74,8 +74,9 @@ strided_plan<N> make_plan(const shape_t& shape, const std::array<const shape_t*,
             if (merge) {
                 p.shape[out - 1] *= n;
                 for (int i = 0; i < N; ++i)
-                    p.strides[i][out - 1] = (*strides[static_cast<size_t>(i)])[static_cast<size_t>(d)] *
-                                            itemsizes[static_cast<size_t>(i)];
+                    p.strides[i][out - 1] =
+                        (*strides[static_cast<size_t>(i)])[static_cast<size_t>(d)] *
+                        itemsizes[static_cast<size_t>(i)];
                 continue;
             }
         }
@@ -143,7 +144,7 @@ void run_plan(const strided_plan<N>& p, std::array<char*, N> base, F&& inner,
         return;
     }
     const int64_t chunks = std::min<int64_t>(threads, (p.numel + grain - 1) / grain);
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static)
+#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static)
     for (int64_t c = 0; c < chunks; ++c)
         run_range(p.numel * c / chunks, p.numel * (c + 1) / chunks);
 }

@@ -1,5 +1,105 @@
-// Tensor operations: indexing (declarations land with the core-ops work).
+// Tensor operations: NumPy-style indexing (views and gathers), index assignment (scatters),
+// nonzero, take and take/put along an axis.
 #pragma once
 
+#include "isthmus/export.hpp"
 #include "isthmus/tensor.hpp"
 #include "isthmus/value.hpp"
+
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <variant>
+#include <vector>
+
+namespace isthmus {
+
+/// Python's slice(start, stop, step): an empty optional is Python's None (the default for that
+/// part). `index_slice{}` is `:`; `index_slice{std::nullopt, std::nullopt, -1}` is `::-1`.
+struct index_slice {
+    std::optional<int64_t> start;
+    std::optional<int64_t> stop;
+    std::optional<int64_t> step;
+
+    index_slice() = default;
+    index_slice(std::optional<int64_t> start_, std::optional<int64_t> stop_ = std::nullopt,
+                std::optional<int64_t> step_ = std::nullopt)
+        : start(start_), stop(stop_), step(step_) {}
+};
+
+/// numpy.newaxis (Python's None in a subscript): inserts a dimension of size 1.
+struct newaxis_t {
+    explicit constexpr newaxis_t(int) {}
+};
+inline constexpr newaxis_t newaxis{0};
+
+/// Python's `...` in a subscript: as many `:` as needed to index every dimension.
+struct ellipsis_t {
+    explicit constexpr ellipsis_t(int) {}
+};
+inline constexpr ellipsis_t ellipsis{0};
+
+/// One entry of a subscript: an integer, a slice, newaxis, ellipsis, or a tensor index (a bool
+/// mask or an integer index array). A bool converts to a 0-d bool mask, as in NumPy (True adds
+/// a dimension of size 1, False one of size 0); a 0-d integer tensor acts as an integer.
+class ISTHMUS_API index_item {
+public:
+    enum class kind : uint8_t { integer, slice, newaxis, ellipsis, tensor };
+
+    template <std::integral I>
+    requires(!std::same_as<I, bool>) index_item(I i)
+        : v_(static_cast<int64_t>(i)) {} // NOLINT: implicit like Python
+    index_item(bool b);                  // NOLINT
+    index_item(index_slice s) : v_(s) {} // NOLINT
+    index_item(newaxis_t n) : v_(n) {}   // NOLINT
+    index_item(ellipsis_t e) : v_(e) {}  // NOLINT
+    index_item(isthmus::tensor t);       // NOLINT
+
+    kind type() const noexcept { return static_cast<kind>(v_.index()); }
+    /// The accessors below require the matching kind (internal_error otherwise).
+    int64_t integer() const;
+    const index_slice& slice() const;
+    const isthmus::tensor& tensor() const;
+
+private:
+    std::variant<int64_t, index_slice, newaxis_t, ellipsis_t, isthmus::tensor> v_;
+};
+
+/// `t[items]` with NumPy's rules. Integers, slices, newaxis and ellipsis alone give a VIEW of t
+/// (basic indexing). Integer arrays and bool masks give a COPY (advanced indexing): the
+/// integer arrays (a mask stands for its nonzero() coordinates, an integer beside an array for
+/// a 0-d array) broadcast together to a shape B; B replaces the indexed dimensions in place
+/// when the advanced entries are adjacent, else it goes first. Negative indices count from
+/// the end. Errors: index_error for an index out of range (naming the index, axis and size),
+/// too many indices, a second ellipsis, a mask whose shape does not match, and index arrays
+/// that are not integer or bool; value_error when index arrays do not broadcast together.
+ISTHMUS_API tensor index(const tensor& t, const std::vector<index_item>& items);
+
+/// `target[items] = value`: `value` is broadcast to the indexed shape (leading size-1
+/// dimensions of value may be dropped, as NumPy does) and converted to target's dtype.
+/// Repeated integer indices assign in order, so the last one wins. Every index is checked
+/// before anything is written: on error, target is unchanged.
+ISTHMUS_API void index_put(const tensor& target, const std::vector<index_item>& items,
+                           const tensor& value);
+/// `target[items] = value` for a scalar value.
+ISTHMUS_API void index_put(const tensor& target, const std::vector<index_item>& items,
+                           const scalar& value);
+
+/// NumPy's nonzero: one int64 tensor per dimension holding the coordinates of the nonzero
+/// (true) elements in C order. A 0-d tensor raises value_error, as NumPy 2.
+ISTHMUS_API std::vector<tensor> nonzero(const tensor& t);
+/// The coordinates of the nonzero elements as one int64 tensor of shape (count, t.dim()).
+ISTHMUS_API tensor argwhere(const tensor& t);
+/// NumPy's take: elements of `t` at `indices` along `axis` (result shape t.shape[:axis] +
+/// indices.shape + t.shape[axis+1:]); without an axis, t is flattened first.
+ISTHMUS_API tensor take(const tensor& t, const tensor& indices,
+                        std::optional<int64_t> axis = std::nullopt);
+/// NumPy's take_along_axis (PyTorch's gather): `indices` has t's rank and broadcasts with t
+/// on every axis but `axis`; result[..., i, ...] = t[..., indices[..., i, ...], ...].
+ISTHMUS_API tensor take_along_axis(const tensor& t, const tensor& indices, int64_t axis);
+/// NumPy's put_along_axis (PyTorch's scatter): the inverse of take_along_axis, writing
+/// `values` (broadcast to indices' shape) into `target`.
+ISTHMUS_API void put_along_axis(const tensor& target, const tensor& indices, const tensor& values,
+                                int64_t axis);
+
+} // namespace isthmus

@@ -1,5 +1,33 @@
-// Tensor operations: linalg (declarations land with the core-ops work).
+// Tensor operations: linear algebra (matmul with NumPy's `@` rules, dot, vdot, inner).
 #pragma once
 
 #include "isthmus/tensor.hpp"
 #include "isthmus/value.hpp"
+
+namespace isthmus {
+
+/// Matrix product with NumPy's `@` rules: 2-d operands multiply as matrices; a 1-d first
+/// operand is a row vector and a 1-d second operand a column vector (the added dimension is
+/// removed from the result); for more dimensions the last two are the matrices and the leading
+/// ones are batch dimensions that broadcast. The result has the promoted dtype.
+/// float32/float64/complex64/complex128 run through CBLAS (OpenBLAS), float16/bfloat16 in
+/// float32, integers and bool in an exact loop (integers wrap around on overflow, bool is
+/// or-of-ands). Raises value_error for a 0-d operand, mismatched inner dimensions or batch
+/// shapes that do not broadcast (naming both shapes).
+ISTHMUS_API tensor matmul(const tensor& a, const tensor& b);
+
+/// NumPy's dot: a 0-d operand multiplies elementwise; 1-d with 1-d is the inner product (0-d);
+/// 2-d with 2-d is matmul; N-d with 1-d sums over the last axis of `a`; N-d with M-d (M >= 2)
+/// sums over the last axis of `a` and the second-to-last of `b`, giving shape
+/// a.shape[:-1] + b.shape[:-2] + b.shape[-1:]. Raises value_error when those axes differ.
+ISTHMUS_API tensor dot(const tensor& a, const tensor& b);
+
+/// NumPy's vdot: the flattened tensors' inner product, conjugating `a` when complex (0-d).
+/// Raises value_error when the element counts differ.
+ISTHMUS_API tensor vdot(const tensor& a, const tensor& b);
+
+/// NumPy's inner: sums over the last axes of both (shape a.shape[:-1] + b.shape[:-1]); a 0-d
+/// operand multiplies elementwise. Raises value_error when the last axes differ.
+ISTHMUS_API tensor inner(const tensor& a, const tensor& b);
+
+} // namespace isthmus

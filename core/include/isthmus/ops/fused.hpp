@@ -1,0 +1,13 @@
+// Tensor operations: fused elementwise kernels (one pass over memory for a compound expression).
+#pragma once
+
+#include "isthmus/tensor.hpp"
+
+namespace isthmus {
+
+/// a * b + c in one pass, with NumPy broadcasting and promotion of the three dtypes. Real
+/// floating dtypes use a fused multiply-add per element; integers and complex compute a * b + c.
+/// Throws value_error when the shapes do not broadcast.
+ISTHMUS_API tensor fma(const tensor& a, const tensor& b, const tensor& c);
+
+} // namespace isthmus

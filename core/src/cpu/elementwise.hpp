@@ -1,0 +1,40 @@
+// Internal: the CPU backend's elementwise entry points (called by the device-agnostic op layer).
+#pragma once
+
+#include "isthmus/ops/elementwise.hpp"
+
+#include <cstdint>
+
+namespace isthmus::cpu {
+
+/// One operand of an elementwise kernel: the host address of its element 0, its dtype, and its
+/// element strides over the op's (broadcast) shape, 0 on broadcast dimensions.
+struct operand {
+    char* data;
+    dtype dt;
+    const shape_t* strides;
+};
+
+/// out = op(a, b) over `shape`. Inputs are converted to `compute` on the fly (per block, no
+/// temporaries), the result to out's dtype. `out` may be the same view as `a` (in place).
+void binary(binary_op op, dtype compute, const shape_t& shape, const operand& out, const operand& a,
+            const operand& b);
+
+/// out = op(a) over `shape`, computing in `compute`.
+void unary(unary_op op, dtype compute, const shape_t& shape, const operand& out, const operand& a);
+
+/// out = cond ? a : b; a and b are converted to out's dtype, cond to bool.
+void where(const shape_t& shape, const operand& out, const operand& cond, const operand& a,
+           const operand& b);
+
+/// out = minimum(maximum(x, lo), hi) computing in `compute` (not complex).
+void clamp(dtype compute, const shape_t& shape, const operand& out, const operand& x,
+           const operand& lo, const operand& hi);
+
+/// True when some element of `a` (a signed integer dtype) is negative.
+bool any_negative(const shape_t& shape, const operand& a);
+
+/// Writes scalar `s` converted to dtype `dt` into `buf` (at least 16 bytes, 16-aligned).
+void store_scalar(const scalar& s, dtype dt, void* buf);
+
+} // namespace isthmus::cpu

@@ -1,0 +1,164 @@
+// CPU kernels: add, sub, mul, div, pow, maximum, minimum, atan2.
+#include "cpu/elementwise_loops.hpp"
+
+#include <cmath>
+#include <complex>
+
+namespace isthmus::cpu {
+
+namespace {
+
+template <typename T>
+inline constexpr bool numeric_v = !std::is_same_v<T, bool>;
+
+struct add_f {
+    template <typename T>
+    static constexpr bool supports = numeric_v<T>;
+    template <typename T>
+    static T apply(T a, T b) {
+        if constexpr (is_int_v<T>)
+            return static_cast<T>(wrap_t<T>(a) + wrap_t<T>(b));
+        else
+            return a + b;
+    }
+};
+
+struct sub_f {
+    template <typename T>
+    static constexpr bool supports = numeric_v<T>;
+    template <typename T>
+    static T apply(T a, T b) {
+        if constexpr (is_int_v<T>)
+            return static_cast<T>(wrap_t<T>(a) - wrap_t<T>(b));
+        else
+            return a - b;
+    }
+};
+
+struct mul_f {
+    template <typename T>
+    static constexpr bool supports = numeric_v<T>;
+    template <typename T>
+    static T apply(T a, T b) {
+        if constexpr (is_int_v<T>)
+            return static_cast<T>(wrap_t<T>(a) * wrap_t<T>(b));
+        else
+            return a * b;
+    }
+};
+
+struct div_f {
+    template <typename T>
+    static constexpr bool supports = is_real_v<T> || is_complex_v<T>;
+    template <typename T>
+    static T apply(T a, T b) {
+        return a / b;
+    }
+};
+
+// Integer power by squaring, wrapping on overflow. Negative exponents never reach the kernel
+// (the op layer raises value_error first, as NumPy does); they give 0 here rather than loop.
+template <typename T>
+T int_pow(T a, T b) {
+    if constexpr (std::is_signed_v<T>)
+        if (b < 0) return 0;
+    wrap_t<T> base = static_cast<wrap_t<T>>(a), r = 1;
+    auto e = static_cast<std::make_unsigned_t<T>>(b);
+    while (e) {
+        if (e & 1u) r = static_cast<wrap_t<T>>(r * base);
+        base = static_cast<wrap_t<T>>(base * base);
+        e = static_cast<std::make_unsigned_t<T>>(e >> 1);
+    }
+    return static_cast<T>(r);
+}
+
+// Complex power; small integral real exponents multiply exactly like NumPy's npy_cpow.
+template <typename C>
+C complex_pow(C a, C b) {
+    using R = typename C::value_type;
+    if (b.imag() == R(0) && b.real() == std::trunc(b.real()) && std::abs(b.real()) < R(100)) {
+        auto n = static_cast<int>(b.real());
+        if (n == 0) return C(1);
+        C base = a, r(1);
+        for (unsigned e = static_cast<unsigned>(n < 0 ? -n : n); e; e >>= 1) {
+            if (e & 1u) r *= base;
+            base *= base;
+        }
+        return n < 0 ? C(1) / r : r;
+    }
+    return std::pow(a, b);
+}
+
+struct pow_f {
+    template <typename T>
+    static constexpr bool supports = numeric_v<T>;
+    template <typename T>
+    static T apply(T a, T b) {
+        if constexpr (is_int_v<T>)
+            return int_pow(a, b);
+        else if constexpr (is_complex_v<T>)
+            return complex_pow(a, b);
+        else
+            return std::pow(a, b);
+    }
+};
+
+struct maximum_f {
+    template <typename T>
+    static constexpr bool supports = is_int_v<T> || is_real_v<T>;
+    template <typename T>
+    static T apply(T a, T b) {
+        if constexpr (is_real_v<T>)
+            return (a >= b || a != a) ? a : b; // NaN propagates
+        else
+            return a > b ? a : b;
+    }
+};
+
+struct minimum_f {
+    template <typename T>
+    static constexpr bool supports = is_int_v<T> || is_real_v<T>;
+    template <typename T>
+    static T apply(T a, T b) {
+        if constexpr (is_real_v<T>)
+            return (a <= b || a != a) ? a : b;
+        else
+            return a < b ? a : b;
+    }
+};
+
+struct atan2_f {
+    template <typename T>
+    static constexpr bool supports = is_real_v<T>;
+    template <typename T>
+    static T apply(T a, T b) {
+        return std::atan2(a, b);
+    }
+};
+
+} // namespace
+
+kernel arith_kernel(binary_op op, dtype k) {
+    switch (op) {
+    case binary_op::add:
+        return binary_kernel_for<add_f>(k);
+    case binary_op::sub:
+        return binary_kernel_for<sub_f>(k);
+    case binary_op::mul:
+        return binary_kernel_for<mul_f>(k);
+    case binary_op::div:
+        return binary_kernel_for<div_f>(k);
+    case binary_op::pow:
+        return binary_kernel_for<pow_f>(k, expensive_grain);
+    case binary_op::maximum:
+        return binary_kernel_for<maximum_f>(k);
+    case binary_op::minimum:
+        return binary_kernel_for<minimum_f>(k);
+    case binary_op::atan2:
+        return binary_kernel_for<atan2_f>(k, expensive_grain);
+    default:
+        return {};
+    }
+}
+
+} // namespace isthmus::cpu

@@ -1,0 +1,70 @@
+// Internal: the CPU elementwise executor: strided plans, per-block dtype conversion, kernels.
+#pragma once
+
+#include "cpu/elementwise.hpp"
+#include "cpu/strided_loop.hpp"
+
+#include <array>
+
+namespace isthmus::cpu {
+
+/// An inner loop over n elements: p[0] is the output, p[1..] the inputs, s[] byte strides.
+/// One call per row (or per block), never per element.
+using loop_fn = void (*)(char** p, const int64_t* s, int64_t n);
+
+/// A kernel for one (op, dtype): its loop, the dtype its loop writes, and the element count
+/// below which it runs on one thread (cheap loops need more elements to pay for threads).
+struct kernel {
+    loop_fn fn = nullptr;
+    dtype out = dtype::bool_;
+    int64_t grain = parallel_grain;
+};
+
+/// Grain for loops that cost tens of cycles per element (transcendentals, integer division).
+inline constexpr int64_t expensive_grain = 4096;
+
+/// The dtype a CPU kernel computes in for a logical compute dtype.
+///
+/// Note [half compute]: float16 and bfloat16 have no CPU arithmetic; their kernels are the
+/// float32 ones, fed by per-block conversion. This halves the kernel instantiations and gives
+/// NumPy's results (compute in float, round once on store).
+inline dtype kernel_dtype(dtype compute) {
+    return compute == dtype::float16 || compute == dtype::bfloat16 ? dtype::float32 : compute;
+}
+
+/// Runs `fn` over `shape` for N operands (operand 0 the output). Operand i is converted to
+/// `kdt[i]` (inputs) or from `kdt[0]` (output) when its dtype differs.
+///
+/// Note [elementwise conversion]: an op never materialises converted copies of its inputs.
+/// When every operand already has the kernel's dtype the loop runs directly on the strided
+/// rows (the common, fast case). Otherwise each row is cut into blocks of `block` elements;
+/// an input block is converted into a small stack buffer (one element when the input is
+/// broadcast with stride 0, keeping the kernel's scalar fast path), the loop runs on the
+/// buffers, and the output block is converted back. Only 15x15 conversion loops and one loop
+/// per (op, kernel dtype) are compiled, instead of one per (op, dtype, dtype) triple.
+template <int N>
+void run_kernel(const shape_t& shape, const std::array<operand, N>& ops,
+                const std::array<dtype, N>& kdt, loop_fn fn, int64_t grain);
+
+extern template void run_kernel<2>(const shape_t&, const std::array<operand, 2>&,
+                                   const std::array<dtype, 2>&, loop_fn, int64_t);
+extern template void run_kernel<3>(const shape_t&, const std::array<operand, 3>&,
+                                   const std::array<dtype, 3>&, loop_fn, int64_t);
+extern template void run_kernel<4>(const shape_t&, const std::array<operand, 4>&,
+                                   const std::array<dtype, 4>&, loop_fn, int64_t);
+
+/// Converts n elements from `src` (byte stride ss) to `dst` (byte stride ds).
+using convert_fn = void (*)(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n);
+/// The conversion loop between two dtypes (NumPy's unsafe cast, as cpu::convert).
+convert_fn converter(dtype from, dtype to);
+
+// Kernel families, one translation unit each. They return an empty kernel (fn == nullptr) for
+// dtypes the op layer's type rules never send them.
+kernel arith_kernel(binary_op op, dtype k);   ///< add sub mul div pow maximum minimum atan2
+kernel divmod_kernel(binary_op op, dtype k);  ///< floor_div mod
+kernel compare_kernel(binary_op op, dtype k); ///< eq ne lt le gt ge, logical and/or/xor
+kernel bitwise_kernel(binary_op op, dtype k); ///< bit and/or/xor, shifts
+kernel math_kernel(unary_op op, dtype k);     ///< exp ... tanh, sqrt, rsqrt
+kernel basic_kernel(unary_op op, dtype k);    ///< the other unary ops
+
+} // namespace isthmus::cpu

@@ -1,0 +1,172 @@
+// Internal: inner-loop templates for elementwise kernels, with contiguous and broadcast fast paths.
+#pragma once
+
+#include "cpu/convert.hpp"
+#include "cpu/elementwise_exec.hpp"
+
+#include <type_traits>
+#include <utility>
+
+namespace isthmus::cpu {
+
+template <typename T>
+inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <typename T>
+inline constexpr bool is_real_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+/// The unsigned type integer arithmetic wraps in: at least `unsigned int`, so that small types
+/// never promote to a signed int that could overflow (uint16 * uint16).
+template <typename T>
+using wrap_t =
+    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+/// Wrapping integer negation (NumPy: -INT_MIN == INT_MIN).
+template <typename T>
+inline T wrap_neg(T a) {
+    return static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(a));
+}
+
+// Note [inner loops]: a kernel's loop is one function per (op, kernel dtype), called once per
+// row or block with byte strides. The first branches are the layouts that matter for speed:
+// every operand contiguous (a plain indexed loop GCC vectorises at -O3), and one input a
+// broadcast scalar (stride 0, hoisted out of the loop). The last branch walks any strides.
+// Ops are stateless functors whose apply() inlines into these loops: no per-element calls
+// through pointers.
+
+/// How a T is loaded and stored in the loops: bool as its byte, so that GCC vectorises bool
+/// loops (it has no vector type for bool; `bool(byte)` becomes a vector compare).
+template <typename T>
+using mem_t = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+
+/// The loop of binary functor F on T: p[0] out (F's result type), p[1] a, p[2] b.
+template <typename F, typename T>
+void binary_loop(char** p, const int64_t* s, int64_t n) {
+    using R = decltype(F::apply(std::declval<T>(), std::declval<T>()));
+    using MT = mem_t<T>;
+    using MR = mem_t<R>;
+    constexpr auto st = static_cast<int64_t>(sizeof(T));
+    constexpr auto sr = static_cast<int64_t>(sizeof(R));
+    if (s[0] == sr) {
+        MR* o = reinterpret_cast<MR*>(p[0]);
+        const MT* a = reinterpret_cast<const MT*>(p[1]);
+        const MT* b = reinterpret_cast<const MT*>(p[2]);
+        if (s[1] == st && s[2] == st) {
+            for (int64_t i = 0; i < n; ++i)
+                o[i] = static_cast<MR>(F::apply(static_cast<T>(a[i]), static_cast<T>(b[i])));
+            return;
+        }
+        if (s[1] == st && s[2] == 0) {
+            const T bv = static_cast<T>(*b);
+            for (int64_t i = 0; i < n; ++i)
+                o[i] = static_cast<MR>(F::apply(static_cast<T>(a[i]), bv));
+            return;
+        }
+        if (s[1] == 0 && s[2] == st) {
+            const T av = static_cast<T>(*a);
+            for (int64_t i = 0; i < n; ++i)
+                o[i] = static_cast<MR>(F::apply(av, static_cast<T>(b[i])));
+            return;
+        }
+    }
+    char* o = p[0];
+    const char* a = p[1];
+    const char* b = p[2];
+    for (int64_t i = 0; i < n; ++i, o += s[0], a += s[1], b += s[2])
+        *reinterpret_cast<MR*>(o) =
+            static_cast<MR>(F::apply(static_cast<T>(*reinterpret_cast<const MT*>(a)),
+                                     static_cast<T>(*reinterpret_cast<const MT*>(b))));
+}
+
+/// The loop of unary functor F on T: p[0] out, p[1] a.
+template <typename F, typename T>
+void unary_loop(char** p, const int64_t* s, int64_t n) {
+    using R = decltype(F::apply(std::declval<T>()));
+    using MT = mem_t<T>;
+    using MR = mem_t<R>;
+    constexpr auto st = static_cast<int64_t>(sizeof(T));
+    constexpr auto sr = static_cast<int64_t>(sizeof(R));
+    if (s[0] == sr && s[1] == st) {
+        MR* o = reinterpret_cast<MR*>(p[0]);
+        const MT* a = reinterpret_cast<const MT*>(p[1]);
+        for (int64_t i = 0; i < n; ++i) o[i] = static_cast<MR>(F::apply(static_cast<T>(a[i])));
+        return;
+    }
+    char* o = p[0];
+    const char* a = p[1];
+    for (int64_t i = 0; i < n; ++i, o += s[0], a += s[1])
+        *reinterpret_cast<MR*>(o) =
+            static_cast<MR>(F::apply(static_cast<T>(*reinterpret_cast<const MT*>(a))));
+}
+
+/// The kernel of binary functor F for kernel type T, or an empty kernel when F::supports<T> is
+/// false (so unsupported combinations are never instantiated).
+template <typename F, typename T>
+kernel binary_kernel_of(int64_t grain) {
+    if constexpr (F::template supports<T>) {
+        using R = decltype(F::apply(std::declval<T>(), std::declval<T>()));
+        return {&binary_loop<F, T>, dtype_of_v<R>, grain};
+    } else {
+        return {};
+    }
+}
+
+/// The kernel of unary functor F for kernel type T (empty when unsupported).
+template <typename F, typename T>
+kernel unary_kernel_of(int64_t grain) {
+    if constexpr (F::template supports<T>) {
+        using R = decltype(F::apply(std::declval<T>()));
+        return {&unary_loop<F, T>, dtype_of_v<R>, grain};
+    } else {
+        return {};
+    }
+}
+
+/// Calls `pick.template operator()<T>()` with T the C++ type of kernel dtype `k` (every dtype
+/// but the half types, which compute as float32) and returns its kernel.
+template <typename Pick>
+kernel for_kernel_dtype(dtype k, Pick&& pick) {
+    switch (k) {
+    case dtype::bool_:
+        return pick.template operator()<bool>();
+    case dtype::int8:
+        return pick.template operator()<int8_t>();
+    case dtype::int16:
+        return pick.template operator()<int16_t>();
+    case dtype::int32:
+        return pick.template operator()<int32_t>();
+    case dtype::int64:
+        return pick.template operator()<int64_t>();
+    case dtype::uint8:
+        return pick.template operator()<uint8_t>();
+    case dtype::uint16:
+        return pick.template operator()<uint16_t>();
+    case dtype::uint32:
+        return pick.template operator()<uint32_t>();
+    case dtype::uint64:
+        return pick.template operator()<uint64_t>();
+    case dtype::float32:
+        return pick.template operator()<float>();
+    case dtype::float64:
+        return pick.template operator()<double>();
+    case dtype::complex64:
+        return pick.template operator()<complex64_t>();
+    case dtype::complex128:
+        return pick.template operator()<complex128_t>();
+    default:
+        return {};
+    }
+}
+
+/// The kernel of binary functor F for kernel dtype k.
+template <typename F>
+kernel binary_kernel_for(dtype k, int64_t grain = parallel_grain) {
+    return for_kernel_dtype(k, [grain]<typename T>() { return binary_kernel_of<F, T>(grain); });
+}
+
+/// The kernel of unary functor F for kernel dtype k.
+template <typename F>
+kernel unary_kernel_for(dtype k, int64_t grain = parallel_grain) {
+    return for_kernel_dtype(k, [grain]<typename T>() { return unary_kernel_of<F, T>(grain); });
+}
+
+} // namespace isthmus::cpu

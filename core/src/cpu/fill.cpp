@@ -1,0 +1,100 @@
+// CPU fill kernels: constant fills by item size (memset when every byte is equal) and linear
+// sequences for arange / linspace.
+#include "cpu/fill.hpp"
+#include "cpu/strided_loop.hpp"
+
+#include <cmath>
+#include <cstring>
+
+namespace isthmus::cpu {
+
+namespace {
+
+struct bytes16 {
+    uint64_t lo, hi;
+};
+
+// Note [fill by item size]: a fill only stores a bit pattern, so the kernel is instantiated per
+// item size (1, 2, 4, 8, 16 bytes), not per dtype. Contiguous runs are plain indexed loops the
+// compiler vectorises; when all bytes of the pattern are equal (zeros above all) the run is a
+// memset, which glibc performs with non-temporal / `rep stos` stores at full write bandwidth.
+template <typename U>
+void fill_pattern(const tensor& dst, void* dst_data, const unsigned char* pattern, bool bytewise) {
+    U v;
+    std::memcpy(&v, pattern, sizeof(U));
+    const unsigned char byte = pattern[0];
+    std::array<char*, 1> base{static_cast<char*>(dst_data)};
+    for_each<1>(dst.shape(), {&dst}, base, [&](char** p, const int64_t* s, int64_t n) {
+        if (s[0] == static_cast<int64_t>(sizeof(U))) {
+            if (bytewise) {
+                std::memset(p[0], byte, static_cast<size_t>(n) * sizeof(U));
+                return;
+            }
+            U* d = reinterpret_cast<U*>(p[0]);
+            for (int64_t i = 0; i < n; ++i) d[i] = v;
+            return;
+        }
+        char* d = p[0];
+        for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * s[0], &v, sizeof(U));
+    });
+}
+
+template <typename T>
+void linear(T* out, int64_t n, double start, double step, bool floor_ints) {
+#pragma omp parallel for if (n >= parallel_grain && !omp_in_parallel()) schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+        double v = start + static_cast<double>(i) * step;
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+            if (floor_ints) v = std::floor(v);
+        out[i] = convert<T>(v);
+    }
+}
+
+template <typename T>
+void linear_int(T* out, int64_t n, int64_t start, int64_t step) {
+#pragma omp parallel for if (n >= parallel_grain && !omp_in_parallel()) schedule(static)
+    for (int64_t i = 0; i < n; ++i) out[i] = convert<T>(start + i * step);
+}
+
+} // namespace
+
+void fill(const tensor& dst, void* dst_data, const scalar& value) {
+    if (dst.numel() == 0) return;
+    unsigned char pattern[16];
+    ISTHMUS_DISPATCH(dst.dtype(), T, {
+        T v = scalar_as<T>(value);
+        std::memcpy(pattern, &v, sizeof(T));
+    });
+    const size_t isz = dst.itemsize();
+    bool bytewise = true;
+    for (size_t i = 1; i < isz; ++i) bytewise = bytewise && pattern[i] == pattern[0];
+    switch (isz) {
+    case 1:
+        fill_pattern<uint8_t>(dst, dst_data, pattern, bytewise);
+        break;
+    case 2:
+        fill_pattern<uint16_t>(dst, dst_data, pattern, bytewise);
+        break;
+    case 4:
+        fill_pattern<uint32_t>(dst, dst_data, pattern, bytewise);
+        break;
+    case 8:
+        fill_pattern<uint64_t>(dst, dst_data, pattern, bytewise);
+        break;
+    case 16:
+        fill_pattern<bytes16>(dst, dst_data, pattern, bytewise);
+        break;
+    default:
+        ISTHMUS_ASSERT(false, "fill: unexpected item size ", isz);
+    }
+}
+
+void fill_linear(dtype dt, void* data, int64_t n, double start, double step, bool floor_ints) {
+    ISTHMUS_DISPATCH(dt, T, { linear(static_cast<T*>(data), n, start, step, floor_ints); });
+}
+
+void fill_linear_int(dtype dt, void* data, int64_t n, int64_t start, int64_t step) {
+    ISTHMUS_DISPATCH(dt, T, { linear_int(static_cast<T*>(data), n, start, step); });
+}
+
+} // namespace isthmus::cpu

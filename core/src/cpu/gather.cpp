@@ -1,0 +1,158 @@
+// CPU advanced-indexing kernels: index arrays -> byte offsets (with bounds checks) and the
+// row gather; see scatter.cpp for the inverse.
+#include "cpu/gather.hpp"
+#include "cpu/gather_copy.hpp"
+
+#include <atomic>
+#include <cstring>
+
+namespace isthmus::cpu {
+
+namespace {
+
+// Adds (or, for the first source, stores) the byte offsets of one index array.
+template <typename I>
+bool add_offsets(const shape_t& common, const shape_t& off_strides, const offset_source& s,
+                 int64_t* off, bool first) {
+    std::atomic<bool> bad{false};
+    const int64_t size = s.size, stride = s.stride_bytes;
+    const bool check = s.check;
+    auto plan =
+        make_plan<2>(common, {&off_strides, &s.index->strides()},
+                     {static_cast<int64_t>(sizeof(int64_t)), static_cast<int64_t>(sizeof(I))});
+    std::array<char*, 2> base{reinterpret_cast<char*>(off),
+                              const_cast<char*>(static_cast<const char*>(s.data))};
+    run_plan<2>(plan, base, [&](char** p, const int64_t* ps, int64_t n) {
+        bool ok = true;
+        auto one = [&](int64_t& o, I x) {
+            int64_t v;
+            if constexpr (std::is_unsigned_v<I>) {
+                ok &= static_cast<uint64_t>(x) < static_cast<uint64_t>(size) || !check;
+                v = static_cast<int64_t>(x);
+            } else {
+                v = static_cast<int64_t>(x);
+                ok &= (v >= -size && v < size) || !check;
+                v += size & (v >> 63); // wrap negative indices without a branch
+            }
+            o = first ? v * stride : o + v * stride;
+        };
+        if (ps[0] == static_cast<int64_t>(sizeof(int64_t)) &&
+            ps[1] == static_cast<int64_t>(sizeof(I))) {
+            auto* o = reinterpret_cast<int64_t*>(p[0]);
+            const auto* x = reinterpret_cast<const I*>(p[1]);
+            for (int64_t i = 0; i < n; ++i) one(o[i], x[i]);
+        } else {
+            for (int64_t i = 0; i < n; ++i) {
+                I x;
+                std::memcpy(&x, p[1] + i * ps[1], sizeof(I));
+                one(*reinterpret_cast<int64_t*>(p[0] + i * ps[0]), x);
+            }
+        }
+        if (!ok) bad.store(true, std::memory_order_relaxed);
+    });
+    return !bad.load();
+}
+
+} // namespace
+
+int64_t index_offsets(const shape_t& common, const std::vector<offset_source>& sources,
+                      int64_t* off) {
+    const shape_t off_strides = contiguous_strides(common);
+    for (size_t j = 0; j < sources.size(); ++j) {
+        const offset_source& s = sources[j];
+        const bool first = j == 0;
+        bool ok = false;
+        switch (s.index->dtype()) {
+        case dtype::int8:
+            ok = add_offsets<int8_t>(common, off_strides, s, off, first);
+            break;
+        case dtype::int16:
+            ok = add_offsets<int16_t>(common, off_strides, s, off, first);
+            break;
+        case dtype::int32:
+            ok = add_offsets<int32_t>(common, off_strides, s, off, first);
+            break;
+        case dtype::int64:
+            ok = add_offsets<int64_t>(common, off_strides, s, off, first);
+            break;
+        case dtype::uint8:
+            ok = add_offsets<uint8_t>(common, off_strides, s, off, first);
+            break;
+        case dtype::uint16:
+            ok = add_offsets<uint16_t>(common, off_strides, s, off, first);
+            break;
+        case dtype::uint32:
+            ok = add_offsets<uint32_t>(common, off_strides, s, off, first);
+            break;
+        case dtype::uint64:
+            ok = add_offsets<uint64_t>(common, off_strides, s, off, first);
+            break;
+        default:
+            ISTHMUS_ASSERT(false, "index_offsets: not an integer dtype: ", s.index->dtype());
+        }
+        if (!ok) return static_cast<int64_t>(j);
+    }
+    return -1;
+}
+
+int64_t first_bad_index(const shape_t& common, const offset_source& s) {
+    (void)common;
+    const auto vals = s.index->to_vector<int64_t>();
+    const bool is_unsigned = is_unsigned_int(s.index->dtype());
+    for (int64_t v : vals)
+        if ((is_unsigned && (v < 0 || v >= s.size)) ||
+            (!is_unsigned && (v < -s.size || v >= s.size)))
+            return v;
+    return 0;
+}
+
+bool indices_in_range(const int64_t* idx, int64_t n, int64_t size) {
+    bool ok = true;
+#pragma omp parallel for if (n >= parallel_grain && !omp_in_parallel()) reduction(&& : ok)          \
+    schedule(static)
+    for (int64_t i = 0; i < n; ++i) ok = ok && idx[i] >= -size && idx[i] < size;
+    return ok;
+}
+
+void gather_rows(size_t itemsize, char* out, const char* src, const row_offsets& at, int64_t rows,
+                 int64_t out_row_bytes, const strided_plan<2>& rest) {
+    dispatch_item_size(itemsize, [&](auto tag) {
+        using U = decltype(tag);
+        with_row_offsets(at, [&](auto offset_of) {
+            const int64_t inner = rest.numel;
+            if (inner == 1) {
+#pragma omp parallel if (rows >= parallel_grain && !omp_in_parallel())
+                {
+                    // Private copies: see Note [local copies].
+                    const auto at_row = offset_of;
+                    char* const o = out;
+                    const char* const a = src;
+                    const int64_t step = out_row_bytes;
+#pragma omp for schedule(static)
+                    for (int64_t b = 0; b < rows; ++b) {
+                        U v;
+                        std::memcpy(&v, a + at_row(b), sizeof(U));
+                        std::memcpy(o + b * step, &v, sizeof(U));
+                    }
+                }
+                return;
+            }
+            auto row = [&](int64_t b, int64_t grain) {
+                run_plan<2>(rest, {out + b * out_row_bytes, const_cast<char*>(src + offset_of(b))},
+                            copy_run<U>, grain);
+            };
+            const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+            if (threads > 1 && rows * inner >= parallel_grain &&
+                (inner < parallel_grain || rows >= 8 * threads)) {
+                // Many rows: one thread per run of rows, each row copied serially.
+#pragma omp parallel for schedule(static)
+                for (int64_t b = 0; b < rows; ++b) row(b, INT64_MAX);
+            } else {
+                // Few large rows (or little work): rows in order, each split across threads.
+                for (int64_t b = 0; b < rows; ++b) row(b, parallel_grain);
+            }
+        });
+    });
+}
+
+} // namespace isthmus::cpu

@@ -1,0 +1,402 @@
+// Internal: the CPU reduction engine shared by every associative reduction: the geometry
+// (coalesced kept and reduced dimensions), the lane-parallel run kernel, the column kernel and
+// their OpenMP splitting.
+#pragma once
+
+#include "cpu/convert.hpp"
+#include "cpu/strided_loop.hpp"
+#include "isthmus/tensor.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <omp.h>
+#include <vector>
+
+namespace isthmus::cpu {
+
+/// Where the elements of a reduction are, after coalescing.
+///
+/// Note [reduction geometry]: the kept dimensions (one per output element) and the reduced
+/// dimensions are coalesced separately, size-1 dimensions dropped, both ordered outermost
+/// first by input stride. Reduced dimensions with a negative stride are flipped (the ops are
+/// commutative), so a reversed view reduces as fast as a forward one. Then one of two kernels
+/// runs, chosen by which dimension is innermost in memory:
+/// - inner (a reduced dimension is innermost, e.g. a full reduction or a sum over rows): each
+///   output reduces runs along the innermost reduced dimension with the lane kernel
+///   (Note [lane reduction]);
+/// - column (a kept dimension is innermost, e.g. column sums): a tile of outputs keeps a
+///   buffer of accumulators and every reduced "row" is added to it with a contiguous,
+///   vectorised loop; memory is read in order, never strided down a column.
+/// Work is split over threads by outputs when there are enough of them, else by ranges of the
+/// reduced elements with per-thread partials combined in a fixed order (deterministic for a
+/// given thread count).
+struct reduce_geometry {
+    int nk = 0; ///< kept dimensions (may be 0: a full reduction)
+    int64_t kshape[max_rank]{}, kin[max_rank]{}, kout[max_rank]{}; ///< byte strides
+    int nr = 0; ///< reduced dimensions (at least 1 after make_reduce_geometry)
+    int64_t rshape[max_rank]{}, rin[max_rank]{}; ///< non-negative byte strides
+    int64_t in_shift = 0; ///< bytes to add to x's element 0 (flipped reduced dimensions)
+    int64_t outputs = 1;  ///< number of output elements
+    int64_t reduced = 1;  ///< elements reduced into each output
+    bool column = false;  ///< the column kernel applies
+};
+
+/// The geometry for reducing `x` over the dimensions flagged in `reduced` into `out` (which has
+/// the kept dimensions, in order).
+reduce_geometry make_reduce_geometry(const tensor& x, const tensor& out,
+                                     const std::vector<bool>& reduced);
+
+/// Calls f(offsets, n) for each run of the flat range [begin, end) of an `nd`-dimensional index
+/// space (C order), where a run is a stretch along the innermost dimension; `offsets[i]` is the
+/// byte offset of the run's first element for stride set i. An odometer: no per-element
+/// division, one division per dimension at the start.
+template <int N, typename F>
+void for_each_run(int nd, const int64_t* shape, const std::array<const int64_t*, N>& strides,
+                  int64_t begin, int64_t end, F&& f) {
+    std::array<int64_t, N> off{};
+    if (begin >= end) return;
+    if (nd == 0) {
+        f(off, end - begin);
+        return;
+    }
+    if (nd == 1) { // one dimension: no odometer
+        for (int i = 0; i < N; ++i)
+            off[static_cast<size_t>(i)] = begin * strides[static_cast<size_t>(i)][0];
+        f(off, end - begin);
+        return;
+    }
+    int64_t idx[max_rank];
+    int64_t rest = begin;
+    for (int d = nd - 1; d >= 0; --d) {
+        if (rest == 0) { // the common start at 0 needs no division
+            idx[d] = 0;
+            continue;
+        }
+        idx[d] = rest % shape[d];
+        rest /= shape[d];
+        for (int i = 0; i < N; ++i)
+            off[static_cast<size_t>(i)] += idx[d] * strides[static_cast<size_t>(i)][d];
+    }
+    int64_t cur = begin;
+    while (cur < end) {
+        const int64_t n = std::min(shape[nd - 1] - idx[nd - 1], end - cur);
+        f(off, n);
+        cur += n;
+        if (cur >= end) break;
+        for (int i = 0; i < N; ++i)
+            off[static_cast<size_t>(i)] -= idx[nd - 1] * strides[static_cast<size_t>(i)][nd - 1];
+        idx[nd - 1] = 0;
+        for (int d = nd - 2; d >= 0; --d) {
+            for (int i = 0; i < N; ++i)
+                off[static_cast<size_t>(i)] += strides[static_cast<size_t>(i)][d];
+            if (++idx[d] < shape[d]) break;
+            for (int i = 0; i < N; ++i)
+                off[static_cast<size_t>(i)] -= idx[d] * strides[static_cast<size_t>(i)][d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/// Threads an op may use here (1 inside a parallel region).
+inline int reduce_threads() {
+    return omp_in_parallel() ? 1 : omp_get_max_threads();
+}
+
+/// Number of independent accumulators the lane kernel keeps for accumulator type A.
+template <typename A>
+inline constexpr int lane_count = std::clamp<int>(static_cast<int>(128 / sizeof(A)), 4, 32);
+
+/// Reduces n contiguous elements.
+///
+/// Note [lane reduction]: a single accumulator serialises every addition on its latency and
+/// cannot be vectorised without reassociating floating point. The kernel keeps `lane_count`
+/// independent accumulators (lane j takes elements j, j+W, j+2W, ...), a fixed-size inner loop
+/// GCC turns into vector instructions, and folds the lanes pairwise at the end.
+template <class Op>
+typename Op::acc_t run_contiguous(const Op& op, const typename Op::in_t* x, int64_t n) {
+    using A = typename Op::acc_t;
+    constexpr int W = lane_count<A>;
+    A acc = op.identity();
+    int64_t i = 0;
+    if (n >= W) {
+        A lane[W];
+        for (int j = 0; j < W; ++j) lane[j] = op.identity();
+        for (; i + W <= n; i += W)
+            for (int j = 0; j < W; ++j) lane[j] = op.step(lane[j], x[i + j]);
+        for (int w = W / 2; w > 0; w /= 2)
+            for (int j = 0; j < w; ++j) lane[j] = op.combine(lane[j], lane[j + w]);
+        acc = lane[0];
+    }
+    for (; i < n; ++i) acc = op.step(acc, x[i]);
+    return acc;
+}
+
+/// Reduces n elements `stride` bytes apart.
+template <class Op>
+typename Op::acc_t run_strided(const Op& op, const char* p, int64_t stride, int64_t n) {
+    using T = typename Op::in_t;
+    if (stride == static_cast<int64_t>(sizeof(T))) {
+        const T* x = reinterpret_cast<const T*>(p);
+        if constexpr (requires { op.run(x, n); })
+            return op.run(x, n); // the op's own contiguous kernel
+        else
+            return run_contiguous(op, x, n);
+    }
+    typename Op::acc_t acc = op.identity();
+    for (int64_t i = 0; i < n; ++i) acc = op.step(acc, *reinterpret_cast<const T*>(p + i * stride));
+    return acc;
+}
+
+/// Reduces the flat range [rb, re) of the reduced index space of one output at `p`.
+template <class Op>
+typename Op::acc_t reduce_range(const Op& op, const reduce_geometry& g, const char* p, int64_t rb,
+                                int64_t re) {
+    const int64_t s0 = g.rin[g.nr - 1];
+    if (g.nr == 1) return run_strided(op, p + rb * s0, s0, re - rb);
+    typename Op::acc_t acc = op.identity();
+    for_each_run<1>(g.nr, g.rshape, {g.rin}, rb, re,
+                    [&](const std::array<int64_t, 1>& o, int64_t n) {
+                        acc = op.combine(acc, run_strided(op, p + o[0], s0, n));
+                    });
+    return acc;
+}
+
+/// buf[j] = step(buf[j], x[j]) for one reduced row of w kept elements `stride` bytes apart.
+template <class Op>
+void step_row(const Op& op, typename Op::acc_t* __restrict buf, const char* p, int64_t stride,
+              int64_t w) {
+    using T = typename Op::in_t;
+    if (stride == static_cast<int64_t>(sizeof(T))) {
+        const T* __restrict x = reinterpret_cast<const T*>(p);
+        for (int64_t j = 0; j < w; ++j) buf[j] = op.step(buf[j], x[j]);
+    } else {
+        for (int64_t j = 0; j < w; ++j)
+            buf[j] = op.step(buf[j], *reinterpret_cast<const T*>(p + j * stride));
+    }
+}
+
+/// step_row for four rows at once (`rs` bytes apart): the accumulators are loaded and stored
+/// once per four rows.
+template <class Op>
+void step_rows4(const Op& op, typename Op::acc_t* __restrict buf, const char* p, int64_t rs,
+                int64_t stride, int64_t w) {
+    using T = typename Op::in_t;
+    if (stride == static_cast<int64_t>(sizeof(T))) {
+        const T* __restrict x0 = reinterpret_cast<const T*>(p);
+        const T* __restrict x1 = reinterpret_cast<const T*>(p + rs);
+        const T* __restrict x2 = reinterpret_cast<const T*>(p + 2 * rs);
+        const T* __restrict x3 = reinterpret_cast<const T*>(p + 3 * rs);
+        for (int64_t j = 0; j < w; ++j)
+            buf[j] = op.step(op.step(op.step(op.step(buf[j], x0[j]), x1[j]), x2[j]), x3[j]);
+        return;
+    }
+    for (int k = 0; k < 4; ++k) step_row(op, buf, p + k * rs, stride, w);
+}
+
+/// Rows of m < lane_count contiguous elements, the rows contiguous too (e.g. column sums of
+/// an (N, 3) array): the block is reduced as one flat array whose lanes are a whole number of
+/// rows wide, then the lanes fold into their columns, avoiding a loop of m per row.
+template <class Op>
+void accumulate_interleaved(const Op& op, typename Op::acc_t* buf, const char* p, int64_t m,
+                            int64_t rows) {
+    using T = typename Op::in_t;
+    using A = typename Op::acc_t;
+    constexpr int W = 2 * lane_count<A>;
+    const int64_t lanes = m * (W / m);
+    const T* x = reinterpret_cast<const T*>(p);
+    const int64_t total = rows * m;
+    A lane[W];
+    for (int j = 0; j < W; ++j) lane[j] = op.identity();
+    int64_t i = 0;
+    for (; i + lanes <= total; i += lanes)
+        for (int64_t j = 0; j < lanes; ++j) lane[j] = op.step(lane[j], x[i + j]);
+    for (int64_t j = 0; j < lanes; ++j) buf[j % m] = op.combine(buf[j % m], lane[j]);
+    for (int64_t e = i; e < total; ++e) buf[(e - i) % m] = op.step(buf[(e - i) % m], x[e]);
+}
+
+/// The inner kernel (Note [reduction geometry]).
+template <class Op>
+void reduce_inner(const Op& op, const reduce_geometry& g, const char* in, char* out) {
+    using A = typename Op::acc_t;
+    using O = typename Op::out_t;
+    const int threads = reduce_threads();
+    const std::array<const int64_t*, 2> kst{g.kin, g.kout};
+    auto outputs = [&](int64_t ob, int64_t oe) {
+        for_each_run<2>(
+            g.nk, g.kshape, kst, ob, oe, [&](const std::array<int64_t, 2>& o, int64_t n) {
+                const int64_t si = g.nk ? g.kin[g.nk - 1] : 0, so = g.nk ? g.kout[g.nk - 1] : 0;
+                for (int64_t i = 0; i < n; ++i)
+                    *reinterpret_cast<O*>(out + o[1] + i * so) =
+                        op.finalize(reduce_range(op, g, in + o[0] + i * si, 0, g.reduced));
+            });
+    };
+    if (threads <= 1 || g.outputs * g.reduced < parallel_grain) {
+        outputs(0, g.outputs);
+        return;
+    }
+    if (g.outputs >= 4 * threads || g.outputs % threads == 0) {
+        const int64_t chunks = std::min<int64_t>(threads, g.outputs);
+#pragma omp parallel for num_threads(int(chunks)) schedule(static)
+        for (int64_t c = 0; c < chunks; ++c)
+            outputs(g.outputs * c / chunks, g.outputs * (c + 1) / chunks);
+        return;
+    }
+    // Few outputs: each thread reduces a range of every output's elements.
+    const int64_t chunks = std::clamp<int64_t>(g.reduced / 4096, 1, threads);
+    std::unique_ptr<A[]> part(new A[static_cast<size_t>(g.outputs * chunks)]);
+    std::unique_ptr<int64_t[]> in_off(new int64_t[static_cast<size_t>(g.outputs)]);
+    std::unique_ptr<int64_t[]> out_off(new int64_t[static_cast<size_t>(g.outputs)]);
+    int64_t k = 0;
+    for_each_run<2>(
+        g.nk, g.kshape, kst, 0, g.outputs, [&](const std::array<int64_t, 2>& o, int64_t n) {
+            const int64_t si = g.nk ? g.kin[g.nk - 1] : 0, so = g.nk ? g.kout[g.nk - 1] : 0;
+            for (int64_t i = 0; i < n; ++i, ++k) {
+                in_off[k] = o[0] + i * si;
+                out_off[k] = o[1] + i * so;
+            }
+        });
+#pragma omp parallel for num_threads(int(chunks)) schedule(static)
+    for (int64_t c = 0; c < chunks; ++c)
+        for (int64_t o = 0; o < g.outputs; ++o)
+            part[o * chunks + c] = reduce_range(op, g, in + in_off[o], g.reduced * c / chunks,
+                                                g.reduced * (c + 1) / chunks);
+    for (int64_t o = 0; o < g.outputs; ++o) {
+        A acc = part[o * chunks];
+        for (int64_t c = 1; c < chunks; ++c) acc = op.combine(acc, part[o * chunks + c]);
+        *reinterpret_cast<O*>(out + out_off[o]) = op.finalize(acc);
+    }
+}
+
+/// Outputs per tile of the column kernel: a buffer of accumulators that stays in L1.
+template <typename A>
+inline constexpr int64_t column_tile = std::max<int64_t>(64,
+                                                         16384 / static_cast<int64_t>(sizeof(A)));
+
+/// The column kernel (Note [reduction geometry]).
+template <class Op>
+void reduce_columns(const Op& op, const reduce_geometry& g, const char* in, char* out) {
+    using A = typename Op::acc_t;
+    using O = typename Op::out_t;
+    constexpr int64_t tile = column_tile<A>;
+    const int nk = g.nk;
+    const int64_t m = g.kshape[nk - 1], sk = g.kin[nk - 1], so = g.kout[nk - 1];
+    const int64_t tiles = (m + tile - 1) / tile;
+    const int64_t items = g.outputs / m * tiles;
+    const std::array<const int64_t*, 2> kst{g.kin, g.kout};
+    // Byte offsets of item `it`'s first input and output element, and its width.
+    auto locate = [&](int64_t it, int64_t& oi, int64_t& oo, int64_t& w) {
+        const int64_t outer = it / tiles, t = it % tiles;
+        oi = oo = 0;
+        for_each_run<2>(nk - 1, g.kshape, kst, outer, outer + 1,
+                        [&](const std::array<int64_t, 2>& o, int64_t) {
+                            oi = o[0];
+                            oo = o[1];
+                        });
+        oi += t * tile * sk;
+        oo += t * tile * so;
+        w = std::min(tile, m - t * tile);
+    };
+    const int64_t s0 = g.rin[g.nr - 1];
+    const bool interleaved = tiles == 1 && m < lane_count<A> &&
+                             sk == static_cast<int64_t>(sizeof(typename Op::in_t)) && s0 == m * sk;
+    auto accumulate = [&](A* buf, const char* p, int64_t w, int64_t rb, int64_t re) {
+        for_each_run<1>(g.nr, g.rshape, {g.rin}, rb, re,
+                        [&](const std::array<int64_t, 1>& o, int64_t n) {
+                            const char* q = p + o[0];
+                            if (interleaved) return accumulate_interleaved(op, buf, q, m, n);
+                            int64_t i = 0;
+                            for (; i + 4 <= n; i += 4) step_rows4(op, buf, q + i * s0, s0, sk, w);
+                            for (; i < n; ++i) step_row(op, buf, q + i * s0, sk, w);
+                        });
+    };
+    auto finish = [&](const A* buf, char* p, int64_t w) {
+        for (int64_t j = 0; j < w; ++j) *reinterpret_cast<O*>(p + j * so) = op.finalize(buf[j]);
+    };
+    auto run_items = [&](int64_t ib, int64_t ie) {
+        std::unique_ptr<A[]> buf(new A[static_cast<size_t>(tile)]);
+        for (int64_t it = ib; it < ie; ++it) {
+            int64_t oi, oo, w;
+            locate(it, oi, oo, w);
+            std::fill(buf.get(), buf.get() + w, op.identity());
+            accumulate(buf.get(), in + oi, w, 0, g.reduced);
+            finish(buf.get(), out + oo, w);
+        }
+    };
+    const int threads = reduce_threads();
+    if (threads <= 1 || g.outputs * g.reduced < parallel_grain) {
+        run_items(0, items);
+        return;
+    }
+    if (items >= 4 * threads || items % threads == 0) {
+        const int64_t chunks = std::min<int64_t>(threads, items);
+#pragma omp parallel for num_threads(int(chunks)) schedule(static)
+        for (int64_t c = 0; c < chunks; ++c)
+            run_items(items * c / chunks, items * (c + 1) / chunks);
+        return;
+    }
+    // Few tiles: each thread accumulates a range of the reduced rows into its own buffers.
+    const int64_t chunks = std::clamp<int64_t>(g.reduced / 64, 1, threads);
+    const auto span = static_cast<size_t>(items * tile);
+    std::unique_ptr<A[]> part(new A[span * static_cast<size_t>(chunks)]);
+#pragma omp parallel for num_threads(int(chunks)) schedule(static)
+    for (int64_t c = 0; c < chunks; ++c)
+        for (int64_t it = 0; it < items; ++it) {
+            int64_t oi, oo, w;
+            locate(it, oi, oo, w);
+            A* buf = part.get() + static_cast<size_t>(c) * span + static_cast<size_t>(it * tile);
+            std::fill(buf, buf + w, op.identity());
+            accumulate(buf, in + oi, w, g.reduced * c / chunks, g.reduced * (c + 1) / chunks);
+        }
+    for (int64_t it = 0; it < items; ++it) {
+        int64_t oi, oo, w;
+        locate(it, oi, oo, w);
+        A* buf = part.get() + static_cast<size_t>(it * tile);
+        for (int64_t c = 1; c < chunks; ++c) {
+            const A* other =
+                part.get() + static_cast<size_t>(c) * span + static_cast<size_t>(it * tile);
+            for (int64_t j = 0; j < w; ++j) buf[j] = op.combine(buf[j], other[j]);
+        }
+        finish(buf, out + oo, w);
+    }
+}
+
+/// Runs a reduction op over the geometry. `in` is x's element 0, `out` the output's.
+///
+/// An op provides in_t, acc_t, out_t, identity(), step(acc, in_t), combine(acc, acc) and
+/// finalize(acc) -> out_t, and optionally run(const in_t*, n) -> acc_t for contiguous runs;
+/// everything inlines, so there is no per-element indirect call.
+template <class Op>
+void run_reduction(const Op& op, const reduce_geometry& g, const void* in, void* out) {
+    using O = typename Op::out_t;
+    if (g.outputs == 0) return;
+    const char* pin = static_cast<const char*>(in) + g.in_shift;
+    char* pout = static_cast<char*>(out);
+    if (g.reduced == 0) {
+        const O v = op.finalize(op.identity());
+        const std::array<const int64_t*, 1> kst{g.kout};
+        for_each_run<1>(g.nk, g.kshape, kst, 0, g.outputs,
+                        [&](const std::array<int64_t, 1>& o, int64_t n) {
+                            const int64_t so = g.nk ? g.kout[g.nk - 1] : 0;
+                            for (int64_t i = 0; i < n; ++i)
+                                *reinterpret_cast<O*>(pout + o[0] + i * so) = v;
+                        });
+        return;
+    }
+    if (g.column)
+        reduce_columns(op, g, pin, pout);
+    else
+        reduce_inner(op, g, pin, pout);
+}
+
+// ---- per-family entry points (reduce_sum.cpp, reduce_minmax.cpp) ----
+
+/// sum, prod and mean over the geometry; `divisor` divides the result (mean's count).
+void reduce_sums(bool prod, bool mean, dtype dt, const reduce_geometry& g, const void* in,
+                 void* out, double divisor);
+/// min, max, any, all over the geometry.
+void reduce_extrema(bool is_max, dtype dt, const reduce_geometry& g, const void* in, void* out);
+void reduce_logical(bool is_all, dtype dt, const reduce_geometry& g, const void* in, void* out);
+
+} // namespace isthmus::cpu

@@ -1,0 +1,146 @@
+// CPU min, max, any and all: the comparison and logical ops the reduction engine runs.
+#include "cpu/reduce_engine.hpp"
+
+#include <limits>
+#include <type_traits>
+
+namespace isthmus::cpu {
+
+namespace {
+
+// float16/bfloat16 compare as float (exactly representable, converted back at the end).
+template <typename T>
+using key_t = std::conditional_t<is_half_v<T>, float, T>;
+
+template <typename K>
+bool is_nan(K v) {
+    if constexpr (is_complex_v<K>)
+        return v.real() != v.real() || v.imag() != v.imag();
+    else if constexpr (std::is_floating_point_v<K>)
+        return v != v;
+    else
+        return false;
+}
+
+// The extreme of `a` (the running value) and `x`. A NaN wins and stays (NumPy's minimum and
+// maximum propagate NaN); complex values compare lexicographically. The real-float form is
+// branch-free so that the lane kernel vectorises it.
+template <bool Max, typename K>
+K pick(K a, K x) {
+    if constexpr (is_complex_v<K>) {
+        if (is_nan(a)) return a;
+        if (is_nan(x)) return x;
+        const bool better =
+            Max ? (x.real() > a.real() || (x.real() == a.real() && x.imag() > a.imag()))
+                : (x.real() < a.real() || (x.real() == a.real() && x.imag() < a.imag()));
+        return better ? x : a;
+    } else if constexpr (std::is_floating_point_v<K>) {
+        return ((Max ? x > a : x < a) || x != x) ? x : a;
+    } else {
+        return (Max ? x > a : x < a) ? x : a;
+    }
+}
+
+template <typename T, bool Max>
+struct extremum_op {
+    using in_t = T;
+    using acc_t = key_t<T>;
+    using out_t = T;
+    using K = key_t<T>;
+
+    K identity() const {
+        if constexpr (is_complex_v<K>) {
+            using R = typename K::value_type;
+            const R inf = std::numeric_limits<R>::infinity();
+            return Max ? K(-inf, -inf) : K(inf, inf);
+        } else if constexpr (std::is_floating_point_v<K>) {
+            return Max ? -std::numeric_limits<K>::infinity() : std::numeric_limits<K>::infinity();
+        } else {
+            return Max ? std::numeric_limits<K>::lowest() : std::numeric_limits<K>::max();
+        }
+    }
+    K step(K a, T x) const { return pick<Max>(a, static_cast<K>(x)); }
+    K combine(K a, K b) const { return pick<Max>(a, b); }
+    T finalize(K a) const { return static_cast<T>(a); }
+
+    // Note [NaN-propagating extrema]: for float and double the lanes take the plain extreme
+    // (`x > m ? x : m`, one maxps/minps) and record NaNs in separate flag lanes; a run holding
+    // a NaN returns NaN. Half the instructions of the NaN-aware select in pick().
+    K run(const T* x, int64_t n) const requires std::is_floating_point_v<T> {
+        using F = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+        constexpr int W = lane_count<K>;
+        K acc = identity();
+        int64_t i = 0;
+        if (n >= W) {
+            K m[W];
+            F nan[W];
+            for (int j = 0; j < W; ++j) {
+                m[j] = identity();
+                nan[j] = 0;
+            }
+            for (; i + W <= n; i += W)
+                for (int j = 0; j < W; ++j) {
+                    const K v = x[i + j];
+                    m[j] = (Max ? v > m[j] : v < m[j]) ? v : m[j];
+                    nan[j] |= v != v ? F(1) : F(0);
+                }
+            F any_nan = 0;
+            for (int j = 0; j < W; ++j) {
+                acc = pick<Max>(acc, m[j]);
+                any_nan |= nan[j];
+            }
+            if (any_nan) return std::numeric_limits<K>::quiet_NaN();
+        }
+        for (; i < n; ++i) acc = pick<Max>(acc, x[i]);
+        return acc;
+    }
+};
+
+// any/all accumulate 0/1 flags as wide as the input elements, so that the compare, the mask
+// and the or/and stay in one vector width and the lane kernel vectorises.
+template <typename T>
+using flag_t =
+    std::conditional_t<sizeof(T) == 1, uint8_t,
+                       std::conditional_t<sizeof(T) == 2, uint16_t,
+                                          std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+
+template <typename T, bool All>
+struct logical_op {
+    using in_t = T;
+    using acc_t = flag_t<T>;
+    using out_t = bool;
+    using F = flag_t<T>;
+
+    F identity() const { return All ? F(1) : F(0); }
+    F combine(F a, F b) const { return All ? F(a & b) : F(a | b); }
+    F step(F a, T x) const { return combine(a, convert<bool>(x) ? F(1) : F(0)); }
+    bool finalize(F a) const { return a != 0; }
+};
+
+template <typename T>
+void reduce_extrema_as(bool is_max, const reduce_geometry& g, const void* in, void* out) {
+    if (is_max)
+        run_reduction(extremum_op<T, true>{}, g, in, out);
+    else
+        run_reduction(extremum_op<T, false>{}, g, in, out);
+}
+
+template <typename T>
+void reduce_logical_as(bool is_all, const reduce_geometry& g, const void* in, void* out) {
+    if (is_all)
+        run_reduction(logical_op<T, true>{}, g, in, out);
+    else
+        run_reduction(logical_op<T, false>{}, g, in, out);
+}
+
+} // namespace
+
+void reduce_extrema(bool is_max, dtype dt, const reduce_geometry& g, const void* in, void* out) {
+    ISTHMUS_DISPATCH(dt, T, { reduce_extrema_as<T>(is_max, g, in, out); });
+}
+
+void reduce_logical(bool is_all, dtype dt, const reduce_geometry& g, const void* in, void* out) {
+    ISTHMUS_DISPATCH(dt, T, { reduce_logical_as<T>(is_all, g, in, out); });
+}
+
+} // namespace isthmus::cpu

@@ -1,0 +1,184 @@
+// Unary elementwise ops, casts and the complex parts (real/imag views, conj).
+#include "ops/elementwise_host.hpp"
+
+namespace isthmus {
+
+namespace {
+
+// The real (imag = false) or imaginary part of a complex tensor as a strided view of the same
+// storage: a complex element is two reals, so strides and offset double.
+tensor part_view(const tensor& t, bool imag) {
+    shape_t strides = t.strides();
+    for (auto& s : strides) s *= 2;
+    return tensor::from_storage(t.storage(), real_dtype(t.dtype()), t.shape(), std::move(strides),
+                                t.offset() * 2 + (imag ? 1 : 0));
+}
+
+tensor filled(const shape_t& shape, dtype dt, double v) {
+    tensor out = tensor::empty(shape, dt, MEMRESOURCE_CPU);
+    out.fill(v);
+    return out;
+}
+
+} // namespace
+
+std::string_view name(unary_op op) noexcept {
+    switch (op) {
+    case unary_op::neg:
+        return "neg";
+    case unary_op::abs:
+        return "abs";
+    case unary_op::sign:
+        return "sign";
+    case unary_op::exp:
+        return "exp";
+    case unary_op::log:
+        return "log";
+    case unary_op::log2:
+        return "log2";
+    case unary_op::log10:
+        return "log10";
+    case unary_op::expm1:
+        return "expm1";
+    case unary_op::log1p:
+        return "log1p";
+    case unary_op::sqrt:
+        return "sqrt";
+    case unary_op::rsqrt:
+        return "rsqrt";
+    case unary_op::sin:
+        return "sin";
+    case unary_op::cos:
+        return "cos";
+    case unary_op::tan:
+        return "tan";
+    case unary_op::asin:
+        return "asin";
+    case unary_op::acos:
+        return "acos";
+    case unary_op::atan:
+        return "atan";
+    case unary_op::sinh:
+        return "sinh";
+    case unary_op::cosh:
+        return "cosh";
+    case unary_op::tanh:
+        return "tanh";
+    case unary_op::floor:
+        return "floor";
+    case unary_op::ceil:
+        return "ceil";
+    case unary_op::round:
+        return "round";
+    case unary_op::logical_not:
+        return "logical_not";
+    case unary_op::bit_not:
+        return "bit_not";
+    case unary_op::isnan:
+        return "isnan";
+    case unary_op::isinf:
+        return "isinf";
+    case unary_op::isfinite:
+        return "isfinite";
+    case unary_op::real:
+        return "real";
+    case unary_op::imag:
+        return "imag";
+    case unary_op::conj:
+        return "conj";
+    case unary_op::square:
+        return "square";
+    case unary_op::reciprocal:
+        return "reciprocal";
+    }
+    return "?";
+}
+
+dtype result_type(unary_op op, dtype a) {
+    return ops::unary_types(op, a).result;
+}
+
+tensor unary(unary_op op, const tensor& a) {
+    using ops::unary_action;
+    const std::string_view what = name(op);
+    ops::check_defined(a, what, "input");
+    const auto sig = ops::unary_types(op, a.dtype());
+    ops::elementwise_device({&a});
+    switch (sig.action) {
+    case unary_action::copy:
+        return a.to(sig.result);
+    case unary_action::fill_false:
+        return filled(a.shape(), sig.result, 0.0);
+    case unary_action::fill_true:
+        return filled(a.shape(), sig.result, 1.0);
+    case unary_action::zeros:
+        return filled(a.shape(), sig.result, 0.0);
+    case unary_action::real_part:
+        return part_view(a, false).clone();
+    case unary_action::imag_part:
+        return part_view(a, true).clone();
+    case unary_action::kernel:
+        break;
+    }
+    tensor out = ops::new_output(a.shape(), sig.result, MEMRESOURCE_CPU, {&a});
+    if (out.numel() == 0) return out;
+    const ops::host_operand in(a, a.shape());
+    const ops::host_lock w(out, lock_mode::write);
+    cpu::unary(op, sig.compute, a.shape(), {w.data(), out.dtype(), &out.strides()}, in.get());
+    return out;
+}
+
+void unary_inplace(unary_op op, const tensor& target) {
+    using ops::unary_action;
+    const std::string_view what = name(op);
+    ops::check_defined(target, what, "target");
+    const auto sig = ops::unary_types(op, target.dtype());
+    ops::check_inplace_cast(sig.result, target.dtype(), what);
+    ops::check_writable(target, what);
+    ops::elementwise_device({&target});
+    if (target.numel() == 0) return;
+    tensor t = target; // a handle onto the same view (fill and copy_from are non-const)
+    switch (sig.action) {
+    case unary_action::copy:
+        return;
+    case unary_action::fill_false:
+    case unary_action::zeros:
+        t.fill(0.0);
+        return;
+    case unary_action::fill_true:
+        t.fill(1.0);
+        return;
+    case unary_action::real_part:
+        t.copy_from(part_view(target, false));
+        return;
+    case unary_action::imag_part:
+        t.copy_from(part_view(target, true));
+        return;
+    case unary_action::kernel:
+        break;
+    }
+    const ops::host_lock rw(target, lock_mode::readwrite);
+    const cpu::operand x{rw.data(), target.dtype(), &target.strides()};
+    cpu::unary(op, sig.compute, target.shape(), x, x);
+}
+
+tensor cast(const tensor& t, dtype dt) {
+    ops::check_defined(t, "cast", "input");
+    return t.to(dt);
+}
+
+tensor real(const tensor& t) {
+    ops::check_defined(t, "real", "input");
+    return is_complex(t.dtype()) ? part_view(t, false) : t;
+}
+
+tensor imag(const tensor& t) {
+    ops::check_defined(t, "imag", "input");
+    return is_complex(t.dtype()) ? part_view(t, true) : filled(t.shape(), t.dtype(), 0.0);
+}
+
+tensor conj(const tensor& t) {
+    return unary(unary_op::conj, t);
+}
+
+} // namespace isthmus

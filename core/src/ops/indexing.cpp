@@ -1,0 +1,450 @@
+// NumPy-style subscripts: parsing, basic indexing (views), advanced indexing (gather) and
+// index assignment (scatter).
+#include "isthmus/ops/indexing.hpp"
+#include "cpu/fill.hpp"
+#include "cpu/gather.hpp"
+#include "isthmus/ops/creation.hpp"
+#include "ops/dispatch.hpp"
+
+#include <deque>
+#include <limits>
+#include <memory>
+
+namespace isthmus {
+
+index_item::index_item(bool b) : v_(isthmus::tensor::scalar_tensor(b)) {}
+
+index_item::index_item(isthmus::tensor t) : v_(std::move(t)) {
+    ISTHMUS_CHECK(std::get<isthmus::tensor>(v_).defined(), value_error,
+                  "index: an undefined tensor cannot be an index");
+}
+
+int64_t index_item::integer() const {
+    ISTHMUS_ASSERT(type() == kind::integer, "index_item is not an integer");
+    return std::get<int64_t>(v_);
+}
+
+const index_slice& index_item::slice() const {
+    ISTHMUS_ASSERT(type() == kind::slice, "index_item is not a slice");
+    return std::get<index_slice>(v_);
+}
+
+const isthmus::tensor& index_item::tensor() const {
+    ISTHMUS_ASSERT(type() == kind::tensor, "index_item is not a tensor");
+    return std::get<isthmus::tensor>(v_);
+}
+
+namespace {
+
+using item_kind = index_item::kind;
+
+// An advanced index entry: an integer array indexing one dimension of the basic view.
+struct advanced_entry {
+    int64_t dim;  // the dimension of the basic view it indexes
+    tensor index; // integer index array (any integer dtype)
+    int64_t axis; // the indexed tensor's axis, for messages (-1: inserted by a 0-d mask)
+    bool check;   // false when in range by construction (mask coordinates, checked integers)
+};
+
+// A subscript after its basic part: the view (advanced dimensions still whole) plus the
+// advanced entries in dimension order.
+struct parsed_subscript {
+    tensor view;
+    std::vector<advanced_entry> adv;
+};
+
+tensor slice_view(const tensor& v, int64_t d, const index_slice& s) {
+    int64_t step = s.step.value_or(1);
+    ISTHMUS_CHECK(step != 0, value_error, "slice step cannot be zero");
+    // A step beyond the size selects at most one element; bounding it keeps the length and
+    // stride arithmetic from overflowing (Python allows any step).
+    const int64_t cap = std::max<int64_t>(v.shape()[static_cast<size_t>(d)], 1);
+    step = std::clamp(step, -cap, cap);
+    const int64_t start = s.start.value_or(step > 0 ? 0 : std::numeric_limits<int64_t>::max());
+    const int64_t stop = s.stop.value_or(step > 0 ? std::numeric_limits<int64_t>::max()
+                                                  : std::numeric_limits<int64_t>::min());
+    return v.slice(d, start, stop, step);
+}
+
+// The value of a 0-d integer index tensor (NumPy treats it as a plain integer).
+int64_t scalar_index(const tensor& x) {
+    if (is_unsigned_int(x.dtype())) {
+        const auto u = x.item<uint64_t>();
+        return u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+                   ? std::numeric_limits<int64_t>::max()
+                   : static_cast<int64_t>(u);
+    }
+    return x.item<int64_t>();
+}
+
+// Merges dimensions [d, d + k) of `v` into one when their strides allow it (a view).
+bool merge_dims(tensor& v, int64_t d, int64_t k) {
+    const shape_t& sh = v.shape();
+    const shape_t& st = v.strides();
+    for (int64_t j = d; j + 1 < d + k; ++j) {
+        const auto u = static_cast<size_t>(j);
+        if (st[u] != st[u + 1] * sh[u + 1]) return false;
+    }
+    shape_t shape(sh.begin(), sh.begin() + d), strides(st.begin(), st.begin() + d);
+    int64_t n = 1;
+    for (int64_t j = d; j < d + k; ++j) n *= sh[static_cast<size_t>(j)];
+    shape.push_back(n);
+    strides.push_back(st[static_cast<size_t>(d + k - 1)]);
+    shape.insert(shape.end(), sh.begin() + d + k, sh.end());
+    strides.insert(strides.end(), st.begin() + d + k, st.end());
+    v = tensor::from_storage(v.storage(), v.dtype(), std::move(shape), std::move(strides),
+                             v.offset());
+    return true;
+}
+
+parsed_subscript parse_subscript(const tensor& t, const std::vector<index_item>& items) {
+    ISTHMUS_CHECK(t.defined(), value_error, "index: the tensor is undefined");
+    int64_t consumed = 0;
+    int ellipses = 0;
+    bool advanced = false;
+    for (const index_item& it : items) {
+        switch (it.type()) {
+        case item_kind::integer:
+        case item_kind::slice:
+            ++consumed;
+            break;
+        case item_kind::ellipsis:
+            ++ellipses;
+            break;
+        case item_kind::newaxis:
+            break;
+        case item_kind::tensor: {
+            const tensor& x = it.tensor();
+            if (x.dtype() == dtype::bool_) {
+                consumed += x.dim();
+                advanced = true;
+                break;
+            }
+            ISTHMUS_CHECK(is_integer(x.dtype()), index_error,
+                          "arrays used as indices must be of integer (or boolean) type, got ",
+                          x.dtype());
+            ++consumed;
+            advanced = advanced || x.dim() > 0;
+            break;
+        }
+        }
+    }
+    ISTHMUS_CHECK(ellipses <= 1, index_error,
+                  "an index can only have a single ellipsis ('...'), got ", ellipses);
+    ISTHMUS_CHECK(consumed <= t.dim(), index_error, "too many indices for tensor: tensor is ",
+                  t.dim(), "-dimensional, but ", consumed, " were indexed");
+
+    parsed_subscript r{t, {}};
+    tensor& v = r.view;
+    int64_t d = 0, axis = 0;
+    // Note [integers beside arrays]: with no index arrays an integer removes its dimension
+    // (a view); beside index arrays it is a 0-d index array, as in NumPy, so it takes part in
+    // broadcasting and in the "advanced entries adjacent?" rule.
+    auto integer = [&](int64_t i) {
+        const int64_t n = v.shape()[static_cast<size_t>(d)];
+        ISTHMUS_CHECK(i >= -n && i < n, index_error, "index ", i, " is out of bounds for axis ",
+                      axis, " with size ", n);
+        if (advanced)
+            r.adv.push_back({d++, tensor::scalar_tensor<int64_t>(i), axis, false});
+        else
+            v = v.select(d, i);
+        ++axis;
+    };
+    for (const index_item& it : items) {
+        switch (it.type()) {
+        case item_kind::integer:
+            integer(it.integer());
+            break;
+        case item_kind::slice:
+            v = slice_view(v, d++, it.slice());
+            ++axis;
+            break;
+        case item_kind::newaxis:
+            v = v.unsqueeze(d++);
+            break;
+        case item_kind::ellipsis:
+            d += t.dim() - consumed;
+            axis += t.dim() - consumed;
+            break;
+        case item_kind::tensor: {
+            const tensor& x = it.tensor();
+            if (x.dtype() != dtype::bool_) {
+                if (x.dim() == 0) {
+                    integer(scalar_index(x));
+                } else {
+                    r.adv.push_back({d++, x, axis++, true});
+                }
+                break;
+            }
+            if (x.dim() == 0) {
+                // A 0-d mask (True / False) adds a dimension of size 1 and takes [0] or [] of it.
+                v = v.unsqueeze(d);
+                const int64_t count = x.item<bool>() ? 1 : 0;
+                r.adv.push_back({d++, zeros({count}, dtype::int64, MEMRESOURCE_CPU), -1, false});
+                break;
+            }
+            for (int64_t j = 0; j < x.dim(); ++j) {
+                const int64_t n = v.shape()[static_cast<size_t>(d + j)];
+                const int64_t m = x.shape()[static_cast<size_t>(j)];
+                ISTHMUS_CHECK(n == m, index_error,
+                              "boolean index did not match indexed tensor along axis ", axis + j,
+                              "; size of axis is ", n,
+                              " but size of corresponding boolean axis is ", m);
+            }
+            if (x.dim() > 1 && merge_dims(v, d, x.dim())) {
+                // Note [flat masks]: when the masked dimensions are contiguous with each other,
+                // they are one dimension for indexing: a 1-d mask and one index array.
+                r.adv.push_back({d++, nonzero(x.reshape({-1}))[0], axis, false});
+                axis += x.dim();
+                break;
+            }
+            std::vector<tensor> coords = nonzero(x);
+            for (int64_t j = 0; j < x.dim(); ++j)
+                r.adv.push_back({d + j, coords[static_cast<size_t>(j)], axis + j, false});
+            d += x.dim();
+            axis += x.dim();
+            break;
+        }
+        }
+    }
+    return r;
+}
+
+// Where the advanced entries' broadcast shape goes in the result, and the other dimensions.
+struct advanced_layout {
+    shape_t common; // the index arrays broadcast together
+    shape_t result; // the result (gather) / indexed (scatter) shape
+    int64_t block;  // position of common's dimensions in result
+    shape_t rest;   // the view's dimensions that are not indexed by arrays, in order
+};
+
+advanced_layout layout_of(const tensor& v, const std::vector<advanced_entry>& adv) {
+    advanced_layout L;
+    for (const advanced_entry& e : adv) {
+        const shape_t& s = e.index.shape();
+        const size_t n = std::max(L.common.size(), s.size());
+        shape_t b(n, 1);
+        bool ok = true;
+        for (size_t i = 0; i < n; ++i) {
+            const int64_t x = i < n - L.common.size() ? 1 : L.common[i - (n - L.common.size())];
+            const int64_t y = i < n - s.size() ? 1 : s[i - (n - s.size())];
+            ok = ok && (x == y || x == 1 || y == 1);
+            b[i] = x == 1 ? y : x;
+        }
+        if (!ok) {
+            std::string shapes;
+            for (const advanced_entry& f : adv) shapes += " " + shape_str(f.index.shape());
+            ISTHMUS_THROW(index_error,
+                          "shape mismatch: indexing arrays could not be broadcast "
+                          "together with shapes",
+                          shapes);
+        }
+        L.common = std::move(b);
+    }
+    bool adjacent = true;
+    for (size_t j = 0; j < adv.size(); ++j)
+        adjacent = adjacent && adv[j].dim == adv[0].dim + static_cast<int64_t>(j);
+    std::vector<bool> indexed(static_cast<size_t>(v.dim()), false);
+    for (const advanced_entry& e : adv) indexed[static_cast<size_t>(e.dim)] = true;
+    for (int64_t d = 0; d < v.dim(); ++d)
+        if (!indexed[static_cast<size_t>(d)]) L.rest.push_back(v.shape()[static_cast<size_t>(d)]);
+    // Adjacent advanced entries keep their place; separated ones go first (NumPy's rule).
+    L.block = adjacent ? adv[0].dim : 0;
+    L.result.assign(L.rest.begin(), L.rest.begin() + L.block);
+    L.result.insert(L.result.end(), L.common.begin(), L.common.end());
+    L.result.insert(L.result.end(), L.rest.begin() + L.block, L.rest.end());
+    return L;
+}
+
+// Where the rows of an advanced index start (see Note [row offsets]), with the memory and locks
+// that keep the answer valid.
+struct located_rows {
+    cpu::row_offsets at;
+    int64_t rows = 0;
+    std::unique_ptr<int64_t[]> off;    // summed offsets, when several index arrays
+    std::unique_ptr<ops::access> lock; // the single index array, when read directly
+};
+
+[[noreturn]] void throw_out_of_range(const cpu::offset_source& s, const shape_t& common,
+                                     int64_t axis) {
+    ISTHMUS_THROW(index_error, "index ", cpu::first_bad_index(common, s),
+                  " is out of bounds for axis ", axis, " with size ", s.size);
+}
+
+// Locates the rows; raises index_error (before anything is written) for an out-of-range index.
+located_rows locate_rows(const tensor& v, const std::vector<advanced_entry>& adv,
+                         const shape_t& common) {
+    located_rows r;
+    r.rows = numel_of(common);
+    if (r.rows == 0) return r;
+    const auto isz = static_cast<int64_t>(v.itemsize());
+    if (adv.size() == 1 && adv[0].index.dtype() == dtype::int64 && adv[0].index.is_contiguous()) {
+        const advanced_entry& e = adv[0];
+        const auto d = static_cast<size_t>(e.dim);
+        r.lock = std::make_unique<ops::access>(e.index, lock_mode::read, MEMRESOURCE_CPU);
+        const auto* idx = r.lock->as<const int64_t>();
+        const cpu::offset_source s{&e.index, idx, v.shape()[d], v.strides()[d] * isz, e.check};
+        if (e.check && !cpu::indices_in_range(idx, r.rows, s.size))
+            throw_out_of_range(s, common, e.axis);
+        r.at = {nullptr, idx, s.size, s.stride_bytes};
+        return r;
+    }
+    std::vector<tensor> expanded;
+    expanded.reserve(adv.size());
+    std::deque<ops::access> locks;
+    std::vector<cpu::offset_source> sources;
+    for (const advanced_entry& e : adv) {
+        expanded.push_back(e.index.expand(common));
+        locks.emplace_back(expanded.back(), lock_mode::read, MEMRESOURCE_CPU);
+        const auto d = static_cast<size_t>(e.dim);
+        sources.push_back(
+            {&expanded.back(), locks.back().data(), v.shape()[d], v.strides()[d] * isz, e.check});
+    }
+    r.off = std::make_unique_for_overwrite<int64_t[]>(static_cast<size_t>(r.rows));
+    const int64_t bad = cpu::index_offsets(common, sources, r.off.get());
+    if (bad >= 0)
+        throw_out_of_range(sources[static_cast<size_t>(bad)], common,
+                           adv[static_cast<size_t>(bad)].axis);
+    r.at.off = r.off.get();
+    return r;
+}
+
+// The view with every advanced dimension fixed at index 0: the "rest" dimensions, at row 0.
+tensor rest_view(const tensor& v, const std::vector<advanced_entry>& adv) {
+    tensor r = v;
+    for (size_t j = adv.size(); j-- > 0;) r = r.select(adv[j].dim, 0);
+    return r;
+}
+
+// `t` with the dimensions [block, block + n) fixed at index 0.
+tensor drop_block(const tensor& t, int64_t block, size_t n) {
+    tensor r = t;
+    for (size_t j = 0; j < n; ++j) r = r.select(block, 0);
+    return r;
+}
+
+// The single byte stride that steps through dimensions [block, block + n) of `t` in C order,
+// if there is one (then the block is one "row" axis).
+bool block_stride(const tensor& t, int64_t block, size_t n, int64_t& stride) {
+    int64_t inner_stride = 0, inner_size = 1;
+    bool found = false;
+    for (size_t j = n; j-- > 0;) {
+        const auto d = static_cast<size_t>(block) + j;
+        const int64_t size = t.shape()[d], st = t.strides()[d];
+        if (size == 1) continue;
+        if (!found) {
+            stride = st;
+            found = true;
+        } else if (st != inner_stride * inner_size) {
+            return false;
+        }
+        inner_stride = st;
+        inner_size = size;
+    }
+    if (!found) stride = 0;
+    return true;
+}
+
+// Removes leading size-1 dimensions of `value` beyond `rank` (NumPy allows them in setitem).
+tensor strip_leading_ones(tensor value, int64_t rank) {
+    while (value.dim() > rank && value.shape()[0] == 1) value = value.squeeze(0);
+    return value;
+}
+
+void check_assignable(const tensor& value, const shape_t& shape) {
+    bool ok = value.dim() <= static_cast<int64_t>(shape.size());
+    for (int64_t i = 0; ok && i < value.dim(); ++i) {
+        const int64_t from = value.shape()[static_cast<size_t>(value.dim() - 1 - i)];
+        const int64_t to = shape[shape.size() - 1 - static_cast<size_t>(i)];
+        ok = from == to || from == 1;
+    }
+    ISTHMUS_CHECK(ok, value_error, "could not broadcast the value of shape ",
+                  shape_str(value.shape()), " into the indexed shape ", shape_str(shape));
+}
+
+void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& value_in) {
+    const tensor& v = p.view;
+    if (p.adv.empty()) {
+        tensor value = strip_leading_ones(value_in, v.dim());
+        check_assignable(value, v.shape());
+        tensor dst = v;
+        dst.copy_from(value);
+        return;
+    }
+    // Only the CPU has kernels so far: whatever ops::pick_resource chooses, the scatter runs
+    // here through host locks (Note [scheduling rule]).
+    [[maybe_unused]] const resource_id where = ops::pick_resource({&target, &value_in});
+    const advanced_layout L = layout_of(v, p.adv);
+    tensor value = strip_leading_ones(value_in, static_cast<int64_t>(L.result.size()));
+    check_assignable(value, L.result);
+    const located_rows rows = locate_rows(v, p.adv, L.common);
+    if (rows.rows == 0 || numel_of(L.result) == 0) return;
+
+    if (value.dtype() != v.dtype()) value = value.to(v.dtype());
+    // Note [overlapping copies]: a value aliasing the target is read from a copy.
+    if (value.storage() == target.storage()) value = value.clone();
+    tensor vr = value.expand(L.result);
+    int64_t row_stride = 0;
+    if (!block_stride(vr, L.block, L.common.size(), row_stride)) {
+        vr = vr.contiguous();
+        block_stride(vr, L.block, L.common.size(), row_stride);
+    }
+    const tensor dst_rest = rest_view(v, p.adv);
+    const tensor val_rest = drop_block(vr, L.block, L.common.size());
+    const auto isz = static_cast<int64_t>(v.itemsize());
+    const auto plan =
+        cpu::make_plan<2>(L.rest, {&dst_rest.strides(), &val_rest.strides()}, {isz, isz});
+    auto src = ops::read_host(vr);
+    auto dst = ops::readwrite_host(v);
+    cpu::scatter_rows(v.itemsize(), dst.as<char>(), src.as<char>(), rows.at, rows.rows,
+                      row_stride * isz, plan);
+}
+
+} // namespace
+
+tensor index(const tensor& t, const std::vector<index_item>& items) {
+    const parsed_subscript p = parse_subscript(t, items);
+    if (p.adv.empty()) return p.view;
+    // Only the CPU has kernels so far: whatever ops::pick_resource chooses, the gather runs
+    // here through host locks and its result lives on the CPU (Note [scheduling rule]).
+    [[maybe_unused]] const resource_id where = ops::pick_resource({&t});
+    const tensor& v = p.view;
+    const advanced_layout L = layout_of(v, p.adv);
+    tensor out = tensor::empty(L.result, v.dtype(), MEMRESOURCE_CPU);
+    const located_rows rows = locate_rows(v, p.adv, L.common);
+    if (rows.rows == 0 || out.numel() == 0) return out;
+
+    const tensor src_rest = rest_view(v, p.adv);
+    const tensor out_rest = drop_block(out, L.block, L.common.size());
+    const auto isz = static_cast<int64_t>(v.itemsize());
+    const int64_t row_bytes =
+        out.strides()[static_cast<size_t>(L.block) + L.common.size() - 1] * isz;
+    const auto plan =
+        cpu::make_plan<2>(L.rest, {&out_rest.strides(), &src_rest.strides()}, {isz, isz});
+    auto src = ops::read_host(v);
+    auto dst = ops::write_host(out);
+    cpu::gather_rows(v.itemsize(), dst.as<char>(), src.as<char>(), rows.at, rows.rows, row_bytes,
+                     plan);
+    return out;
+}
+
+void index_put(const tensor& target, const std::vector<index_item>& items, const tensor& value) {
+    ISTHMUS_CHECK(value.defined(), value_error, "index_put: the value is undefined");
+    put_parsed(target, parse_subscript(target, items), value);
+}
+
+void index_put(const tensor& target, const std::vector<index_item>& items, const scalar& value) {
+    const parsed_subscript p = parse_subscript(target, items);
+    if (p.adv.empty()) {
+        fill(p.view, value);
+        return;
+    }
+    tensor s = tensor::empty({}, target.dtype(), MEMRESOURCE_CPU);
+    {
+        auto w = ops::write_host(s);
+        cpu::fill(s, w.data(), value);
+    }
+    put_parsed(target, p, s);
+}
+
+} // namespace isthmus

@@ -1,0 +1,150 @@
+// Reduction ops (sum, prod, mean, min, max, any, all, var, std): axes, keepdims, result dtypes
+// and checks, then the CPU kernels.
+#include "isthmus/ops/reduce.hpp"
+
+#include "cpu/reduce.hpp"
+#include "ops/dispatch.hpp"
+
+namespace isthmus {
+
+namespace {
+
+// The reduced dimensions of a tensor and the shapes of the result.
+struct axes_plan {
+    std::vector<bool> reduced; // per input dimension
+    shape_t kept;              // result shape without keepdims
+    shape_t with_ones;         // result shape with keepdims
+    int64_t count = 1;         // elements reduced into each output
+};
+
+axes_plan plan_axes(const char* op, const tensor& t, const reduce_axes& axes) {
+    ISTHMUS_CHECK(t.defined(), value_error, op, ": the input tensor is undefined");
+    const int64_t rank = t.dim();
+    axes_plan p;
+    p.reduced.assign(static_cast<size_t>(rank), axes.all());
+    if (!axes.all())
+        for (int64_t a : axes.list()) {
+            ISTHMUS_CHECK(a >= -rank && a < rank, index_error, op, ": axis ", a,
+                          " is out of range for a tensor of rank ", rank, " (shape ",
+                          shape_str(t.shape()), ")");
+            const auto d = static_cast<size_t>(a < 0 ? a + rank : a);
+            ISTHMUS_CHECK(!p.reduced[d], value_error, op, ": axis ", a, " is repeated in axes ",
+                          shape_str(axes.list()));
+            p.reduced[d] = true;
+        }
+    for (size_t d = 0; d < static_cast<size_t>(rank); ++d) {
+        const int64_t n = t.shape()[d];
+        if (p.reduced[d]) {
+            p.count *= n;
+            p.with_ones.push_back(1);
+        } else {
+            p.kept.push_back(n);
+            p.with_ones.push_back(n);
+        }
+    }
+    return p;
+}
+
+// Note [reduction device]: ops pick their resource by the scheduling rule (ops::pick_resource);
+// only the CPU has reduction kernels so far, so every reduction reads its inputs on the CPU and
+// writes a CPU result. A CUDA backend adds its kernels where `where` is decided.
+resource_id reduction_resource(std::initializer_list<const tensor*> inputs) {
+    resource_id where = ops::pick_resource(inputs);
+    if (where != MEMRESOURCE_CPU) where = MEMRESOURCE_CPU; // no reduction kernels there yet
+    return where;
+}
+
+// Runs one engine reduction; the result has the kept dimensions (keepdims applied by the caller).
+tensor run_kind(cpu::reduce_kind kind, const tensor& t, const axes_plan& p, double divisor) {
+    const resource_id where = reduction_resource({&t});
+    tensor out = tensor::empty(p.kept, cpu::reduce_result_dtype(kind, t.dtype()), where);
+    auto in = ops::read_host(t);
+    auto o = ops::write_host(out);
+    cpu::reduce(kind, out, o.data(), t, in.data(), p.reduced, divisor);
+    return out;
+}
+
+tensor finish(const tensor& out, const axes_plan& p, bool keepdims) {
+    return keepdims ? out.view(p.with_ones) : out;
+}
+
+tensor reduction(const char* op, cpu::reduce_kind kind, const tensor& t, const reduce_axes& axes,
+                 bool keepdims) {
+    const axes_plan p = plan_axes(op, t, axes);
+    if (kind == cpu::reduce_kind::min || kind == cpu::reduce_kind::max)
+        ISTHMUS_CHECK(p.count > 0, value_error, op, ": zero-size reduction over axes of shape ",
+                      shape_str(t.shape()), " has no identity (min/max of an empty set)");
+    const double divisor = kind == cpu::reduce_kind::mean ? static_cast<double>(p.count) : 1.0;
+    return finish(run_kind(kind, t, p, divisor), p, keepdims);
+}
+
+// Note [variance]: NumPy's two-pass algorithm: the mean (kept dimensions), then the mean of
+// |x - mean|^2 over the same axes, with divisor max(N - ddof, 0). The squares go to a
+// temporary in float32 (float32/complex64/half inputs) or float64, and their sum accumulates
+// in double (Note [float32 summation]). float16/bfloat16 inputs are widened to float32 first
+// so that the mean is not rounded to half precision.
+tensor variance(const char* op, const tensor& t, const reduce_axes& axes, bool keepdims,
+                int64_t ddof, bool root) {
+    const axes_plan p = plan_axes(op, t, axes);
+    const dtype result = cpu::var_result_dtype(t.dtype());
+    const tensor x = is_floating(t.dtype()) && itemsize(t.dtype()) == 2 ? t.to(dtype::float32) : t;
+    const tensor m = run_kind(cpu::reduce_kind::mean, x, p, static_cast<double>(p.count))
+                         .view(p.with_ones)
+                         .expand(x.shape());
+    const resource_id where = reduction_resource({&t});
+    tensor dev = tensor::empty(x.shape(), cpu::var_work_dtype(x.dtype()), where);
+    {
+        auto xin = ops::read_host(x);
+        auto mh = ops::read_host(m);
+        auto d = ops::write_host(dev);
+        cpu::squared_deviation(dev, d.data(), x, xin.data(), m, mh.data());
+    }
+    const auto divisor = static_cast<double>(std::max<int64_t>(p.count - ddof, 0));
+    tensor out = run_kind(cpu::reduce_kind::mean, dev, p, divisor);
+    if (root) {
+        auto o = ops::readwrite_host(out);
+        cpu::sqrt_inplace(out, o.data());
+    }
+    if (out.dtype() != result) out = out.to(result);
+    return finish(out, p, keepdims);
+}
+
+} // namespace
+
+tensor sum(const tensor& t, const reduce_axes& axes, bool keepdims) {
+    return reduction("sum", cpu::reduce_kind::sum, t, axes, keepdims);
+}
+
+tensor prod(const tensor& t, const reduce_axes& axes, bool keepdims) {
+    return reduction("prod", cpu::reduce_kind::prod, t, axes, keepdims);
+}
+
+tensor mean(const tensor& t, const reduce_axes& axes, bool keepdims) {
+    return reduction("mean", cpu::reduce_kind::mean, t, axes, keepdims);
+}
+
+tensor min(const tensor& t, const reduce_axes& axes, bool keepdims) {
+    return reduction("min", cpu::reduce_kind::min, t, axes, keepdims);
+}
+
+tensor max(const tensor& t, const reduce_axes& axes, bool keepdims) {
+    return reduction("max", cpu::reduce_kind::max, t, axes, keepdims);
+}
+
+tensor any(const tensor& t, const reduce_axes& axes, bool keepdims) {
+    return reduction("any", cpu::reduce_kind::any, t, axes, keepdims);
+}
+
+tensor all(const tensor& t, const reduce_axes& axes, bool keepdims) {
+    return reduction("all", cpu::reduce_kind::all, t, axes, keepdims);
+}
+
+tensor var(const tensor& t, const reduce_axes& axes, bool keepdims, int64_t ddof) {
+    return variance("var", t, axes, keepdims, ddof, false);
+}
+
+tensor std_(const tensor& t, const reduce_axes& axes, bool keepdims, int64_t ddof) {
+    return variance("std", t, axes, keepdims, ddof, true);
+}
+
+} // namespace isthmus

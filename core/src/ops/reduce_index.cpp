@@ -1,0 +1,105 @@
+// Index-aware reduction ops: argmin/argmax (flat or along an axis) and cumsum/cumprod.
+#include "isthmus/ops/reduce.hpp"
+
+#include "cpu/reduce.hpp"
+#include "ops/dispatch.hpp"
+
+namespace isthmus {
+
+namespace {
+
+// As Note [reduction device] in reduce.cpp: only the CPU has these kernels so far.
+resource_id index_resource(const tensor& t) {
+    resource_id where = ops::pick_resource({&t});
+    if (where != MEMRESOURCE_CPU) where = MEMRESOURCE_CPU;
+    return where;
+}
+
+tensor arg_along(const char* op, bool is_max, const tensor& t, int64_t axis, bool keepdims) {
+    ISTHMUS_CHECK(t.defined(), value_error, op, ": the input tensor is undefined");
+    const int64_t rank = t.dim();
+    ISTHMUS_CHECK(axis >= -rank && axis < rank, index_error, op, ": axis ", axis,
+                  " is out of range for a tensor of rank ", rank, " (shape ", shape_str(t.shape()),
+                  ")");
+    const int64_t a = axis < 0 ? axis + rank : axis;
+    ISTHMUS_CHECK(t.shape()[static_cast<size_t>(a)] > 0, value_error, op, ": attempt to get ", op,
+                  " of an empty sequence (axis ", axis, " of shape ", shape_str(t.shape()), ")");
+    shape_t kept, with_one = t.shape();
+    for (int64_t d = 0; d < rank; ++d)
+        if (d != a) kept.push_back(t.shape()[static_cast<size_t>(d)]);
+    with_one[static_cast<size_t>(a)] = 1;
+    tensor out = tensor::empty(kept, dtype::int64, index_resource(t));
+    {
+        auto in = ops::read_host(t);
+        auto o = ops::write_host(out);
+        cpu::arg_reduce(is_max, out, o.data(), t, in.data(), a);
+    }
+    return keepdims ? out.view(with_one) : out;
+}
+
+tensor arg_flat(const char* op, bool is_max, const tensor& t) {
+    ISTHMUS_CHECK(t.defined(), value_error, op, ": the input tensor is undefined");
+    ISTHMUS_CHECK(t.numel() > 0, value_error, op, ": attempt to get ", op,
+                  " of an empty sequence (shape ", shape_str(t.shape()), ")");
+    // Flat indices count in C order, so a non-contiguous input is copied first.
+    return arg_along(op, is_max, t.contiguous().view({t.numel()}), 0, false);
+}
+
+// Note [cumulative dtypes]: the input is converted to the compute dtype (int64 for bool and
+// signed integers, uint64 for unsigned, float32 for float16/bfloat16, else its own) and made
+// contiguous, so the kernel exists for six dtypes only; half results are cast back.
+tensor cumulative(const char* op, bool is_prod, const tensor& t, int64_t axis) {
+    ISTHMUS_CHECK(t.defined(), value_error, op, ": the input tensor is undefined");
+    const int64_t rank = t.dim();
+    ISTHMUS_CHECK(axis >= -rank && axis < rank, index_error, op, ": axis ", axis,
+                  " is out of range for a tensor of rank ", rank, " (shape ", shape_str(t.shape()),
+                  ")");
+    const dtype result = cpu::cumulative_result_dtype(t.dtype());
+    const dtype work = is_floating(result) && itemsize(result) == 2 ? dtype::float32 : result;
+    const tensor x = t.to(work, false).contiguous();
+    tensor out = tensor::empty(x.shape(), work, index_resource(t));
+    {
+        auto in = ops::read_host(x);
+        auto o = ops::write_host(out);
+        cpu::cumulative(is_prod, out, o.data(), x, in.data(), axis < 0 ? axis + rank : axis);
+    }
+    return work == result ? out : out.to(result);
+}
+
+} // namespace
+
+tensor argmin(const tensor& t) {
+    return arg_flat("argmin", false, t);
+}
+
+tensor argmin(const tensor& t, int64_t axis, bool keepdims) {
+    return arg_along("argmin", false, t, axis, keepdims);
+}
+
+tensor argmax(const tensor& t) {
+    return arg_flat("argmax", true, t);
+}
+
+tensor argmax(const tensor& t, int64_t axis, bool keepdims) {
+    return arg_along("argmax", true, t, axis, keepdims);
+}
+
+tensor cumsum(const tensor& t) {
+    ISTHMUS_CHECK(t.defined(), value_error, "cumsum: the input tensor is undefined");
+    return cumulative("cumsum", false, t.reshape({t.numel()}), 0);
+}
+
+tensor cumsum(const tensor& t, int64_t axis) {
+    return cumulative("cumsum", false, t, axis);
+}
+
+tensor cumprod(const tensor& t) {
+    ISTHMUS_CHECK(t.defined(), value_error, "cumprod: the input tensor is undefined");
+    return cumulative("cumprod", true, t.reshape({t.numel()}), 0);
+}
+
+tensor cumprod(const tensor& t, int64_t axis) {
+    return cumulative("cumprod", true, t, axis);
+}
+
+} // namespace isthmus

@@ -1,0 +1,352 @@
+// Zero-copy NumPy exchange: the buffer protocol, __array_interface__, __array__, from_py/asvalue.
+#include "bindings.hpp"
+
+#include <pybind11/numpy.h>
+
+#include <memory>
+#include <unordered_map>
+
+namespace isthmus::pymod {
+
+// Note [export pins]: memory that NumPy can see must stay put (docs/memory-model.md, "Pinning").
+// Every live export therefore holds a small owner object (export_owner) that pins the storage
+// to the CPU when it is made and unpins it when it is destroyed:
+// - the buffer protocol puts the owner in Py_buffer::obj, so NumPy's array (through its
+//   memoryview base) keeps it, and PyBuffer_Release drops it when the last view is gone; the
+//   exporting qvalue itself may die first;
+// - `__array_interface__` has no slot for an owner (NumPy keeps the qvalue as the array's base),
+//   so the first access pins for the rest of that qvalue's life (a weakref callback drops it).
+// Explicit conversions (`to_py()`, `value(ndarray)`, `from_py(..., copy=True)`) copy and pin
+// nothing. Arrays wrapped by `from_py`/`asvalue` are pinned by tensor::wrap for the storage's
+// life, and the storage holds a reference to the array (Note [array release]).
+
+namespace {
+
+struct export_owner {
+    tensor t;
+    std::vector<Py_ssize_t> shape, strides;
+    bool pinned = false;
+
+    export_owner() = default;
+    export_owner(const export_owner&) = delete;
+    export_owner& operator=(const export_owner&) = delete;
+    ~export_owner() {
+        if (!pinned) return;
+        try {
+            t.storage()->unpin(MEMRESOURCE_CPU);
+        } catch (...) { // never throw from a destructor; the pin count is the storage's
+        }
+    }
+};
+
+const tensor& exportable_tensor(const value& v, const char* what) {
+    require_init(what);
+    ISTHMUS_CHECK(v.is_tensor(), type_error, what,
+                  ": only tensor values can be shared with NumPy, ", "this value is a ",
+                  v.kind_name());
+    return v.as_tensor();
+}
+
+// Pins `t`'s storage to the CPU and returns the address of element 0 there (valid while pinned).
+std::unique_ptr<export_owner> pin_for_export(const tensor& t, void*& data) {
+    auto owner = std::make_unique<export_owner>();
+    owner->t = t;
+    const auto isz = static_cast<Py_ssize_t>(t.itemsize());
+    for (int64_t d = 0; d < t.dim(); ++d) {
+        owner->shape.push_back(static_cast<Py_ssize_t>(t.size(d)));
+        owner->strides.push_back(static_cast<Py_ssize_t>(t.stride(d)) * isz);
+    }
+    py::gil_scoped_release nogil; // may transfer from a device
+    t.storage()->pin(MEMRESOURCE_CPU);
+    owner->pinned = true;
+    data = t.lock(LOCK_READ, MEMRESOURCE_CPU);
+    t.unlock(LOCK_READ, MEMRESOURCE_CPU);
+    return owner;
+}
+
+bool is_f_contiguous(const tensor& t) {
+    int64_t expected = 1;
+    for (int64_t d = 0; d < t.dim(); ++d) {
+        if (t.size(d) == 0) return true;
+        if (t.size(d) != 1 && t.stride(d) != expected) return false;
+        expected *= t.size(d);
+    }
+    return true;
+}
+
+// bf_getbuffer of qvalue (see Note [export pins]).
+int qvalue_getbuffer(PyObject* self, Py_buffer* view, int flags) {
+    view->obj = nullptr;
+    try {
+        const value& v = py::handle(self).cast<const value&>();
+        const tensor& t = exportable_tensor(v, "buffer export");
+        const char* format = buffer_format(t.dtype());
+        const bool c_contig = t.is_contiguous();
+        const bool f_contig = is_f_contiguous(t);
+        if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c_contig)
+            throw py::buffer_error("the tensor is not C-contiguous (use A.contiguous())");
+        if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !f_contig)
+            throw py::buffer_error("the tensor is not Fortran-contiguous");
+        if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c_contig && !f_contig)
+            throw py::buffer_error("the tensor is not contiguous (use A.contiguous())");
+        if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c_contig)
+            throw py::buffer_error("the tensor is strided and the consumer asked for no strides");
+
+        void* data = nullptr;
+        auto owner = pin_for_export(t, data);
+        export_owner& o = *owner;
+        py::object holder = py::cast(std::move(owner));
+
+        view->buf = data;
+        view->len = static_cast<Py_ssize_t>(t.nbytes());
+        view->readonly = 0;
+        view->itemsize = static_cast<Py_ssize_t>(t.itemsize());
+        view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(format) : nullptr;
+        view->ndim = static_cast<int>(t.dim());
+        view->shape = (flags & PyBUF_ND) ? o.shape.data() : nullptr;
+        view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? o.strides.data() : nullptr;
+        view->suboffsets = nullptr;
+        view->internal = nullptr;
+        view->obj = holder.release().ptr();
+        return 0;
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return -1;
+    }
+}
+
+// Note [array release]: a tensor that wraps a NumPy array owns one reference to the array,
+// dropped when the storage dies. That may happen on any thread (whichever drops the last view),
+// with or without the GIL, so the deleter takes the GIL itself; at interpreter shutdown it leaks
+// the reference instead of touching a finalizing interpreter.
+struct py_ref_deleter {
+    void operator()(PyObject* o) const noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+        if (!Py_IsInitialized() || Py_IsFinalizing()) return;
+#else
+        if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
+#endif
+        const PyGILState_STATE s = PyGILState_Ensure();
+        Py_DECREF(o);
+        PyGILState_Release(s);
+    }
+};
+
+// NumPy's flag bits (numpy/ndarraytypes.h), as pybind11 exposes them.
+constexpr int np_aligned = py::detail::npy_api::NPY_ARRAY_ALIGNED_;
+constexpr int np_writeable = py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+
+} // namespace
+
+tensor tensor_from_array(py::handle obj, copy_policy policy, std::optional<dtype> dt) {
+    auto arr = py::reinterpret_borrow<py::array>(obj);
+    py::object np_dt = arr.attr("dtype");
+    const dtype src_dt = dtype_from_numpy(np_dt);
+    const dtype dst_dt = dt.value_or(src_dt);
+    const auto isz = static_cast<int64_t>(arr.itemsize());
+    const auto nd = static_cast<size_t>(arr.ndim());
+    shape_t shape(nd), strides(nd);
+    bool strides_ok = true;
+    for (size_t i = 0; i < nd; ++i) {
+        shape[i] = static_cast<int64_t>(arr.shape(static_cast<py::ssize_t>(i)));
+        const auto s = static_cast<int64_t>(arr.strides(static_cast<py::ssize_t>(i)));
+        if (s % isz != 0) strides_ok = false;
+        strides[i] = s / isz;
+    }
+    const int flags = py::detail::array_proxy(arr.ptr())->flags;
+    const bool native = np_dt.attr("isnative").cast<bool>();
+    const bool aligned = (flags & np_aligned) != 0;
+    const bool writeable = (flags & np_writeable) != 0;
+
+    // Note [wrapping rules]: an array is shared without a copy when isthmus can address it as a
+    // tensor and write to it: native byte order, aligned, strides that are whole elements, and
+    // writeable. A read-only array is copied rather than wrapped, since isthmus tensors are
+    // always writable (copy=False then raises ValueError).
+    if (policy != copy_policy::always && dst_dt == src_dt) {
+        const char* why = !native       ? "it is not in native byte order"
+                          : !aligned    ? "it is not aligned"
+                          : !strides_ok ? "its strides are not multiples of the item size"
+                          : !writeable  ? "it is read-only (isthmus tensors are writable)"
+                                        : nullptr;
+        if (!why) {
+            if (numel_of(shape) == 0) return tensor::empty(shape, src_dt, MEMRESOURCE_CPU);
+            std::shared_ptr<PyObject> keep(arr.inc_ref().ptr(), py_ref_deleter{});
+            return tensor::wrap(const_cast<void*>(arr.data()), src_dt, shape, strides,
+                                MEMRESOURCE_CPU,
+                                [keep = std::move(keep)]() mutable { keep.reset(); });
+        }
+        ISTHMUS_CHECK(policy != copy_policy::never, value_error,
+                      "cannot share the array without a copy: ", why,
+                      "; pass copy=None (or True) to allow a copy");
+    } else {
+        ISTHMUS_CHECK(policy != copy_policy::never, value_error,
+                      "cannot share the array without a copy: a conversion from ", name(src_dt),
+                      " to ", name(dst_dt), " copies");
+    }
+
+    // A copy into a new isthmus-owned tensor (never pinned).
+    tensor out = tensor::empty(shape, dst_dt, MEMRESOURCE_CPU);
+    if (out.numel() == 0) return out;
+    py::array src = arr;
+    if (!native || !aligned || !strides_ok) {
+        src = numpy().attr("ascontiguousarray")(arr, np_dt.attr("newbyteorder")("="));
+        strides = contiguous_strides(shape);
+    }
+    {
+        tensor view = tensor::wrap(const_cast<void*>(src.data()), src_dt, shape, strides,
+                                   MEMRESOURCE_CPU, {});
+        py::gil_scoped_release nogil;
+        out.copy_from(view);
+    }
+    return out;
+}
+
+py::object array_copy(const tensor& t) {
+    auto np_dt = py::reinterpret_borrow<py::dtype>(numpy_dtype(t.dtype()));
+    std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+    py::array out(np_dt, shape);
+    if (t.numel() == 0) return out;
+    tensor dst = tensor::wrap(out.mutable_data(), t.dtype(), t.shape(), {}, MEMRESOURCE_CPU, {});
+    {
+        py::gil_scoped_release nogil;
+        dst.copy_from(t);
+    }
+    return out;
+}
+
+namespace {
+
+// Pins held by `__array_interface__` exports, by qvalue (see Note [export pins]). GIL-guarded.
+std::unordered_map<PyObject*, py::object>& interface_pins() {
+    static auto* pins = new std::unordered_map<PyObject*, py::object>();
+    return *pins;
+}
+
+py::dict array_interface(py::object self) {
+    const value& v = self.cast<const value&>();
+    if (!v.is_tensor()) // lets NumPy move on to __array__ (scalars) or fail cleanly
+        throw py::attribute_error("__array_interface__: only tensor values have one, this is a " +
+                                  v.kind_name());
+    const tensor& t = exportable_tensor(v, "__array_interface__");
+    const char* format = buffer_format(t.dtype()); // bfloat16: TypeError
+    (void)format;
+    void* data = nullptr;
+    PyObject* key = self.ptr();
+    auto& pins = interface_pins();
+    if (pins.find(key) == pins.end()) {
+        py::object owner = py::cast(pin_for_export(t, data));
+        py::cpp_function on_death([owner, key](py::handle) { interface_pins().erase(key); });
+        pins.emplace(key, py::weakref(self, on_death));
+    } else {
+        py::gil_scoped_release nogil;
+        data = t.lock(LOCK_READ, MEMRESOURCE_CPU);
+        t.unlock(LOCK_READ, MEMRESOURCE_CPU);
+    }
+    const auto isz = static_cast<int64_t>(t.itemsize());
+    py::list shape, strides;
+    for (int64_t d = 0; d < t.dim(); ++d) {
+        shape.append(t.size(d));
+        strides.append(t.stride(d) * isz);
+    }
+    py::dict out;
+    out["version"] = 3;
+    out["shape"] = py::tuple(shape);
+    out["typestr"] = numpy_dtype(t.dtype()).attr("str");
+    out["descr"] = numpy_dtype(t.dtype()).attr("descr");
+    out["data"] = py::make_tuple(reinterpret_cast<uintptr_t>(data), false);
+    out["strides"] = t.is_contiguous() ? py::object(py::none()) : py::object(py::tuple(strides));
+    return out;
+}
+
+// NumPy 2's __array__(dtype=None, copy=None).
+py::object array_protocol(py::object self, py::object dtype_arg, py::object copy) {
+    const value& v = self.cast<const value&>();
+    require_init("__array__");
+    py::object arr;
+    const bool must_copy = !copy.is_none() && copy.cast<bool>();
+    if (v.is_tensor() && !must_copy) {
+        buffer_format(v.as_tensor().dtype()); // bfloat16: TypeError
+        arr = numpy().attr("asarray")(py::memoryview(self));
+    } else if (v.is_tensor() || v.is_scalar()) {
+        arr = to_py(v);
+        if (v.is_scalar()) arr = numpy().attr("asarray")(arr);
+    } else {
+        ISTHMUS_THROW(type_error, "a ", v.kind_name(), " value cannot become a NumPy array");
+    }
+    if (!dtype_arg.is_none()) {
+        py::object want = numpy().attr("dtype")(dtype_arg);
+        if (!want.equal(arr.attr("dtype"))) {
+            ISTHMUS_CHECK(copy.is_none() || copy.cast<bool>(), value_error,
+                          "__array__: converting to ", py::str(want).cast<std::string>(),
+                          " needs a copy, and copy=False was given");
+            arr = arr.attr("astype")(want);
+        }
+    }
+    return arr;
+}
+
+copy_policy policy_of(py::handle copy) {
+    if (copy.is_none()) return copy_policy::if_needed;
+    return copy.cast<bool>() ? copy_policy::always : copy_policy::never;
+}
+
+} // namespace
+
+void bind_buffer(py::module_& m) {
+    // The owner object behind every buffer export (see Note [export pins]).
+    py::class_<export_owner>(m, "_export_owner",
+                             "Keeps a tensor's storage pinned while NumPy shares its memory.");
+
+    auto cls = py::reinterpret_borrow<py::class_<value>>(m.attr("qvalue"));
+    // pybind11 installed its own buffer slots (py::buffer_protocol()); ours pin and hand the
+    // consumer an owner object, and need no releasebuffer (see Note [export pins]).
+    auto* heap = reinterpret_cast<PyHeapTypeObject*>(cls.ptr());
+    heap->as_buffer.bf_getbuffer = &qvalue_getbuffer;
+    heap->as_buffer.bf_releasebuffer = nullptr;
+
+    cls.def_property_readonly("__array_interface__", &array_interface,
+                              "NumPy's array interface (v3), zero-copy; pins the storage to the "
+                              "CPU for the rest of this qvalue's life.");
+    cls.def("__array__", &array_protocol, py::arg("dtype") = py::none(), py::kw_only(),
+            py::arg("copy") = py::none(),
+            "A NumPy array sharing the tensor's memory (a copy when copy=True or a dtype "
+            "conversion needs one).");
+    cls.def(
+        "to_py",
+        [](const value& v) {
+            require_init("to_py");
+            return to_py(v);
+        },
+        "A copy as a Python object: a NumPy array for tensors, a NumPy scalar for scalars, str "
+        "for strings, None for none, nested lists for cells.");
+
+    m.def(
+        "from_py",
+        [](py::object obj, py::object copy) {
+            require_init("from_py");
+            const copy_policy policy = policy_of(copy);
+            if (is_qvalue(obj)) // the value itself, or a copy for copy=True
+                return policy == copy_policy::always ? value_from_py(obj, std::nullopt)
+                                                     : obj.cast<value>();
+            py::object arr = obj;
+            if (!py::isinstance<py::array>(obj))
+                arr = numpy().attr("asarray")(obj, py::arg("copy") = copy);
+            return value(tensor_from_array(arr, policy));
+        },
+        py::arg("obj"), py::kw_only(), py::arg("copy") = py::none(),
+        "A tensor from a NumPy array (or anything np.asarray accepts), sharing its memory when "
+        "possible.\n\ncopy=None: share when possible, else copy; copy=True: always copy; "
+        "copy=False: share or raise ValueError.");
+    m.def(
+        "asvalue",
+        [](py::object obj) -> py::object {
+            require_init("asvalue");
+            if (is_qvalue(obj)) return obj;
+            return py::cast(asvalue(obj));
+        },
+        py::arg("obj"),
+        "Like np.asarray: a qvalue is returned as is, a NumPy array is shared without a copy "
+        "when possible, anything else is converted as by value().");
+}
+
+} // namespace isthmus::pymod

@@ -1,0 +1,409 @@
+// Python <-> isthmus conversions: dtypes, numbers, lists, sizes, and values back to Python.
+#include "bindings.hpp"
+
+#include <pybind11/numpy.h>
+
+#include <complex>
+#include <limits>
+#include <string>
+
+namespace isthmus::pymod {
+
+// ---- dtypes ----
+
+py::module_& numpy() {
+    // Note [leaked module handles]: kept for the process's life (never destroyed at exit, when
+    // the interpreter may already be gone).
+    static py::module_* np = new py::module_(py::module_::import("numpy"));
+    return *np;
+}
+
+dtype dtype_from_numpy(const py::handle& np_dtype) {
+    const auto d = py::reinterpret_borrow<py::dtype>(np_dtype);
+    const char kind = d.kind();
+    const auto size = d.itemsize();
+    switch (kind) {
+    case 'b':
+        if (size == 1) return dtype::bool_;
+        break;
+    case 'i':
+        if (size == 1) return dtype::int8;
+        if (size == 2) return dtype::int16;
+        if (size == 4) return dtype::int32;
+        if (size == 8) return dtype::int64;
+        break;
+    case 'u':
+        if (size == 1) return dtype::uint8;
+        if (size == 2) return dtype::uint16;
+        if (size == 4) return dtype::uint32;
+        if (size == 8) return dtype::uint64;
+        break;
+    case 'f':
+        if (size == 2) return dtype::float16;
+        if (size == 4) return dtype::float32;
+        if (size == 8) return dtype::float64;
+        break;
+    case 'c':
+        if (size == 8) return dtype::complex64;
+        if (size == 16) return dtype::complex128;
+        break;
+    default:
+        break;
+    }
+    ISTHMUS_THROW(type_error, "NumPy dtype ", py::str(np_dtype).cast<std::string>(),
+                  " has no isthmus equivalent (supported: bool, int8..int64, uint8..uint64, "
+                  "float16, float32, float64, complex64, complex128)");
+}
+
+dtype dtype_from_py(py::handle obj) {
+    if (py::isinstance<py::str>(obj)) {
+        const auto s = obj.cast<std::string>();
+        try {
+            return parse_dtype(s);
+        } catch (const type_error& e) {
+            // Not an isthmus name: NumPy's spellings ("f4", "<i8", "complex") are accepted too.
+            py::object d;
+            try {
+                d = numpy().attr("dtype")(obj);
+            } catch (py::error_already_set&) {
+                throw type_error(e.what());
+            }
+            return dtype_from_numpy(d);
+        }
+    }
+    if (py::isinstance<py::dtype>(obj)) return dtype_from_numpy(obj);
+    py::object d;
+    try {
+        d = numpy().attr("dtype")(obj);
+    } catch (py::error_already_set&) {
+        ISTHMUS_THROW(type_error, "not a dtype: ", py::repr(obj).cast<std::string>(),
+                      " (expected a dtype name such as \"float32\", a numpy.dtype or a type)");
+    }
+    return dtype_from_numpy(d);
+}
+
+std::optional<dtype> optional_dtype(py::handle obj) {
+    if (obj.is_none()) return std::nullopt;
+    return dtype_from_py(obj);
+}
+
+py::object numpy_dtype(dtype dt) {
+    ISTHMUS_CHECK(dt != dtype::bfloat16, type_error,
+                  "bfloat16 has no NumPy dtype; convert first, e.g. A.astype(\"float32\")");
+    static py::object* cache[dtype_count] = {};
+    auto& slot = cache[static_cast<int>(dt)];
+    if (!slot) slot = new py::object(numpy().attr("dtype")(std::string(name(dt))));
+    return *slot;
+}
+
+py::object dtype_attr(dtype dt) {
+    if (dt == dtype::bfloat16) return py::str("bfloat16");
+    return numpy_dtype(dt);
+}
+
+const char* buffer_format(dtype dt) {
+    switch (dt) {
+    case dtype::bool_:
+        return "?";
+    case dtype::int8:
+        return "b";
+    case dtype::int16:
+        return "h";
+    case dtype::int32:
+        return "i";
+    case dtype::int64:
+        return sizeof(long) == 8 ? "l" : "q";
+    case dtype::uint8:
+        return "B";
+    case dtype::uint16:
+        return "H";
+    case dtype::uint32:
+        return "I";
+    case dtype::uint64:
+        return sizeof(long) == 8 ? "L" : "Q";
+    case dtype::float16:
+        return "e";
+    case dtype::float32:
+        return "f";
+    case dtype::float64:
+        return "d";
+    case dtype::complex64:
+        return "Zf";
+    case dtype::complex128:
+        return "Zd";
+    case dtype::bfloat16:
+        break;
+    }
+    ISTHMUS_THROW(type_error,
+                  "bfloat16 tensors cannot be exported to NumPy (NumPy has no bfloat16 dtype); "
+                  "convert first, e.g. A.astype(\"float32\")");
+}
+
+// ---- numbers ----
+
+bool is_qvalue(py::handle obj) {
+    return py::isinstance<value>(obj);
+}
+
+bool is_py_number(py::handle obj) {
+    if (PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr()) ||
+        PyComplex_Check(obj.ptr()))
+        return true;
+    static py::object* generic = new py::object(numpy().attr("generic"));
+    return py::isinstance(obj, *generic) && !py::isinstance<py::str>(obj) &&
+           !py::isinstance<py::bytes>(obj);
+}
+
+namespace {
+
+scalar convert_scalar(const scalar& s, std::optional<dtype> dt) {
+    if (!dt || *dt == s.type()) return s;
+    if (is_complex(*dt)) {
+        const auto c = s.to<complex128_t>();
+        return *dt == dtype::complex64 ? scalar(complex64_t(c)) : scalar(c);
+    }
+    ISTHMUS_CHECK(!is_complex(s.type()), type_error, "cannot convert the complex number ",
+                  s.to_string(), " to ", name(*dt));
+    if (*dt == dtype::int64) return scalar(s.to<int64_t>());
+    if (*dt == dtype::uint64) return scalar(s.to<uint64_t>());
+    return scalar::of(s.to<double>(), *dt);
+}
+
+} // namespace
+
+scalar scalar_from_py(py::handle obj, std::optional<dtype> dt) {
+    PyObject* o = obj.ptr();
+    if (PyBool_Check(o)) return convert_scalar(scalar(o == Py_True), dt);
+    if (PyLong_Check(o)) {
+        int overflow = 0;
+        const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow == 0) return convert_scalar(scalar(static_cast<int64_t>(v)), dt);
+        if (overflow > 0) {
+            const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+            if (!PyErr_Occurred()) return convert_scalar(scalar(static_cast<uint64_t>(u)), dt);
+            PyErr_Clear();
+        }
+        ISTHMUS_THROW(value_error, "the integer ", py::str(obj).cast<std::string>(),
+                      " does not fit in 64 bits");
+    }
+    if (PyFloat_Check(o))
+        return convert_scalar(scalar::of(PyFloat_AS_DOUBLE(o), scalar_dtype()), dt);
+    if (PyComplex_Check(o)) {
+        const complex128_t c(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
+        const scalar s = cscalar_dtype() == dtype::complex64 ? scalar(complex64_t(c)) : scalar(c);
+        return convert_scalar(s, dt);
+    }
+    if (is_py_number(obj)) { // a NumPy scalar: keeps its dtype
+        const dtype own = dtype_from_numpy(obj.attr("dtype"));
+        scalar s;
+        switch (own) {
+        case dtype::bool_:
+            s = scalar(obj.attr("item")().cast<bool>());
+            break;
+        case dtype::int64:
+            s = scalar(obj.attr("item")().cast<int64_t>());
+            break;
+        case dtype::uint64:
+            s = scalar(obj.attr("item")().cast<uint64_t>());
+            break;
+        case dtype::complex64:
+            s = scalar(complex64_t(obj.attr("item")().cast<std::complex<double>>()));
+            break;
+        case dtype::complex128:
+            s = scalar(obj.attr("item")().cast<std::complex<double>>());
+            break;
+        default:
+            s = scalar::of(obj.attr("item")().cast<double>(), own);
+            break;
+        }
+        return convert_scalar(s, dt);
+    }
+    ISTHMUS_THROW(type_error, "expected a number, got ", type_name(obj));
+}
+
+scalar scalar_from_tensor(const tensor& t) {
+    switch (t.dtype()) {
+    case dtype::bool_:
+        return scalar(t.item<bool>());
+    case dtype::int64:
+        return scalar(t.item<int64_t>());
+    case dtype::uint64:
+        return scalar(t.item<uint64_t>());
+    case dtype::complex64:
+        return scalar(t.item<complex64_t>());
+    case dtype::complex128:
+        return scalar(t.item<complex128_t>());
+    default:
+        return scalar::of(t.item<double>(), t.dtype());
+    }
+}
+
+// ---- values from Python ----
+
+namespace {
+
+// Note [lists]: a list (or tuple) becomes a tensor through np.asarray, so nested lists get
+// NumPy's shape rules and dtype inference, with one exception that follows Quasar: Python
+// floats make `scalar` tensors (float32 unless init(precision="float64")) and complex numbers
+// `cscalar` ones, where NumPy would pick float64/complex128. Integers stay int64 and booleans
+// bool, as in NumPy. A list that holds a string or a qvalue at its top level becomes a 1-d cell
+// (Quasar's {...}) of the converted elements instead.
+bool list_is_cell(py::handle seq) {
+    for (py::handle item : seq)
+        if (py::isinstance<py::str>(item) || is_qvalue(item)) return true;
+    return false;
+}
+
+value cell_from_list(py::handle seq) {
+    auto c = std::make_shared<cell>();
+    for (py::handle item : seq) c->items.push_back(value_from_py(item, std::nullopt));
+    c->shape = {static_cast<int64_t>(c->items.size())};
+    return value(std::move(c));
+}
+
+value copy_value(const value& v, std::optional<dtype> dt) {
+    switch (v.kind()) {
+    case value_kind::tensor: {
+        const tensor& t = v.as_tensor();
+        py::gil_scoped_release nogil;
+        return value(t.to(dt.value_or(t.dtype()), /*copy=*/true));
+    }
+    case value_kind::scalar:
+        return value(convert_scalar(v.as_scalar(), dt));
+    case value_kind::cell: {
+        ISTHMUS_CHECK(!dt, type_error, "value: dtype= does not apply to a cell");
+        auto c = std::make_shared<cell>(v.as_cell()); // a new cell sharing the elements
+        return value(std::move(c));
+    }
+    default:
+        ISTHMUS_CHECK(!dt, type_error, "value: dtype= does not apply to a ", v.kind_name());
+        return v;
+    }
+}
+
+} // namespace
+
+value value_from_py(py::handle obj, std::optional<dtype> dt) {
+    if (is_qvalue(obj)) return copy_value(obj.cast<const value&>(), dt);
+    if (obj.is_none()) {
+        ISTHMUS_CHECK(!dt, type_error, "value: dtype= does not apply to None");
+        return value();
+    }
+    if (py::isinstance<py::str>(obj)) {
+        ISTHMUS_CHECK(!dt, type_error, "value: dtype= does not apply to a string");
+        return value(obj.cast<std::string>());
+    }
+    if (is_py_number(obj)) return value(scalar_from_py(obj, dt));
+    if (py::isinstance<py::array>(obj))
+        return value(tensor_from_array(obj, copy_policy::always, dt));
+    if ((py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) && list_is_cell(obj)) {
+        ISTHMUS_CHECK(!dt, type_error, "value: dtype= does not apply to a cell");
+        return cell_from_list(obj);
+    }
+    // Lists, tuples and anything else NumPy understands (buffers, __array__ objects).
+    py::object arr;
+    if (dt && *dt != dtype::bfloat16)
+        arr = numpy().attr("asarray")(obj, numpy_dtype(*dt));
+    else
+        arr = numpy().attr("asarray")(obj);
+    const dtype inferred = dtype_from_numpy(arr.attr("dtype")); // rejects object/str arrays
+    std::optional<dtype> target = dt;
+    if (!target && (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj))) {
+        if (inferred == dtype::float64) target = scalar_dtype();
+        if (inferred == dtype::complex128) target = cscalar_dtype();
+    }
+    return value(tensor_from_array(arr, copy_policy::always, target));
+}
+
+value asvalue(py::handle obj) {
+    if (is_qvalue(obj)) return obj.cast<const value&>();
+    if (py::isinstance<py::array>(obj))
+        return value(tensor_from_array(obj, copy_policy::if_needed));
+    return value_from_py(obj, std::nullopt);
+}
+
+// ---- values to Python ----
+
+namespace {
+
+py::object cell_to_py(const cell& c, size_t dim, size_t& next) {
+    py::list out;
+    const int64_t n = dim < c.shape.size() ? c.shape[dim] : 0;
+    for (int64_t i = 0; i < n; ++i) {
+        if (dim + 1 == c.shape.size())
+            out.append(to_py(c.items[next++]));
+        else
+            out.append(cell_to_py(c, dim + 1, next));
+    }
+    return out;
+}
+
+} // namespace
+
+py::object to_py(const value& v) {
+    switch (v.kind()) {
+    case value_kind::none:
+        return py::none();
+    case value_kind::string:
+        return py::str(v.as_string());
+    case value_kind::tensor:
+        return array_copy(v.as_tensor());
+    case value_kind::scalar: {
+        // A NumPy scalar of the value's dtype (what indexing a NumPy array gives).
+        const tensor t = v.as_scalar().to_tensor();
+        return array_copy(t)[py::tuple()];
+    }
+    case value_kind::cell: {
+        const cell& c = v.as_cell();
+        if (c.shape.empty()) return py::list();
+        size_t next = 0;
+        return cell_to_py(c, 0, next);
+    }
+    case value_kind::object:
+        break;
+    }
+    ISTHMUS_THROW(type_error, "to_py: a ", v.kind_name(), " value has no Python equivalent");
+}
+
+// ---- sizes ----
+
+int64_t size_from_py(py::handle obj, const char* fn) {
+    if (PyBool_Check(obj.ptr()) || PyFloat_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))
+        ISTHMUS_THROW(type_error, fn, ": sizes must be integers, got ", type_name(obj), " ",
+                      py::repr(obj).cast<std::string>());
+    const auto n = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+    if (!n) throw py::error_already_set();
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
+    ISTHMUS_CHECK(overflow == 0 && v >= 0, value_error, fn, ": sizes must be non-negative, got ",
+                  py::str(n).cast<std::string>());
+    return static_cast<int64_t>(v);
+}
+
+shape_t sizes_from_args(const py::args& args, const char* fn) {
+    shape_t shape;
+    if (args.size() == 1 && !PyIndex_Check(args[0].ptr())) {
+        py::handle seq = args[0];
+        if (is_qvalue(seq)) { // a size vector held in a qvalue (e.g. from q.size)
+            const value& v = seq.cast<const value&>();
+            ISTHMUS_CHECK(v.is_tensor() && v.as_tensor().dim() == 1, type_error, fn,
+                          ": sizes must be integers or one sequence of integers");
+            for (int64_t s : v.as_tensor().to_vector<int64_t>()) {
+                ISTHMUS_CHECK(s >= 0, value_error, fn, ": sizes must be non-negative, got ", s);
+                shape.push_back(s);
+            }
+            return shape;
+        }
+        ISTHMUS_CHECK(py::isinstance<py::list>(seq) || py::isinstance<py::tuple>(seq) ||
+                          py::isinstance<py::array>(seq),
+                      type_error, fn,
+                      ": sizes must be integers or one list/tuple of integers, got ",
+                      type_name(seq));
+        for (py::handle s : seq) shape.push_back(size_from_py(s, fn));
+        return shape;
+    }
+    for (py::handle s : args) shape.push_back(size_from_py(s, fn));
+    return shape;
+}
+
+} // namespace isthmus::pymod

@@ -1,0 +1,150 @@
+// Module functions: value constructors (value, zeros, ones, uninit), Quasar types, size, print.
+#include "bindings.hpp"
+
+#include "isthmus/types.hpp"
+
+#include <pybind11/numpy.h>
+
+namespace isthmus::pymod {
+
+namespace {
+
+tensor filled(const py::args& sizes, py::handle dt, const char* fn, std::optional<double> fill) {
+    require_init(fn);
+    const shape_t shape = sizes_from_args(sizes, fn);
+    const dtype d = dt.is_none() ? scalar_dtype() : dtype_from_py(dt);
+    py::gil_scoped_release nogil;
+    tensor t = tensor::empty(shape, d, MEMRESOURCE_CPU);
+    if (fill) t.fill(*fill);
+    return t;
+}
+
+type_desc type_from_py(py::handle t, const char* fn) {
+    if (py::isinstance<type_desc>(t)) return t.cast<type_desc>();
+    ISTHMUS_CHECK(py::isinstance<py::str>(t), type_error, fn,
+                  ": expected a type name (str) or a qtype, got ", type_name(t));
+    return parse_type(t.cast<std::string>());
+}
+
+} // namespace
+
+void bind_functions(py::module_& m) {
+    // ---- constructors ----
+    m.def(
+        "value",
+        [](py::handle obj, py::handle dt) {
+            require_init("value");
+            return value_from_py(obj, optional_dtype(dt));
+        },
+        py::arg("obj") = py::none(), py::arg("dtype") = py::none(),
+        "A new qvalue holding a copy of `obj`: a qvalue, a number (scalar), a string, a list\n"
+        "(nested lists -> tensor; Python floats give the `scalar` dtype, float32 by default),\n"
+        "a NumPy array or anything np.asarray accepts. `dtype` converts (str or NumPy dtype).");
+    m.def(
+        "zeros",
+        [](py::args sizes, py::handle dt) { return value(filled(sizes, dt, "zeros", 0.0)); },
+        py::kw_only(), py::arg("dtype") = py::none(),
+        "A tensor of zeros: zeros(20, 20, 3) or zeros([20, 20, 3]); dtype defaults to `scalar`.");
+    m.def(
+        "ones", [](py::args sizes, py::handle dt) { return value(filled(sizes, dt, "ones", 1.0)); },
+        py::kw_only(), py::arg("dtype") = py::none(),
+        "A tensor of ones: ones(2, 3) or ones((2, 3)); dtype defaults to `scalar`.");
+    m.def(
+        "uninit",
+        [](py::args sizes, py::handle dt) {
+            return value(filled(sizes, dt, "uninit", std::nullopt));
+        },
+        py::kw_only(), py::arg("dtype") = py::none(),
+        "An uninitialised tensor: uninit(2, 3) or uninit(list(A.size())).");
+
+    // ---- Quasar types ----
+    py::class_<type_desc> qtype(m, "qtype", "A parsed Quasar type name (see typename()).");
+    qtype.attr("__module__") = "isthmus";
+    qtype.def(
+        "__call__",
+        [](const type_desc& t, py::args sizes) {
+            require_init("qtype()");
+            const shape_t shape = sizes_from_args(sizes, t.to_string().c_str());
+            return t.construct(shape);
+        },
+        "Builds a value of this type: typename(\"vec[mat]\")(4), typename(\"mat\")(3, 4).");
+    qtype.def("__str__", &type_desc::to_string);
+    qtype.def("__repr__", [](const type_desc& t) {
+        return "qtype(" + py::repr(py::str(t.to_string())).cast<std::string>() + ")";
+    });
+    qtype.def("__eq__", [](const type_desc& a, py::handle b) {
+        if (py::isinstance<type_desc>(b)) return a == b.cast<const type_desc&>();
+        if (py::isinstance<py::str>(b)) {
+            try {
+                return a == parse_type(b.cast<std::string>());
+            } catch (const value_error&) {
+                return false;
+            }
+        }
+        return false;
+    });
+    qtype.def("__hash__", [](const type_desc& t) { return py::hash(py::str(t.to_string())); });
+    qtype.def_property_readonly(
+        "kind", [](const type_desc& t) { return std::string(name(t.kind())); },
+        "\"any\", \"scalar\", \"string\", \"tensor\" or \"cell\".");
+    qtype.def_property_readonly(
+        "rank",
+        [](const type_desc& t) -> py::object {
+            if (t.is_any_rank()) return py::none();
+            return py::int_(t.rank());
+        },
+        "The rank, or None for any rank (cube{:}, \?\?).");
+    qtype.def_property_readonly(
+        "dtype",
+        [](const type_desc& t) -> py::object {
+            const auto d = t.dtype();
+            if (!d) return py::none();
+            return dtype_attr(*d);
+        },
+        "The dtype the type builds (None for ??, string and cells).");
+    qtype.def_property_readonly(
+        "element", [](const type_desc& t) { return t.element(); },
+        "The element type of a cell type.");
+    qtype.def(
+        "matches", [](const type_desc& t, py::handle v) { return t.matches(asvalue(v)); },
+        py::arg("value"), "True when `value` is of this type.");
+
+    m.def(
+        "typename",
+        [](const std::string& name) {
+            require_init("typename");
+            return parse_type(name);
+        },
+        py::arg("name"),
+        "Parses a Quasar type name: typename(\"vec[mat]\")(4) builds a cell of 4 matrices.");
+    m.def(
+        "type",
+        [](py::handle v, py::handle t) {
+            require_init("type");
+            const type_desc td = type_from_py(t, "type");
+            return td.matches(asvalue(v));
+        },
+        py::arg("value"), py::arg("type"),
+        "Quasar's type test: type(A, \"cube{:}\") is True when A is a tensor of any rank.");
+
+    // ---- inspection ----
+    m.def(
+        "size",
+        [](py::handle v, py::handle dims) {
+            require_init("size");
+            return py::cast(asvalue(v)).attr("size")(dims);
+        },
+        py::arg("value"), py::arg("dims") = py::none(),
+        "The sizes of a value as a tuple: size(A), size(A, [0, 1]), size(A, 0).");
+    m.def(
+        "print",
+        [](py::args values, py::kwargs kwargs) {
+            require_init("print");
+            py::list texts;
+            for (py::handle v : values) texts.append(py::str(asvalue(v).to_string()));
+            py::module_::import("builtins").attr("print")(*texts, **kwargs);
+        },
+        "Prints values the way Quasar's print does (keywords go to Python's print).");
+}
+
+} // namespace isthmus::pymod

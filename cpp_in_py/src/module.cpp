@@ -1,0 +1,151 @@
+// The `_isthmus` extension module: init/destroy, the runtime state, constants, and the binders.
+#include "bindings.hpp"
+
+#include "isthmus/version.hpp"
+
+#include <atomic>
+#include <cctype>
+#include <mutex>
+#include <string>
+
+namespace isthmus::pymod {
+
+namespace {
+
+// Note [init state]: PyQuasar requires init() before anything else, and so do we: value
+// constructors, module functions and qvalue methods that touch data check the state and raise
+// RuntimeError naming init(). Constants, the qvalue and qtype classes, metadata attributes
+// (shape, dtype, ...), repr and unlock() stay usable, so that values made before destroy()
+// can still be inspected and released. destroy() ends the session; init() may start a new
+// one (nothing process-wide is torn down: NumPy and the interpreter stay as they are).
+enum class state : int { never, running, destroyed };
+std::atomic<state> g_state{state::never};
+std::mutex g_mu;
+std::string g_device;
+dtype g_precision = dtype::float32;
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// The device string, validated: "cpu" is accepted; "cuda" and "cuda:N" are known but raise
+// (no CUDA backend is built yet); anything else is a ValueError.
+std::string parse_device(const std::string& given) {
+    const std::string d = lower(given);
+    if (d == "cpu") return d;
+    bool cuda = d == "cuda";
+    if (!cuda && d.rfind("cuda:", 0) == 0 && d.size() > 5) {
+        cuda = true;
+        for (size_t i = 5; i < d.size(); ++i)
+            if (!std::isdigit(static_cast<unsigned char>(d[i]))) cuda = false;
+    }
+    if (cuda)
+        ISTHMUS_THROW(runtime_error, "init(device=\"", given,
+                      "\"): this build of isthmus has no CUDA backend (none is available yet); "
+                      "use init(\"cpu\")");
+    ISTHMUS_THROW(value_error, "init: unknown device \"", given,
+                  "\"; expected \"cpu\", \"cuda\" or \"cuda:N\"");
+}
+
+dtype parse_precision(py::handle precision) {
+    if (py::isinstance<py::str>(precision)) {
+        const std::string p = lower(precision.cast<std::string>());
+        if (p == "float32" || p == "single" || p == "float") return dtype::float32;
+        if (p == "float64" || p == "double") return dtype::float64;
+        ISTHMUS_THROW(value_error, "init: precision must be \"float32\" or \"float64\", got \"",
+                      precision.cast<std::string>(), "\"");
+    }
+    dtype dt = dtype_from_py(precision);
+    ISTHMUS_CHECK(dt == dtype::float32 || dt == dtype::float64, value_error,
+                  "init: precision must be float32 or float64, got ", name(dt));
+    return dt;
+}
+
+void init(const std::string& device, py::handle precision, bool load_compiler,
+          py::handle load_compiler_alias) {
+    // Validate everything before changing any state.
+    const std::string dev = parse_device(device);
+    const dtype prec = parse_precision(precision);
+    if (!load_compiler_alias.is_none()) load_compiler = load_compiler_alias.cast<bool>();
+    (void)load_compiler; // Note [load_compiler]: accepted for the seed's API; no compiler yet.
+    std::lock_guard lk(g_mu);
+    if (g_state.load() == state::running) {
+        ISTHMUS_CHECK(dev == g_device && prec == g_precision, runtime_error,
+                      "init: isthmus is already initialised (device \"", g_device, "\", precision ",
+                      name(g_precision), "); call destroy() before init(\"", device,
+                      "\", precision=\"", name(prec), "\")");
+        return; // the same settings again: nothing to do
+    }
+    set_scalar_dtype(prec);
+    set_default_resource(MEMRESOURCE_CPU);
+    g_device = dev;
+    g_precision = prec;
+    g_state.store(state::running);
+}
+
+void destroy() {
+    std::lock_guard lk(g_mu);
+    if (g_state.load() != state::running) return; // destroy() twice is harmless
+    set_scalar_dtype(dtype::float32);
+    g_state.store(state::destroyed);
+}
+
+} // namespace
+
+bool initialized() noexcept {
+    return g_state.load(std::memory_order_relaxed) == state::running;
+}
+
+void require_init(const char* what) {
+    switch (g_state.load(std::memory_order_relaxed)) {
+    case state::running:
+        return;
+    case state::never:
+        ISTHMUS_THROW(runtime_error, what,
+                      ": isthmus is not initialised; call isthmus.init() first, e.g. "
+                      "q.init(\"cpu\")");
+    case state::destroyed:
+        ISTHMUS_THROW(runtime_error, what,
+                      ": isthmus was shut down by destroy(); call isthmus.init() again first");
+    }
+}
+
+} // namespace isthmus::pymod
+
+PYBIND11_MODULE(_isthmus, m) {
+    using namespace isthmus;
+    using namespace isthmus::pymod;
+    m.doc() = "isthmus: native tensors, plugins and C++ code from Python (see docs/python.md)";
+    m.attr("__version__") = isthmus::version();
+
+    bind_errors(m);
+
+    m.def("init", &pymod::init, py::arg("device") = "cpu", py::arg("precision") = "float32",
+          py::arg("load_compiler") = false, py::kw_only(), py::arg("loadCompiler") = py::none(),
+          "Starts the isthmus runtime; required before any other call.\n\n"
+          "device: \"cpu\" (\"cuda\"/\"cuda:N\" raise until a CUDA backend exists).\n"
+          "precision: \"float32\" (default) or \"float64\", the dtype of Quasar's `scalar`.\n"
+          "load_compiler: accepted for PyQuasar compatibility (also as loadCompiler=).");
+    m.def("destroy", &pymod::destroy,
+          "Ends the runtime session; later calls raise until init() is called again.");
+    m.def("is_initialized", &pymod::initialized, "True between init() and destroy().");
+
+    // The seed's constants (plain ints, as in PyQuasar).
+    m.attr("LOCK_READ") = static_cast<int>(LOCK_READ);
+    m.attr("LOCK_WRITE") = static_cast<int>(LOCK_WRITE);
+    m.attr("LOCK_READWRITE") = static_cast<int>(LOCK_READWRITE);
+    m.attr("MEMRESOURCE_CPU") = MEMRESOURCE_CPU;
+    m.attr("MEMRESOURCE_SINGLE_CUDA") = MEMRESOURCE_SINGLE_CUDA;
+    m.attr("MEMRESOURCE_SINGLE_OPENCL") = MEMRESOURCE_SINGLE_OPENCL;
+    m.attr("MEMRESOURCE_DEVICE0") = MEMRESOURCE_DEVICE0;
+    m.attr("MEMRESOURCE_DEVICE1") = MEMRESOURCE_DEVICE1;
+    m.attr("MEMRESOURCE_DEVICE2") = MEMRESOURCE_DEVICE2;
+    m.attr("MEMRESOURCE_DEVICE3") = MEMRESOURCE_DEVICE3;
+    m.attr("MEMRESOURCE_DEVICE4") = MEMRESOURCE_DEVICE4;
+
+    bind_qvalue(m);
+    bind_buffer(m);
+    bind_functions(m);
+    bind_operators(m);
+}

@@ -1,0 +1,387 @@
+// qvalue operators and ops: arithmetic, comparisons, in-place forms, reductions, advanced indexing.
+#include "bindings.hpp"
+
+#include "isthmus/ops/elementwise.hpp"
+#include "isthmus/ops/indexing.hpp"
+#include "isthmus/ops/linalg.hpp"
+#include "isthmus/ops/reduce.hpp"
+
+#include <pybind11/numpy.h>
+
+namespace isthmus::pymod {
+
+namespace {
+
+// Note [operands]: the other operand of a qvalue operator may be a qvalue, a Python number, a
+// NumPy scalar, a NumPy array or a list. Python numbers and scalar qvalues are *weak* scalars
+// (NEP 50: the tensor's dtype wins within its kind), as Quasar's scalars are numbers written in
+// code; NumPy scalars are strong (0-d tensors of their dtype), as in NumPy 2. Arrays are shared
+// without a copy where possible (asvalue); lists convert as value() does. Anything else gives
+// NotImplemented, so Python tries the other operand's reflected method or raises TypeError.
+struct operand {
+    bool is_scalar = false;
+    scalar s;
+    tensor t;
+};
+
+bool to_operand(py::handle obj, operand& out) {
+    if (is_qvalue(obj)) {
+        const value& v = obj.cast<const value&>();
+        if (v.is_scalar()) {
+            out.is_scalar = true;
+            out.s = v.as_scalar();
+            return true;
+        }
+        if (!v.is_tensor()) return false;
+        out.t = v.as_tensor();
+        return true;
+    }
+    PyObject* o = obj.ptr();
+    if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o)) {
+        out.is_scalar = true;
+        out.s = scalar_from_py(obj, std::nullopt);
+        return true;
+    }
+    if (is_py_number(obj)) { // a NumPy scalar: strong
+        out.t = scalar_from_py(obj, std::nullopt).to_tensor();
+        return true;
+    }
+    if (py::isinstance<py::array>(obj)) {
+        out.t = tensor_from_array(obj, copy_policy::if_needed);
+        return true;
+    }
+    if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
+        value v = value_from_py(obj, std::nullopt);
+        if (!v.is_tensor()) return false;
+        out.t = v.as_tensor();
+        return true;
+    }
+    return false;
+}
+
+py::object not_implemented() {
+    return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+}
+
+// A 0-d result of two scalar operands goes back to a scalar value.
+py::object wrap_result(tensor r, bool both_scalars) {
+    if (both_scalars) return py::cast(value(scalar_from_tensor(r)));
+    return py::cast(value(std::move(r)));
+}
+
+py::object apply_binary(binary_op op, py::handle a, py::handle b) {
+    require_init(std::string(name(op)).c_str());
+    operand x, y;
+    if (!to_operand(a, x) || !to_operand(b, y)) return not_implemented();
+    tensor r;
+    {
+        py::gil_scoped_release nogil;
+        if (x.is_scalar && y.is_scalar)
+            r = binary(op, x.s.to_tensor(), y.s.to_tensor());
+        else if (x.is_scalar)
+            r = binary(op, x.s, y.t);
+        else if (y.is_scalar)
+            r = binary(op, x.t, y.s);
+        else
+            r = binary(op, x.t, y.t);
+    }
+    return wrap_result(std::move(r), x.is_scalar && y.is_scalar);
+}
+
+py::object apply_inplace(binary_op op, py::handle self, py::handle other) {
+    require_init(std::string(name(op)).c_str());
+    const value& v = self.cast<const value&>();
+    if (!v.is_tensor()) return not_implemented(); // scalars: Python falls back to a = a op b
+    operand y;
+    if (!to_operand(other, y)) return not_implemented();
+    {
+        py::gil_scoped_release nogil;
+        if (y.is_scalar)
+            binary_inplace(op, v.as_tensor(), y.s);
+        else
+            binary_inplace(op, v.as_tensor(), y.t);
+    }
+    return py::reinterpret_borrow<py::object>(self);
+}
+
+py::object apply_matmul(py::handle a, py::handle b) {
+    require_init("matmul");
+    operand x, y;
+    if (!to_operand(a, x) || !to_operand(b, y)) return not_implemented();
+    const tensor ta = x.is_scalar ? x.s.to_tensor() : x.t;
+    const tensor tb = y.is_scalar ? y.s.to_tensor() : y.t;
+    tensor r;
+    {
+        py::gil_scoped_release nogil;
+        r = matmul(ta, tb);
+    }
+    return py::cast(value(std::move(r)));
+}
+
+py::object apply_unary(unary_op op, const value& v) {
+    require_init(std::string(name(op)).c_str());
+    const bool sc = v.is_scalar();
+    ISTHMUS_CHECK(sc || v.is_tensor(), type_error, name(op), ": not defined for a ", v.kind_name(),
+                  " value");
+    const tensor t = sc ? v.as_scalar().to_tensor() : v.as_tensor();
+    tensor r;
+    {
+        py::gil_scoped_release nogil;
+        r = unary(op, t);
+    }
+    return wrap_result(std::move(r), sc);
+}
+
+// Strings compare as strings; everything else elementwise.
+py::object compare(binary_op op, py::handle a, py::handle b) {
+    const value& v = a.cast<const value&>();
+    if (v.is_string() || v.is_none() || v.is_cell()) {
+        if (op != binary_op::eq && op != binary_op::ne) return not_implemented();
+        bool equal;
+        if (v.is_string() && py::isinstance<py::str>(b))
+            equal = v.as_string() == b.cast<std::string>();
+        else if (v.is_string() && is_qvalue(b) && b.cast<const value&>().is_string())
+            equal = v.as_string() == b.cast<const value&>().as_string();
+        else
+            equal = a.is(b);
+        return py::bool_(op == binary_op::eq ? equal : !equal);
+    }
+    return apply_binary(op, a, b);
+}
+
+// ---- reductions ----
+
+reduce_axes axes_from_py(py::handle axis) {
+    if (axis.is_none()) return {};
+    if (PyIndex_Check(axis.ptr()) && !PyBool_Check(axis.ptr()))
+        return reduce_axes(axis.cast<int64_t>());
+    ISTHMUS_CHECK(py::isinstance<py::tuple>(axis) || py::isinstance<py::list>(axis), type_error,
+                  "axis must be None, an int or a tuple of ints, got ", type_name(axis));
+    shape_t axes;
+    for (py::handle a : axis) axes.push_back(a.cast<int64_t>());
+    return reduce_axes(std::move(axes));
+}
+
+const tensor& reducible(const value& v, const char* what) {
+    require_init(what);
+    ISTHMUS_CHECK(v.is_tensor(), type_error, what, " needs a tensor value, this is a ",
+                  v.kind_name());
+    return v.as_tensor();
+}
+
+// A 0-d reduction result comes back as a scalar value, like NumPy's scalars.
+py::object reduced(tensor r) {
+    if (r.dim() == 0) return py::cast(value(scalar_from_tensor(r)));
+    return py::cast(value(std::move(r)));
+}
+
+using reduce_fn = tensor (*)(const tensor&, const reduce_axes&, bool);
+
+void def_reduction(py::class_<value>& cls, const char* name, reduce_fn fn, const char* doc) {
+    cls.def(
+        name,
+        [fn, name](const value& v, py::handle axis, bool keepdims) {
+            const tensor& t = reducible(v, name);
+            const reduce_axes axes = axes_from_py(axis);
+            tensor r;
+            {
+                py::gil_scoped_release nogil;
+                r = fn(t, axes, keepdims);
+            }
+            return reduced(std::move(r));
+        },
+        py::arg("axis") = py::none(), py::arg("keepdims") = false, doc);
+}
+
+template <tensor (*Flat)(const tensor&), tensor (*Axis)(const tensor&, int64_t, bool)>
+py::object arg_reduce(const value& v, py::handle axis, bool keepdims, const char* what) {
+    const tensor& t = reducible(v, what);
+    tensor r;
+    if (axis.is_none()) {
+        py::gil_scoped_release nogil;
+        r = Flat(t);
+    } else {
+        const auto ax = axis.cast<int64_t>();
+        py::gil_scoped_release nogil;
+        r = Axis(t, ax, keepdims);
+    }
+    return reduced(std::move(r));
+}
+
+// ---- advanced indexing ----
+
+std::optional<int64_t> slice_part(PyObject* slice, const char* attr) {
+    py::object part = py::handle(slice).attr(attr);
+    if (part.is_none()) return std::nullopt;
+    return py::reinterpret_steal<py::object>(PyNumber_Index(part.ptr())).cast<int64_t>();
+}
+
+index_item index_item_from_py(py::handle it) {
+    PyObject* o = it.ptr();
+    if (it.is_none()) return index_item(newaxis);
+    if (o == Py_Ellipsis) return index_item(ellipsis);
+    if (PyBool_Check(o)) return index_item(o == Py_True);
+    if (PySlice_Check(o))
+        return index_item(
+            index_slice(slice_part(o, "start"), slice_part(o, "stop"), slice_part(o, "step")));
+    if (PyIndex_Check(o) && !is_qvalue(it) && !py::isinstance<py::array>(it))
+        return index_item(py::reinterpret_steal<py::object>(PyNumber_Index(o)).cast<int64_t>());
+    const value v = asvalue(it);
+    if (v.is_tensor()) return index_item(v.as_tensor());
+    ISTHMUS_CHECK(v.is_scalar(), index_error,
+                  "only integers, slices, ..., None, and integer or boolean arrays are valid "
+                  "indices, got a ",
+                  v.kind_name());
+    return index_item(v.as_scalar().to_tensor());
+}
+
+std::vector<index_item> index_items(py::handle key) {
+    std::vector<index_item> items;
+    if (py::isinstance<py::tuple>(key))
+        for (py::handle it : key) items.push_back(index_item_from_py(it));
+    else
+        items.push_back(index_item_from_py(key));
+    return items;
+}
+
+} // namespace
+
+py::object advanced_getitem(const tensor& t, py::handle key) {
+    const std::vector<index_item> items = index_items(key);
+    tensor r;
+    {
+        py::gil_scoped_release nogil;
+        r = index(t, items);
+    }
+    return py::cast(value(std::move(r)));
+}
+
+void advanced_setitem(const tensor& t, py::handle key, py::handle item) {
+    const std::vector<index_item> items = index_items(key);
+    const value src = asvalue(item);
+    ISTHMUS_CHECK(src.is_scalar() || src.is_tensor(), type_error,
+                  "index assignment needs a number or a tensor, got a ", src.kind_name());
+    py::gil_scoped_release nogil;
+    if (src.is_scalar())
+        index_put(t, items, src.as_scalar());
+    else
+        index_put(t, items, src.as_tensor());
+}
+
+void bind_operators(py::module_& m) {
+    auto cls = py::reinterpret_borrow<py::class_<value>>(m.attr("qvalue"));
+    // NumPy defers `ndarray <op> qvalue` to qvalue's reflected operators (NumPy's binop rule).
+    cls.attr("__array_priority__") = 1000;
+
+    struct named_op {
+        const char* fwd;
+        const char* ref;
+        const char* inplace;
+        binary_op op;
+    };
+    static const named_op ops[] = {
+        {"__add__", "__radd__", "__iadd__", binary_op::add},
+        {"__sub__", "__rsub__", "__isub__", binary_op::sub},
+        {"__mul__", "__rmul__", "__imul__", binary_op::mul},
+        {"__truediv__", "__rtruediv__", "__itruediv__", binary_op::div},
+        {"__floordiv__", "__rfloordiv__", "__ifloordiv__", binary_op::floor_div},
+        {"__mod__", "__rmod__", "__imod__", binary_op::mod},
+        {"__pow__", "__rpow__", "__ipow__", binary_op::pow},
+        {"__and__", "__rand__", "__iand__", binary_op::bit_and},
+        {"__or__", "__ror__", "__ior__", binary_op::bit_or},
+        {"__xor__", "__rxor__", "__ixor__", binary_op::bit_xor},
+        {"__lshift__", "__rlshift__", "__ilshift__", binary_op::shift_left},
+        {"__rshift__", "__rrshift__", "__irshift__", binary_op::shift_right},
+    };
+    for (const named_op& o : ops) {
+        const binary_op op = o.op;
+        cls.def(
+            o.fwd, [op](py::handle a, py::handle b) { return apply_binary(op, a, b); },
+            py::is_operator());
+        cls.def(
+            o.ref, [op](py::handle a, py::handle b) { return apply_binary(op, b, a); },
+            py::is_operator());
+        cls.def(
+            o.inplace, [op](py::handle a, py::handle b) { return apply_inplace(op, a, b); },
+            py::is_operator());
+    }
+    cls.def(
+        "__matmul__", [](py::handle a, py::handle b) { return apply_matmul(a, b); },
+        py::is_operator());
+    cls.def(
+        "__rmatmul__", [](py::handle a, py::handle b) { return apply_matmul(b, a); },
+        py::is_operator());
+
+    static const std::pair<const char*, binary_op> comparisons[] = {
+        {"__eq__", binary_op::eq}, {"__ne__", binary_op::ne}, {"__lt__", binary_op::lt},
+        {"__le__", binary_op::le}, {"__gt__", binary_op::gt}, {"__ge__", binary_op::ge},
+    };
+    for (const auto& [dunder, op] : comparisons)
+        cls.def(
+            dunder, [op = op](py::handle a, py::handle b) { return compare(op, a, b); },
+            py::is_operator());
+    cls.attr("__hash__") = py::none(); // mutable and elementwise ==, like ndarray
+
+    cls.def("__neg__", [](const value& v) { return apply_unary(unary_op::neg, v); });
+    cls.def("__pos__", [](const value& v) { return py::cast(v); });
+    cls.def("__abs__", [](const value& v) { return apply_unary(unary_op::abs, v); });
+    cls.def(
+        "__invert__", [](const value& v) { return apply_unary(unary_op::bit_not, v); },
+        "~A: logical not for bool, bitwise not for integers.");
+    m.def(
+        "not_", [](py::handle a) { return apply_unary(unary_op::logical_not, asvalue(a)); },
+        py::arg("value"), "Quasar's !A: elementwise logical not (a bool tensor).");
+
+    // ---- reductions ----
+    def_reduction(cls, "sum", &isthmus::sum, "Sum over `axis` (None: all), as NumPy.");
+    def_reduction(cls, "prod", &isthmus::prod, "Product over `axis`, as NumPy.");
+    def_reduction(cls, "mean", &isthmus::mean, "Mean over `axis`, as NumPy.");
+    def_reduction(cls, "min", &isthmus::min, "Minimum over `axis`, as NumPy.");
+    def_reduction(cls, "max", &isthmus::max, "Maximum over `axis`, as NumPy.");
+    def_reduction(cls, "any", &isthmus::any, "True where any element over `axis` is non-zero.");
+    def_reduction(cls, "all", &isthmus::all, "True where every element over `axis` is non-zero.");
+    cls.def(
+        "var",
+        [](const value& v, py::handle axis, bool keepdims, int64_t ddof) {
+            const tensor& t = reducible(v, "var");
+            const reduce_axes axes = axes_from_py(axis);
+            tensor r;
+            {
+                py::gil_scoped_release nogil;
+                r = isthmus::var(t, axes, keepdims, ddof);
+            }
+            return reduced(std::move(r));
+        },
+        py::arg("axis") = py::none(), py::arg("keepdims") = false, py::arg("ddof") = 0,
+        "Variance over `axis`, as NumPy.");
+    cls.def(
+        "std",
+        [](const value& v, py::handle axis, bool keepdims, int64_t ddof) {
+            const tensor& t = reducible(v, "std");
+            const reduce_axes axes = axes_from_py(axis);
+            tensor r;
+            {
+                py::gil_scoped_release nogil;
+                r = isthmus::std_(t, axes, keepdims, ddof);
+            }
+            return reduced(std::move(r));
+        },
+        py::arg("axis") = py::none(), py::arg("keepdims") = false, py::arg("ddof") = 0,
+        "Standard deviation over `axis`, as NumPy.");
+    cls.def(
+        "argmin",
+        [](const value& v, py::handle axis, bool keepdims) {
+            return arg_reduce<&isthmus::argmin, &isthmus::argmin>(v, axis, keepdims, "argmin");
+        },
+        py::arg("axis") = py::none(), py::arg("keepdims") = false,
+        "Index of the minimum (flat when axis is None), as NumPy.");
+    cls.def(
+        "argmax",
+        [](const value& v, py::handle axis, bool keepdims) {
+            return arg_reduce<&isthmus::argmax, &isthmus::argmax>(v, axis, keepdims, "argmax");
+        },
+        py::arg("axis") = py::none(), py::arg("keepdims") = false,
+        "Index of the maximum (flat when axis is None), as NumPy.");
+}
+
+} // namespace isthmus::pymod

@@ -1,0 +1,47 @@
+# pytest configuration for the Python module: imports `isthmus` from the build tree and starts it.
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BUILD_DIR = pathlib.Path(os.environ.get("ISTHMUS_BUILD_DIR", ROOT / "build")).resolve()
+PACKAGE_PARENT = BUILD_DIR / "python"
+
+# The staged package ($ISTHMUS_BUILD_DIR/python/isthmus) goes first, whatever PYTHONPATH says.
+if str(PACKAGE_PARENT) not in sys.path:
+    sys.path.insert(0, str(PACKAGE_PARENT))
+
+import isthmus as q  # noqa: E402
+
+
+@pytest.fixture(scope="session", autouse=True)
+def runtime():
+    """The runtime, initialised once for the whole session (tests that destroy it re-init)."""
+    q.init("cpu")
+    yield q
+    q.destroy()
+
+
+@pytest.fixture
+def run_python():
+    """Runs a snippet in a fresh interpreter that imports the built package; returns the result."""
+
+    def run(code, check=True):
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(PACKAGE_PARENT) + os.pathsep + env.get("PYTHONPATH", "")
+        res = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(code)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if check and res.returncode != 0:
+            raise AssertionError(f"snippet failed ({res.returncode}):\n{res.stdout}\n{res.stderr}")
+        return res
+
+    return run

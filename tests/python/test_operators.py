@@ -1,0 +1,159 @@
+# qvalue operators and ops: arithmetic, comparisons, in-place forms, reductions, advanced indexing.
+import operator
+
+import numpy as np
+import pytest
+
+import isthmus as q
+
+
+def test_seed_example_1():
+    a = q.value([5, 4, 3, 2, 1]) + q.value(2.0)
+    out = a.to_py()
+    assert isinstance(out, np.ndarray)
+    np.testing.assert_array_equal(out, [7.0, 6.0, 5.0, 4.0, 3.0])
+
+
+BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+          operator.mod, operator.pow]
+
+
+@pytest.mark.parametrize("op", BINARY)
+def test_binary_matches_numpy(op):
+    rng = np.random.default_rng(1)
+    x = rng.uniform(1, 3, (3, 4)).astype(np.float32)
+    y = rng.uniform(1, 3, (4,)).astype(np.float32)
+    X, Y = q.value(x), q.value(y)
+    np.testing.assert_allclose(op(X, Y).to_py(), op(x, y), rtol=1e-5)
+    np.testing.assert_allclose(op(X, 2).to_py(), op(x, 2), rtol=1e-5)  # Python number
+    np.testing.assert_allclose(op(2.5, X).to_py(), op(2.5, x), rtol=1e-5)  # reflected
+    np.testing.assert_allclose(op(X, y).to_py(), op(x, y), rtol=1e-5)  # NumPy operand
+    r = op(x, Y)  # NumPy on the left defers to qvalue
+    assert isinstance(r, q.qvalue)
+    np.testing.assert_allclose(r.to_py(), op(x, y), rtol=1e-5)
+    assert op(X, Y).dtype == op(x, y).dtype
+
+
+def test_integer_ops_and_bitwise():
+    x = np.array([5, -3, 8, 0], dtype=np.int32)
+    X = q.value(x)
+    for op in (operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift):
+        np.testing.assert_array_equal(op(X, 1).to_py(), op(x, 1))
+    np.testing.assert_array_equal((~X).to_py(), ~x)
+    np.testing.assert_array_equal((X // 2).to_py(), x // 2)
+    np.testing.assert_array_equal((X % 3).to_py(), x % 3)
+    assert (X + 1).dtype == np.int32  # weak Python scalar
+    assert (X + np.int64(1)).dtype == np.int64  # strong NumPy scalar
+
+
+def test_unary_and_not():
+    X = q.value([1.0, -2.0, 0.0])
+    np.testing.assert_array_equal((-X).to_py(), [-1.0, 2.0, -0.0])
+    np.testing.assert_array_equal(abs(X).to_py(), [1.0, 2.0, 0.0])
+    np.testing.assert_array_equal((+X).to_py(), X.to_py())
+    B = q.value([True, False])
+    np.testing.assert_array_equal((~B).to_py(), [False, True])
+    np.testing.assert_array_equal(q.not_(X).to_py(), [False, False, True])
+    with pytest.raises(TypeError):
+        ~X  # bitwise not of floats
+    s = -q.value(2.0)
+    assert s.kind == "scalar" and float(s) == -2.0
+
+
+def test_comparisons():
+    x = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    X = q.value(x)
+    for op in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
+        r = op(X, 2)
+        assert r.dtype == np.bool_
+        np.testing.assert_array_equal(r.to_py(), op(x, 2))
+        np.testing.assert_array_equal(op(2, X).to_py(), op(2, x))
+    assert (q.value("ab") == "ab") and (q.value("ab") != "cd")
+    assert (X == None) is False  # noqa: E711
+    assert q.value(2.0) == 2.0
+    with pytest.raises(TypeError):
+        hash(X)
+
+
+def test_matmul():
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    b = rng.standard_normal((4, 2)).astype(np.float32)
+    A, B = q.value(a), q.value(b)
+    np.testing.assert_allclose((A @ B).to_py(), a @ b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose((a @ B).to_py(), a @ b, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError):
+        A @ A
+
+
+def test_inplace_ops_write_into_the_same_memory():
+    x = np.arange(6, dtype=np.float64).reshape(2, 3)
+    A = q.from_py(x)
+    before = id(A)
+    A += 1
+    A *= q.value([1.0, 2.0, 3.0])
+    A -= np.ones(3)
+    A /= 2
+    assert id(A) == before
+    want = ((np.arange(6.0).reshape(2, 3) + 1) * [1, 2, 3] - 1) / 2
+    np.testing.assert_allclose(x, want)  # shared with the NumPy source
+    I = q.value([1, 2, 3], dtype="int32")
+    with pytest.raises(TypeError):
+        I /= 2  # same_kind: a float result does not go into an int tensor
+    assert I.to_py().tolist() == [1, 2, 3]
+    with pytest.raises(ValueError):
+        A += q.zeros(4)  # does not broadcast
+    np.testing.assert_allclose(x, want)
+    s = q.value(1.0)
+    s += 1  # scalars fall back to s = s + 1
+    assert float(s) == 2.0
+
+
+def test_bad_operands():
+    X = q.zeros(3)
+    with pytest.raises(TypeError):
+        X + "a"
+    with pytest.raises(TypeError):
+        X + object()
+    with pytest.raises(ValueError):
+        X + q.zeros(4)
+    with pytest.raises(TypeError):
+        q.value([True]) - q.value([False])
+    assert X.to_py().tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "mean", "min", "max", "any", "all", "var",
+                                  "std", "argmin", "argmax"])
+def test_reductions_match_numpy(name):
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.5, 1.5, (3, 4, 5))
+    X = q.value(x, dtype="float64")
+    full = getattr(X, name)()
+    assert full.kind == "scalar"
+    np.testing.assert_allclose(float(full), getattr(x, name)(), rtol=1e-10)
+    np.testing.assert_allclose(getattr(X, name)(axis=1).to_py(), getattr(x, name)(axis=1),
+                               rtol=1e-10)
+    if name not in ("argmin", "argmax"):
+        np.testing.assert_allclose(getattr(X, name)(axis=(0, 2), keepdims=True).to_py(),
+                                   getattr(x, name)(axis=(0, 2), keepdims=True), rtol=1e-10)
+    with pytest.raises(IndexError):
+        getattr(X, name)(axis=3)
+
+
+def test_advanced_indexing():
+    x = np.arange(20).reshape(4, 5)
+    X = q.value(x)
+    np.testing.assert_array_equal(X[np.array([0, 2])].to_py(), x[[0, 2]])
+    np.testing.assert_array_equal(X[[3, 1], 1:3].to_py(), x[[3, 1], 1:3])
+    np.testing.assert_array_equal(X[X > 10].to_py(), x[x > 10])
+    X[X > 15] = 0
+    x[x > 15] = 0
+    np.testing.assert_array_equal(X.to_py(), x)
+    X[np.array([0, 1]), 0] = q.value([100, 200])
+    x[[0, 1], 0] = [100, 200]
+    np.testing.assert_array_equal(X.to_py(), x)
+    with pytest.raises(IndexError):
+        X[np.array([7])]
+    with pytest.raises(IndexError):
+        X[np.array([0.5])]
+    np.testing.assert_array_equal(X.to_py(), x)
