@@ -1,0 +1,28 @@
+"""Runs the Python examples under examples/ as smoke tests and checks what they print."""
+import os
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def run_example(name):
+    env = dict(os.environ)
+    build = pathlib.Path(os.environ.get("ISTHMUS_BUILD_DIR", ROOT / "build"))
+    if not build.is_absolute():
+        build = ROOT / build
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(build / "python")] + [p for p in [env.get("PYTHONPATH")] if p])
+    return subprocess.run([sys.executable, str(ROOT / "examples" / name)], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_python_tour_runs_and_shares_memory():
+    r = run_example("python_tour.py")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "= [7. 6. 5. 4. 3.]" in out
+    assert "same memory: True" in out
+    assert "q.from_py shares memory: C[1, 2] = -1.0" in out
+    assert "ValueError:" in out
