@@ -81,6 +81,17 @@ int main(int argc, char** argv) {
     });
     row("add (a + b) GB/s", "GB/s", 3 * mb / t_add / 1e9, 3 * mb / t_add_plain / 1e9);
 
+    // in-place add: the kernel alone, no fresh output pages to fault in.
+    q::tensor acc = q::copy(a);
+    double t_iadd = median_seconds(reps, [&] { acc += b; });
+    double t_iadd_plain = median_seconds(reps, [&] {
+        float* pb = data(b);
+        for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] += pb[i];
+        done(b);
+        keep(out);
+    });
+    row("add in place (a += b) GB/s", "GB/s", 3 * mb / t_iadd / 1e9, 3 * mb / t_iadd_plain / 1e9);
+
     // fused multiply-add: reads 3 arrays, writes 1.
     double t_fma = median_seconds(reps, [&] { keep(q::fma(a, b, c)); });
     double t_fma_plain = median_seconds(reps, [&] {

@@ -269,7 +269,12 @@ copy_state storage::copy_on(resource_id resource) const {
     return none;
 }
 
-bool storage::valid_on(resource_id resource) const { return copy_on(resource).valid; }
+bool storage::valid_on(resource_id resource) const {
+    std::lock_guard lk(mu_);
+    for (const auto& c : slots_)
+        if (c.res == resource) return c.ptr && c.valid;
+    return false;
+}
 
 std::vector<resource_id> storage::valid_resources() const {
     std::vector<resource_id> out;

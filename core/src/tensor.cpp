@@ -141,16 +141,25 @@ bool tensor::is_contiguous() const noexcept {
 }
 
 bool tensor::is_dense() const noexcept {
-    std::vector<std::pair<int64_t, int64_t>> dims; // (|stride|, size)
+    // (|stride|, size) of the non-trivial dimensions, sorted by stride without allocating.
+    int64_t st[max_rank], sz[max_rank];
+    int n = 0;
     for (size_t i = 0; i < shape_.size(); ++i) {
         if (shape_[i] == 0) return true;
-        if (shape_[i] != 1) dims.emplace_back(std::abs(strides_[i]), shape_[i]);
+        if (shape_[i] == 1) continue;
+        int64_t s = std::abs(strides_[i]);
+        int j = n++;
+        for (; j > 0 && st[j - 1] > s; --j) {
+            st[j] = st[j - 1];
+            sz[j] = sz[j - 1];
+        }
+        st[j] = s;
+        sz[j] = shape_[i];
     }
-    std::sort(dims.begin(), dims.end());
     int64_t expected = 1;
-    for (auto [s, n] : dims) {
-        if (s != expected) return false;
-        expected *= n;
+    for (int k = 0; k < n; ++k) {
+        if (st[k] != expected) return false;
+        expected *= sz[k];
     }
     return true;
 }

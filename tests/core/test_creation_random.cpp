@@ -1,5 +1,4 @@
-// Tests for random tensors: Philox known answers, reproducibility across runs and thread counts,
-// generator offsets, moments, ranges and bad arguments.
+// Tests for random tensors: Philox answers, reproducibility, thread counts, moments, errors.
 #include <doctest/doctest.h>
 
 #include "../../core/src/cpu/random.hpp" // the inline Philox reference, for known answers

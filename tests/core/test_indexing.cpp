@@ -1,5 +1,4 @@
-// Tests for basic indexing (views from integers, slices, newaxis, ellipsis), its assignment
-// form, and indexing errors.
+// Tests for basic indexing (integers, slices, newaxis, ellipsis), its assignment, and errors.
 #include <doctest/doctest.h>
 
 #include "isthmus/ops/creation.hpp"

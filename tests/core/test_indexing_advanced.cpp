@@ -1,5 +1,4 @@
-// Tests for advanced indexing (integer arrays, bool masks), index assignment with arrays,
-// nonzero / argwhere, take and take/put along an axis.
+// Tests for advanced indexing and assignment (index arrays, masks), nonzero and take.
 #include <doctest/doctest.h>
 
 #include "isthmus/ops/creation.hpp"
@@ -282,6 +281,40 @@ TEST_CASE("indexing: assignment through integer arrays and masks") {
     CHECK(values(d) == expect);
 }
 
+TEST_CASE("indexing: column scatters (rows-inner order) keep the last of repeated indices") {
+    tensor a = zeros({3, 5}, dtype::int32);
+    index_put(a, {index_slice{}, tensor::from_vector(std::vector<int64_t>{1, 3, -4})},
+              tensor::from_vector(std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}, {3, 3}));
+    CHECK(ints(a) == std::vector<int64_t>{0, 3, 0, 2, 0, 0, 6, 0, 5, 0, 0, 9, 0, 8, 0});
+    // Large enough for the parallel path; the same with one and two threads.
+    threads_guard guard;
+    const tensor idx = random_indices({40}, 60, dtype::int64, 30); // many repeats
+    const tensor val = random_tensor({5000, 40}, dtype::float32, 31);
+    std::vector<double> got[2];
+    for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        tensor b = zeros({5000, 60});
+        index_put(b, {index_slice{}, idx}, val);
+        got[threads - 1] = values(b);
+    }
+    CHECK(got[0] == got[1]);
+    std::vector<double> expect(5000 * 60, 0.0);
+    const std::vector<double> vv = values(val);
+    const std::vector<int64_t> iv = ints(idx);
+    for (size_t r = 0; r < 5000; ++r)
+        for (size_t q = 0; q < 40; ++q)
+            expect[r * 60 + static_cast<size_t>(wrap(iv[q], 60))] = vv[r * 40 + q];
+    CHECK(got[1] == expect);
+    // Gathering the columns back (rows-inner gather) gives the stored values.
+    tensor c = zeros({5000, 60});
+    index_put(c, {index_slice{}, idx}, val);
+    const tensor back = index(c, {index_slice{}, idx});
+    const std::vector<double> bv = values(back);
+    for (size_t r = 0; r < 5000; r += 499)
+        for (size_t q = 0; q < 40; ++q)
+            CHECK(bv[r * 40 + q] == expect[r * 60 + static_cast<size_t>(wrap(iv[q], 60))]);
+}
+
 TEST_CASE("indexing: advanced assignment into strided targets, with strided and aliasing values") {
     tensor base = random_tensor({5, 6, 4}, dtype::float32, 21);
     tensor ref = base.clone();
@@ -306,6 +339,11 @@ TEST_CASE("indexing: advanced assignment into strided targets, with strided and 
     const tensor ix = tensor::from_vector(std::vector<int64_t>{0, 1, 2, 7, 8, 9}, {2, 3});
     index_put(x, {ix}, tensor::from_vector(std::vector<int32_t>{1, 2, 3, 4, 5, 6}, {3, 2}).t());
     CHECK(ints(x) == std::vector<int64_t>{1, 3, 5, 0, 0, 0, 0, 2, 4, 6});
+
+    // The index array aliases the target: the indices are read before anything is written.
+    tensor w = tensor::from_vector(std::vector<int64_t>{1, 0, 0});
+    index_put(w, {w.slice(0, 0, 2)}, scalar(100));
+    CHECK(ints(w) == std::vector<int64_t>{100, 100, 0});
 
     // The value aliases the target: assignment reads the old values.
     tensor v = tensor::from_vector(std::vector<int64_t>{0, 1, 2, 3, 4});

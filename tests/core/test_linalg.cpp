@@ -210,9 +210,10 @@ TEST_CASE("linalg: matmul 1-d promotion and broadcast batches follow NumPy") {
         {{3, 2, 4}, {3, 4, 5}, {3, 2, 5}},
         {{2, 1, 3, 4}, {5, 4, 2}, {2, 5, 3, 2}},
         {{1, 3, 4}, {6, 4, 2}, {6, 3, 2}},
-        {{10, 7, 5}, {5, 3}, {10, 7, 3}},     // batches fold into one gemm
-        {{7, 5}, {10, 5, 3}, {10, 7, 3}},     // a broadcast over b's batches
-        {{64, 8, 8}, {64, 8, 8}, {64, 8, 8}}, // many small products in parallel
+        {{10, 7, 5}, {5, 3}, {10, 7, 3}},        // batches fold into one gemm
+        {{7, 5}, {10, 5, 3}, {10, 7, 3}},        // a broadcast over b's batches
+        {{64, 8, 8}, {64, 8, 8}, {64, 8, 8}},    // many tiny products, one thread
+        {{6, 40, 40}, {6, 40, 50}, {6, 40, 50}}, // medium products spread over threads
         {{2, 3, 70, 60}, {60, 80}, {2, 3, 70, 80}},
     };
     for (dtype dt : {dtype::float32, dtype::float64, dtype::complex128, dtype::int64}) {

@@ -1,6 +1,7 @@
 // Tests for sum, prod, mean, min, max, any, all, var and std against float64 references.
 #include <doctest/doctest.h>
 
+#include "fake_resource.hpp"
 #include "isthmus/ops/reduce.hpp"
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <omp.h>
 #include <random>
 #include <string>
 #include <vector>
@@ -588,4 +590,41 @@ TEST_CASE("reduce: var with ddof >= N gives inf or nan as NumPy") {
     CHECK(std::isinf(var(t, {}, false, 3).item<double>()));
     CHECK(std::isnan(
         var(tensor::from_vector(std::vector<double>{1, 1}), {}, false, 2).item<double>()));
+}
+
+TEST_CASE("reduce: inputs valid only on another resource are read on the CPU") {
+    isthmus_test::registered_fake dev(MEMRESOURCE_DEVICE4);
+    const tensor t = random_tensor(dtype::float64, {30, 40}, 51);
+    const auto want = reference(kind::sum, t, {true, false});
+    // Move the only valid copy to the fake device.
+    t.lock(lock_mode::readwrite, dev.id());
+    t.unlock(lock_mode::readwrite, dev.id());
+    CHECK(t.location() == dev.id());
+    const size_t before = dev->bytes_to_host;
+    const tensor r = sum(t, 0);
+    CHECK(dev->bytes_to_host > before);
+    CHECK(r.location() == MEMRESOURCE_CPU);
+    check_values(r, want, 1e-12, "sum of a device tensor");
+    CHECK(argmax(t, 1).location() == MEMRESOURCE_CPU);
+}
+
+TEST_CASE("reduce: float sums are bit-identical on any number of threads") {
+    const int saved = omp_get_max_threads();
+    std::mt19937 rng(13);
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    std::vector<float> v(3'000'000);
+    for (auto& x : v) x = d(rng);
+    const tensor t = tensor::from_vector(v);
+    const tensor cols = t.view({1000, 3000}).slice(1, 0, 3000, 2); // column kernel, strided
+    std::vector<double> first;
+    for (int threads : {1, 2, 3, 5}) {
+        omp_set_num_threads(threads);
+        const std::vector<double> got{sum(t).item<double>(), mean(t).item<double>(),
+                                      sum(t.view({3, 1'000'000}), 1).to_vector<double>()[2],
+                                      sum(t.view({1'000'000, 3}), 0).to_vector<double>()[1],
+                                      sum(cols, 0).to_vector<double>()[7]};
+        if (first.empty()) first = got;
+        CHECK_MESSAGE(got == first, threads, " threads");
+    }
+    omp_set_num_threads(saved);
 }

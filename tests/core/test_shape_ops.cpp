@@ -149,6 +149,7 @@ TEST_CASE("shape ops: concat and stack reject bad inputs") {
     CHECK_THROWS_AS(stack({a, zeros({3, 2})}), value_error);
     CHECK(contains(error_of([&] { stack({a, zeros({3, 2})}); }), "same shape"));
     CHECK_THROWS_AS(stack({a}, 3), index_error);
+    CHECK(values(a) == std::vector<double>(6, 0.0)); // inputs unchanged
 }
 
 TEST_CASE("shape ops: split, array_split and split at indices give views") {
@@ -191,6 +192,7 @@ TEST_CASE("shape ops: split, array_split and split at indices give views") {
     CHECK_THROWS_AS(array_split(a, -1), value_error);
     CHECK_THROWS_AS(split(a, 2, 2), index_error);
     CHECK_THROWS_AS(split(tensor::scalar_tensor(1.0), 1), index_error);
+    CHECK(values(a) == av);
 }
 
 TEST_CASE("shape ops: flip is a view with negative strides") {
@@ -253,6 +255,7 @@ TEST_CASE("shape ops: tile matches NumPy") {
     CHECK(tile(tensor::scalar_tensor(4.0), {3}).shape() == shape_t{3});
     CHECK_THROWS_AS(tile(a, {2, -1}), value_error);
     CHECK(contains(error_of([&] { tile(a, {2, -1}); }), "non-negative"));
+    CHECK(values(a) == av);
 }
 
 TEST_CASE("shape ops: repeat with one count and with per-element counts") {
@@ -284,6 +287,7 @@ TEST_CASE("shape ops: repeat with one count and with per-element counts") {
     CHECK_THROWS_AS(repeat(a, tensor::from_vector(std::vector<int64_t>{1, -2, 1}), 1), value_error);
     CHECK_THROWS_AS(repeat(a, tensor::from_vector(std::vector<double>{1.0}), 1), type_error);
     CHECK_THROWS_AS(repeat(a, 2, 2), index_error);
+    CHECK(a.to_vector<int32_t>() == std::vector<int32_t>{1, 2, 3, 4, 5, 6});
 }
 
 TEST_CASE("shape ops: pad in every mode matches NumPy") {
@@ -375,4 +379,5 @@ TEST_CASE("shape ops: pad rejects bad widths and modes") {
     CHECK_THROWS_AS(parse_pad_mode("mirror"), value_error);
     CHECK(contains(error_of([] { parse_pad_mode("mirror"); }), "unknown mode 'mirror'"));
     CHECK_THROWS_AS(pad(tensor(), {}), value_error);
+    CHECK(values(a) == std::vector<double>(6, 0.0));
 }

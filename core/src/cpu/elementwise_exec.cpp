@@ -1,4 +1,4 @@
-// The CPU elementwise executor (per-block conversion), dtype conversion loops, and entry points.
+// The CPU elementwise executor (per-block conversion) and the CPU entry points of the op layer.
 #include "cpu/elementwise_exec.hpp"
 #include "cpu/convert.hpp"
 
@@ -11,18 +11,6 @@ namespace {
 
 constexpr int64_t block = 256;  // elements per conversion block
 constexpr size_t max_item = 16; // the largest itemsize (complex128)
-
-template <typename To, typename From>
-void convert_loop(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n) {
-    if (ss == static_cast<int64_t>(sizeof(From)) && ds == static_cast<int64_t>(sizeof(To))) {
-        const From* a = reinterpret_cast<const From*>(src);
-        To* o = reinterpret_cast<To*>(dst);
-        for (int64_t i = 0; i < n; ++i) o[i] = convert<To>(a[i]);
-        return;
-    }
-    for (int64_t i = 0; i < n; ++i, src += ss, dst += ds)
-        *reinterpret_cast<To*>(dst) = convert<To>(*reinterpret_cast<const From*>(src));
-}
 
 kernel binary_kernel(binary_op op, dtype k) {
     switch (op) {
@@ -92,12 +80,6 @@ void negative_loop(const strided_plan<1>& plan, char* data, std::atomic<bool>& f
 }
 
 } // namespace
-
-convert_fn converter(dtype from, dtype to) {
-    ISTHMUS_DISPATCH(to, To,
-                     { ISTHMUS_DISPATCH(from, From, { return &convert_loop<To, From>; }); });
-    ISTHMUS_ASSERT(false, "no conversion from ", from, " to ", to);
-}
 
 template <int N>
 void run_kernel(const shape_t& shape, const std::array<operand, N>& ops,

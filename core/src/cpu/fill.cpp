@@ -1,5 +1,4 @@
-// CPU fill kernels: constant fills by item size (memset when every byte is equal) and linear
-// sequences for arange / linspace.
+// CPU fill kernels: constant fills by item size (memset for uniform bytes), linear sequences.
 #include "cpu/fill.hpp"
 #include "cpu/strided_loop.hpp"
 
@@ -25,17 +24,20 @@ void fill_pattern(const tensor& dst, void* dst_data, const unsigned char* patter
     const unsigned char byte = pattern[0];
     std::array<char*, 1> base{static_cast<char*>(dst_data)};
     for_each<1>(dst.shape(), {&dst}, base, [&](char** p, const int64_t* s, int64_t n) {
-        if (s[0] == static_cast<int64_t>(sizeof(U))) {
+        // Locals that stay in registers: stores may alias anything reached through a pointer.
+        const U val = v;
+        char* const d = p[0];
+        const int64_t sd = s[0];
+        if (sd == static_cast<int64_t>(sizeof(U))) {
             if (bytewise) {
-                std::memset(p[0], byte, static_cast<size_t>(n) * sizeof(U));
+                std::memset(d, byte, static_cast<size_t>(n) * sizeof(U));
                 return;
             }
-            U* d = reinterpret_cast<U*>(p[0]);
-            for (int64_t i = 0; i < n; ++i) d[i] = v;
+            U* du = reinterpret_cast<U*>(d);
+            for (int64_t i = 0; i < n; ++i) du[i] = val;
             return;
         }
-        char* d = p[0];
-        for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * s[0], &v, sizeof(U));
+        for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * sd, &val, sizeof(U));
     });
 }
 

@@ -1,5 +1,4 @@
-// CPU advanced-indexing kernels: index arrays -> byte offsets (with bounds checks) and the
-// row gather; see scatter.cpp for the inverse.
+// CPU advanced-indexing kernels: index arrays to byte offsets (bounds-checked), row gather.
 #include "cpu/gather.hpp"
 #include "cpu/gather_copy.hpp"
 
@@ -23,30 +22,26 @@ bool add_offsets(const shape_t& common, const shape_t& off_strides, const offset
     std::array<char*, 2> base{reinterpret_cast<char*>(off),
                               const_cast<char*>(static_cast<const char*>(s.data))};
     run_plan<2>(plan, base, [&](char** p, const int64_t* ps, int64_t n) {
+        // Locals that stay in registers: the offset stores may alias anything in memory.
+        const int64_t sz = size, st = stride, so = ps[0], si = ps[1];
+        const bool chk = check, store = first;
+        char* const po = p[0];
+        const char* const pi = p[1];
         bool ok = true;
-        auto one = [&](int64_t& o, I x) {
+        for (int64_t i = 0; i < n; ++i) {
+            I x;
+            std::memcpy(&x, pi + i * si, sizeof(I));
             int64_t v;
             if constexpr (std::is_unsigned_v<I>) {
-                ok &= static_cast<uint64_t>(x) < static_cast<uint64_t>(size) || !check;
+                ok &= static_cast<uint64_t>(x) < static_cast<uint64_t>(sz) || !chk;
                 v = static_cast<int64_t>(x);
             } else {
                 v = static_cast<int64_t>(x);
-                ok &= (v >= -size && v < size) || !check;
-                v += size & (v >> 63); // wrap negative indices without a branch
+                ok &= (v >= -sz && v < sz) || !chk;
+                v += sz & (v >> 63); // wrap negative indices without a branch
             }
-            o = first ? v * stride : o + v * stride;
-        };
-        if (ps[0] == static_cast<int64_t>(sizeof(int64_t)) &&
-            ps[1] == static_cast<int64_t>(sizeof(I))) {
-            auto* o = reinterpret_cast<int64_t*>(p[0]);
-            const auto* x = reinterpret_cast<const I*>(p[1]);
-            for (int64_t i = 0; i < n; ++i) one(o[i], x[i]);
-        } else {
-            for (int64_t i = 0; i < n; ++i) {
-                I x;
-                std::memcpy(&x, p[1] + i * ps[1], sizeof(I));
-                one(*reinterpret_cast<int64_t*>(p[0] + i * ps[0]), x);
-            }
+            int64_t* o = reinterpret_cast<int64_t*>(po + i * so);
+            *o = store ? v * st : *o + v * st;
         }
         if (!ok) bad.store(true, std::memory_order_relaxed);
     });
@@ -107,34 +102,55 @@ int64_t first_bad_index(const shape_t& common, const offset_source& s) {
 }
 
 bool indices_in_range(const int64_t* idx, int64_t n, int64_t size) {
-    bool ok = true;
-#pragma omp parallel for if (n >= parallel_grain && !omp_in_parallel()) reduction(&& : ok)          \
-    schedule(static)
-    for (int64_t i = 0; i < n; ++i) ok = ok && idx[i] >= -size && idx[i] < size;
-    return ok;
+    // Counts the bad ones (a branch-free, vectorisable loop); no thread team for small inputs.
+    auto bad_in = [idx, size](int64_t b, int64_t e) {
+        int64_t bad = 0;
+        for (int64_t i = b; i < e; ++i) bad += (idx[i] < -size) | (idx[i] >= size);
+        return bad;
+    };
+    if (n < parallel_grain || omp_in_parallel()) return bad_in(0, n) == 0;
+    int64_t bad = 0;
+#pragma omp parallel for reduction(+ : bad) schedule(static)
+    for (int64_t c = 0; c < 64; ++c) bad += bad_in(n * c / 64, n * (c + 1) / 64);
+    return bad == 0;
 }
 
+// Note [gather loop order]: rows outer copies whole rows of the rest (a[idx] picks rows of a
+// matrix: long contiguous copies); rows inner walks the rest and, at each of its elements,
+// every row (a[:, idx] picks columns: each source row is read once, in cache). The op layer
+// chooses rows inner when the indexed dimensions have the smaller strides.
 void gather_rows(size_t itemsize, char* out, const char* src, const row_offsets& at, int64_t rows,
-                 int64_t out_row_bytes, const strided_plan<2>& rest) {
+                 int64_t out_row_bytes, const strided_plan<2>& rest, bool rows_inner) {
     dispatch_item_size(itemsize, [&](auto tag) {
         using U = decltype(tag);
         with_row_offsets(at, [&](auto offset_of) {
             const int64_t inner = rest.numel;
+            if (rows_inner && inner > 1) {
+                copy_rows_inner<U, 1>(out, src, offset_of, rows, out_row_bytes, rest,
+                                      std::max<int64_t>(1, parallel_grain / rows));
+                return;
+            }
             if (inner == 1) {
-#pragma omp parallel if (rows >= parallel_grain && !omp_in_parallel())
-                {
-                    // Private copies: see Note [local copies].
+                const auto copy_rows = [=](int64_t b0, int64_t b1) {
+                    // Locals, see Note [local copies].
                     const auto at_row = offset_of;
                     char* const o = out;
                     const char* const a = src;
                     const int64_t step = out_row_bytes;
-#pragma omp for schedule(static)
-                    for (int64_t b = 0; b < rows; ++b) {
+                    for (int64_t b = b0; b < b1; ++b) {
                         U v;
                         std::memcpy(&v, a + at_row(b), sizeof(U));
                         std::memcpy(o + b * step, &v, sizeof(U));
                     }
+                };
+                if (rows < parallel_grain || omp_in_parallel()) {
+                    copy_rows(0, rows); // no thread team for small gathers
+                    return;
                 }
+                const int64_t chunks = omp_get_max_threads();
+#pragma omp parallel for schedule(static)
+                for (int64_t c = 0; c < chunks; ++c)
+                    copy_rows(rows * c / chunks, rows * (c + 1) / chunks);
                 return;
             }
             auto row = [&](int64_t b, int64_t grain) {

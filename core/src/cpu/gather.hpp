@@ -1,5 +1,4 @@
-// Internal: CPU kernels behind advanced indexing: index offsets, gather and scatter of rows,
-// and nonzero.
+// Internal: CPU kernels behind advanced indexing: offsets, row gather / scatter, nonzero.
 #pragma once
 
 #include "cpu/strided_loop.hpp"
@@ -44,14 +43,15 @@ struct row_offsets {
 bool indices_in_range(const int64_t* idx, int64_t n, int64_t size);
 
 /// Gather: for each row b in [0, rows), copies the `rest` plan's elements from the row at `at`
-/// to out + b * out_row_bytes. Operand 0 of `rest` is the output, 1 the source.
+/// to out + b * out_row_bytes. Operand 0 of `rest` is the output, 1 the source. `rows_inner`
+/// picks the loop order (see Note [gather loop order]).
 void gather_rows(size_t itemsize, char* out, const char* src, const row_offsets& at, int64_t rows,
-                 int64_t out_row_bytes, const strided_plan<2>& rest);
+                 int64_t out_row_bytes, const strided_plan<2>& rest, bool rows_inner);
 /// Scatter: for each row b in order (so a repeated index keeps the last value), copies the
 /// `rest` plan's elements from val + b * val_row_bytes to the row at `at`. Operand 0 of `rest`
 /// is the destination, 1 the value.
 void scatter_rows(size_t itemsize, char* dst, const char* val, const row_offsets& at, int64_t rows,
-                  int64_t val_row_bytes, const strided_plan<2>& rest);
+                  int64_t val_row_bytes, const strided_plan<2>& rest, bool rows_inner);
 
 /// Nonzero in two passes: count per chunk, then write coordinates.
 struct nonzero_counts {

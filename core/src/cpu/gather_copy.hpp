@@ -1,6 +1,7 @@
 // Internal: element copies by item size for the gather and scatter kernels.
 #pragma once
 
+#include "cpu/strided_loop.hpp"
 #include "isthmus/error.hpp"
 
 #include <cstdint>
@@ -83,6 +84,38 @@ void copy_run(char** p, const int64_t* s, int64_t n) {
         return;
     }
     for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * sd, a + i * sa, sizeof(U));
+}
+
+/// Rows-inner order: for each element of the rest plan, the `rows` elements at row offsets
+/// offset_of(b) (on the operand `Indexed`, 0 = destination or 1 = source) and at b * row_bytes
+/// (on the other operand) are copied. The inner loop runs over rows in order.
+template <typename U, int Indexed, typename OffsetOf>
+void copy_rows_inner(char* dst, const char* src, OffsetOf offset_of, int64_t rows,
+                     int64_t row_bytes, const strided_plan<2>& rest, int64_t grain) {
+    run_plan<2>(
+        rest, {dst, const_cast<char*>(src)},
+        [&](char** p, const int64_t* s, int64_t n) {
+            // Locals, see Note [local copies].
+            const auto at_row = offset_of;
+            char* const d0 = p[0];
+            const char* const a0 = p[1];
+            const int64_t sd = s[0], sa = s[1], nb = rows, step = row_bytes;
+            for (int64_t i = 0; i < n; ++i) {
+                char* const d = d0 + i * sd;
+                const char* const a = a0 + i * sa;
+                for (int64_t b = 0; b < nb; ++b) {
+                    U v;
+                    if constexpr (Indexed == 1) {
+                        std::memcpy(&v, a + at_row(b), sizeof(U));
+                        std::memcpy(d + b * step, &v, sizeof(U));
+                    } else {
+                        std::memcpy(&v, a + b * step, sizeof(U));
+                        std::memcpy(d + at_row(b), &v, sizeof(U));
+                    }
+                }
+            }
+        },
+        grain);
 }
 
 } // namespace isthmus::cpu

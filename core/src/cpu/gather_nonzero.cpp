@@ -1,5 +1,4 @@
-// CPU nonzero: a parallel count per chunk, then each chunk writes its hits' coordinates at its
-// prefix-sum position (so the result is the same for any thread count).
+// CPU nonzero: parallel per-chunk counts, then each chunk writes its hits' coordinates.
 #include "cpu/gather.hpp"
 
 namespace isthmus::cpu {
@@ -11,7 +10,8 @@ nonzero_counts count_nonzero(const uint8_t* mask, int64_t n) {
     c.bounds.resize(static_cast<size_t>(chunks) + 1);
     c.first.assign(static_cast<size_t>(chunks) + 1, 0);
     for (int64_t k = 0; k <= chunks; ++k) c.bounds[static_cast<size_t>(k)] = n * k / chunks;
-#pragma omp parallel for if (chunks > 1) num_threads(static_cast <int>(chunks)) schedule(static)
+    const int nthreads = static_cast<int>(chunks);
+#pragma omp parallel for if (chunks > 1) num_threads(nthreads) schedule(static)
     for (int64_t k = 0; k < chunks; ++k) {
         int64_t cnt = 0;
         const int64_t e = c.bounds[static_cast<size_t>(k) + 1];
@@ -22,45 +22,51 @@ nonzero_counts count_nonzero(const uint8_t* mask, int64_t n) {
     return c;
 }
 
+// Note [branch-free nonzero]: each element's coordinates are stored at the next output slot
+// and the slot advances only on a hit, so a random mask costs no mispredicted branches. A chunk
+// stops once its last hit is written, so no store lands in the next chunk's slots.
 void write_nonzero(const nonzero_counts& counts, const uint8_t* mask, const shape_t& shape,
                    int64_t* const* outs, int64_t out_stride) {
     const auto chunks = static_cast<int64_t>(counts.bounds.size()) - 1;
+    const int nthreads = static_cast<int>(chunks);
     const int k = static_cast<int>(shape.size());
-#pragma omp parallel for if (chunks > 1) num_threads(static_cast <int>(chunks)) schedule(static)
+    int64_t dims[max_rank];
+    for (int d = 0; d < k; ++d) dims[d] = shape[static_cast<size_t>(d)];
+#pragma omp parallel for if (chunks > 1) num_threads(nthreads) schedule(static)
     for (int64_t c = 0; c < chunks; ++c) {
         int64_t i = counts.bounds[static_cast<size_t>(c)];
         const int64_t end = counts.bounds[static_cast<size_t>(c) + 1];
-        int64_t pos = counts.first[static_cast<size_t>(c)] * out_stride;
+        int64_t h = counts.first[static_cast<size_t>(c)];
+        const int64_t limit = counts.first[static_cast<size_t>(c) + 1];
+        const int64_t os = out_stride;
         if (k == 1) {
-            int64_t* o = outs[0];
-            for (; i < end; ++i)
-                if (mask[i]) {
-                    o[pos] = i;
-                    pos += out_stride;
-                }
+            int64_t* const o = outs[0];
+            for (; i < end && h < limit; ++i) {
+                o[h * os] = i;
+                h += mask[i] != 0;
+            }
             continue;
         }
         // Coordinates of the chunk's first element: one division per dimension, then rows.
         int64_t idx[max_rank];
         int64_t rest = i;
         for (int d = k - 1; d >= 0; --d) {
-            idx[d] = rest % shape[static_cast<size_t>(d)];
-            rest /= shape[static_cast<size_t>(d)];
+            idx[d] = rest % dims[d];
+            rest /= dims[d];
         }
-        const int64_t last = shape[static_cast<size_t>(k) - 1];
-        while (i < end) {
-            const int64_t row_end = std::min(end, i + (last - idx[k - 1]));
-            const int64_t col0 = idx[k - 1] - i; // column of element j is col0 + j
-            for (; i < row_end; ++i)
-                if (mask[i]) {
-                    for (int d = 0; d < k - 1; ++d) outs[d][pos] = idx[d];
-                    outs[k - 1][pos] = col0 + i;
-                    pos += out_stride;
-                }
+        int64_t* const inner = outs[k - 1];
+        while (i < end && h < limit) {
+            const int64_t row_end = std::min(end, i + (dims[k - 1] - idx[k - 1]));
+            const int64_t col0 = idx[k - 1] - i; // the column of element j is col0 + j
+            for (; i < row_end && h < limit; ++i) {
+                for (int d = 0; d < k - 1; ++d) outs[d][h * os] = idx[d];
+                inner[h * os] = col0 + i;
+                h += mask[i] != 0;
+            }
             // Next row: reset the column and carry into the outer coordinates.
             idx[k - 1] = 0;
             for (int d = k - 2; d >= 0; --d) {
-                if (++idx[d] < shape[static_cast<size_t>(d)]) break;
+                if (++idx[d] < dims[d]) break;
                 idx[d] = 0;
             }
         }

@@ -1,5 +1,4 @@
-// CPU random fill kernels: batched Philox4x32-10 blocks mapped to uniform, normal and integer
-// values; element i depends only on (seed, first block, i).
+// CPU random kernels: batched Philox4x32-10 blocks mapped to uniform, normal, integer values.
 #include "cpu/random.hpp"
 #include "cpu/convert.hpp"
 #include "cpu/strided_loop.hpp"

@@ -62,15 +62,8 @@ int64_t find_first(const K* x, int64_t b, int64_t e, F hit) {
     return i;
 }
 
-// Note [argmin/argmax scans]: float and double scan in one pass with 16 lanes (four SSE
-// vectors), each keeping its best value and that value's index (an integer as wide as the
-// value, so compare and select stay in one vector width) and a NaN flag; lanes merge by value,
-// then smallest index (the first occurrence), and a NaN anywhere restarts a plain search for
-// the first NaN.
-// Integers scan in blocks of 2048 elements: each block's extreme comes from a vectorised lane
-// reduction, and only a block that improves on the best so far is searched again, in L1, for
-// the first index of that value. Complex and half types scan element by element.
-// 16-byte vectors of K and of indices as wide as K (GCC/Clang vector extensions).
+// 16-byte vectors of K and of same-width integers (GCC/Clang vector extensions, lowered to
+// SSE2, or to scalar code on targets without vectors).
 template <typename K>
 struct vec16;
 template <>
@@ -78,72 +71,81 @@ struct vec16<float> {
     using index = int32_t;
     typedef float type __attribute__((vector_size(16)));
     typedef int32_t itype __attribute__((vector_size(16)));
-    static itype iota() { return itype{0, 1, 2, 3}; }
 };
 template <>
 struct vec16<double> {
     using index = int64_t;
     typedef double type __attribute__((vector_size(16)));
     typedef int64_t itype __attribute__((vector_size(16)));
-    static itype iota() { return itype{0, 1}; }
 };
 
-template <bool Max, typename K>
-arg_result<K> scan_floating(const K* x, int64_t n, int64_t base) {
-    // GCC/Clang vector extensions: 16-byte vectors of values and of same-width indices; the
-    // compiler lowers them to SSE2 (or to scalar code on targets without vectors).
-    using I = typename vec16<K>::index;
+// The first index in [b, e) holding `v` (there is one): 16 bytes x 4 compared per step.
+template <typename K>
+int64_t find_equal(const K* x, int64_t b, int64_t e, K v) {
     using V = typename vec16<K>::type;
     using IV = typename vec16<K>::itype;
-    constexpr int L = 16 / sizeof(K); // elements per vector
-    constexpr int U = 4;              // vectors per step (independent chains)
-    constexpr int64_t step = L * U;
-    constexpr int64_t block = int64_t{1} << 30; // block-relative indices fit I
+    constexpr int L = 16 / sizeof(K);
+    const V target = V{} + v;
+    int64_t i = b;
+    for (; i + 4 * L <= e; i += 4 * L) {
+        IV hit = IV{};
+        for (int u = 0; u < 4; ++u) {
+            V xv;
+            std::memcpy(&xv, x + i + u * L, sizeof(V));
+            hit |= xv == target;
+        }
+        typename vec16<K>::index any = 0;
+        for (int j = 0; j < L; ++j) any |= hit[j];
+        if (any) break;
+    }
+    while (x[i] != v) ++i;
+    return i;
+}
+
+// Note [argmin/argmax scans]: a contiguous stretch is scanned in blocks of 2048 elements; each
+// block's extreme comes from a vectorised lane reduction (for float and double with a separate
+// NaN flag, so the lanes are plain max/min instructions), and only a block that improves on
+// the best so far is searched again, in L1, for the first index of that value (a vectorised
+// compare for float and double). A NaN ends the scan at the first NaN. Complex and half types
+// scan element by element.
+template <bool Max, typename K>
+arg_result<K> scan_floating(const K* x, int64_t n, int64_t base) {
+    using F = std::conditional_t<sizeof(K) == 4, uint32_t, uint64_t>;
+    constexpr int W = lane_count<K>;
+    constexpr int64_t block = 2048;
     arg_result<K> r{base, x[0], x[0] != x[0]};
     if (r.nan) return r;
     for (int64_t b = 0; b < n; b += block) {
         const int64_t e = std::min(n, b + block);
-        V m[U];
-        IV id[U], idx[U], nan[U];
-        for (int u = 0; u < U; ++u) {
-            m[u] = V{} + r.value;
-            id[u] = IV{} + I(-1);
-            nan[u] = IV{};
-            idx[u] = vec16<K>::iota() + static_cast<I>(u * L);
+        // Pass 1: the block's extreme (one max/min instruction per vector) and a NaN flag.
+        K m[W];
+        F nan[W];
+        for (int j = 0; j < W; ++j) {
+            m[j] = r.value;
+            nan[j] = 0;
         }
         int64_t i = b;
-        for (; i + step <= e; i += step)
-            for (int u = 0; u < U; ++u) {
-                V v;
-                std::memcpy(&v, x + i + u * L, sizeof(V));
-                const IV take = Max ? v > m[u] : v < m[u];
-                m[u] = take ? v : m[u];
-                id[u] = take ? idx[u] : id[u];
-                nan[u] |= v != v;
-                idx[u] += static_cast<I>(step);
+        for (; i + W <= e; i += W)
+            for (int j = 0; j < W; ++j) {
+                const K v = x[i + j];
+                m[j] = (Max ? v > m[j] : v < m[j]) ? v : m[j];
+                nan[j] |= v != v ? F(1) : F(0);
             }
-        I any_nan = 0;
-        for (int u = 0; u < U; ++u)
-            for (int j = 0; j < L; ++j) any_nan |= nan[u][j];
+        K v = r.value;
+        F any_nan = 0;
+        for (int j = 0; j < W; ++j) {
+            v = (Max ? m[j] > v : m[j] < v) ? m[j] : v;
+            any_nan |= nan[j];
+        }
+        for (int64_t k = i; k < e; ++k) {
+            v = (Max ? x[k] > v : x[k] < v) ? x[k] : v;
+            any_nan |= x[k] != x[k] ? F(1) : F(0);
+        }
         if (any_nan)
             for (int64_t k = b;; ++k)
                 if (x[k] != x[k]) return {base + k, x[k], true};
-        // Lanes that beat the best so far (id >= 0): the best value, then the smallest index.
-        int64_t bi = -1;
-        K bv = r.value;
-        for (int u = 0; u < U; ++u)
-            for (int j = 0; j < L; ++j)
-                if (id[u][j] >= 0 &&
-                    (bi < 0 || better<Max>(m[u][j], bv) || (m[u][j] == bv && id[u][j] < bi))) {
-                    bv = m[u][j];
-                    bi = id[u][j];
-                }
-        if (bi >= 0) r = {base + b + bi, bv, false};
-        for (; i < e; ++i) {
-            const K v = x[i];
-            if (v != v) return {base + i, v, true};
-            if (better<Max>(v, r.value)) r = {base + i, v, false};
-        }
+        // Pass 2, only for a block that improves: the first index of its extreme, in L1.
+        if (better<Max>(v, r.value)) r = {base + find_equal(x, b, e, v), v, false};
     }
     return r;
 }
@@ -204,18 +206,17 @@ arg_result<key_t<T>> scan(const char* p, int64_t stride, int64_t n, int64_t base
     return r;
 }
 
-// One long row split over threads; partial results combine in order.
+// One long row cut into pieces (Note [parallel pieces]); partial results combine in order.
 template <typename T, bool Max>
-int64_t scan_parallel(const char* p, int64_t stride, int64_t n, int threads) {
+int64_t scan_pieces(const char* p, int64_t stride, int64_t n, bool parallel) {
     using K = key_t<T>;
-    const int64_t chunks = std::clamp<int64_t>(n / (parallel_grain / 2), 1, threads);
-    if (chunks == 1) return scan<T, Max>(p, stride, n, 0).index;
-    std::vector<arg_result<K>> part(static_cast<size_t>(chunks));
-#pragma omp parallel for num_threads(int(chunks)) schedule(static)
-    for (int64_t c = 0; c < chunks; ++c) {
-        const int64_t b = n * c / chunks, e = n * (c + 1) / chunks;
+    const int64_t pieces = piece_count(n, n);
+    if (pieces == 1) return scan<T, Max>(p, stride, n, 0).index;
+    std::vector<arg_result<K>> part(static_cast<size_t>(pieces));
+    for_pieces(pieces, parallel, [&](int64_t c) {
+        const int64_t b = n * c / pieces, e = n * (c + 1) / pieces;
         part[static_cast<size_t>(c)] = scan<T, Max>(p + b * stride, stride, e - b, b);
-    }
+    });
     arg_result<K> r = part[0];
     for (size_t c = 1; c < part.size() && !r.nan; ++c)
         if (part[c].nan || better<Max>(part[c].value, r.value)) r = part[c];
@@ -251,7 +252,7 @@ arg_geometry make_arg_geometry(const tensor& x, const tensor& out, int64_t axis)
 // values and their indices (index type I as wide as the values where it fits, so that the
 // branch-free update vectorises) and every row along the axis updates them.
 template <typename T, bool Max, typename I>
-void arg_columns(const arg_geometry& g, const char* in, char* o, int threads, bool parallel) {
+void arg_columns(const arg_geometry& g, const char* in, char* o, bool parallel) {
     using K = key_t<T>;
     const std::array<const int64_t*, 2> kst{g.kin, g.kout};
     constexpr int64_t tile = 1024;
@@ -300,10 +301,9 @@ void arg_columns(const arg_geometry& g, const char* in, char* o, int threads, bo
             for (int64_t j = 0; j < w; ++j) *reinterpret_cast<int64_t*>(o + oo + j * so) = idx[j];
         }
     };
-    if (!parallel || items == 1) return run_items(0, items);
-    const int64_t chunks = std::min<int64_t>(threads, items);
-#pragma omp parallel for num_threads(int(chunks)) schedule(static)
-    for (int64_t c = 0; c < chunks; ++c) run_items(items * c / chunks, items * (c + 1) / chunks);
+    const int64_t pieces = piece_count(g.outputs * g.len, items);
+    for_pieces(pieces, parallel,
+               [&](int64_t c) { run_items(items * c / pieces, items * (c + 1) / pieces); });
 }
 
 template <typename T, bool Max>
@@ -314,13 +314,10 @@ void arg_reduce_as(const tensor& out, void* out_data, const tensor& x, const voi
     if (g.outputs == 0) return;
     const char* in = static_cast<const char*>(x_data);
     char* o = static_cast<char*>(out_data);
-    const int threads = reduce_threads();
-    const bool parallel = threads > 1 && g.outputs * g.len >= parallel_grain;
+    const bool parallel = g.outputs * g.len >= parallel_grain;
     const std::array<const int64_t*, 2> kst{g.kin, g.kout};
     if (g.outputs == 1) {
-        *reinterpret_cast<int64_t*>(o) = parallel
-                                             ? scan_parallel<T, Max>(in, g.stride, g.len, threads)
-                                             : scan<T, Max>(in, g.stride, g.len, 0).index;
+        *reinterpret_cast<int64_t*>(o) = scan_pieces<T, Max>(in, g.stride, g.len, parallel);
         return;
     }
     const bool column = g.nk > 0 && std::abs(g.kin[g.nk - 1]) < std::abs(g.stride);
@@ -334,16 +331,14 @@ void arg_reduce_as(const tensor& out, void* out_data, const tensor& x, const voi
                             scan<T, Max>(in + off[0] + i * si, g.stride, g.len, 0).index;
                 });
         };
-        if (!parallel) return rows(0, g.outputs);
-        const int64_t chunks = std::min<int64_t>(threads, g.outputs);
-#pragma omp parallel for num_threads(int(chunks)) schedule(static)
-        for (int64_t c = 0; c < chunks; ++c)
-            rows(g.outputs * c / chunks, g.outputs * (c + 1) / chunks);
+        const int64_t pieces = piece_count(g.outputs * g.len, g.outputs);
+        for_pieces(pieces, parallel,
+                   [&](int64_t c) { rows(g.outputs * c / pieces, g.outputs * (c + 1) / pieces); });
         return;
     }
     if (g.len <= std::numeric_limits<int32_t>::max() && sizeof(K) <= 4)
-        return arg_columns<T, Max, int32_t>(g, in, o, threads, parallel);
-    arg_columns<T, Max, int64_t>(g, in, o, threads, parallel);
+        return arg_columns<T, Max, int32_t>(g, in, o, parallel);
+    arg_columns<T, Max, int64_t>(g, in, o, parallel);
 }
 
 } // namespace

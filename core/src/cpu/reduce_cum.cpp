@@ -1,7 +1,7 @@
 // CPU cumulative sum and product along one axis of a contiguous tensor.
 #include "cpu/convert.hpp"
 #include "cpu/reduce.hpp"
-#include "cpu/strided_loop.hpp"
+#include "cpu/reduce_engine.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -74,11 +74,10 @@ void cumulative_as(const T* x, T* out, int64_t pre, int64_t len, int64_t post) {
             }
         }
     };
-    const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-    if (threads <= 1 || items < 2 || pre * len * post < parallel_grain) return run_items(0, items);
-    const int64_t chunks = std::min<int64_t>(threads, items);
-#pragma omp parallel for num_threads(int(chunks)) schedule(static)
-    for (int64_t c = 0; c < chunks; ++c) run_items(items * c / chunks, items * (c + 1) / chunks);
+    const int64_t work = pre * len * post;
+    const int64_t pieces = piece_count(work, items);
+    for_pieces(pieces, work >= parallel_grain,
+               [&](int64_t c) { run_items(items * c / pieces, items * (c + 1) / pieces); });
 }
 
 template <typename T>

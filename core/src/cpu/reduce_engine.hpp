@@ -29,9 +29,8 @@ namespace isthmus::cpu {
 /// - column (a kept dimension is innermost, e.g. column sums): a tile of outputs keeps a
 ///   buffer of accumulators and every reduced "row" is added to it with a contiguous,
 ///   vectorised loop; memory is read in order, never strided down a column.
-/// Work is split over threads by outputs when there are enough of them, else by ranges of the
-/// reduced elements with per-thread partials combined in a fixed order (deterministic for a
-/// given thread count).
+/// Work is split into pieces of whole outputs when there are enough of them, else into ranges
+/// of the reduced elements with partials combined in a fixed order (Note [parallel pieces]).
 struct reduce_geometry {
     int nk = 0; ///< kept dimensions (may be 0: a full reduction)
     int64_t kshape[max_rank]{}, kin[max_rank]{}, kout[max_rank]{}; ///< byte strides
@@ -216,56 +215,77 @@ void accumulate_interleaved(const Op& op, typename Op::acc_t* buf, const char* p
     for (int64_t e = i; e < total; ++e) buf[(e - i) % m] = op.step(buf[(e - i) % m], x[e]);
 }
 
-/// The inner kernel (Note [reduction geometry]).
+/// Note [parallel pieces]: work is cut into pieces whose number depends on the sizes only,
+/// never on the thread count, and threads take pieces dynamically. A thread slowed down by
+/// another process on its core then takes fewer pieces instead of holding up the others (a
+/// static half each runs at the pace of the slowest core), and results that combine per-piece
+/// partials are bit-identical on any number of threads. Pieces hold at least `piece_elems`
+/// elements.
+inline constexpr int64_t piece_elems = 16384;
+inline constexpr int64_t max_pieces = 256;
+
+/// Pieces for `work` elements, at most `limit`.
+inline int64_t piece_count(int64_t work, int64_t limit) {
+    return std::clamp<int64_t>(work / piece_elems, 1, std::min(limit, max_pieces));
+}
+
+/// Runs body(i) for i in [0, n) pieces: on the calling thread, or dynamically over threads.
+template <typename F>
+void for_pieces(int64_t n, bool parallel, F&& body) {
+    const int threads = reduce_threads();
+    if (!parallel || threads <= 1 || n <= 1) {
+        for (int64_t i = 0; i < n; ++i) body(i);
+        return;
+    }
+    const int team = static_cast<int>(std::min<int64_t>(threads, n));
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1)
+    for (int64_t i = 0; i < n; ++i) body(i);
+}
+
+/// The inner kernel (Note [reduction geometry]). With few outputs (fewer than 16) and many
+/// elements each, every output's reduced range is cut into pieces whose partials combine in
+/// order (Note [parallel pieces]); otherwise pieces are ranges of whole outputs.
 template <class Op>
 void reduce_inner(const Op& op, const reduce_geometry& g, const char* in, char* out) {
     using A = typename Op::acc_t;
     using O = typename Op::out_t;
-    const int threads = reduce_threads();
+    const int64_t work = g.outputs * g.reduced;
+    const bool parallel = work >= parallel_grain;
     const std::array<const int64_t*, 2> kst{g.kin, g.kout};
-    auto outputs = [&](int64_t ob, int64_t oe) {
-        for_each_run<2>(
-            g.nk, g.kshape, kst, ob, oe, [&](const std::array<int64_t, 2>& o, int64_t n) {
-                const int64_t si = g.nk ? g.kin[g.nk - 1] : 0, so = g.nk ? g.kout[g.nk - 1] : 0;
-                for (int64_t i = 0; i < n; ++i)
-                    *reinterpret_cast<O*>(out + o[1] + i * so) =
-                        op.finalize(reduce_range(op, g, in + o[0] + i * si, 0, g.reduced));
-            });
-    };
-    if (threads <= 1 || g.outputs * g.reduced < parallel_grain) {
-        outputs(0, g.outputs);
-        return;
-    }
-    if (g.outputs >= 4 * threads || g.outputs % threads == 0) {
-        const int64_t chunks = std::min<int64_t>(threads, g.outputs);
-#pragma omp parallel for num_threads(int(chunks)) schedule(static)
-        for (int64_t c = 0; c < chunks; ++c)
-            outputs(g.outputs * c / chunks, g.outputs * (c + 1) / chunks);
-        return;
-    }
-    // Few outputs: each thread reduces a range of every output's elements.
-    const int64_t chunks = std::clamp<int64_t>(g.reduced / 4096, 1, threads);
-    std::unique_ptr<A[]> part(new A[static_cast<size_t>(g.outputs * chunks)]);
-    std::unique_ptr<int64_t[]> in_off(new int64_t[static_cast<size_t>(g.outputs)]);
-    std::unique_ptr<int64_t[]> out_off(new int64_t[static_cast<size_t>(g.outputs)]);
-    int64_t k = 0;
-    for_each_run<2>(
-        g.nk, g.kshape, kst, 0, g.outputs, [&](const std::array<int64_t, 2>& o, int64_t n) {
-            const int64_t si = g.nk ? g.kin[g.nk - 1] : 0, so = g.nk ? g.kout[g.nk - 1] : 0;
-            for (int64_t i = 0; i < n; ++i, ++k) {
-                in_off[k] = o[0] + i * si;
-                out_off[k] = o[1] + i * so;
-            }
+    const int64_t si = g.nk ? g.kin[g.nk - 1] : 0, so = g.nk ? g.kout[g.nk - 1] : 0;
+    if (g.outputs >= 16 || g.reduced < 2 * piece_elems) {
+        const int64_t pieces = piece_count(work, g.outputs);
+        for_pieces(pieces, parallel, [&](int64_t c) {
+            for_each_run<2>(
+                g.nk, g.kshape, kst, g.outputs * c / pieces, g.outputs * (c + 1) / pieces,
+                [&](const std::array<int64_t, 2>& o, int64_t n) {
+                    for (int64_t i = 0; i < n; ++i)
+                        *reinterpret_cast<O*>(out + o[1] + i * so) =
+                            op.finalize(reduce_range(op, g, in + o[0] + i * si, 0, g.reduced));
+                });
         });
-#pragma omp parallel for num_threads(int(chunks)) schedule(static)
-    for (int64_t c = 0; c < chunks; ++c)
+        return;
+    }
+    const int64_t pieces = piece_count(g.reduced, g.reduced);
+    std::vector<int64_t> in_off, out_off;
+    for_each_run<2>(g.nk, g.kshape, kst, 0, g.outputs,
+                    [&](const std::array<int64_t, 2>& o, int64_t n) {
+                        for (int64_t i = 0; i < n; ++i) {
+                            in_off.push_back(o[0] + i * si);
+                            out_off.push_back(o[1] + i * so);
+                        }
+                    });
+    std::unique_ptr<A[]> part(new A[static_cast<size_t>(g.outputs * pieces)]);
+    for_pieces(pieces, parallel, [&](int64_t c) {
         for (int64_t o = 0; o < g.outputs; ++o)
-            part[o * chunks + c] = reduce_range(op, g, in + in_off[o], g.reduced * c / chunks,
-                                                g.reduced * (c + 1) / chunks);
+            part[o * pieces + c] =
+                reduce_range(op, g, in + in_off[static_cast<size_t>(o)], g.reduced * c / pieces,
+                             g.reduced * (c + 1) / pieces);
+    });
     for (int64_t o = 0; o < g.outputs; ++o) {
-        A acc = part[o * chunks];
-        for (int64_t c = 1; c < chunks; ++c) acc = op.combine(acc, part[o * chunks + c]);
-        *reinterpret_cast<O*>(out + out_off[o]) = op.finalize(acc);
+        A acc = part[o * pieces];
+        for (int64_t c = 1; c < pieces; ++c) acc = op.combine(acc, part[o * pieces + c]);
+        *reinterpret_cast<O*>(out + out_off[static_cast<size_t>(o)]) = op.finalize(acc);
     }
 }
 
@@ -274,7 +294,10 @@ template <typename A>
 inline constexpr int64_t column_tile = std::max<int64_t>(64,
                                                          16384 / static_cast<int64_t>(sizeof(A)));
 
-/// The column kernel (Note [reduction geometry]).
+/// The column kernel (Note [reduction geometry]). An item is a tile of one output row. With
+/// few items (fewer than 16) and many rows, the rows are cut into pieces, each accumulating
+/// into its own buffers, combined in order (Note [parallel pieces]); otherwise pieces are
+/// ranges of whole items.
 template <class Op>
 void reduce_columns(const Op& op, const reduce_geometry& g, const char* in, char* out) {
     using A = typename Op::acc_t;
@@ -283,7 +306,10 @@ void reduce_columns(const Op& op, const reduce_geometry& g, const char* in, char
     const int nk = g.nk;
     const int64_t m = g.kshape[nk - 1], sk = g.kin[nk - 1], so = g.kout[nk - 1];
     const int64_t tiles = (m + tile - 1) / tile;
+    const int64_t width = std::min(tile, m); // buffer size of one item
     const int64_t items = g.outputs / m * tiles;
+    const int64_t work = g.outputs * g.reduced;
+    const bool parallel = work >= parallel_grain;
     const std::array<const int64_t*, 2> kst{g.kin, g.kout};
     // Byte offsets of item `it`'s first input and output element, and its width.
     auto locate = [&](int64_t it, int64_t& oi, int64_t& oo, int64_t& w) {
@@ -314,48 +340,42 @@ void reduce_columns(const Op& op, const reduce_geometry& g, const char* in, char
     auto finish = [&](const A* buf, char* p, int64_t w) {
         for (int64_t j = 0; j < w; ++j) *reinterpret_cast<O*>(p + j * so) = op.finalize(buf[j]);
     };
-    auto run_items = [&](int64_t ib, int64_t ie) {
-        std::unique_ptr<A[]> buf(new A[static_cast<size_t>(tile)]);
-        for (int64_t it = ib; it < ie; ++it) {
-            int64_t oi, oo, w;
-            locate(it, oi, oo, w);
-            std::fill(buf.get(), buf.get() + w, op.identity());
-            accumulate(buf.get(), in + oi, w, 0, g.reduced);
-            finish(buf.get(), out + oo, w);
-        }
-    };
-    const int threads = reduce_threads();
-    if (threads <= 1 || g.outputs * g.reduced < parallel_grain) {
-        run_items(0, items);
+    if (items >= 16 || work < 2 * piece_elems || g.reduced < 2) {
+        const int64_t pieces = piece_count(work, items);
+        for_pieces(pieces, parallel, [&](int64_t c) {
+            std::unique_ptr<A[]> buf(new A[static_cast<size_t>(width)]);
+            for (int64_t it = items * c / pieces; it < items * (c + 1) / pieces; ++it) {
+                int64_t oi, oo, w;
+                locate(it, oi, oo, w);
+                std::fill(buf.get(), buf.get() + w, op.identity());
+                accumulate(buf.get(), in + oi, w, 0, g.reduced);
+                finish(buf.get(), out + oo, w);
+            }
+        });
         return;
     }
-    if (items >= 4 * threads || items % threads == 0) {
-        const int64_t chunks = std::min<int64_t>(threads, items);
-#pragma omp parallel for num_threads(int(chunks)) schedule(static)
-        for (int64_t c = 0; c < chunks; ++c)
-            run_items(items * c / chunks, items * (c + 1) / chunks);
-        return;
-    }
-    // Few tiles: each thread accumulates a range of the reduced rows into its own buffers.
-    const int64_t chunks = std::clamp<int64_t>(g.reduced / 64, 1, threads);
-    const auto span = static_cast<size_t>(items * tile);
-    std::unique_ptr<A[]> part(new A[span * static_cast<size_t>(chunks)]);
-#pragma omp parallel for num_threads(int(chunks)) schedule(static)
-    for (int64_t c = 0; c < chunks; ++c)
+    // Few items: pieces of rows, each with its own buffers (at most 4 MB of them in all).
+    const auto span = static_cast<size_t>(items * width);
+    const int64_t pieces = std::min<int64_t>(
+        piece_count(work, g.reduced),
+        std::max<int64_t>(1, (int64_t{4} << 20) / static_cast<int64_t>(span * sizeof(A))));
+    std::unique_ptr<A[]> part(new A[span * static_cast<size_t>(pieces)]);
+    for_pieces(pieces, parallel, [&](int64_t c) {
         for (int64_t it = 0; it < items; ++it) {
             int64_t oi, oo, w;
             locate(it, oi, oo, w);
-            A* buf = part.get() + static_cast<size_t>(c) * span + static_cast<size_t>(it * tile);
+            A* buf = part.get() + static_cast<size_t>(c) * span + static_cast<size_t>(it * width);
             std::fill(buf, buf + w, op.identity());
-            accumulate(buf, in + oi, w, g.reduced * c / chunks, g.reduced * (c + 1) / chunks);
+            accumulate(buf, in + oi, w, g.reduced * c / pieces, g.reduced * (c + 1) / pieces);
         }
+    });
     for (int64_t it = 0; it < items; ++it) {
         int64_t oi, oo, w;
         locate(it, oi, oo, w);
-        A* buf = part.get() + static_cast<size_t>(it * tile);
-        for (int64_t c = 1; c < chunks; ++c) {
+        A* buf = part.get() + static_cast<size_t>(it * width);
+        for (int64_t c = 1; c < pieces; ++c) {
             const A* other =
-                part.get() + static_cast<size_t>(c) * span + static_cast<size_t>(it * tile);
+                part.get() + static_cast<size_t>(c) * span + static_cast<size_t>(it * width);
             for (int64_t j = 0; j < w; ++j) buf[j] = op.combine(buf[j], other[j]);
         }
         finish(buf, out + oo, w);

@@ -50,15 +50,21 @@ strided_plan<N> make_plan(const shape_t& shape, const std::array<const shape_t*,
         for (int i = 0; i < N; ++i) p.strides[i][0] = itemsizes[static_cast<size_t>(i)];
         return p;
     }
-    // Order so that operand 0's strides decrease (outermost first); stable keeps C order on ties.
-    std::stable_sort(order, order + nd, [&](int a, int b) {
+    // Order so that operand 0's strides decrease (outermost first); ties keep C order. An
+    // insertion sort: ranks are small, and it allocates nothing (small ops pay for every malloc).
+    auto outer_first = [&](int a, int b) {
         for (int i = 0; i < N; ++i) {
             int64_t sa = std::abs((*strides[static_cast<size_t>(i)])[static_cast<size_t>(a)]);
             int64_t sb = std::abs((*strides[static_cast<size_t>(i)])[static_cast<size_t>(b)]);
             if (sa != sb) return sa > sb;
         }
         return false;
-    });
+    };
+    for (int k = 1; k < nd; ++k) {
+        int d = order[k], j = k;
+        for (; j > 0 && outer_first(d, order[j - 1]); --j) order[j] = order[j - 1];
+        order[j] = d;
+    }
     // Coalesce adjacent dimensions: outer (a) and inner (b) merge when stride[a] ==
     // stride[b] * shape[b] for every operand.
     int out = 0;

@@ -36,6 +36,11 @@ resource_id pick_resource(std::initializer_list<const tensor*> inputs) {
         if (t && t->defined())
             if (resource_id p = t->storage()->pinned_to(); p >= 0) return usable(p);
     const resource_id def = default_resource();
+    // Fast path (no allocation): every input is valid on the default device.
+    bool all_on_default = true;
+    for (const tensor* t : inputs)
+        if (t && t->defined() && !t->storage()->valid_on(def)) all_on_default = false;
+    if (all_on_default) return usable(def);
     // Resources valid for every input.
     std::vector<resource_id> common;
     bool first = true;

@@ -50,8 +50,8 @@ public:
         lock_.emplace(t, lock_mode::read);
         data_ = lock_->data();
     }
-    host_operand(const scalar& s, dtype dt, const shape_t& shape)
-        : own_(shape.size(), 0), strides_(&own_), dt_(dt), data_(reinterpret_cast<char*>(buf_)) {
+    host_operand(const scalar& s, dtype dt, const shape_t&)
+        : strides_(&zero_strides()), dt_(dt), data_(reinterpret_cast<char*>(buf_)) {
         cpu::store_scalar(s, dt, buf_);
     }
     host_operand(const host_operand&) = delete;
@@ -60,6 +60,12 @@ public:
     cpu::operand get() const { return {data_, dt_, strides_}; }
 
 private:
+    // Stride 0 for every dimension of any rank, shared by all scalar operands (no allocation).
+    static const shape_t& zero_strides() {
+        static const shape_t zeros(max_rank, 0);
+        return zeros;
+    }
+
     std::optional<host_lock> lock_;
     alignas(16) unsigned char buf_[16];
     shape_t own_;

@@ -1,5 +1,4 @@
-// NumPy-style subscripts: parsing, basic indexing (views), advanced indexing (gather) and
-// index assignment (scatter).
+// NumPy-style subscripts: parsing, basic views, advanced gathers and index assignment.
 #include "isthmus/ops/indexing.hpp"
 #include "cpu/fill.hpp"
 #include "cpu/gather.hpp"
@@ -309,17 +308,40 @@ located_rows locate_rows(const tensor& v, const std::vector<advanced_entry>& adv
     return r;
 }
 
-// The view with every advanced dimension fixed at index 0: the "rest" dimensions, at row 0.
-tensor rest_view(const tensor& v, const std::vector<advanced_entry>& adv) {
-    tensor r = v;
-    for (size_t j = adv.size(); j-- > 0;) r = r.select(adv[j].dim, 0);
+// A bit per dimension of the view: set for the dimensions advanced entries index.
+uint64_t advanced_mask(const std::vector<advanced_entry>& adv) {
+    uint64_t m = 0;
+    for (const advanced_entry& e : adv) m |= uint64_t{1} << e.dim;
+    return m;
+}
+
+// Note [gather loop order]: rows inner when the indexed dimensions step through memory faster
+// than every other dimension of size > 1.
+bool rows_inner(const tensor& v, uint64_t adv_mask) {
+    int64_t indexed = INT64_MAX, other = INT64_MAX;
+    for (size_t d = 0; d < v.shape().size(); ++d) {
+        const int64_t st = std::abs(v.strides()[d]);
+        if ((adv_mask >> d) & 1)
+            indexed = std::min(indexed, st);
+        else if (v.shape()[d] > 1)
+            other = std::min(other, st);
+    }
+    return indexed < other;
+}
+
+// The strides of the view's dimensions that no advanced entry indexes (the "rest").
+shape_t rest_strides(const tensor& v, uint64_t adv_mask) {
+    shape_t r;
+    r.reserve(v.strides().size());
+    for (size_t d = 0; d < v.strides().size(); ++d)
+        if (!((adv_mask >> d) & 1)) r.push_back(v.strides()[d]);
     return r;
 }
 
-// `t` with the dimensions [block, block + n) fixed at index 0.
-tensor drop_block(const tensor& t, int64_t block, size_t n) {
-    tensor r = t;
-    for (size_t j = 0; j < n; ++j) r = r.select(block, 0);
+// The strides of `t` without the dimensions [block, block + n).
+shape_t strides_without_block(const tensor& t, int64_t block, size_t n) {
+    shape_t r = t.strides();
+    r.erase(r.begin() + block, r.begin() + block + static_cast<int64_t>(n));
     return r;
 }
 
@@ -377,7 +399,11 @@ void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& v
     const advanced_layout L = layout_of(v, p.adv);
     tensor value = strip_leading_ones(value_in, static_cast<int64_t>(L.result.size()));
     check_assignable(value, L.result);
-    const located_rows rows = locate_rows(v, p.adv, L.common);
+    // An index array aliasing the target would change under the writes: read it from a copy.
+    std::vector<advanced_entry> adv = p.adv;
+    for (advanced_entry& e : adv)
+        if (e.index.storage() == target.storage()) e.index = e.index.clone();
+    const located_rows rows = locate_rows(v, adv, L.common);
     if (rows.rows == 0 || numel_of(L.result) == 0) return;
 
     if (value.dtype() != v.dtype()) value = value.to(v.dtype());
@@ -389,15 +415,15 @@ void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& v
         vr = vr.contiguous();
         block_stride(vr, L.block, L.common.size(), row_stride);
     }
-    const tensor dst_rest = rest_view(v, p.adv);
-    const tensor val_rest = drop_block(vr, L.block, L.common.size());
+    const uint64_t adv_mask = advanced_mask(p.adv);
+    const shape_t dst_rest = rest_strides(v, adv_mask);
+    const shape_t val_rest = strides_without_block(vr, L.block, L.common.size());
     const auto isz = static_cast<int64_t>(v.itemsize());
-    const auto plan =
-        cpu::make_plan<2>(L.rest, {&dst_rest.strides(), &val_rest.strides()}, {isz, isz});
+    const auto plan = cpu::make_plan<2>(L.rest, {&dst_rest, &val_rest}, {isz, isz});
     auto src = ops::read_host(vr);
     auto dst = ops::readwrite_host(v);
     cpu::scatter_rows(v.itemsize(), dst.as<char>(), src.as<char>(), rows.at, rows.rows,
-                      row_stride * isz, plan);
+                      row_stride * isz, plan, rows_inner(v, adv_mask));
 }
 
 } // namespace
@@ -414,17 +440,17 @@ tensor index(const tensor& t, const std::vector<index_item>& items) {
     const located_rows rows = locate_rows(v, p.adv, L.common);
     if (rows.rows == 0 || out.numel() == 0) return out;
 
-    const tensor src_rest = rest_view(v, p.adv);
-    const tensor out_rest = drop_block(out, L.block, L.common.size());
+    const uint64_t adv_mask = advanced_mask(p.adv);
+    const shape_t src_rest = rest_strides(v, adv_mask);
+    const shape_t out_rest = strides_without_block(out, L.block, L.common.size());
     const auto isz = static_cast<int64_t>(v.itemsize());
     const int64_t row_bytes =
         out.strides()[static_cast<size_t>(L.block) + L.common.size() - 1] * isz;
-    const auto plan =
-        cpu::make_plan<2>(L.rest, {&out_rest.strides(), &src_rest.strides()}, {isz, isz});
+    const auto plan = cpu::make_plan<2>(L.rest, {&out_rest, &src_rest}, {isz, isz});
     auto src = ops::read_host(v);
     auto dst = ops::write_host(out);
     cpu::gather_rows(v.itemsize(), dst.as<char>(), src.as<char>(), rows.at, rows.rows, row_bytes,
-                     plan);
+                     plan, rows_inner(v, adv_mask));
     return out;
 }
 

@@ -49,7 +49,16 @@ tensor repeat(const tensor& t, int64_t repeats, std::optional<int64_t> axis) {
     shape_t result = src.shape();
     result[au] *= repeats;
     tensor out = tensor::empty(expanded, t.dtype(), MEMRESOURCE_CPU);
-    if (out.numel() > 0) out.copy_from(src.unsqueeze(a + 1).expand(expanded));
+    if (out.numel() == 0) return out.view(result);
+    int64_t after = 1; // elements after the axis: the broadcast copy's contiguous run
+    for (size_t d = au + 1; d < src.shape().size(); ++d) after *= src.shape()[d];
+    if (after == 1 && repeats < 16) {
+        // The broadcast copy would run `repeats` elements at a time; `repeats` strided copies
+        // of the whole axis run long instead.
+        for (int64_t j = 0; j < repeats; ++j) out.select(a + 1, j).copy_from(src);
+    } else {
+        out.copy_from(src.unsqueeze(a + 1).expand(expanded));
+    }
     return out.view(result);
 }
 

@@ -142,8 +142,10 @@ ISTHMUS_API tensor clamp(const tensor& t, const tensor& lo, const tensor& hi);
 /// clamp() in place (same_kind rule; t's shape must be the broadcast shape).
 ISTHMUS_API void clamp_inplace(const tensor& t, const scalar& lo, const scalar& hi);
 
-/// A copy converted to `dt` with NumPy's unsafe casting (astype): float -> int truncates, NaN and
-/// out-of-range floats give INT_MIN like NumPy on x86, complex -> real drops the imaginary part.
+/// A copy converted to `dt` with NumPy's unsafe casting (astype): integers wrap, float -> int
+/// truncates toward zero (NaN and out-of-range floats give a fixed value, never undefined
+/// behaviour; NumPy's result there is platform-dependent), anything -> bool is `!= 0`, and
+/// complex -> real drops the imaginary part.
 ISTHMUS_API tensor cast(const tensor& t, dtype dt);
 
 /// The real part: a view for complex tensors (writes go through, like NumPy's .real), `t`

@@ -1,5 +1,4 @@
-// Tensor operations: NumPy-style indexing (views and gathers), index assignment (scatters),
-// nonzero, take and take/put along an axis.
+// Tensor operations: NumPy-style indexing and index assignment, nonzero, take (along an axis).
 #pragma once
 
 #include "isthmus/export.hpp"

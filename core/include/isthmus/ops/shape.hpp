@@ -1,5 +1,4 @@
 // Tensor operations: shape ops that join, split, reverse, repeat and pad tensors.
-// (reshape, transpose, permute, squeeze, unsqueeze and expand are tensor methods.)
 #pragma once
 
 #include "isthmus/export.hpp"
@@ -13,6 +12,8 @@
 #include <vector>
 
 namespace isthmus {
+
+// reshape, transpose, permute, squeeze, unsqueeze and expand are tensor methods (views).
 
 /// Joins tensors along an existing axis (NumPy's concatenate). All inputs have the same rank
 /// (at least 1) and equal sizes except along `axis`; the result dtype is the promotion of all
