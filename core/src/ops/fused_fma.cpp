@@ -9,12 +9,12 @@
 namespace isthmus {
 
 namespace {
+// Note [fma contraction]: x * y + z rather than std::fma: without FMA in the target ISA,
+// std::fma is an exact but slow libm call; the compiler contracts x * y + z where FMA exists.
 template <typename T>
 T mul_add(T x, T y, T z) {
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
-        return std::fma(x, y, z);
-    else if constexpr (cpu::is_half_v<T>)
-        return T(std::fma(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)));
+    if constexpr (cpu::is_half_v<T>)
+        return T(static_cast<float>(x) * static_cast<float>(y) + static_cast<float>(z));
     else if constexpr (std::is_same_v<T, bool>)
         return (x && y) || z;
     else

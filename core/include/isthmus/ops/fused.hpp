@@ -5,8 +5,8 @@
 
 namespace isthmus {
 
-/// a * b + c in one pass, with NumPy broadcasting and promotion of the three dtypes. Real
-/// floating dtypes use a fused multiply-add per element; integers and complex compute a * b + c.
+/// a * b + c in one pass over memory, with NumPy broadcasting and promotion of the three
+/// dtypes (a hardware fused multiply-add where the compiler targets one).
 /// Throws value_error when the shapes do not broadcast.
 ISTHMUS_API tensor fma(const tensor& a, const tensor& b, const tensor& c);
 
