@@ -35,17 +35,23 @@ constexpr std::array<dtype_info, dtype_count> infos{{
 int float_level(dtype t) {
     switch (t) {
     case dtype::float16:
-    case dtype::bfloat16: return 1;
-    case dtype::float32: return 2;
-    default: return 3;
+    case dtype::bfloat16:
+        return 1;
+    case dtype::float32:
+        return 2;
+    default:
+        return 3;
     }
 }
 // The smallest float level that holds every value of an integer or bool dtype.
 int int_level(dtype t) {
     switch (itemsize(t)) {
-    case 1: return 1;
-    case 2: return 2;
-    default: return 3;
+    case 1:
+        return 1;
+    case 2:
+        return 2;
+    default:
+        return 3;
     }
 }
 dtype float_of_level(int level) {
@@ -77,8 +83,12 @@ dtype promote_real(dtype a, dtype b) {
 }
 } // namespace
 
-size_t itemsize(dtype t) noexcept { return infos[static_cast<size_t>(t)].size; }
-std::string_view name(dtype t) noexcept { return infos[static_cast<size_t>(t)].name; }
+size_t itemsize(dtype t) noexcept {
+    return infos[static_cast<size_t>(t)].size;
+}
+std::string_view name(dtype t) noexcept {
+    return infos[static_cast<size_t>(t)].name;
+}
 
 dtype parse_dtype(std::string_view s) {
     for (int i = 0; i < dtype_count; ++i)
@@ -88,14 +98,14 @@ dtype parse_dtype(std::string_view s) {
         dtype t;
     };
     static constexpr alias aliases[] = {
-        {"bool_", dtype::bool_},       {"half", dtype::float16},     {"float", dtype::float32},
-        {"double", dtype::float64},    {"int", dtype::int32},        {"long", dtype::int64},
-        {"cfloat", dtype::complex64},  {"cdouble", dtype::complex128}, {"bf16", dtype::bfloat16},
-        {"f2", dtype::float16},        {"f4", dtype::float32},       {"f8", dtype::float64},
-        {"i1", dtype::int8},           {"i2", dtype::int16},         {"i4", dtype::int32},
-        {"i8", dtype::int64},          {"u1", dtype::uint8},         {"u2", dtype::uint16},
-        {"u4", dtype::uint32},         {"u8", dtype::uint64},        {"c8", dtype::complex64},
-        {"c16", dtype::complex128},    {"b1", dtype::bool_},
+        {"bool_", dtype::bool_},      {"half", dtype::float16},       {"float", dtype::float32},
+        {"double", dtype::float64},   {"int", dtype::int32},          {"long", dtype::int64},
+        {"cfloat", dtype::complex64}, {"cdouble", dtype::complex128}, {"bf16", dtype::bfloat16},
+        {"f2", dtype::float16},       {"f4", dtype::float32},         {"f8", dtype::float64},
+        {"i1", dtype::int8},          {"i2", dtype::int16},           {"i4", dtype::int32},
+        {"i8", dtype::int64},         {"u1", dtype::uint8},           {"u2", dtype::uint16},
+        {"u4", dtype::uint32},        {"u8", dtype::uint64},          {"c8", dtype::complex64},
+        {"c16", dtype::complex128},   {"b1", dtype::bool_},
     };
     for (const auto& a : aliases)
         if (a.name == s) return a.t;
@@ -104,7 +114,9 @@ dtype parse_dtype(std::string_view s) {
                   "float32, float64, complex64, complex128");
 }
 
-std::ostream& operator<<(std::ostream& os, dtype t) { return os << name(t); }
+std::ostream& operator<<(std::ostream& os, dtype t) {
+    return os << name(t);
+}
 
 dtype real_dtype(dtype t) noexcept {
     if (t == dtype::complex64) return dtype::float32;
@@ -128,14 +140,20 @@ dtype promote_types(dtype a, dtype b) noexcept {
 
 dtype promote_with_scalar(dtype a, scalar_kind k) noexcept {
     switch (k) {
-    case scalar_kind::boolean: return a;
-    case scalar_kind::integer: return is_bool(a) ? dtype::int64 : a;
-    case scalar_kind::floating: return is_inexact(a) ? a : dtype::float64;
-    case scalar_kind::complex: return is_inexact(a) ? complex_dtype(a) : dtype::complex128;
+    case scalar_kind::boolean:
+        return a;
+    case scalar_kind::integer:
+        return is_bool(a) ? dtype::int64 : a;
+    case scalar_kind::floating:
+        return is_inexact(a) ? a : dtype::float64;
+    case scalar_kind::complex:
+        return is_inexact(a) ? complex_dtype(a) : dtype::complex128;
     }
     return a;
 }
 
-bool can_cast_safely(dtype from, dtype to) noexcept { return promote_types(from, to) == to; }
+bool can_cast_safely(dtype from, dtype to) noexcept {
+    return promote_types(from, to) == to;
+}
 
 } // namespace isthmus

@@ -1,6 +1,6 @@
 // NumPy-style text for tensors: aligned columns, shared precision, summarised when large.
-#include "isthmus/tensor.hpp"
 #include "cpu/convert.hpp"
+#include "isthmus/tensor.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -35,8 +35,10 @@ bool round_trips(const char* s, double x, dtype dt) {
     case dtype::bfloat16:
         return cpu::convert<bfloat16_t>(y).bits == cpu::convert<bfloat16_t>(x).bits;
     case dtype::float32:
-    case dtype::complex64: return static_cast<float>(y) == static_cast<float>(x);
-    default: return y == x;
+    case dtype::complex64:
+        return static_cast<float>(y) == static_cast<float>(x);
+    default:
+        return y == x;
     }
 }
 
@@ -217,7 +219,7 @@ std::string tensor::to_string() const {
     } else if (is_integer(dtype_)) {
         for (auto& e : elems)
             p.cells.push_back(is_signed_int(dtype_) ? std::to_string(e.item<int64_t>())
-                                                     : std::to_string(e.item<uint64_t>()));
+                                                    : std::to_string(e.item<uint64_t>()));
     } else if (dim() == 0) {
         // Note [float text]: a 0-d tensor prints like the Python scalar.
         p.cells.push_back(is_complex(dtype_) ? python_complex(elems[0].item<complex128_t>(), dtype_)

@@ -41,7 +41,9 @@ public:
         return p;
     }
     void deallocate(void* p, size_t) noexcept override { std::free(p); }
-    void copy_from_host(void* dst, const void* src, size_t n) override { std::memmove(dst, src, n); }
+    void copy_from_host(void* dst, const void* src, size_t n) override {
+        std::memmove(dst, src, n);
+    }
     void copy_to_host(void* dst, const void* src, size_t n) override { std::memmove(dst, src, n); }
     void copy_within(void* dst, const void* src, size_t n) override { std::memmove(dst, src, n); }
 };
@@ -74,7 +76,9 @@ std::shared_ptr<memory_resource> resource_handle(resource_id id) {
     return r.slots[static_cast<size_t>(id)];
 }
 
-memory_resource& get_resource(resource_id id) { return *resource_handle(id); }
+memory_resource& get_resource(resource_id id) {
+    return *resource_handle(id);
+}
 
 void register_resource(std::shared_ptr<memory_resource> res) {
     ISTHMUS_CHECK(res != nullptr, value_error, "register_resource: null resource");
@@ -100,7 +104,9 @@ void unregister_resource(resource_id id) {
     r.slots[static_cast<size_t>(id)].reset();
 }
 
-resource_id default_resource() noexcept { return reg().default_id.load(); }
+resource_id default_resource() noexcept {
+    return reg().default_id.load();
+}
 
 void set_default_resource(resource_id id) {
     id = resolve_resource(id);

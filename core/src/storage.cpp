@@ -28,9 +28,12 @@ namespace {
 
 const char* mode_name(lock_mode m) {
     switch (m) {
-    case lock_mode::read: return "LOCK_READ";
-    case lock_mode::write: return "LOCK_WRITE";
-    case lock_mode::readwrite: return "LOCK_READWRITE";
+    case lock_mode::read:
+        return "LOCK_READ";
+    case lock_mode::write:
+        return "LOCK_WRITE";
+    case lock_mode::readwrite:
+        return "LOCK_READWRITE";
     }
     return "an invalid lock mode";
 }
@@ -103,8 +106,8 @@ std::shared_ptr<storage> storage::allocate(size_t nbytes, resource_id resource) 
 std::shared_ptr<storage> storage::wrap(void* ptr, size_t nbytes, resource_id resource,
                                        std::function<void()> release) {
     resource = resolve_resource(resource);
-    ISTHMUS_CHECK(ptr != nullptr || nbytes == 0, value_error,
-                  "storage::wrap: null pointer for ", nbytes, " bytes");
+    ISTHMUS_CHECK(ptr != nullptr || nbytes == 0, value_error, "storage::wrap: null pointer for ",
+                  nbytes, " bytes");
     auto s = create(nbytes);
     copy_slot c;
     c.res = resource;
@@ -188,9 +191,15 @@ void* storage::lock(lock_mode mode, resource_id resource) {
         d->valid = true;
     }
     switch (mode) {
-    case lock_mode::read: ++d->n_read; break;
-    case lock_mode::write: ++d->n_write; break;
-    case lock_mode::readwrite: ++d->n_readwrite; break;
+    case lock_mode::read:
+        ++d->n_read;
+        break;
+    case lock_mode::write:
+        ++d->n_write;
+        break;
+    case lock_mode::readwrite:
+        ++d->n_readwrite;
+        break;
     }
     d->last_use = ++g_tick;
     return d->ptr;
@@ -208,7 +217,8 @@ void storage::unlock(lock_mode mode, resource_id resource) {
                                              : &d->n_readwrite;
     }
     ISTHMUS_CHECK(counter && *counter > 0, runtime_error, "unlock(", mode_name(mode), ", ",
-                  res_name(resource), ") without a matching lock (double unlock, or a lock taken "
+                  res_name(resource),
+                  ") without a matching lock (double unlock, or a lock taken "
                   "with another mode or on another resource)");
     --*counter;
     d->last_use = ++g_tick;
@@ -241,8 +251,8 @@ void storage::unpin(resource_id resource) {
     resource = resolve_resource(resource);
     std::lock_guard lk(mu_);
     const bool wrapped = slot(resource) && !slot(resource)->owned;
-    ISTHMUS_CHECK(pinned_ == resource && pin_count_ > (wrapped ? 1 : 0), runtime_error,
-                  "unpin(", res_name(resource), ") without a matching pin");
+    ISTHMUS_CHECK(pinned_ == resource && pin_count_ > (wrapped ? 1 : 0), runtime_error, "unpin(",
+                  res_name(resource), ") without a matching pin");
     if (--pin_count_ == 0) pinned_ = -1;
 }
 

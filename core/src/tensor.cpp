@@ -41,8 +41,8 @@ shape_t broadcast_shapes(const shape_t& a, const shape_t& b) {
         int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
         int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
         ISTHMUS_CHECK(x == y || x == 1 || y == 1, value_error, "shapes ", shape_str(a), " and ",
-                      shape_str(b), " cannot be broadcast together (dimension ", i, ": ", x,
-                      " vs ", y, ")");
+                      shape_str(b), " cannot be broadcast together (dimension ", i, ": ", x, " vs ",
+                      y, ")");
         out[i] = x == 1 ? y : x;
     }
     return out;
@@ -75,8 +75,8 @@ tensor tensor::empty(const shape_t& shape, isthmus::dtype dt, resource_id resour
     return tensor(std::move(st), dt, shape, contiguous_strides(shape), 0);
 }
 
-tensor tensor::from_storage(std::shared_ptr<isthmus::storage> st, isthmus::dtype dt,
-                            shape_t shape, shape_t strides, int64_t offset) {
+tensor tensor::from_storage(std::shared_ptr<isthmus::storage> st, isthmus::dtype dt, shape_t shape,
+                            shape_t strides, int64_t offset) {
     ISTHMUS_CHECK(st != nullptr, value_error, "from_storage: null storage");
     check_shape(shape, "from_storage");
     if (strides.empty() && !shape.empty()) strides = contiguous_strides(shape);
@@ -91,8 +91,8 @@ tensor tensor::from_storage(std::shared_ptr<isthmus::storage> st, isthmus::dtype
         }
         const auto cap = static_cast<int64_t>(st->nbytes() / isthmus::itemsize(dt));
         ISTHMUS_CHECK(lo >= 0 && hi < cap, value_error, "from_storage: a view of shape ",
-                      shape_str(shape), " with offset ", offset,
-                      " reaches outside its storage of ", cap, " ", dt, " elements");
+                      shape_str(shape), " with offset ", offset, " reaches outside its storage of ",
+                      cap, " ", dt, " elements");
     }
     return tensor(std::move(st), dt, std::move(shape), std::move(strides), offset);
 }
@@ -125,7 +125,9 @@ tensor tensor::from_host_bytes(const void* data, isthmus::dtype dt, shape_t shap
     return t;
 }
 
-int64_t tensor::size(int64_t d) const { return shape_[static_cast<size_t>(wrap_axis(d, dim()))]; }
+int64_t tensor::size(int64_t d) const {
+    return shape_[static_cast<size_t>(wrap_axis(d, dim()))];
+}
 int64_t tensor::stride(int64_t d) const {
     return strides_[static_cast<size_t>(wrap_axis(d, dim()))];
 }
@@ -291,8 +293,8 @@ tensor tensor::t() const {
 
 tensor tensor::permute(const shape_t& dims) const {
     check_defined();
-    ISTHMUS_CHECK(static_cast<int64_t>(dims.size()) == dim(), value_error, "permute: ",
-                  dims.size(), " axes given for a tensor of rank ", dim());
+    ISTHMUS_CHECK(static_cast<int64_t>(dims.size()) == dim(), value_error, "permute: ", dims.size(),
+                  " axes given for a tensor of rank ", dim());
     std::vector<bool> seen(dims.size(), false);
     tensor r = *this;
     for (size_t i = 0; i < dims.size(); ++i) {
@@ -393,15 +395,16 @@ tensor tensor::expand(const shape_t& shape) const {
     r.strides_.assign(shape.size(), 0);
     for (size_t i = 0; i < shape_.size(); ++i) {
         int64_t from = shape_[i], to = shape[lead + i];
-        ISTHMUS_CHECK(from == to || from == 1, value_error, "cannot broadcast ",
-                      shape_str(shape_), " to ", shape_str(shape), " (dimension ", i, ": ", from,
-                      " vs ", to, ")");
+        ISTHMUS_CHECK(from == to || from == 1, value_error, "cannot broadcast ", shape_str(shape_),
+                      " to ", shape_str(shape), " (dimension ", i, ": ", from, " vs ", to, ")");
         r.strides_[lead + i] = from == to ? strides_[i] : 0;
     }
     return r;
 }
 
-tensor tensor::flatten() const { return reshape({-1}); }
+tensor tensor::flatten() const {
+    return reshape({-1});
+}
 
 tensor tensor::view_as(isthmus::dtype dt) const {
     check_defined();
@@ -420,7 +423,9 @@ tensor tensor::contiguous() const {
     return is_contiguous() ? *this : clone();
 }
 
-tensor tensor::clone() const { return to_contiguous_as(dtype_); }
+tensor tensor::clone() const {
+    return to_contiguous_as(dtype_);
+}
 
 tensor tensor::to(isthmus::dtype dt, bool copy) const {
     check_defined();
@@ -491,12 +496,14 @@ resource_id tensor::location() const {
 
 void tensor::read_elements_as(isthmus::dtype dt, void* out) const {
     if (numel() == 0) return;
-    tensor dst = from_storage(storage::wrap(out, numel() * isthmus::itemsize(dt), MEMRESOURCE_CPU,
-                                            nullptr),
-                              dt, shape_, {}, 0);
+    tensor dst =
+        from_storage(storage::wrap(out, numel() * isthmus::itemsize(dt), MEMRESOURCE_CPU, nullptr),
+                     dt, shape_, {}, 0);
     dst.copy_from(*this);
 }
 
-std::ostream& operator<<(std::ostream& os, const tensor& t) { return os << t.to_string(); }
+std::ostream& operator<<(std::ostream& os, const tensor& t) {
+    return os << t.to_string();
+}
 
 } // namespace isthmus

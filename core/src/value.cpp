@@ -13,11 +13,16 @@ namespace {
 // Widens one element to the scalar's exact storage (bool, int64, uint64, double, complex128).
 template <typename T>
 std::variant<bool, int64_t, uint64_t, double, complex128_t> widen(T x) {
-    if constexpr (std::is_same_v<T, bool>) return x;
-    else if constexpr (cpu::is_complex_v<T>) return complex128_t(x);
-    else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) return int64_t(x);
-    else if constexpr (std::is_integral_v<T>) return uint64_t(x);
-    else return static_cast<double>(x);
+    if constexpr (std::is_same_v<T, bool>)
+        return x;
+    else if constexpr (cpu::is_complex_v<T>)
+        return complex128_t(x);
+    else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+        return int64_t(x);
+    else if constexpr (std::is_integral_v<T>)
+        return uint64_t(x);
+    else
+        return static_cast<double>(x);
 }
 } // namespace
 
@@ -34,7 +39,9 @@ tensor scalar::to_tensor() const {
     return t;
 }
 
-std::string scalar::to_string() const { return to_tensor().to_string(); }
+std::string scalar::to_string() const {
+    return to_tensor().to_string();
+}
 
 value value::make_cell(shape_t shape) {
     auto c = std::make_shared<cell>();
@@ -59,13 +66,21 @@ std::string value::kind_name() const {
                   kind_name());                                                                    \
     return std::get<TYPE>(v_)
 
-const scalar& value::as_scalar() const { ISTHMUS_VALUE_GET(scalar, scalar); }
-const std::string& value::as_string() const { ISTHMUS_VALUE_GET(string, std::string); }
-const tensor& value::as_tensor() const { ISTHMUS_VALUE_GET(tensor, tensor); }
+const scalar& value::as_scalar() const {
+    ISTHMUS_VALUE_GET(scalar, scalar);
+}
+const std::string& value::as_string() const {
+    ISTHMUS_VALUE_GET(string, std::string);
+}
+const tensor& value::as_tensor() const {
+    ISTHMUS_VALUE_GET(tensor, tensor);
+}
 const std::shared_ptr<cell>& value::cell_ptr() const {
     ISTHMUS_VALUE_GET(cell, std::shared_ptr<cell>);
 }
-cell& value::as_cell() const { return *cell_ptr(); }
+cell& value::as_cell() const {
+    return *cell_ptr();
+}
 const std::shared_ptr<object>& value::as_object() const {
     ISTHMUS_VALUE_GET(object, std::shared_ptr<object>);
 }
@@ -73,11 +88,16 @@ const std::shared_ptr<object>& value::as_object() const {
 
 std::string value::to_string() const {
     switch (kind()) {
-    case value_kind::none: return "none";
-    case value_kind::scalar: return as_scalar().to_string();
-    case value_kind::string: return as_string();
-    case value_kind::tensor: return as_tensor().to_string();
-    case value_kind::object: return as_object()->to_string();
+    case value_kind::none:
+        return "none";
+    case value_kind::scalar:
+        return as_scalar().to_string();
+    case value_kind::string:
+        return as_string();
+    case value_kind::tensor:
+        return as_tensor().to_string();
+    case value_kind::object:
+        return as_object()->to_string();
     case value_kind::cell: {
         const cell& c = as_cell();
         std::ostringstream os;
@@ -90,6 +110,8 @@ std::string value::to_string() const {
     return "?";
 }
 
-std::ostream& operator<<(std::ostream& os, const value& v) { return os << v.to_string(); }
+std::ostream& operator<<(std::ostream& os, const value& v) {
+    return os << v.to_string();
+}
 
 } // namespace isthmus

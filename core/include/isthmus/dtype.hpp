@@ -45,16 +45,30 @@ ISTHMUS_API std::string_view name(dtype t) noexcept;
 ISTHMUS_API dtype parse_dtype(std::string_view s);
 ISTHMUS_API std::ostream& operator<<(std::ostream& os, dtype t);
 
-constexpr bool is_bool(dtype t) { return t == dtype::bool_; }
-constexpr bool is_signed_int(dtype t) { return t >= dtype::int8 && t <= dtype::int64; }
-constexpr bool is_unsigned_int(dtype t) { return t >= dtype::uint8 && t <= dtype::uint64; }
+constexpr bool is_bool(dtype t) {
+    return t == dtype::bool_;
+}
+constexpr bool is_signed_int(dtype t) {
+    return t >= dtype::int8 && t <= dtype::int64;
+}
+constexpr bool is_unsigned_int(dtype t) {
+    return t >= dtype::uint8 && t <= dtype::uint64;
+}
 /// Signed or unsigned integer (not bool).
-constexpr bool is_integer(dtype t) { return is_signed_int(t) || is_unsigned_int(t); }
+constexpr bool is_integer(dtype t) {
+    return is_signed_int(t) || is_unsigned_int(t);
+}
 /// Real floating point (float16, bfloat16, float32, float64).
-constexpr bool is_floating(dtype t) { return t >= dtype::float16 && t <= dtype::float64; }
-constexpr bool is_complex(dtype t) { return t == dtype::complex64 || t == dtype::complex128; }
+constexpr bool is_floating(dtype t) {
+    return t >= dtype::float16 && t <= dtype::float64;
+}
+constexpr bool is_complex(dtype t) {
+    return t == dtype::complex64 || t == dtype::complex128;
+}
 /// Floating or complex.
-constexpr bool is_inexact(dtype t) { return is_floating(t) || is_complex(t); }
+constexpr bool is_inexact(dtype t) {
+    return is_floating(t) || is_complex(t);
+}
 
 /// NumPy's promotion of two array dtypes (np.result_type on arrays). bfloat16 follows
 /// PyTorch: with float16 it gives float32; it holds int8/uint8 exactly.

@@ -90,7 +90,7 @@ std::string concat(Args&&... args) {
 #define ISTHMUS_CHECK(cond, ErrType, ...)                                                          \
     do {                                                                                           \
         if (!(cond)) [[unlikely]]                                                                  \
-            throw ::isthmus::ErrType(::isthmus::detail::concat(__VA_ARGS__));                     \
+            throw ::isthmus::ErrType(::isthmus::detail::concat(__VA_ARGS__));                      \
     } while (0)
 
 /// Throws `isthmus::ErrType` with a message concatenated from the arguments.
@@ -100,6 +100,7 @@ std::string concat(Args&&... args) {
 #define ISTHMUS_ASSERT(cond, ...)                                                                  \
     do {                                                                                           \
         if (!(cond)) [[unlikely]]                                                                  \
-            ::isthmus::detail::throw_internal(#cond, __FILE__, __LINE__,                           \
-                                              ::isthmus::detail::concat("" __VA_OPT__(, ) __VA_ARGS__)); \
+            ::isthmus::detail::throw_internal(                                                     \
+                #cond, __FILE__, __LINE__,                                                         \
+                ::isthmus::detail::concat("" __VA_OPT__(, ) __VA_ARGS__));                         \
     } while (0)

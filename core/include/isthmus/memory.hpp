@@ -31,7 +31,9 @@ inline constexpr resource_id MEMRESOURCE_SINGLE_OPENCL = 0x4000;
 inline constexpr resource_id max_resource_id = 64;
 
 /// The resource id of CUDA device `n`.
-constexpr resource_id cuda_resource(int n) { return MEMRESOURCE_DEVICE2 + n; }
+constexpr resource_id cuda_resource(int n) {
+    return MEMRESOURCE_DEVICE2 + n;
+}
 
 /// A place bytes can live: host memory, a CUDA device, or a test double.
 /// Implementations must be thread-safe. `allocate` returns nullptr (never throws) when the

@@ -19,8 +19,12 @@ inline constexpr lock_mode LOCK_READ = lock_mode::read;
 inline constexpr lock_mode LOCK_WRITE = lock_mode::write;
 inline constexpr lock_mode LOCK_READWRITE = lock_mode::readwrite;
 
-constexpr bool reads(lock_mode m) { return (static_cast<int>(m) & 1) != 0; }
-constexpr bool writes(lock_mode m) { return (static_cast<int>(m) & 2) != 0; }
+constexpr bool reads(lock_mode m) {
+    return (static_cast<int>(m) & 1) != 0;
+}
+constexpr bool writes(lock_mode m) {
+    return (static_cast<int>(m) & 2) != 0;
+}
 
 /// What a storage reports about its copy on one resource (for inspection and tests).
 struct copy_state {

@@ -194,8 +194,8 @@ T tensor::item() const {
 template <typename T>
 T tensor::at(std::initializer_list<int64_t> index) const {
     check_defined();
-    ISTHMUS_CHECK(static_cast<int64_t>(index.size()) == dim(), index_error, "at(): ",
-                  index.size(), " indices given for a tensor of rank ", dim());
+    ISTHMUS_CHECK(static_cast<int64_t>(index.size()) == dim(), index_error, "at(): ", index.size(),
+                  " indices given for a tensor of rank ", dim());
     tensor v = *this;
     for (int64_t i : index) v = v.select(0, i);
     return v.item<T>();

@@ -23,7 +23,8 @@ void copy_loop(char** p, const int64_t* s, int64_t n) {
         return;
     }
     for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<To*>(d + i * s[0]) = convert<To>(*reinterpret_cast<const From*>(a + i * s[1]));
+        *reinterpret_cast<To*>(d + i * s[0]) =
+            convert<To>(*reinterpret_cast<const From*>(a + i * s[1]));
 }
 } // namespace
 

@@ -51,9 +51,13 @@ private:
 };
 
 /// Host read access (the CPU backend's inputs).
-inline access read_host(const tensor& t) { return access(t, lock_mode::read, MEMRESOURCE_CPU); }
+inline access read_host(const tensor& t) {
+    return access(t, lock_mode::read, MEMRESOURCE_CPU);
+}
 /// Host write access (the CPU backend's fresh outputs).
-inline access write_host(const tensor& t) { return access(t, lock_mode::write, MEMRESOURCE_CPU); }
+inline access write_host(const tensor& t) {
+    return access(t, lock_mode::write, MEMRESOURCE_CPU);
+}
 /// Host read-write access (in-place outputs).
 inline access readwrite_host(const tensor& t) {
     return access(t, lock_mode::readwrite, MEMRESOURCE_CPU);
