@@ -10,19 +10,6 @@ namespace isthmus::cpu {
 
 namespace {
 
-template <typename T>
-using key_t = std::conditional_t<is_half_v<T>, float, T>;
-
-template <typename K>
-bool is_nan(K v) {
-    if constexpr (is_complex_v<K>)
-        return v.real() != v.real() || v.imag() != v.imag();
-    else if constexpr (std::is_floating_point_v<K>)
-        return v != v;
-    else
-        return false;
-}
-
 // Strictly better (later equal values never replace earlier ones: first occurrence wins).
 template <bool Max, typename K>
 bool better(K x, K best) {

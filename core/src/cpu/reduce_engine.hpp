@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <omp.h>
+#include <type_traits>
 #include <vector>
 
 namespace isthmus::cpu {
@@ -104,6 +105,21 @@ inline int reduce_threads() {
 }
 
 /// Number of independent accumulators the lane kernel keeps for accumulator type A.
+/// The type extrema compare in: float16/bfloat16 as float (exact, converted back at the end).
+template <typename T>
+using key_t = std::conditional_t<is_half_v<T>, float, T>;
+
+/// NaN test for any key type (complex: either part; integers: never).
+template <typename K>
+bool is_nan(K v) {
+    if constexpr (is_complex_v<K>)
+        return v.real() != v.real() || v.imag() != v.imag();
+    else if constexpr (std::is_floating_point_v<K>)
+        return v != v;
+    else
+        return false;
+}
+
 template <typename A>
 inline constexpr int lane_count = std::clamp<int>(static_cast<int>(128 / sizeof(A)), 4, 32);
 

@@ -8,20 +8,6 @@ namespace isthmus::cpu {
 
 namespace {
 
-// float16/bfloat16 compare as float (exactly representable, converted back at the end).
-template <typename T>
-using key_t = std::conditional_t<is_half_v<T>, float, T>;
-
-template <typename K>
-bool is_nan(K v) {
-    if constexpr (is_complex_v<K>)
-        return v.real() != v.real() || v.imag() != v.imag();
-    else if constexpr (std::is_floating_point_v<K>)
-        return v != v;
-    else
-        return false;
-}
-
 // The extreme of `a` (the running value) and `x`. A NaN wins and stays (NumPy's minimum and
 // maximum propagate NaN); complex values compare lexicographically. The real-float form is
 // branch-free so that the lane kernel vectorises it.
