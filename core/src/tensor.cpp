@@ -1,6 +1,8 @@
 // Tensor construction, view arithmetic (reshape, transpose, slice, expand) and copies.
 #include "isthmus/tensor.hpp"
 #include "cpu/copy.hpp"
+#include "isthmus/ops/creation.hpp"
+#include "isthmus/value.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -463,7 +465,7 @@ void tensor::copy_from(const tensor& src) {
 
 void tensor::fill(double v) {
     check_defined();
-    copy_from(scalar_tensor(v));
+    isthmus::fill(*this, scalar(v)); // the vectorised fill kernel, not a broadcast copy
 }
 
 // ---- memory ----

@@ -1,6 +1,8 @@
 // Tests for creation ops: zeros, ones, full, uninit, *_like, fill, arange, linspace, eye, copy.
 #include <doctest/doctest.h>
 
+#include "test_support.hpp"
+
 #include "isthmus/config.hpp"
 #include "isthmus/ops/creation.hpp"
 
@@ -12,23 +14,6 @@
 using namespace isthmus;
 
 namespace {
-
-std::vector<double> values(const tensor& t) {
-    return t.to(dtype::float64).to_vector<double>();
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
-}
 
 const dtype all_dtypes[] = {dtype::bool_,   dtype::int8,      dtype::int16,     dtype::int32,
                             dtype::int64,   dtype::uint8,     dtype::uint16,    dtype::uint32,

@@ -1,6 +1,8 @@
 // Tests for random tensors: Philox answers, reproducibility, thread counts, moments, errors.
 #include <doctest/doctest.h>
 
+#include "test_support.hpp"
+
 #include "../../core/src/cpu/random.hpp" // the inline Philox reference, for known answers
 #include "isthmus/ops/creation.hpp"
 
@@ -14,10 +16,6 @@
 using namespace isthmus;
 
 namespace {
-
-std::vector<double> values(const tensor& t) {
-    return t.to(dtype::float64).to_vector<double>();
-}
 
 struct moments {
     double mean = 0, var = 0, lo = INFINITY, hi = -INFINITY;
@@ -34,24 +32,6 @@ moments moments_of(const std::vector<double>& v) {
     m.var /= static_cast<double>(v.size());
     return m;
 }
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
-}
-
-struct threads_guard {
-    int saved = omp_get_max_threads();
-    ~threads_guard() { omp_set_num_threads(saved); }
-};
 
 } // namespace
 

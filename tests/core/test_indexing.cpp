@@ -1,6 +1,8 @@
 // Tests for basic indexing (integers, slices, newaxis, ellipsis), its assignment, and errors.
 #include <doctest/doctest.h>
 
+#include "test_support.hpp"
+
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/ops/indexing.hpp"
 
@@ -12,19 +14,6 @@
 using namespace isthmus;
 
 namespace {
-
-// A random float64 tensor converted to `dt` (values small integers for integer dtypes).
-tensor random_tensor(const shape_t& shape, dtype dt, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> dist(-50, 50);
-    std::vector<double> v(static_cast<size_t>(numel_of(shape)));
-    for (double& x : v) x = dist(rng) * (is_inexact(dt) ? 0.25 : 1.0);
-    return tensor::from_vector(v, shape).to(dt);
-}
-
-std::vector<double> values(const tensor& t) {
-    return t.to(dtype::float64).to_vector<double>();
-}
 
 // The indices a Python slice selects from a dimension of size n (slice.indices + range).
 std::vector<int64_t> py_slice(int64_t n, std::optional<int64_t> start, std::optional<int64_t> stop,
@@ -46,19 +35,6 @@ std::vector<int64_t> py_slice(int64_t n, std::optional<int64_t> start, std::opti
     std::vector<int64_t> out;
     for (int64_t i = b; step > 0 ? i < e : i > e; i += step) out.push_back(i);
     return out;
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
 }
 
 } // namespace

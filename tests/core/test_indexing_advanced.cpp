@@ -1,6 +1,8 @@
 // Tests for advanced indexing and assignment (index arrays, masks), nonzero and take.
 #include <doctest/doctest.h>
 
+#include "test_support.hpp"
+
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/ops/indexing.hpp"
 
@@ -13,14 +15,6 @@
 using namespace isthmus;
 
 namespace {
-
-tensor random_tensor(const shape_t& shape, dtype dt, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> dist(-50, 50);
-    std::vector<double> v(static_cast<size_t>(numel_of(shape)));
-    for (double& x : v) x = dist(rng) * (is_inexact(dt) ? 0.25 : 1.0);
-    return tensor::from_vector(v, shape).to(dt);
-}
 
 // Random indices in [-n, n) (negative ones count from the end) as dtype `dt`.
 tensor random_indices(const shape_t& shape, int64_t n, dtype dt, unsigned seed) {
@@ -40,9 +34,6 @@ tensor random_mask(const shape_t& shape, double p, unsigned seed) {
     return tensor::from_vector(v, shape);
 }
 
-std::vector<double> values(const tensor& t) {
-    return t.to(dtype::float64).to_vector<double>();
-}
 std::vector<int64_t> ints(const tensor& t) {
     return t.to(dtype::int64).to_vector<int64_t>();
 }
@@ -50,24 +41,6 @@ std::vector<int64_t> ints(const tensor& t) {
 int64_t wrap(int64_t i, int64_t n) {
     return i < 0 ? i + n : i;
 }
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
-}
-
-struct threads_guard {
-    int saved = omp_get_max_threads();
-    ~threads_guard() { omp_set_num_threads(saved); }
-};
 
 } // namespace
 

@@ -1,6 +1,8 @@
 // Tests for matmul (NumPy's @ rules), dot, vdot and inner against float64 references.
 #include <doctest/doctest.h>
 
+#include "test_support.hpp"
+
 #include "isthmus/ops/linalg.hpp"
 
 #include <array>
@@ -108,10 +110,6 @@ std::string message_of(const std::function<void()>& f) {
         return e.what();
     }
     return "<no error>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
 }
 
 // A (rows, cols) view of random data in one of several layouts.

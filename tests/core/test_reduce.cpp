@@ -1,6 +1,8 @@
 // Tests for sum, prod, mean, min, max, any, all, var and std against float64 references.
 #include <doctest/doctest.h>
 
+#include "test_support.hpp"
+
 #include "fake_resource.hpp"
 #include "isthmus/ops/reduce.hpp"
 
@@ -217,10 +219,6 @@ std::string message_of(const std::function<void()>& f) {
         return e.what();
     }
     return "<no error>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
 }
 
 } // namespace

@@ -1,6 +1,8 @@
 // Tests for argmin/argmax (flat and along an axis) and cumsum/cumprod against references.
 #include <doctest/doctest.h>
 
+#include "test_support.hpp"
+
 #include "isthmus/ops/reduce.hpp"
 
 #include <cmath>
@@ -92,10 +94,6 @@ std::string message_of(const std::function<void()>& f) {
         return e.what();
     }
     return "<no error>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
 }
 
 } // namespace

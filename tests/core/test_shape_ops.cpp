@@ -1,6 +1,8 @@
 // Tests for shape ops: concat, stack, split, array_split, flip, tile, repeat and pad.
 #include <doctest/doctest.h>
 
+#include "test_support.hpp"
+
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/ops/indexing.hpp"
 #include "isthmus/ops/shape.hpp"
@@ -13,18 +15,6 @@
 using namespace isthmus;
 
 namespace {
-
-tensor random_tensor(const shape_t& shape, dtype dt, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> dist(-50, 50);
-    std::vector<double> v(static_cast<size_t>(numel_of(shape)));
-    for (double& x : v) x = dist(rng) * (is_inexact(dt) ? 0.25 : 1.0);
-    return tensor::from_vector(v, shape).to(dt);
-}
-
-std::vector<double> values(const tensor& t) {
-    return t.to(dtype::float64).to_vector<double>();
-}
 
 // C-order flat position of `idx` in `shape`.
 int64_t flat(const shape_t& shape, const shape_t& idx) {
@@ -46,19 +36,6 @@ void for_all(const shape_t& shape, const std::function<void(const shape_t&)>& f)
         }
         if (d == static_cast<size_t>(-1)) return;
     }
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
 }
 
 } // namespace
