@@ -9,63 +9,8 @@
 """
 
 from . import _isthmus
-from ._isthmus import (  # noqa: F401
-    LOCK_READ,
-    LOCK_READWRITE,
-    LOCK_WRITE,
-    MEMRESOURCE_CPU,
-    MEMRESOURCE_DEVICE0,
-    MEMRESOURCE_DEVICE1,
-    MEMRESOURCE_DEVICE2,
-    MEMRESOURCE_DEVICE3,
-    MEMRESOURCE_DEVICE4,
-    MEMRESOURCE_SINGLE_CUDA,
-    MEMRESOURCE_SINGLE_OPENCL,
-    __version__,
-    asvalue,
-    destroy,
-    from_py,
-    init,
-    is_initialized,
-    not_,
-    ones,
-    print,
-    qtype,
-    qvalue,
-    size,
-    type,
-    typename,
-    uninit,
-    value,
-    zeros,
-)
+from ._isthmus import *  # noqa: F401,F403  (every public name of the native module)
+from ._isthmus import __version__, _native_stats  # noqa: F401
 
-__all__ = [
-    "LOCK_READ",
-    "LOCK_READWRITE",
-    "LOCK_WRITE",
-    "MEMRESOURCE_CPU",
-    "MEMRESOURCE_DEVICE0",
-    "MEMRESOURCE_DEVICE1",
-    "MEMRESOURCE_DEVICE2",
-    "MEMRESOURCE_DEVICE3",
-    "MEMRESOURCE_DEVICE4",
-    "MEMRESOURCE_SINGLE_CUDA",
-    "MEMRESOURCE_SINGLE_OPENCL",
-    "asvalue",
-    "destroy",
-    "from_py",
-    "init",
-    "is_initialized",
-    "not_",
-    "ones",
-    "print",
-    "qtype",
-    "qvalue",
-    "size",
-    "type",
-    "typename",
-    "uninit",
-    "value",
-    "zeros",
-]
+# The public names: those of the native module (see __init__.pyi for their signatures).
+__all__ = sorted(name for name in dir(_isthmus) if not name.startswith("_"))

@@ -8,9 +8,12 @@
 #include "isthmus/storage.hpp"
 #include "isthmus/tensor.hpp"
 #include "isthmus/value.hpp"
+#include "isthmus/ops/elementwise.hpp"
+#include "isthmus/ops/reduce.hpp"
 
 #include <pybind11/pybind11.h>
 
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -24,6 +27,42 @@ namespace py = pybind11;
 void require_init(const char* what);
 /// True between init() and destroy().
 bool initialized() noexcept;
+
+// ---- releasing the GIL (module.cpp) ----
+
+/// Counters of native sections (Note [native sections]).
+struct native_counters {
+    std::atomic<int> active{0};      ///< threads inside a native section now
+    std::atomic<int> max_active{0};  ///< the most seen at once since the last reset
+    std::atomic<int64_t> entered{0}; ///< sections entered since the last reset
+};
+native_counters& native_stats() noexcept;
+
+/// Releases the GIL for native work (like py::gil_scoped_release) and counts the threads inside.
+///
+/// Note [native sections]: every binding that computes (ops, copies, transfers) runs its native
+/// part inside a native_section, so other Python threads run meanwhile and two threads doing
+/// large ops use two cores. The section also counts how many threads are inside at once, which
+/// `isthmus._native_stats()` reports: the GIL test proves overlap by that count rather than by
+/// timing. Three relaxed atomic operations per section cost a few nanoseconds.
+class native_section {
+public:
+    native_section() noexcept {
+        native_counters& c = native_stats();
+        c.entered.fetch_add(1, std::memory_order_relaxed);
+        const int now = c.active.fetch_add(1, std::memory_order_relaxed) + 1;
+        int seen = c.max_active.load(std::memory_order_relaxed);
+        while (now > seen && !c.max_active.compare_exchange_weak(seen, now,
+                                                                 std::memory_order_relaxed)) {
+        }
+    }
+    ~native_section() { native_stats().active.fetch_sub(1, std::memory_order_relaxed); }
+    native_section(const native_section&) = delete;
+    native_section& operator=(const native_section&) = delete;
+
+private:
+    py::gil_scoped_release release_;
+};
 
 // ---- dtypes (conversions.cpp) ----
 
@@ -85,6 +124,34 @@ py::object array_copy(const tensor& t);
 
 // ---- ops (operators.cpp) ----
 
+/// One operand of an elementwise op (Note [operands] in operators.cpp): a weak scalar (Python
+/// numbers, scalar qvalues) or a tensor (qvalues, NumPy scalars and arrays, lists).
+struct operand {
+    bool is_scalar = false;
+    scalar s;
+    tensor t;
+    /// The operand as a tensor (a 0-d one for scalars).
+    tensor as_tensor() const { return is_scalar ? s.to_tensor() : t; }
+};
+/// Reads an operand; false when `obj` is none of the kinds above.
+bool to_operand(py::handle obj, operand& out);
+/// Python's NotImplemented.
+py::object not_implemented();
+/// `a op b` as the operators compute it; NotImplemented for operands of other kinds.
+py::object apply_binary(binary_op op, py::handle a, py::handle b);
+/// Any array-like as a tensor (numbers as 0-d tensors); type_error naming `fn` otherwise.
+tensor tensor_arg(py::handle obj, const char* fn);
+/// `a @ b`; NotImplemented for operands of other kinds.
+py::object apply_matmul(py::handle a, py::handle b);
+/// `op(v)` for a scalar or tensor value; a scalar result for a scalar argument.
+py::object apply_unary(unary_op op, const value& v);
+/// A new qvalue for `r`; a scalar value when both operands were scalars.
+py::object wrap_result(tensor r, bool both_scalars);
+/// The `axis=` argument of reductions: None, an int or a sequence of ints.
+reduce_axes axes_from_py(py::handle axis);
+/// A reduction result: a scalar value for 0-d results (like NumPy's scalars), else a qvalue.
+py::object reduced(tensor r);
+
 /// `t[key]` for keys with index arrays or masks (NumPy's advanced indexing; a copy).
 py::object advanced_getitem(const tensor& t, py::handle key);
 /// `t[key] = item` for keys with index arrays or masks.
@@ -103,5 +170,7 @@ void bind_qvalue(py::module_& m);
 void bind_buffer(py::module_& m);
 void bind_functions(py::module_& m);
 void bind_operators(py::module_& m);
+void bind_module_ops(py::module_& m);
+void bind_qvalue_methods(py::module_& m);
 
 } // namespace isthmus::pymod

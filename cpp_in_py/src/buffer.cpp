@@ -56,7 +56,7 @@ std::unique_ptr<export_owner> pin_for_export(const tensor& t, void*& data) {
         owner->shape.push_back(static_cast<Py_ssize_t>(t.size(d)));
         owner->strides.push_back(static_cast<Py_ssize_t>(t.stride(d)) * isz);
     }
-    py::gil_scoped_release nogil; // may transfer from a device
+    native_section nogil; // may transfer from a device
     t.storage()->pin(MEMRESOURCE_CPU);
     owner->pinned = true;
     data = t.lock(LOCK_READ, MEMRESOURCE_CPU);
@@ -195,7 +195,7 @@ tensor tensor_from_array(py::handle obj, copy_policy policy, std::optional<dtype
     {
         tensor view = tensor::wrap(const_cast<void*>(src.data()), src_dt, shape, strides,
                                    MEMRESOURCE_CPU, {});
-        py::gil_scoped_release nogil;
+        native_section nogil;
         out.copy_from(view);
     }
     return out;
@@ -208,7 +208,7 @@ py::object array_copy(const tensor& t) {
     if (t.numel() == 0) return out;
     tensor dst = tensor::wrap(out.mutable_data(), t.dtype(), t.shape(), {}, MEMRESOURCE_CPU, {});
     {
-        py::gil_scoped_release nogil;
+        native_section nogil;
         dst.copy_from(t);
     }
     return out;
@@ -238,7 +238,7 @@ py::dict array_interface(py::object self) {
         py::cpp_function on_death([owner, key](py::handle) { interface_pins().erase(key); });
         pins.emplace(key, py::weakref(self, on_death));
     } else {
-        py::gil_scoped_release nogil;
+        native_section nogil;
         data = t.lock(LOCK_READ, MEMRESOURCE_CPU);
         t.unlock(LOCK_READ, MEMRESOURCE_CPU);
     }

@@ -265,7 +265,7 @@ value copy_value(const value& v, std::optional<dtype> dt) {
     switch (v.kind()) {
     case value_kind::tensor: {
         const tensor& t = v.as_tensor();
-        py::gil_scoped_release nogil;
+        native_section nogil;
         return value(t.to(dt.value_or(t.dtype()), /*copy=*/true));
     }
     case value_kind::scalar:

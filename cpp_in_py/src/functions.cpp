@@ -5,6 +5,8 @@
 
 #include <pybind11/numpy.h>
 
+#include <cstring>
+
 namespace isthmus::pymod {
 
 namespace {
@@ -13,10 +15,33 @@ tensor filled(const py::args& sizes, py::handle dt, const char* fn, std::optiona
     require_init(fn);
     const shape_t shape = sizes_from_args(sizes, fn);
     const dtype d = dt.is_none() ? scalar_dtype() : dtype_from_py(dt);
-    py::gil_scoped_release nogil;
+    native_section nogil;
     tensor t = tensor::empty(shape, d, MEMRESOURCE_CPU);
     if (fill) t.fill(*fill);
     return t;
+}
+
+// An address given as an int, a ctypes pointer (c_void_p, POINTER(...)) or None (0).
+uintptr_t address_from_py(py::handle p, const char* what) {
+    if (p.is_none()) return 0;
+    PyObject* o = p.ptr();
+    if (PyIndex_Check(o) && !PyBool_Check(o)) {
+        py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+        ISTHMUS_CHECK(i.cast<py::int_>() >= py::int_(0), value_error, what,
+                      " must be a non-negative address");
+        return i.cast<uintptr_t>();
+    }
+    py::module_ ctypes = py::module_::import("ctypes");
+    if (py::isinstance(p, ctypes.attr("c_void_p"))) {
+        py::object v = p.attr("value");
+        return v.is_none() ? 0 : v.cast<uintptr_t>();
+    }
+    if (py::isinstance(p, ctypes.attr("_Pointer")) || py::isinstance(p, ctypes.attr("Array"))) {
+        py::object v = ctypes.attr("cast")(p, ctypes.attr("c_void_p")).attr("value");
+        return v.is_none() ? 0 : v.cast<uintptr_t>();
+    }
+    ISTHMUS_THROW(type_error, what, " must be an address (int) or a ctypes pointer, got ",
+                  type_name(p));
 }
 
 type_desc type_from_py(py::handle t, const char* fn) {
@@ -145,6 +170,32 @@ void bind_functions(py::module_& m) {
             py::module_::import("builtins").attr("print")(*texts, **kwargs);
         },
         "Prints values the way Quasar's print does (keywords go to Python's print).");
+
+    // ---- raw memory ----
+    m.def(
+        "memcpy",
+        [](py::handle dst, py::handle src, py::handle nbytes) {
+            require_init("memcpy");
+            const uintptr_t d = address_from_py(dst, "memcpy: dst_ptr");
+            const uintptr_t s = address_from_py(src, "memcpy: src_ptr");
+            ISTHMUS_CHECK(PyIndex_Check(nbytes.ptr()) && !PyBool_Check(nbytes.ptr()), type_error,
+                          "memcpy: nbytes must be an int, got ", type_name(nbytes));
+            const auto n = py::reinterpret_steal<py::object>(PyNumber_Index(nbytes.ptr()))
+                               .cast<int64_t>();
+            ISTHMUS_CHECK(n >= 0, value_error, "memcpy: nbytes must be >= 0, got ", n);
+            if (n == 0) return;
+            ISTHMUS_CHECK(d != 0 && s != 0, value_error, "memcpy: null ", d == 0 ? "dst" : "src",
+                          "_ptr with nbytes = ", n);
+            native_section nogil;
+            // Note [memcpy overlap]: memmove, so overlapping ranges (two views of one tensor)
+            // copy as if through a temporary instead of being undefined.
+            std::memmove(reinterpret_cast<void*>(d), reinterpret_cast<const void*>(s),
+                         static_cast<size_t>(n));
+        },
+        py::arg("dst_ptr"), py::arg("src_ptr"), py::arg("nbytes"),
+        "Copies nbytes bytes of host memory from src_ptr to dst_ptr (addresses as ints, e.g.\n"
+        "from qvalue.lock() or ctypes; ctypes pointers are accepted too). Overlapping ranges\n"
+        "are allowed. The caller keeps both ranges valid (locked) during the call.");
 }
 
 } // namespace isthmus::pymod

@@ -93,6 +93,11 @@ void destroy() {
 
 } // namespace
 
+native_counters& native_stats() noexcept {
+    static native_counters counters;
+    return counters;
+}
+
 bool initialized() noexcept {
     return g_state.load(std::memory_order_relaxed) == state::running;
 }
@@ -130,6 +135,23 @@ PYBIND11_MODULE(_isthmus, m) {
     m.def("destroy", &pymod::destroy,
           "Ends the runtime session; later calls raise until init() is called again.");
     m.def("is_initialized", &pymod::initialized, "True between init() and destroy().");
+    m.def(
+        "_native_stats",
+        [](bool reset) {
+            native_counters& c = native_stats();
+            py::dict d;
+            d["active"] = c.active.load();
+            d["max_active"] = c.max_active.load();
+            d["entered"] = c.entered.load();
+            if (reset) {
+                c.max_active.store(c.active.load());
+                c.entered.store(0);
+            }
+            return d;
+        },
+        py::arg("reset") = false,
+        "Counters of native sections (GIL released): threads inside now, the most at once and\n"
+        "sections entered since the last reset (see Note [native sections]); for tests.");
 
     // The seed's constants (plain ints, as in PyQuasar).
     m.attr("LOCK_READ") = static_cast<int>(LOCK_READ);
@@ -148,4 +170,6 @@ PYBIND11_MODULE(_isthmus, m) {
     bind_buffer(m);
     bind_functions(m);
     bind_operators(m);
+    bind_module_ops(m);
+    bind_qvalue_methods(m);
 }

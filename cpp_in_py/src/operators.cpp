@@ -10,20 +10,12 @@
 
 namespace isthmus::pymod {
 
-namespace {
-
 // Note [operands]: the other operand of a qvalue operator may be a qvalue, a Python number, a
 // NumPy scalar, a NumPy array or a list. Python numbers and scalar qvalues are *weak* scalars
 // (NEP 50: the tensor's dtype wins within its kind), as Quasar's scalars are numbers written in
 // code; NumPy scalars are strong (0-d tensors of their dtype), as in NumPy 2. Arrays are shared
 // without a copy where possible (asvalue); lists convert as value() does. Anything else gives
 // NotImplemented, so Python tries the other operand's reflected method or raises TypeError.
-struct operand {
-    bool is_scalar = false;
-    scalar s;
-    tensor t;
-};
-
 bool to_operand(py::handle obj, operand& out) {
     if (is_qvalue(obj)) {
         const value& v = obj.cast<const value&>();
@@ -63,7 +55,6 @@ py::object not_implemented() {
     return py::reinterpret_borrow<py::object>(Py_NotImplemented);
 }
 
-// A 0-d result of two scalar operands goes back to a scalar value.
 py::object wrap_result(tensor r, bool both_scalars) {
     if (both_scalars) return py::cast(value(scalar_from_tensor(r)));
     return py::cast(value(std::move(r)));
@@ -75,7 +66,7 @@ py::object apply_binary(binary_op op, py::handle a, py::handle b) {
     if (!to_operand(a, x) || !to_operand(b, y)) return not_implemented();
     tensor r;
     {
-        py::gil_scoped_release nogil;
+        native_section nogil;
         if (x.is_scalar && y.is_scalar)
             r = binary(op, x.s.to_tensor(), y.s.to_tensor());
         else if (x.is_scalar)
@@ -95,7 +86,7 @@ py::object apply_inplace(binary_op op, py::handle self, py::handle other) {
     operand y;
     if (!to_operand(other, y)) return not_implemented();
     {
-        py::gil_scoped_release nogil;
+        native_section nogil;
         if (y.is_scalar)
             binary_inplace(op, v.as_tensor(), y.s);
         else
@@ -112,7 +103,7 @@ py::object apply_matmul(py::handle a, py::handle b) {
     const tensor tb = y.is_scalar ? y.s.to_tensor() : y.t;
     tensor r;
     {
-        py::gil_scoped_release nogil;
+        native_section nogil;
         r = matmul(ta, tb);
     }
     return py::cast(value(std::move(r)));
@@ -126,13 +117,15 @@ py::object apply_unary(unary_op op, const value& v) {
     const tensor t = sc ? v.as_scalar().to_tensor() : v.as_tensor();
     tensor r;
     {
-        py::gil_scoped_release nogil;
+        native_section nogil;
         r = unary(op, t);
     }
     return wrap_result(std::move(r), sc);
 }
 
 // Strings compare as strings; everything else elementwise.
+namespace {
+
 py::object compare(binary_op op, py::handle a, py::handle b) {
     const value& v = a.cast<const value&>();
     if (v.is_string() || v.is_none() || v.is_cell()) {
@@ -149,6 +142,8 @@ py::object compare(binary_op op, py::handle a, py::handle b) {
     return apply_binary(op, a, b);
 }
 
+} // namespace
+
 // ---- reductions ----
 
 reduce_axes axes_from_py(py::handle axis) {
@@ -162,6 +157,8 @@ reduce_axes axes_from_py(py::handle axis) {
     return reduce_axes(std::move(axes));
 }
 
+namespace {
+
 const tensor& reducible(const value& v, const char* what) {
     require_init(what);
     ISTHMUS_CHECK(v.is_tensor(), type_error, what, " needs a tensor value, this is a ",
@@ -169,11 +166,14 @@ const tensor& reducible(const value& v, const char* what) {
     return v.as_tensor();
 }
 
-// A 0-d reduction result comes back as a scalar value, like NumPy's scalars.
+} // namespace
+
 py::object reduced(tensor r) {
     if (r.dim() == 0) return py::cast(value(scalar_from_tensor(r)));
     return py::cast(value(std::move(r)));
 }
+
+namespace {
 
 using reduce_fn = tensor (*)(const tensor&, const reduce_axes&, bool);
 
@@ -185,7 +185,7 @@ void def_reduction(py::class_<value>& cls, const char* name, reduce_fn fn, const
             const reduce_axes axes = axes_from_py(axis);
             tensor r;
             {
-                py::gil_scoped_release nogil;
+                native_section nogil;
                 r = fn(t, axes, keepdims);
             }
             return reduced(std::move(r));
@@ -198,11 +198,11 @@ py::object arg_reduce(const value& v, py::handle axis, bool keepdims, const char
     const tensor& t = reducible(v, what);
     tensor r;
     if (axis.is_none()) {
-        py::gil_scoped_release nogil;
+        native_section nogil;
         r = Flat(t);
     } else {
         const auto ax = axis.cast<int64_t>();
-        py::gil_scoped_release nogil;
+        native_section nogil;
         r = Axis(t, ax, keepdims);
     }
     return reduced(std::move(r));
@@ -250,7 +250,7 @@ py::object advanced_getitem(const tensor& t, py::handle key) {
     const std::vector<index_item> items = index_items(key);
     tensor r;
     {
-        py::gil_scoped_release nogil;
+        native_section nogil;
         r = index(t, items);
     }
     return py::cast(value(std::move(r)));
@@ -261,7 +261,7 @@ void advanced_setitem(const tensor& t, py::handle key, py::handle item) {
     const value src = asvalue(item);
     ISTHMUS_CHECK(src.is_scalar() || src.is_tensor(), type_error,
                   "index assignment needs a number or a tensor, got a ", src.kind_name());
-    py::gil_scoped_release nogil;
+    native_section nogil;
     if (src.is_scalar())
         index_put(t, items, src.as_scalar());
     else
@@ -347,7 +347,7 @@ void bind_operators(py::module_& m) {
             const reduce_axes axes = axes_from_py(axis);
             tensor r;
             {
-                py::gil_scoped_release nogil;
+                native_section nogil;
                 r = isthmus::var(t, axes, keepdims, ddof);
             }
             return reduced(std::move(r));
@@ -361,7 +361,7 @@ void bind_operators(py::module_& m) {
             const reduce_axes axes = axes_from_py(axis);
             tensor r;
             {
-                py::gil_scoped_release nogil;
+                native_section nogil;
                 r = isthmus::std_(t, axes, keepdims, ddof);
             }
             return reduced(std::move(r));

@@ -162,7 +162,7 @@ void setitem(const value& v, py::handle key, py::handle item) {
         s = src.as_scalar().to_tensor();
     else
         s = tensor_of(src, "index assignment (the assigned value)");
-    py::gil_scoped_release nogil;
+    native_section nogil;
     r.copy_from(s);
 }
 
@@ -322,7 +322,7 @@ void bind_qvalue(py::module_& m) {
             const dtype to = dtype_from_py(dt);
             if (v.is_scalar()) return value(scalar_from_py(to_py(v), to));
             const tensor& t = tensor_of(v, "astype");
-            py::gil_scoped_release nogil;
+            native_section nogil;
             return value(t.to(to, true));
         },
         py::arg("dtype"), "A copy converted to `dtype` (NumPy's astype).");
@@ -331,7 +331,7 @@ void bind_qvalue(py::module_& m) {
         [](const value& v) -> value {
             require_init("contiguous");
             const tensor& t = tensor_of(v, "contiguous");
-            py::gil_scoped_release nogil;
+            native_section nogil;
             return value(t.contiguous());
         },
         "This tensor when C-contiguous, else a C-contiguous copy.");
@@ -345,7 +345,7 @@ void bind_qvalue(py::module_& m) {
             const lock_mode lm = lock_mode_of(mode);
             void* p = nullptr;
             {
-                py::gil_scoped_release nogil;
+                native_section nogil;
                 p = t.lock(lm, resource);
             }
             return reinterpret_cast<uintptr_t>(p);
@@ -363,7 +363,7 @@ void bind_qvalue(py::module_& m) {
         [](const value& v, int mode, int resource) {
             const tensor& t = tensor_of(v, "unlock()");
             const lock_mode lm = lock_mode_of(mode);
-            py::gil_scoped_release nogil;
+            native_section nogil;
             t.unlock(lm, resource);
         },
         py::arg("mode"), py::arg("resource") = MEMRESOURCE_CPU,

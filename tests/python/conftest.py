@@ -11,8 +11,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD_DIR = pathlib.Path(os.environ.get("ISTHMUS_BUILD_DIR", ROOT / "build")).resolve()
 PACKAGE_PARENT = BUILD_DIR / "python"
 
-# The staged package ($ISTHMUS_BUILD_DIR/python/isthmus) goes first, whatever PYTHONPATH says.
-if str(PACKAGE_PARENT) not in sys.path:
+# The staged package ($ISTHMUS_BUILD_DIR/python/isthmus) goes first, whatever PYTHONPATH says,
+# unless ISTHMUS_TEST_INSTALLED=1 asks to test the installed package (tests/python/test_install.py).
+INSTALLED = os.environ.get("ISTHMUS_TEST_INSTALLED") == "1"
+if not INSTALLED and str(PACKAGE_PARENT) not in sys.path:
     sys.path.insert(0, str(PACKAGE_PARENT))
 
 import isthmus as q  # noqa: E402
@@ -32,7 +34,8 @@ def run_python():
 
     def run(code, check=True):
         env = dict(os.environ)
-        env["PYTHONPATH"] = str(PACKAGE_PARENT) + os.pathsep + env.get("PYTHONPATH", "")
+        if not INSTALLED:
+            env["PYTHONPATH"] = str(PACKAGE_PARENT) + os.pathsep + env.get("PYTHONPATH", "")
         res = subprocess.run(
             [sys.executable, "-c", textwrap.dedent(code)],
             env=env,

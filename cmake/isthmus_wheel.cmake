@@ -1,0 +1,30 @@
+# Wheel layout (pip install ., scikit-build-core sets SKBUILD): the package directory `isthmus/`
+# in site-packages holds the library itself under the extension-module name, the Python files,
+# the stubs and the public headers. Included by cpp_in_py/CMakeLists.txt instead of staging.
+
+# Note [wheel library name]: in a wheel the one library *is* the extension module, so it is built
+# under that name (no lib prefix, no SONAME version links) and installed once. C++ hosts use the
+# CMake install (cmake --install, find_package(isthmus)) rather than the wheel.
+set_target_properties(isthmus PROPERTIES
+  OUTPUT_NAME "_isthmus"
+  PREFIX ""
+  SUFFIX "${ISTHMUS_PYTHON_EXT_SUFFIX}"
+  VERSION ""
+  SOVERSION "")
+# The library finds OpenBLAS and libgomp on the system path; its own directory is enough for
+# anything installed beside it (CUDA backend module, later).
+set_target_properties(isthmus PROPERTIES INSTALL_RPATH "$ORIGIN")
+
+install(TARGETS isthmus LIBRARY DESTINATION isthmus COMPONENT isthmus_python)
+file(GLOB _isthmus_wheel_py CONFIGURE_DEPENDS
+  "${PROJECT_SOURCE_DIR}/cpp_in_py/isthmus/*.py" "${PROJECT_SOURCE_DIR}/cpp_in_py/isthmus/*.pyi")
+file(WRITE "${PROJECT_BINARY_DIR}/py.typed" "")
+install(FILES ${_isthmus_wheel_py} "${PROJECT_BINARY_DIR}/py.typed"
+  DESTINATION isthmus COMPONENT isthmus_python)
+foreach(_layer core plugins py_in_cpp cpp_in_py)
+  if(IS_DIRECTORY "${PROJECT_SOURCE_DIR}/${_layer}/include/isthmus")
+    install(DIRECTORY "${PROJECT_SOURCE_DIR}/${_layer}/include/isthmus"
+      DESTINATION isthmus/include COMPONENT isthmus_python
+      FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+  endif()
+endforeach()

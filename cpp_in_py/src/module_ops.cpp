@@ -1,0 +1,904 @@
+// Module-level ops in NumPy's spelling: q.exp(A), q.add(A, B), q.where, q.sum, q.concat, ...
+#include "bindings.hpp"
+
+#include "isthmus/ops/creation.hpp"
+#include "isthmus/ops/fused.hpp"
+#include "isthmus/ops/indexing.hpp"
+#include "isthmus/ops/linalg.hpp"
+#include "isthmus/ops/shape.hpp"
+
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <functional>
+#include <utility>
+#include <vector>
+
+namespace isthmus::pymod {
+
+// Note [module functions]: every function takes any array-like where a tensor goes (a qvalue,
+// a NumPy array or scalar, a Python number or (nested) list, later torch tensors through
+// asvalue), shares arrays without copying where the layout allows, and returns qvalues.
+// Elementwise functions follow the operators exactly (weak Python scalars, NumPy promotion); a
+// 0-d result of scalar inputs comes back as a scalar qvalue, as NumPy returns its scalars.
+// Names are NumPy's, with the common aliases (arcsin/asin, concatenate/concat, clip/clamp).
+
+tensor tensor_arg(py::handle obj, const char* fn) {
+    value v = asvalue(obj);
+    if (v.is_tensor()) return v.as_tensor();
+    if (v.is_scalar()) return v.as_scalar().to_tensor();
+    ISTHMUS_THROW(type_error, fn, ": expected an array-like (qvalue, NumPy array, number or list), "
+                                  "got ",
+                  v.is_none() ? std::string("None") : type_name(obj));
+}
+
+namespace {
+
+std::vector<tensor> tensor_list(py::handle seq, const char* fn) {
+    ISTHMUS_CHECK(py::isinstance<py::sequence>(seq) && !py::isinstance<py::str>(seq) &&
+                      !is_qvalue(seq),
+                  type_error, fn, ": expected a sequence of array-likes, got ", type_name(seq));
+    std::vector<tensor> ts;
+    for (py::handle item : seq) ts.push_back(tensor_arg(item, fn));
+    return ts;
+}
+
+std::optional<int64_t> optional_axis(py::handle axis, const char* fn) {
+    if (axis.is_none()) return std::nullopt;
+    ISTHMUS_CHECK(PyIndex_Check(axis.ptr()) && !PyBool_Check(axis.ptr()), type_error, fn,
+                  ": axis must be an int or None, got ", type_name(axis));
+    return axis.cast<int64_t>();
+}
+
+int64_t int_arg(py::handle v, const char* fn, const char* what) {
+    ISTHMUS_CHECK(PyIndex_Check(v.ptr()) && !PyBool_Check(v.ptr()), type_error, fn, ": ", what,
+                  " must be an int, got ", type_name(v));
+    return py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr())).cast<int64_t>();
+}
+
+shape_t int_list(py::handle v, const char* fn, const char* what) {
+    if (PyIndex_Check(v.ptr()) && !PyBool_Check(v.ptr())) return {int_arg(v, fn, what)};
+    ISTHMUS_CHECK(py::isinstance<py::sequence>(v) && !py::isinstance<py::str>(v), type_error, fn,
+                  ": ", what, " must be an int or a sequence of ints, got ", type_name(v));
+    shape_t out;
+    for (py::handle x : v) out.push_back(int_arg(x, fn, what));
+    return out;
+}
+
+py::object tensor_result(tensor t) {
+    return py::cast(value(std::move(t)));
+}
+
+py::tuple tensor_tuple(std::vector<tensor> ts) {
+    py::tuple out(ts.size());
+    for (size_t i = 0; i < ts.size(); ++i) out[i] = tensor_result(std::move(ts[i]));
+    return out;
+}
+
+// ---- elementwise ----
+
+struct unary_entry {
+    const char* name;
+    unary_op op;
+    const char* doc;
+};
+
+const unary_entry unary_functions[] = {
+    {"negative", unary_op::neg, "-x elementwise."},
+    {"abs", unary_op::abs, "|x| elementwise (complex -> its real dtype)."},
+    {"absolute", unary_op::abs, "|x| elementwise (alias of abs)."},
+    {"sign", unary_op::sign, "-1, 0 or 1 elementwise (NaN stays NaN; complex: x/|x|)."},
+    {"exp", unary_op::exp, "e**x elementwise."},
+    {"log", unary_op::log, "Natural logarithm elementwise."},
+    {"log2", unary_op::log2, "Base-2 logarithm elementwise."},
+    {"log10", unary_op::log10, "Base-10 logarithm elementwise."},
+    {"expm1", unary_op::expm1, "e**x - 1 elementwise, accurate near 0."},
+    {"log1p", unary_op::log1p, "log(1 + x) elementwise, accurate near 0."},
+    {"sqrt", unary_op::sqrt, "Square root elementwise."},
+    {"rsqrt", unary_op::rsqrt, "1 / sqrt(x) elementwise."},
+    {"sin", unary_op::sin, "Sine elementwise (radians)."},
+    {"cos", unary_op::cos, "Cosine elementwise (radians)."},
+    {"tan", unary_op::tan, "Tangent elementwise (radians)."},
+    {"arcsin", unary_op::asin, "Inverse sine elementwise."},
+    {"asin", unary_op::asin, "Inverse sine elementwise (alias of arcsin)."},
+    {"arccos", unary_op::acos, "Inverse cosine elementwise."},
+    {"acos", unary_op::acos, "Inverse cosine elementwise (alias of arccos)."},
+    {"arctan", unary_op::atan, "Inverse tangent elementwise."},
+    {"atan", unary_op::atan, "Inverse tangent elementwise (alias of arctan)."},
+    {"sinh", unary_op::sinh, "Hyperbolic sine elementwise."},
+    {"cosh", unary_op::cosh, "Hyperbolic cosine elementwise."},
+    {"tanh", unary_op::tanh, "Hyperbolic tangent elementwise."},
+    {"floor", unary_op::floor, "Rounds down elementwise (integers unchanged)."},
+    {"ceil", unary_op::ceil, "Rounds up elementwise (integers unchanged)."},
+    {"round", unary_op::round, "Rounds half to even elementwise, as np.round with decimals=0."},
+    {"rint", unary_op::round, "Rounds half to even elementwise (alias of round)."},
+    {"logical_not", unary_op::logical_not, "x == 0 elementwise (a bool tensor)."},
+    {"bitwise_not", unary_op::bit_not, "~x elementwise (bool: logical not)."},
+    {"invert", unary_op::bit_not, "~x elementwise (alias of bitwise_not)."},
+    {"isnan", unary_op::isnan, "True where x is NaN."},
+    {"isinf", unary_op::isinf, "True where x is +-inf."},
+    {"isfinite", unary_op::isfinite, "True where x is neither NaN nor infinite."},
+    {"square", unary_op::square, "x * x elementwise."},
+    {"reciprocal", unary_op::reciprocal, "1 / x elementwise (integers give float64)."},
+    {"conj", unary_op::conj, "The complex conjugate (a copy; real dtypes unchanged)."},
+    {"conjugate", unary_op::conj, "The complex conjugate (alias of conj)."},
+};
+
+struct binary_entry {
+    const char* name;
+    binary_op op;
+    const char* doc;
+};
+
+const binary_entry binary_functions[] = {
+    {"add", binary_op::add, "x1 + x2 elementwise, broadcasting."},
+    {"subtract", binary_op::sub, "x1 - x2 elementwise, broadcasting."},
+    {"multiply", binary_op::mul, "x1 * x2 elementwise, broadcasting."},
+    {"divide", binary_op::div, "x1 / x2 (true division) elementwise, broadcasting."},
+    {"true_divide", binary_op::div, "x1 / x2 (alias of divide)."},
+    {"floor_divide", binary_op::floor_div, "x1 // x2 elementwise, broadcasting."},
+    {"mod", binary_op::mod, "x1 % x2 (sign of x2, as Python) elementwise."},
+    {"remainder", binary_op::mod, "x1 % x2 (alias of mod)."},
+    {"power", binary_op::pow, "x1 ** x2 elementwise, broadcasting."},
+    {"pow", binary_op::pow, "x1 ** x2 (alias of power)."},
+    {"maximum", binary_op::maximum, "Elementwise maximum, NaN-propagating."},
+    {"minimum", binary_op::minimum, "Elementwise minimum, NaN-propagating."},
+    {"arctan2", binary_op::atan2, "atan2(x1, x2) elementwise, in radians."},
+    {"atan2", binary_op::atan2, "atan2(x1, x2) (alias of arctan2)."},
+    {"equal", binary_op::eq, "x1 == x2 elementwise (a bool tensor)."},
+    {"not_equal", binary_op::ne, "x1 != x2 elementwise (a bool tensor)."},
+    {"less", binary_op::lt, "x1 < x2 elementwise (a bool tensor)."},
+    {"less_equal", binary_op::le, "x1 <= x2 elementwise (a bool tensor)."},
+    {"greater", binary_op::gt, "x1 > x2 elementwise (a bool tensor)."},
+    {"greater_equal", binary_op::ge, "x1 >= x2 elementwise (a bool tensor)."},
+    {"logical_and", binary_op::logical_and, "(x1 != 0) and (x2 != 0) elementwise."},
+    {"logical_or", binary_op::logical_or, "(x1 != 0) or (x2 != 0) elementwise."},
+    {"logical_xor", binary_op::logical_xor, "(x1 != 0) != (x2 != 0) elementwise."},
+    {"bitwise_and", binary_op::bit_and, "x1 & x2 elementwise (bool and integers)."},
+    {"bitwise_or", binary_op::bit_or, "x1 | x2 elementwise (bool and integers)."},
+    {"bitwise_xor", binary_op::bit_xor, "x1 ^ x2 elementwise (bool and integers)."},
+    {"left_shift", binary_op::shift_left, "x1 << x2 elementwise (integers)."},
+    {"right_shift", binary_op::shift_right, "x1 >> x2 elementwise (integers)."},
+};
+
+py::object binary_function(binary_op op, const char* fn, py::handle a, py::handle b) {
+    py::object r = apply_binary(op, a, b);
+    if (r.is(not_implemented()))
+        ISTHMUS_THROW(type_error, fn, ": unsupported operand types '", type_name(a), "' and '",
+                      type_name(b), "'; expected array-likes or numbers");
+    return r;
+}
+
+py::object unary_function(unary_op op, const char* fn, py::handle a) {
+    const value v = asvalue(a);
+    ISTHMUS_CHECK(v.is_scalar() || v.is_tensor(), type_error, fn,
+                  ": expected an array-like or a number, got ", type_name(a));
+    return apply_unary(op, v);
+}
+
+py::object where_function(py::handle cond, py::handle a, py::handle b) {
+    require_init("where");
+    const tensor c = tensor_arg(cond, "where");
+    if (a.is_none() && b.is_none()) {
+        std::vector<tensor> idx;
+        {
+            native_section nogil;
+            idx = nonzero(c);
+        }
+        return tensor_tuple(std::move(idx));
+    }
+    ISTHMUS_CHECK(!a.is_none() && !b.is_none(), type_error,
+                  "where: give both x and y, or neither (where(cond) is nonzero(cond))");
+    operand x, y;
+    ISTHMUS_CHECK(to_operand(a, x), type_error, "where: x must be an array-like or a number, got ",
+                  type_name(a));
+    ISTHMUS_CHECK(to_operand(b, y), type_error, "where: y must be an array-like or a number, got ",
+                  type_name(b));
+    tensor r;
+    {
+        native_section nogil;
+        if (x.is_scalar && y.is_scalar)
+            r = where(c, x.s, y.s);
+        else if (x.is_scalar)
+            r = where(c, x.s, y.t);
+        else if (y.is_scalar)
+            r = where(c, x.t, y.s);
+        else
+            r = where(c, x.t, y.t);
+    }
+    return tensor_result(std::move(r));
+}
+
+py::object clip_function(py::handle a, py::handle lo, py::handle hi) {
+    require_init("clip");
+    const value va = asvalue(a);
+    ISTHMUS_CHECK(va.is_scalar() || va.is_tensor(), type_error,
+                  "clip: expected an array-like or a number, got ", type_name(a));
+    ISTHMUS_CHECK(!lo.is_none() || !hi.is_none(), value_error,
+                  "clip: give at least one of the bounds a_min and a_max");
+    if (lo.is_none()) return binary_function(binary_op::minimum, "clip", py::cast(va), hi);
+    if (hi.is_none()) return binary_function(binary_op::maximum, "clip", py::cast(va), lo);
+    operand l, h;
+    ISTHMUS_CHECK(to_operand(lo, l), type_error, "clip: a_min must be an array-like or a number");
+    ISTHMUS_CHECK(to_operand(hi, h), type_error, "clip: a_max must be an array-like or a number");
+    const tensor t = va.is_scalar() ? va.as_scalar().to_tensor() : va.as_tensor();
+    tensor r;
+    {
+        native_section nogil;
+        r = l.is_scalar && h.is_scalar ? clamp(t, l.s, h.s) : clamp(t, l.as_tensor(), h.as_tensor());
+    }
+    return wrap_result(std::move(r), va.is_scalar() && l.is_scalar && h.is_scalar);
+}
+
+// ---- reductions ----
+
+using reduce_fn = tensor (*)(const tensor&, const reduce_axes&, bool);
+
+py::object reduce_function(reduce_fn fn, const char* name, py::handle a, py::handle axis,
+                           bool keepdims) {
+    require_init(name);
+    const tensor t = tensor_arg(a, name);
+    const reduce_axes axes = axes_from_py(axis);
+    tensor r;
+    {
+        native_section nogil;
+        r = fn(t, axes, keepdims);
+    }
+    return reduced(std::move(r));
+}
+
+template <tensor (*Flat)(const tensor&), tensor (*Axis)(const tensor&, int64_t)>
+py::object scan_function(const char* name, py::handle a, py::handle axis) {
+    require_init(name);
+    const tensor t = tensor_arg(a, name);
+    const std::optional<int64_t> ax = optional_axis(axis, name);
+    tensor r;
+    {
+        native_section nogil;
+        r = ax ? Axis(t, *ax) : Flat(t);
+    }
+    return tensor_result(std::move(r));
+}
+
+template <tensor (*Flat)(const tensor&), tensor (*Axis)(const tensor&, int64_t, bool)>
+py::object arg_function(const char* name, py::handle a, py::handle axis, bool keepdims) {
+    require_init(name);
+    const tensor t = tensor_arg(a, name);
+    const std::optional<int64_t> ax = optional_axis(axis, name);
+    tensor r;
+    {
+        native_section nogil;
+        r = ax ? Axis(t, *ax, keepdims) : Flat(t);
+    }
+    return reduced(std::move(r));
+}
+
+// ---- shape ----
+
+std::vector<std::pair<int64_t, int64_t>> pad_widths(py::handle w) {
+    // An int (same before/after on every axis), a pair, or one pair per axis.
+    auto pair_of = [](py::handle p) -> std::pair<int64_t, int64_t> {
+        if (PyIndex_Check(p.ptr())) {
+            const int64_t n = int_arg(p, "pad", "pad_width");
+            return {n, n};
+        }
+        const shape_t v = int_list(p, "pad", "pad_width");
+        ISTHMUS_CHECK(v.size() == 1 || v.size() == 2, value_error,
+                      "pad: each pad_width entry must be an int or a (before, after) pair, got ",
+                      v.size(), " numbers");
+        return v.size() == 1 ? std::pair{v[0], v[0]} : std::pair{v[0], v[1]};
+    };
+    if (PyIndex_Check(w.ptr())) return {pair_of(w)};
+    ISTHMUS_CHECK(py::isinstance<py::sequence>(w), type_error,
+                  "pad: pad_width must be an int, a pair or a sequence of pairs, got ",
+                  type_name(w));
+    const auto seq = py::reinterpret_borrow<py::sequence>(w);
+    bool nested = false;
+    for (py::handle x : seq) nested = nested || !PyIndex_Check(x.ptr());
+    if (!nested) return {pair_of(w)};
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (py::handle x : seq) out.push_back(pair_of(x));
+    return out;
+}
+
+scalar scalar_arg(py::handle v, const char* fn, const char* what) {
+    ISTHMUS_CHECK(is_py_number(v) || (is_qvalue(v) && v.cast<const value&>().is_scalar()),
+                  type_error, fn, ": ", what, " must be a number, got ", type_name(v));
+    if (is_qvalue(v)) return v.cast<const value&>().as_scalar();
+    return scalar_from_py(v, std::nullopt);
+}
+
+// ---- creation ----
+
+shape_t size_arg(py::handle size, const char* fn) {
+    if (size.is_none()) return {};
+    shape_t s = int_list(size, fn, "size");
+    for (int64_t n : s) ISTHMUS_CHECK(n >= 0, value_error, fn, ": negative size ", n);
+    return s;
+}
+
+// Sizes as varargs (rand(2, 3)), one sequence (rand((2, 3))) or the size= keyword.
+shape_t sizes_or_keyword(const py::args& args, const py::kwargs& kwargs, const char* fn,
+                         py::handle& dt) {
+    dt = py::none();
+    shape_t shape;
+    bool have_size = false;
+    for (auto [k, v] : kwargs) {
+        const std::string key = k.cast<std::string>();
+        if (key == "dtype") {
+            dt = v;
+        } else if (key == "size" || key == "shape") {
+            ISTHMUS_CHECK(args.empty(), type_error, fn, ": give the sizes either as arguments or "
+                                                        "as size=, not both");
+            shape = size_arg(v, fn);
+            have_size = true;
+        } else {
+            ISTHMUS_THROW(type_error, fn, "() got an unexpected keyword argument '", key, "'");
+        }
+    }
+    if (!have_size) shape = sizes_from_args(args, fn);
+    return shape;
+}
+
+dtype dtype_or(py::handle dt, dtype fallback) {
+    return dt.is_none() ? fallback : dtype_from_py(dt);
+}
+
+} // namespace
+
+void bind_module_ops(py::module_& m) {
+    // ---- elementwise ----
+    for (const unary_entry& e : unary_functions) {
+        const unary_op op = e.op;
+        const char* fn = e.name;
+        m.def(
+            e.name,
+            [op, fn](py::handle x) {
+                require_init(fn);
+                return unary_function(op, fn, x);
+            },
+            py::arg("x"), e.doc);
+    }
+    for (const binary_entry& e : binary_functions) {
+        const binary_op op = e.op;
+        const char* fn = e.name;
+        m.def(
+            e.name,
+            [op, fn](py::handle a, py::handle b) {
+                require_init(fn);
+                return binary_function(op, fn, a, b);
+            },
+            py::arg("x1"), py::arg("x2"), e.doc);
+    }
+    m.def("where", &where_function, py::arg("condition"), py::arg("x") = py::none(),
+          py::arg("y") = py::none(),
+          "Elements of x where condition is true, else of y (all three broadcast); where(cond)\n"
+          "alone is nonzero(cond).");
+    m.def("clip", &clip_function, py::arg("a"), py::arg("a_min"), py::arg("a_max"),
+          "Limits values to [a_min, a_max] (either bound may be None), NaN-propagating.");
+    m.def("clamp", &clip_function, py::arg("a"), py::arg("a_min"), py::arg("a_max"),
+          "Alias of clip.");
+    m.def(
+        "fma",
+        [](py::handle a, py::handle b, py::handle c) {
+            require_init("fma");
+            const tensor x = tensor_arg(a, "fma"), y = tensor_arg(b, "fma"),
+                         z = tensor_arg(c, "fma");
+            native_section nogil;
+            return value(isthmus::fma(x, y, z));
+        },
+        py::arg("a"), py::arg("b"), py::arg("c"),
+        "a * b + c in one pass (fused multiply-add per element), broadcasting.");
+    m.def(
+        "real",
+        [](py::handle a) {
+            require_init("real");
+            return value(isthmus::real(tensor_arg(a, "real")));
+        },
+        py::arg("x"), "The real part (a view of complex tensors, as NumPy's .real).");
+    m.def(
+        "imag",
+        [](py::handle a) {
+            require_init("imag");
+            return value(isthmus::imag(tensor_arg(a, "imag")));
+        },
+        py::arg("x"), "The imaginary part (a view of complex tensors; zeros for real ones).");
+
+    // ---- linear algebra ----
+    m.def(
+        "matmul",
+        [](py::handle a, py::handle b) {
+            require_init("matmul");
+            py::object r = apply_matmul(a, b);
+            ISTHMUS_CHECK(!r.is(not_implemented()), type_error,
+                          "matmul: unsupported operand types '", type_name(a), "' and '",
+                          type_name(b), "'");
+            return r;
+        },
+        py::arg("x1"), py::arg("x2"), "Matrix product with NumPy's matmul rules (batched, 1-d).");
+    using linalg_fn = tensor (*)(const tensor&, const tensor&);
+    static const std::tuple<const char*, linalg_fn, const char*> linalg[] = {
+        {"dot", &isthmus::dot, "NumPy's dot (matmul for 2-d, sum-product over the last axis)."},
+        {"vdot", &isthmus::vdot, "Flattened dot product, conjugating the first argument."},
+        {"inner", &isthmus::inner, "Sum-product over the last axes of both arguments."},
+    };
+    for (const auto& [name, fn, doc] : linalg) {
+        const char* n = name;
+        linalg_fn f = fn;
+        m.def(
+            name,
+            [n, f](py::handle a, py::handle b) {
+                require_init(n);
+                const tensor x = tensor_arg(a, n), y = tensor_arg(b, n);
+                tensor r;
+                {
+                    native_section nogil;
+                    r = f(x, y);
+                }
+                return reduced(std::move(r));
+            },
+            py::arg("a"), py::arg("b"), doc);
+    }
+
+    // ---- reductions ----
+    static const std::tuple<const char*, reduce_fn, const char*> reductions[] = {
+        {"sum", &isthmus::sum, "Sum over axis (None: all), as NumPy."},
+        {"prod", &isthmus::prod, "Product over axis, as NumPy."},
+        {"mean", &isthmus::mean, "Mean over axis, as NumPy."},
+        {"min", &isthmus::min, "Minimum over axis (NaN-propagating), as NumPy."},
+        {"max", &isthmus::max, "Maximum over axis (NaN-propagating), as NumPy."},
+        {"amin", &isthmus::min, "Alias of min."},
+        {"amax", &isthmus::max, "Alias of max."},
+        {"any", &isthmus::any, "True where any element over axis is nonzero."},
+        {"all", &isthmus::all, "True where every element over axis is nonzero."},
+    };
+    for (const auto& [name, fn, doc] : reductions) {
+        const char* n = name;
+        reduce_fn f = fn;
+        m.def(
+            name,
+            [n, f](py::handle a, py::handle axis, bool keepdims) {
+                return reduce_function(f, n, a, axis, keepdims);
+            },
+            py::arg("a"), py::arg("axis") = py::none(), py::arg("keepdims") = false, doc);
+    }
+    m.def(
+        "var",
+        [](py::handle a, py::handle axis, bool keepdims, int64_t ddof) {
+            require_init("var");
+            const tensor t = tensor_arg(a, "var");
+            const reduce_axes axes = axes_from_py(axis);
+            tensor r;
+            {
+                native_section nogil;
+                r = isthmus::var(t, axes, keepdims, ddof);
+            }
+            return reduced(std::move(r));
+        },
+        py::arg("a"), py::arg("axis") = py::none(), py::arg("keepdims") = false,
+        py::arg("ddof") = 0, "Variance over axis (divisor n - ddof), as NumPy.");
+    m.def(
+        "std",
+        [](py::handle a, py::handle axis, bool keepdims, int64_t ddof) {
+            require_init("std");
+            const tensor t = tensor_arg(a, "std");
+            const reduce_axes axes = axes_from_py(axis);
+            tensor r;
+            {
+                native_section nogil;
+                r = isthmus::std_(t, axes, keepdims, ddof);
+            }
+            return reduced(std::move(r));
+        },
+        py::arg("a"), py::arg("axis") = py::none(), py::arg("keepdims") = false,
+        py::arg("ddof") = 0, "Standard deviation over axis (divisor n - ddof), as NumPy.");
+    m.def(
+        "argmin",
+        [](py::handle a, py::handle axis, bool keepdims) {
+            return arg_function<&isthmus::argmin, &isthmus::argmin>("argmin", a, axis, keepdims);
+        },
+        py::arg("a"), py::arg("axis") = py::none(), py::arg("keepdims") = false,
+        "Index of the minimum (flat index when axis is None).");
+    m.def(
+        "argmax",
+        [](py::handle a, py::handle axis, bool keepdims) {
+            return arg_function<&isthmus::argmax, &isthmus::argmax>("argmax", a, axis, keepdims);
+        },
+        py::arg("a"), py::arg("axis") = py::none(), py::arg("keepdims") = false,
+        "Index of the maximum (flat index when axis is None).");
+    m.def(
+        "cumsum",
+        [](py::handle a, py::handle axis) {
+            return scan_function<&isthmus::cumsum, &isthmus::cumsum>("cumsum", a, axis);
+        },
+        py::arg("a"), py::arg("axis") = py::none(),
+        "Running sum along axis (the flattened tensor when axis is None).");
+    m.def(
+        "cumprod",
+        [](py::handle a, py::handle axis) {
+            return scan_function<&isthmus::cumprod, &isthmus::cumprod>("cumprod", a, axis);
+        },
+        py::arg("a"), py::arg("axis") = py::none(),
+        "Running product along axis (the flattened tensor when axis is None).");
+
+    // ---- shape ----
+    auto concat_fn = [](py::handle seq, int64_t axis) {
+        require_init("concatenate");
+        const std::vector<tensor> ts = tensor_list(seq, "concatenate");
+        native_section nogil;
+        return value(isthmus::concat(ts, axis));
+    };
+    m.def("concatenate", concat_fn, py::arg("arrays"), py::arg("axis") = 0,
+          "Joins tensors along an existing axis (dtypes promote).");
+    m.def("concat", concat_fn, py::arg("arrays"), py::arg("axis") = 0, "Alias of concatenate.");
+    m.def(
+        "stack",
+        [](py::handle seq, int64_t axis) {
+            require_init("stack");
+            const std::vector<tensor> ts = tensor_list(seq, "stack");
+            native_section nogil;
+            return value(isthmus::stack(ts, axis));
+        },
+        py::arg("arrays"), py::arg("axis") = 0, "Joins same-shape tensors along a new axis.");
+    m.def(
+        "split",
+        [](py::handle a, py::handle sections, int64_t axis) {
+            require_init("split");
+            const tensor t = tensor_arg(a, "split");
+            if (PyIndex_Check(sections.ptr()))
+                return tensor_tuple(isthmus::split(t, int_arg(sections, "split", "sections"), axis));
+            return tensor_tuple(isthmus::split(t, int_list(sections, "split", "indices"), axis));
+        },
+        py::arg("a"), py::arg("indices_or_sections"), py::arg("axis") = 0,
+        "Splits into equal sections (an int that must divide the axis) or at the given indices;\n"
+        "the parts are views.");
+    m.def(
+        "array_split",
+        [](py::handle a, py::handle sections, int64_t axis) {
+            require_init("array_split");
+            const tensor t = tensor_arg(a, "array_split");
+            if (PyIndex_Check(sections.ptr()))
+                return tensor_tuple(
+                    isthmus::array_split(t, int_arg(sections, "array_split", "sections"), axis));
+            return tensor_tuple(
+                isthmus::split(t, int_list(sections, "array_split", "indices"), axis));
+        },
+        py::arg("a"), py::arg("indices_or_sections"), py::arg("axis") = 0,
+        "Like split, but the sections need not be equal.");
+    m.def(
+        "flip",
+        [](py::handle a, py::handle axis) {
+            require_init("flip");
+            const tensor t = tensor_arg(a, "flip");
+            if (axis.is_none()) return value(isthmus::flip(t));
+            return value(isthmus::flip(t, int_list(axis, "flip", "axis")));
+        },
+        py::arg("m"), py::arg("axis") = py::none(),
+        "Reverses the order of elements along axis (all axes when None); a view.");
+    m.def(
+        "tile",
+        [](py::handle a, py::handle reps) {
+            require_init("tile");
+            const tensor t = tensor_arg(a, "tile");
+            const shape_t r = int_list(reps, "tile", "reps");
+            native_section nogil;
+            return value(isthmus::tile(t, r));
+        },
+        py::arg("A"), py::arg("reps"), "Repeats the whole tensor reps[i] times along axis i.");
+    m.def(
+        "repeat",
+        [](py::handle a, py::handle repeats, py::handle axis) {
+            require_init("repeat");
+            const tensor t = tensor_arg(a, "repeat");
+            const std::optional<int64_t> ax = optional_axis(axis, "repeat");
+            if (PyIndex_Check(repeats.ptr()) && !is_qvalue(repeats)) {
+                const int64_t n = int_arg(repeats, "repeat", "repeats");
+                native_section nogil;
+                return value(isthmus::repeat(t, n, ax));
+            }
+            const tensor r = tensor_arg(repeats, "repeat");
+            native_section nogil;
+            return value(isthmus::repeat(t, r, ax));
+        },
+        py::arg("a"), py::arg("repeats"), py::arg("axis") = py::none(),
+        "Repeats each element `repeats` times (an int or one count per element) along axis\n"
+        "(the flattened tensor when None).");
+    m.def(
+        "pad",
+        [](py::handle a, py::handle width, const std::string& mode, py::handle constant) {
+            require_init("pad");
+            const tensor t = tensor_arg(a, "pad");
+            const auto w = pad_widths(width);
+            const pad_mode pm = parse_pad_mode(mode);
+            const scalar c = scalar_arg(constant, "pad", "constant_values");
+            native_section nogil;
+            return value(isthmus::pad(t, w, pm, c));
+        },
+        py::arg("array"), py::arg("pad_width"), py::arg("mode") = "constant",
+        py::arg("constant_values") = 0,
+        "Pads with `mode` \"constant\", \"edge\", \"reflect\", \"symmetric\" or \"wrap\", as "
+        "NumPy.");
+    m.def(
+        "reshape",
+        [](py::handle a, py::handle shape) {
+            require_init("reshape");
+            const tensor t = tensor_arg(a, "reshape");
+            return value(t.reshape(int_list(shape, "reshape", "shape")));
+        },
+        py::arg("a"), py::arg("shape"),
+        "The same elements in a new shape (one size may be -1); a view when the strides allow.");
+    m.def(
+        "transpose",
+        [](py::handle a, py::handle axes) {
+            require_init("transpose");
+            const tensor t = tensor_arg(a, "transpose");
+            if (axes.is_none()) return value(t.t());
+            return value(t.permute(int_list(axes, "transpose", "axes")));
+        },
+        py::arg("a"), py::arg("axes") = py::none(),
+        "Reverses (or permutes by `axes`) the dimensions; a view.");
+    m.def(
+        "squeeze",
+        [](py::handle a, py::handle axis) {
+            require_init("squeeze");
+            const tensor t = tensor_arg(a, "squeeze");
+            if (axis.is_none()) return value(t.squeeze());
+            shape_t axes = int_list(axis, "squeeze", "axis");
+            for (int64_t& x : axes) x = wrap_axis(x, t.dim());
+            std::sort(axes.begin(), axes.end(), std::greater<>());
+            tensor r = t;
+            for (int64_t x : axes) r = r.squeeze(x);
+            return value(r);
+        },
+        py::arg("a"), py::arg("axis") = py::none(),
+        "Removes size-1 dimensions (all, or the given ones, which must have size 1); a view.");
+    m.def(
+        "expand_dims",
+        [](py::handle a, int64_t axis) {
+            require_init("expand_dims");
+            return value(tensor_arg(a, "expand_dims").unsqueeze(axis));
+        },
+        py::arg("a"), py::arg("axis"), "Inserts a size-1 dimension at axis; a view.");
+    m.def(
+        "broadcast_to",
+        [](py::handle a, py::handle shape) {
+            require_init("broadcast_to");
+            const tensor t = tensor_arg(a, "broadcast_to");
+            return value(t.expand(int_list(shape, "broadcast_to", "shape")));
+        },
+        py::arg("array"), py::arg("shape"),
+        "A read-through view broadcast to `shape` (stride 0 on the expanded axes).");
+    m.def(
+        "ravel",
+        [](py::handle a) {
+            require_init("ravel");
+            return value(tensor_arg(a, "ravel").flatten());
+        },
+        py::arg("a"), "The elements as a 1-d tensor (a view when possible).");
+
+    // ---- indexing ----
+    m.def(
+        "nonzero",
+        [](py::handle a) {
+            require_init("nonzero");
+            const tensor t = tensor_arg(a, "nonzero");
+            std::vector<tensor> idx;
+            {
+                native_section nogil;
+                idx = isthmus::nonzero(t);
+            }
+            return tensor_tuple(std::move(idx));
+        },
+        py::arg("a"), "A tuple of int64 index tensors, one per axis, of the nonzero elements.");
+    m.def(
+        "argwhere",
+        [](py::handle a) {
+            require_init("argwhere");
+            const tensor t = tensor_arg(a, "argwhere");
+            native_section nogil;
+            return value(isthmus::argwhere(t));
+        },
+        py::arg("a"), "The coordinates of the nonzero elements, shape (count, ndim).");
+    m.def(
+        "take",
+        [](py::handle a, py::handle indices, py::handle axis) {
+            require_init("take");
+            const tensor t = tensor_arg(a, "take"), i = tensor_arg(indices, "take");
+            const std::optional<int64_t> ax = optional_axis(axis, "take");
+            native_section nogil;
+            return value(isthmus::take(t, i, ax));
+        },
+        py::arg("a"), py::arg("indices"), py::arg("axis") = py::none(),
+        "Elements at `indices` along axis (the flattened tensor when None).");
+    m.def(
+        "take_along_axis",
+        [](py::handle a, py::handle indices, int64_t axis) {
+            require_init("take_along_axis");
+            const tensor t = tensor_arg(a, "take_along_axis"),
+                         i = tensor_arg(indices, "take_along_axis");
+            native_section nogil;
+            return value(isthmus::take_along_axis(t, i, axis));
+        },
+        py::arg("arr"), py::arg("indices"), py::arg("axis"),
+        "NumPy's take_along_axis (torch's gather).");
+    m.def(
+        "put_along_axis",
+        [](py::handle a, py::handle indices, py::handle values, int64_t axis) {
+            require_init("put_along_axis");
+            const tensor t = tensor_arg(a, "put_along_axis"),
+                         i = tensor_arg(indices, "put_along_axis"),
+                         v = tensor_arg(values, "put_along_axis");
+            native_section nogil;
+            isthmus::put_along_axis(t, i, v, axis);
+        },
+        py::arg("arr"), py::arg("indices"), py::arg("values"), py::arg("axis"),
+        "Writes values into arr at indices along axis, in place (torch's scatter).");
+
+    // ---- creation ----
+    m.def(
+        "full",
+        [](py::handle shape, py::handle fill, py::handle dt) {
+            require_init("full");
+            const shape_t s = size_arg(shape, "full");
+            const scalar v = scalar_arg(fill, "full", "fill_value");
+            // NumPy: the dtype of the fill value unless given (Python floats: `scalar`).
+            const dtype d = dtype_or(dt, v.type());
+            native_section nogil;
+            return value(isthmus::full(s, v, d));
+        },
+        py::arg("shape"), py::arg("fill_value"), py::arg("dtype") = py::none(),
+        "A tensor of `shape` filled with fill_value (dtype: fill_value's unless given).");
+    m.def(
+        "zeros_like",
+        [](py::handle a, py::handle dt) {
+            require_init("zeros_like");
+            return value(isthmus::zeros_like(tensor_arg(a, "zeros_like"), optional_dtype(dt)));
+        },
+        py::arg("a"), py::arg("dtype") = py::none(), "Zeros with a's shape and dtype.");
+    m.def(
+        "ones_like",
+        [](py::handle a, py::handle dt) {
+            require_init("ones_like");
+            return value(isthmus::ones_like(tensor_arg(a, "ones_like"), optional_dtype(dt)));
+        },
+        py::arg("a"), py::arg("dtype") = py::none(), "Ones with a's shape and dtype.");
+    m.def(
+        "full_like",
+        [](py::handle a, py::handle fill, py::handle dt) {
+            require_init("full_like");
+            return value(isthmus::full_like(tensor_arg(a, "full_like"),
+                                            scalar_arg(fill, "full_like", "fill_value"),
+                                            optional_dtype(dt)));
+        },
+        py::arg("a"), py::arg("fill_value"), py::arg("dtype") = py::none(),
+        "fill_value with a's shape and dtype.");
+    m.def(
+        "uninit_like",
+        [](py::handle a, py::handle dt) {
+            require_init("uninit_like");
+            return value(isthmus::uninit_like(tensor_arg(a, "uninit_like"), optional_dtype(dt)));
+        },
+        py::arg("a"), py::arg("dtype") = py::none(),
+        "An uninitialised tensor with a's shape and dtype (NumPy's empty_like).");
+    m.def(
+        "arange",
+        [](py::handle start, py::handle stop, py::handle step, py::handle dt) {
+            require_init("arange");
+            const std::optional<dtype> d = optional_dtype(dt);
+            if (stop.is_none()) {
+                ISTHMUS_CHECK(step.is_none(), type_error,
+                              "arange: give stop when giving step: arange(start, stop, step)");
+                const scalar n = scalar_arg(start, "arange", "stop");
+                native_section nogil;
+                return value(isthmus::arange(n, d));
+            }
+            const scalar a = scalar_arg(start, "arange", "start");
+            const scalar b = scalar_arg(stop, "arange", "stop");
+            const scalar c = step.is_none() ? scalar(int64_t{1}) : scalar_arg(step, "arange", "step");
+            native_section nogil;
+            return value(isthmus::arange(a, b, c, d));
+        },
+        py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = py::none(),
+        py::arg("dtype") = py::none(),
+        "NumPy's arange: start, start+step, ... below stop; arange(n) is 0 .. n-1. Integer\n"
+        "arguments give int64, others the `scalar` dtype unless dtype is given.");
+    m.def(
+        "linspace",
+        [](double start, double stop, int64_t num, bool endpoint, py::handle dt) {
+            require_init("linspace");
+            const dtype d = dtype_or(dt, scalar_dtype());
+            native_section nogil;
+            return value(isthmus::linspace(start, stop, num, endpoint, d));
+        },
+        py::arg("start"), py::arg("stop"), py::arg("num") = 50, py::arg("endpoint") = true,
+        py::arg("dtype") = py::none(), "num evenly spaced values from start to stop.");
+    m.def(
+        "eye",
+        [](int64_t n, std::optional<int64_t> mcols, int64_t k, py::handle dt) {
+            require_init("eye");
+            const dtype d = dtype_or(dt, scalar_dtype());
+            native_section nogil;
+            return value(isthmus::eye(n, mcols, k, d));
+        },
+        py::arg("N"), py::arg("M") = py::none(), py::arg("k") = 0, py::arg("dtype") = py::none(),
+        "An N x M matrix with ones on diagonal k.");
+    m.def(
+        "copy",
+        [](py::handle a) {
+            require_init("copy");
+            const tensor t = tensor_arg(a, "copy");
+            native_section nogil;
+            return value(isthmus::copy(t));
+        },
+        py::arg("a"), "A C-contiguous copy.");
+
+    // ---- random numbers (Note [counter-based random numbers] in creation.hpp) ----
+    m.def(
+        "manual_seed",
+        [](uint64_t seed) {
+            require_init("manual_seed");
+            isthmus::manual_seed(seed);
+        },
+        py::arg("seed"),
+        "Seeds the default generator: the same seed gives the same numbers on any thread count.");
+    m.def(
+        "rand",
+        [](py::args args, py::kwargs kwargs) {
+            require_init("rand");
+            py::handle dt;
+            const shape_t s = sizes_or_keyword(args, kwargs, "rand", dt);
+            const dtype d = dtype_or(dt, scalar_dtype());
+            native_section nogil;
+            return value(isthmus::rand(s, d));
+        },
+        "Uniform values in [0, 1): rand(2, 3), rand((2, 3)) or rand(size=(2, 3)); dtype= a\n"
+        "floating or complex dtype (default `scalar`).");
+    m.def(
+        "randn",
+        [](py::args args, py::kwargs kwargs) {
+            require_init("randn");
+            py::handle dt;
+            const shape_t s = sizes_or_keyword(args, kwargs, "randn", dt);
+            const dtype d = dtype_or(dt, scalar_dtype());
+            native_section nogil;
+            return value(isthmus::randn(s, d));
+        },
+        "Standard normal values: randn(2, 3), randn((2, 3)) or randn(size=(2, 3)); dtype=.");
+    m.def(
+        "randint",
+        [](int64_t low, std::optional<int64_t> high, py::handle size, py::handle dt) {
+            require_init("randint");
+            const shape_t s = size_arg(size, "randint");
+            const int64_t lo = high ? low : 0, hi = high ? *high : low;
+            const dtype d = dtype_or(dt, dtype::int64);
+            native_section nogil;
+            return value(isthmus::randint(lo, hi, s, d));
+        },
+        py::arg("low"), py::arg("high") = py::none(), py::arg("size") = py::none(),
+        py::arg("dtype") = py::none(),
+        "Uniform integers in [low, high) (randint(n): [0, n)), as NumPy's randint.");
+    m.def(
+        "uniform",
+        [](double low, double high, py::handle size, py::handle dt) {
+            require_init("uniform");
+            const shape_t s = size_arg(size, "uniform");
+            const dtype d = dtype_or(dt, scalar_dtype());
+            native_section nogil;
+            return value(isthmus::uniform(s, low, high, d));
+        },
+        py::arg("low") = 0.0, py::arg("high") = 1.0, py::arg("size") = py::none(),
+        py::arg("dtype") = py::none(), "Uniform values in [low, high).");
+    m.def(
+        "normal",
+        [](double loc, double scale, py::handle size, py::handle dt) {
+            require_init("normal");
+            const shape_t s = size_arg(size, "normal");
+            const dtype d = dtype_or(dt, scalar_dtype());
+            native_section nogil;
+            return value(isthmus::normal(s, loc, scale, d));
+        },
+        py::arg("loc") = 0.0, py::arg("scale") = 1.0, py::arg("size") = py::none(),
+        py::arg("dtype") = py::none(), "Normal values with mean loc and standard deviation scale.");
+}
+
+} // namespace isthmus::pymod
