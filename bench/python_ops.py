@@ -4,6 +4,7 @@ Usage (after a build):  PYTHONPATH=build/python python3 bench/python_ops.py [--q
 Prints one table; the ratio column is isthmus relative to the fastest peer (higher is better
 for GB/s and GFLOP/s, lower is better for times). Not a test: timings never gate CI.
 """
+import os
 import sys
 import time
 
@@ -13,8 +14,16 @@ import isthmus as q
 
 try:
     import torch
-except ImportError:  # PyTorch is optional (scripts/deps --torch installs the CPU build)
+except ImportError:  # PyTorch is optional (scripts/deps installs the CPU build)
     torch = None
+
+# The bare pybind11 peer module (bench/pybind11_peer.cpp), built beside this script's outputs.
+_build = os.environ.get("ISTHMUS_BUILD_DIR", os.path.join(os.path.dirname(__file__), "..", "build"))
+sys.path.insert(0, os.path.join(_build, "bench"))
+try:
+    import isthmus_bench_peer as peer
+except ImportError:
+    peer = None
 
 QUICK = "--quick" in sys.argv
 N = 5_000_000 if QUICK else 50_000_000
@@ -83,29 +92,52 @@ def main():
         peers["torch"] = median(lambda: t1 + t2, inner=2000) * 1e6
     row("add 1k float32", "us", median(lambda: s1 + s2, inner=2000) * 1e6, peers, False)
 
-    # Zero-copy exchange with NumPy: wrap an ndarray, and view a qvalue as an ndarray.
-    for size, label in [(256, "1 KB"), (256 * 1024 * 1024, "1 GB")]:
-        if QUICK and size > 1024:
-            size, label = 16 * 1024 * 1024, "64 MB"
+    # Zero-copy exchange with NumPy and torch: wrap a foreign array, and view a qvalue.
+    sizes = [(256, "1 KB"), (256 * 1024 * 1024, "1 GB")]
+    if QUICK:
+        sizes[1] = (16 * 1024 * 1024, "64 MB")
+    for size, label in sizes:
         arr = np.ones(size, dtype=np.float32)
-        val = q.value(arr[:1])  # warm
-        peers = {"torch.from_numpy": (median(lambda: torch.from_numpy(arr), inner=2000) * 1e6
-                                      if torch is not None else float("nan"))}
-        peers["np.asarray(ndarray)"] = median(lambda: np.asarray(arr), inner=2000) * 1e6
-        peers = {k: v for k, v in peers.items() if v == v}
+        ref = {"torch.from_numpy": (median(lambda: torch.from_numpy(arr), inner=2000) * 1e6
+                                    if torch is not None else float("nan"))}
+        ref = {k: v for k, v in ref.items() if v == v} or {
+            "np.asarray(ndarray)": median(lambda: np.asarray(arr), inner=2000) * 1e6}
         row(f"q.from_py(ndarray) {label}", "us",
-            median(lambda: q.from_py(arr), inner=2000) * 1e6, peers, False)
+            median(lambda: q.from_py(arr), inner=2000) * 1e6, ref, False)
         val = q.from_py(arr)
         row(f"np.asarray(qvalue) {label}", "us",
-            median(lambda: np.asarray(val), inner=2000) * 1e6, peers, False)
+            median(lambda: np.asarray(val), inner=2000) * 1e6, ref, False)
+        if torch is not None and hasattr(q, "from_dlpack"):
+            t = torch.from_numpy(arr)
+            row(f"q.from_dlpack(torch) {label}", "us",
+                median(lambda: q.from_dlpack(t), inner=2000) * 1e6, ref, False)
+            row(f"torch.from_dlpack(qvalue) {label}", "us",
+                median(lambda: torch.from_dlpack(val), inner=2000) * 1e6, ref, False)
+            if hasattr(q, "torch"):
+                row(f"q.torch.to_tensor {label}", "us",
+                    median(lambda: q.torch.to_tensor(val), inner=2000) * 1e6, ref, False)
+                row(f"q.torch.from_tensor {label}", "us",
+                    median(lambda: q.torch.from_tensor(t), inner=2000) * 1e6, ref, False)
+            del t
         del val, arr
 
-    # Overhead of a trivial method call (ndim) beside the same on an ndarray.
-    peers = {"ndarray.ndim": median(lambda: a_np.ndim, inner=20000) * 1e9}
-    row("qvalue.ndim call", "ns", median(lambda: a.ndim, inner=20000) * 1e9, peers, False)
+    # Per-call overhead beside a bare pybind11 module doing the same trivial work.
+    if peer is not None:
+        pv = peer.value()
+        row("qvalue.ndim (property)", "ns", median(lambda: a.ndim, inner=20000) * 1e9,
+            {"pybind11 property": median(lambda: pv.ndim, inner=20000) * 1e9}, False)
+        row("qvalue.numel() (method)", "ns", median(lambda: a.numel(), inner=20000) * 1e9,
+            {"pybind11 method": median(lambda: pv.numel(), inner=20000) * 1e9}, False)
+        row("q.is_initialized() (function)", "ns",
+            median(lambda: q.is_initialized(), inner=20000) * 1e9,
+            {"pybind11 function": median(lambda: peer.noop(None), inner=20000) * 1e9}, False)
+    else:
+        peers = {"ndarray.ndim": median(lambda: a_np.ndim, inner=20000) * 1e9}
+        row("qvalue.ndim call", "ns", median(lambda: a.ndim, inner=20000) * 1e9, peers, False)
 
     print(f"isthmus Python ops bench ({'quick' if QUICK else 'full'}; torch "
-          f"{'present' if torch is not None else 'absent'}; median of {REPS})")
+          f"{'present' if torch is not None else 'absent'}; pybind11 peer "
+          f"{'present' if peer is not None else 'absent'}; median of {REPS})")
     print(f"{'op':28} {'isthmus':>12}  {'peers':40} {'ratio':>8}")
     for name, unit, ours, peers, ratio, hb in rows:
         ps = ", ".join(f"{k} {v:.3g}" for k, v in peers.items())

@@ -47,6 +47,17 @@ N = q.value(np.random.default_rng(1).standard_normal((32, 16)), dtype="float64")
 err = np.abs((M @ N).to_py() - M.to_py() @ N.to_py()).max()
 print(f"(M @ N) matches NumPy: max abs error {err:.2e}")
 
+# NumPy's vocabulary as module functions and methods, computed natively.
+q.manual_seed(7)
+X = q.randn(1000, 3, dtype="float64")
+Z = (X - q.mean(X, axis=0)) / q.std(X, axis=0)  # standardise the columns
+print("standardised column means ~0:", np.round(q.mean(Z, axis=0).to_py(), 12) + 0.0)
+angles = q.linspace(0, np.pi, 5)
+print("sin(linspace(0, pi, 5)) =", q.round(q.sin(angles) * 1000).to_py() / 1000 + 0.0)
+img = q.arange(12).reshape(3, 4)
+print("where(img % 2 == 0, img, -1) =\n", q.where(img % 2 == 0, img, -1))
+print("concatenate + transpose:", q.concatenate([img, img.T.reshape(3, 4)], axis=1).shape)
+
 # Errors are typed Python exceptions with the runtime's message; values stay unchanged.
 try:
     q.zeros(2, 3) + q.zeros(4)
