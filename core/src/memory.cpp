@@ -2,14 +2,14 @@
 #include "isthmus/memory.hpp"
 #include "isthmus/error.hpp"
 
+#include "host_cache.hpp"
+
 #include <array>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
-
-#include <sys/mman.h>
 
 namespace isthmus {
 
@@ -27,20 +27,10 @@ public:
     resource_id id() const noexcept override { return MEMRESOURCE_CPU; }
     std::string name() const override { return "cpu"; }
     bool host_accessible() const noexcept override { return true; }
-    void* allocate(size_t nbytes) noexcept override {
-        size_t n = (nbytes + 63) / 64 * 64;
-        void* p = std::aligned_alloc(64, n == 0 ? 64 : n);
-        // Note [huge pages]: like NumPy, ask for transparent huge pages on large blocks. With
-        // THP in "madvise" mode, a fresh 200 MB output otherwise takes ~50k page faults, which
-        // made a 50M-element add 4x slower than NumPy's.
-        if (p && n >= (size_t{1} << 22)) {
-            const auto a = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{4095};
-            (void)madvise(reinterpret_cast<void*>(a), n + (reinterpret_cast<uintptr_t>(p) - a),
-                          MADV_HUGEPAGE);
-        }
-        return p;
+    void* allocate(size_t nbytes) noexcept override { return detail::host_allocate(nbytes); }
+    void deallocate(void* p, size_t nbytes) noexcept override {
+        detail::host_deallocate(p, nbytes);
     }
-    void deallocate(void* p, size_t) noexcept override { std::free(p); }
     void copy_from_host(void* dst, const void* src, size_t n) override {
         std::memmove(dst, src, n);
     }

@@ -83,6 +83,20 @@ ISTHMUS_API resource_id resolve_resource(resource_id id);
 /// The shared_ptr that owns a registered resource (storages hold it to outlive unregistering).
 ISTHMUS_API std::shared_ptr<memory_resource> resource_handle(resource_id id);
 
+/// What the caching host allocator holds (Note [host block cache] in core/src/host_cache.cpp).
+struct host_cache_stats {
+    size_t cached_bytes = 0; ///< bytes in free blocks kept for reuse
+    size_t limit_bytes = 0;  ///< the most it keeps (ISTHMUS_HOST_CACHE_MB, default 1 GiB)
+    size_t hits = 0;         ///< allocations served from the cache
+    size_t misses = 0;       ///< allocations that went to the system
+};
+/// The host allocator's cache figures.
+ISTHMUS_API host_cache_stats host_cache_info() noexcept;
+/// Returns every cached free host block to the system; returns the bytes released.
+ISTHMUS_API size_t empty_host_cache() noexcept;
+/// Sets the most bytes the host cache keeps (0: no caching); empties it when above the new limit.
+ISTHMUS_API void set_host_cache_limit(size_t bytes) noexcept;
+
 /// Copies bytes between any two resources (staging through host memory when neither side has a
 /// direct path).
 ISTHMUS_API void copy_bytes(memory_resource& dst_res, void* dst, memory_resource& src_res,
