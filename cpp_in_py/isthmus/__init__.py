@@ -6,6 +6,8 @@
     A = q.zeros(20, 20, 3)
     B = q.from_py(np_array)            # shares the array's memory
     np.asarray(A)                      # shares the tensor's memory
+    C = q.from_dlpack(torch_tensor)    # shares the tensor's memory (any DLPack producer)
+    t = q.torch.to_tensor(A)           # a torch.Tensor sharing A's memory
 """
 
 from . import _isthmus
@@ -24,6 +26,7 @@ from ._isthmus import (  # noqa: F401
     __version__,
     asvalue,
     destroy,
+    from_dlpack,
     from_py,
     init,
     is_initialized,
@@ -39,6 +42,7 @@ from ._isthmus import (  # noqa: F401
     value,
     zeros,
 )
+from . import torch  # noqa: E402  (PyTorch itself is imported on first use)
 
 __all__ = [
     "LOCK_READ",
@@ -54,6 +58,7 @@ __all__ = [
     "MEMRESOURCE_SINGLE_OPENCL",
     "asvalue",
     "destroy",
+    "from_dlpack",
     "from_py",
     "init",
     "is_initialized",
@@ -63,6 +68,7 @@ __all__ = [
     "qtype",
     "qvalue",
     "size",
+    "torch",
     "type",
     "typename",
     "uninit",

@@ -328,14 +328,17 @@ void bind_buffer(py::module_& m) {
             if (is_qvalue(obj)) // the value itself, or a copy for copy=True
                 return policy == copy_policy::always ? value_from_py(obj, std::nullopt)
                                                      : obj.cast<value>();
+            if (is_dlpack_producer(obj)) // torch tensors and other DLPack producers
+                return value(tensor_from_dlpack(obj, policy));
             py::object arr = obj;
             if (!py::isinstance<py::array>(obj))
                 arr = numpy().attr("asarray")(obj, py::arg("copy") = copy);
             return value(tensor_from_array(arr, policy));
         },
         py::arg("obj"), py::kw_only(), py::arg("copy") = py::none(),
-        "A tensor from a NumPy array (or anything np.asarray accepts), sharing its memory when "
-        "possible.\n\ncopy=None: share when possible, else copy; copy=True: always copy; "
+        "A tensor from a NumPy array, a torch tensor or other DLPack producer (or anything "
+        "np.asarray accepts), sharing its memory when possible.\n\ncopy=None: share when possible, "
+        "else copy; copy=True: always copy; "
         "copy=False: share or raise ValueError.");
     m.def(
         "asvalue",
@@ -345,8 +348,9 @@ void bind_buffer(py::module_& m) {
             return py::cast(asvalue(obj));
         },
         py::arg("obj"),
-        "Like np.asarray: a qvalue is returned as is, a NumPy array is shared without a copy "
-        "when possible, anything else is converted as by value().");
+        "Like np.asarray: a qvalue is returned as is, a NumPy array or torch tensor (any "
+        "DLPack producer) is shared without a copy when possible, anything else is converted "
+        "as by value().");
 }
 
 } // namespace isthmus::pymod
