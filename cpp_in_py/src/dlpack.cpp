@@ -278,8 +278,12 @@ void delete_versioned(dl::DLManagedTensorVersioned* self) {
 // The capsule destructor: frees the tensor unless a consumer renamed (took) the capsule.
 void capsule_destructor(PyObject* cap) {
     // A destructor may run while an exception is being raised: keep it.
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject* raised = PyErr_GetRaisedException();
+#else
     PyObject *type, *val, *tb;
     PyErr_Fetch(&type, &val, &tb);
+#endif
     if (PyCapsule_IsValid(cap, dl::capsule_versioned)) {
         auto* m = static_cast<dl::DLManagedTensorVersioned*>(
             PyCapsule_GetPointer(cap, dl::capsule_versioned));
@@ -288,7 +292,11 @@ void capsule_destructor(PyObject* cap) {
         auto* m = static_cast<dl::DLManagedTensor*>(PyCapsule_GetPointer(cap, dl::capsule_legacy));
         if (m && m->deleter) m->deleter(m);
     }
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(raised);
+#else
     PyErr_Restore(type, val, tb);
+#endif
 }
 
 bool has_negative_stride(const tensor& t) {
