@@ -6,11 +6,16 @@
     A = q.zeros(20, 20, 3)
     B = q.from_py(np_array)            # shares the array's memory
     np.asarray(A)                      # shares the tensor's memory
+    C = q.from_dlpack(torch_tensor)    # shares the tensor's memory (any DLPack producer)
+    t = q.torch.to_tensor(A)           # a torch.Tensor sharing A's memory
 """
 
 from . import _isthmus
 from ._isthmus import *  # noqa: F401,F403  (every public name of the native module)
 from ._isthmus import __version__, _native_stats  # noqa: F401
 
-# The public names: those of the native module (see __init__.pyi for their signatures).
-__all__ = sorted(name for name in dir(_isthmus) if not name.startswith("_"))
+from . import torch  # noqa: E402  (PyTorch itself is imported on first use)
+
+# The public names: those of the native module (see __init__.pyi for their signatures) and the
+# pure-Python submodules.
+__all__ = sorted([name for name in dir(_isthmus) if not name.startswith("_")] + ["torch"])

@@ -122,6 +122,17 @@ tensor tensor_from_array(py::handle array, copy_policy policy,
 /// A new NumPy array holding a copy of `t`.
 py::object array_copy(const tensor& t);
 
+// ---- DLPack exchange (dlpack.cpp) ----
+
+/// True for objects with `__dlpack__` other than qvalues and NumPy arrays (torch tensors, CuPy
+/// or JAX arrays, ...): the ones that cross through DLPack rather than the NumPy paths.
+bool is_dlpack_producer(py::handle obj);
+/// A tensor from a DLPack producer or capsule: zero-copy (the producer's memory, released through
+/// its deleter) unless `policy` or the data (read-only, misaligned) asks for a copy. `device` is
+/// from_dlpack's keyword (None, "cpu" or (1, 0)). Throws BufferError for devices other than the
+/// CPU and for tensors that require grad, ValueError when policy is never and a copy is needed.
+tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device = py::none());
+
 // ---- ops (operators.cpp) ----
 
 /// One operand of an elementwise op (Note [operands] in operators.cpp): a weak scalar (Python
@@ -172,5 +183,6 @@ void bind_functions(py::module_& m);
 void bind_operators(py::module_& m);
 void bind_module_ops(py::module_& m);
 void bind_qvalue_methods(py::module_& m);
+void bind_dlpack(py::module_& m);
 
 } // namespace isthmus::pymod

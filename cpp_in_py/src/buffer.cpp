@@ -22,6 +22,27 @@ namespace isthmus::pymod {
 
 namespace {
 
+// np.asarray(obj, copy=...) on NumPy 2; NumPy 1's asarray has no `copy` keyword, so there
+// copy=True is np.array(obj, copy=True) and copy=False refuses the objects that always need a
+// conversion (lists, tuples, numbers), as NumPy 2 does.
+py::object asarray_with_copy(py::handle obj, copy_policy policy) {
+    static const bool numpy2 =
+        numpy().attr("__version__").cast<std::string>().rfind("1.", 0) != 0;
+    if (numpy2) {
+        py::object copy = policy == copy_policy::always  ? py::object(py::bool_(true))
+                          : policy == copy_policy::never ? py::object(py::bool_(false))
+                                                         : py::object(py::none());
+        return numpy().attr("asarray")(obj, py::arg("copy") = copy);
+    }
+    if (policy == copy_policy::always) return numpy().attr("array")(obj, py::arg("copy") = true);
+    ISTHMUS_CHECK(policy != copy_policy::never ||
+                      !(py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj) ||
+                        is_py_number(obj)),
+                  value_error, "from_py(copy=False): a ", type_name(obj),
+                  " cannot be shared without a copy");
+    return numpy().attr("asarray")(obj);
+}
+
 struct export_owner {
     tensor t;
     std::vector<Py_ssize_t> shape, strides;
@@ -328,14 +349,16 @@ void bind_buffer(py::module_& m) {
             if (is_qvalue(obj)) // the value itself, or a copy for copy=True
                 return policy == copy_policy::always ? value_from_py(obj, std::nullopt)
                                                      : obj.cast<value>();
+            if (is_dlpack_producer(obj)) // torch tensors and other DLPack producers
+                return value(tensor_from_dlpack(obj, policy));
             py::object arr = obj;
-            if (!py::isinstance<py::array>(obj))
-                arr = numpy().attr("asarray")(obj, py::arg("copy") = copy);
+            if (!py::isinstance<py::array>(obj)) arr = asarray_with_copy(obj, policy);
             return value(tensor_from_array(arr, policy));
         },
         py::arg("obj"), py::kw_only(), py::arg("copy") = py::none(),
-        "A tensor from a NumPy array (or anything np.asarray accepts), sharing its memory when "
-        "possible.\n\ncopy=None: share when possible, else copy; copy=True: always copy; "
+        "A tensor from a NumPy array, a torch tensor or other DLPack producer (or anything "
+        "np.asarray accepts), sharing its memory when possible.\n\ncopy=None: share when possible, "
+        "else copy; copy=True: always copy; "
         "copy=False: share or raise ValueError.");
     m.def(
         "asvalue",
@@ -345,8 +368,9 @@ void bind_buffer(py::module_& m) {
             return py::cast(asvalue(obj));
         },
         py::arg("obj"),
-        "Like np.asarray: a qvalue is returned as is, a NumPy array is shared without a copy "
-        "when possible, anything else is converted as by value().");
+        "Like np.asarray: a qvalue is returned as is, a NumPy array or torch tensor (any "
+        "DLPack producer) is shared without a copy when possible, anything else is converted "
+        "as by value().");
 }
 
 } // namespace isthmus::pymod

@@ -296,6 +296,11 @@ value value_from_py(py::handle obj, std::optional<dtype> dt) {
     if (is_py_number(obj)) return value(scalar_from_py(obj, dt));
     if (py::isinstance<py::array>(obj))
         return value(tensor_from_array(obj, copy_policy::always, dt));
+    if (is_dlpack_producer(obj)) { // torch tensors and other DLPack producers: shared, then copied
+        const tensor t = tensor_from_dlpack(obj, copy_policy::if_needed);
+        py::gil_scoped_release nogil;
+        return value(t.to(dt.value_or(t.dtype()), /*copy=*/true));
+    }
     if ((py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) && list_is_cell(obj)) {
         ISTHMUS_CHECK(!dt, type_error, "value: dtype= does not apply to a cell");
         return cell_from_list(obj);
@@ -319,6 +324,7 @@ value asvalue(py::handle obj) {
     if (is_qvalue(obj)) return obj.cast<const value&>();
     if (py::isinstance<py::array>(obj))
         return value(tensor_from_array(obj, copy_policy::if_needed));
+    if (is_dlpack_producer(obj)) return value(tensor_from_dlpack(obj, copy_policy::if_needed));
     return value_from_py(obj, std::nullopt);
 }
 

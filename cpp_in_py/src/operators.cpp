@@ -11,9 +11,10 @@
 namespace isthmus::pymod {
 
 // Note [operands]: the other operand of a qvalue operator may be a qvalue, a Python number, a
-// NumPy scalar, a NumPy array or a list. Python numbers and scalar qvalues are *weak* scalars
-// (NEP 50: the tensor's dtype wins within its kind), as Quasar's scalars are numbers written in
-// code; NumPy scalars are strong (0-d tensors of their dtype), as in NumPy 2. Arrays are shared
+// NumPy scalar, a NumPy array, a DLPack producer (a torch tensor) or a list. Python numbers and
+// scalar qvalues are *weak* scalars (NEP 50: the tensor's dtype wins within its kind), as
+// Quasar's scalars are numbers written in code; NumPy scalars are strong (0-d tensors of their
+// dtype), as in NumPy 2, and so are 0-d torch tensors. Arrays and torch tensors are shared
 // without a copy where possible (asvalue); lists convert as value() does. Anything else gives
 // NotImplemented, so Python tries the other operand's reflected method or raises TypeError.
 bool to_operand(py::handle obj, operand& out) {
@@ -40,6 +41,10 @@ bool to_operand(py::handle obj, operand& out) {
     }
     if (py::isinstance<py::array>(obj)) {
         out.t = tensor_from_array(obj, copy_policy::if_needed);
+        return true;
+    }
+    if (is_dlpack_producer(obj)) { // torch tensors and the like
+        out.t = tensor_from_dlpack(obj, copy_policy::if_needed);
         return true;
     }
     if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
@@ -224,7 +229,8 @@ index_item index_item_from_py(py::handle it) {
     if (PySlice_Check(o))
         return index_item(
             index_slice(slice_part(o, "start"), slice_part(o, "stop"), slice_part(o, "step")));
-    if (PyIndex_Check(o) && !is_qvalue(it) && !py::isinstance<py::array>(it))
+    if (PyIndex_Check(o) && !is_qvalue(it) && !py::isinstance<py::array>(it) &&
+        !is_dlpack_producer(it))
         return index_item(py::reinterpret_steal<py::object>(PyNumber_Index(o)).cast<int64_t>());
     const value v = asvalue(it);
     if (v.is_tensor()) return index_item(v.as_tensor());

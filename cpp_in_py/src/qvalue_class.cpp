@@ -61,7 +61,7 @@ std::string repr_of(const value& v) {
 
 bool is_int_index(py::handle h) {
     return !PyBool_Check(h.ptr()) && PyIndex_Check(h.ptr()) && !py::isinstance<py::array>(h) &&
-           !is_qvalue(h);
+           !is_qvalue(h) && !is_dlpack_producer(h);
 }
 
 bool is_basic_item(py::handle h) {

@@ -28,7 +28,7 @@ UNARY = [
     ("expm1", np.expm1, (-1, 1)),
     ("log1p", np.log1p, (-0.5, 3)),
     ("sqrt", np.sqrt, (0, 4)),
-    ("rsqrt", lambda x: 1 / np.sqrt(x), (0.1, 4)),
+    ("rsqrt", lambda x: (1 / np.sqrt(x)).astype(np.asarray(x).dtype), (0.1, 4)),
     ("sin", np.sin, (-3, 3)),
     ("cos", np.cos, (-3, 3)),
     ("tan", np.tan, (-1, 1)),

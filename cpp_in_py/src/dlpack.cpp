@@ -1,0 +1,749 @@
+// DLPack exchange: qvalue.__dlpack__ / __dlpack_device__ (export) and q.from_dlpack (import).
+#include "bindings.hpp"
+#include "dlpack_abi.hpp"
+
+#include <pybind11/numpy.h>
+
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <memory>
+
+namespace isthmus::pymod {
+
+// Note [dlpack export]: `A.__dlpack__()` hands the consumer a capsule holding a
+// DLManagedTensor(Versioned) whose manager_ctx is an export_ctx: a tensor handle (keeping the
+// storage alive) plus the shape/strides arrays the DLTensor points into. Making it pins the
+// storage to the CPU (Note [export pins] in buffer.cpp, docs/memory-model.md "Pinning"); the
+// deleter unpins and frees it. The deleter runs exactly once: called by the consumer when it is
+// done with the memory (after renaming the capsule "used_dltensor[_versioned]"), or by the
+// capsule's destructor when no consumer ever took it. It needs no GIL and may run on any thread.
+// The capsule is versioned (DLPack 1.x) when the consumer passes max_version >= (1, 0), else
+// legacy (DLPack 0.x, no flags). isthmus tensors are always writable, so READ_ONLY is never set;
+// IS_COPIED is set on copies (copy=True, scalars, Note [negative strides]). `data` is element
+// 0's address and byte_offset is 0, as NumPy and PyTorch do on the CPU.
+//
+// Note [dlpack import]: `q.from_dlpack(x)` calls
+// `x.__dlpack__(max_version=(1, 1), copy=..., dl_device=...)`, falling back to a bare
+// `x.__dlpack__()` for producers that predate those keywords (TypeError). It renames the capsule
+// "used_..." and wraps the memory without a copy (tensor::wrap: pinned to the CPU, the
+// producer's deleter as the release callback, run once when the last view of the storage is
+// gone). Everything is validated before the capsule is renamed, so a capsule refused with an
+// error still belongs to its producer, whose capsule destructor frees it. A copy is made
+// instead (and the deleter called at once) when the tensor is read-only (isthmus tensors are
+// writable, as for NumPy arrays: Note [wrapping rules]), misaligned, empty, or copy=True was
+// asked and the producer did not set IS_COPIED; with copy=False those cases raise ValueError.
+//
+// Note [dlpack cuda]: this build has no CUDA backend, so only host memory crosses: exports are
+// always kDLCPU, imports accept kDLCPU and the host-accessible kDLCUDAHost / kDLROCMHost /
+// kDLCUDAManaged, and every other device raises BufferError. The CUDA backend plugs in at the
+// three places marked "Note [dlpack cuda]": `__dlpack_device__` reports the resource a tensor is
+// pinned to, `__dlpack__` pins to that resource (honouring `stream`: an int, -1 for no sync,
+// ordered after the runtime's stream) and `dl_device`, and imports wrap device pointers with
+// tensor::wrap on cuda_resource(device_id).
+
+namespace {
+
+namespace dl = dlpack;
+
+[[noreturn]] void throw_buffer_error(const std::string& msg) {
+    throw py::buffer_error(msg);
+}
+
+// ---- dtypes ----
+
+dl::DLDataType dl_dtype(dtype dt) {
+    const auto bits = static_cast<uint8_t>(itemsize(dt) * 8);
+    uint8_t code = dl::kDLFloat;
+    if (is_bool(dt))
+        code = dl::kDLBool;
+    else if (is_signed_int(dt))
+        code = dl::kDLInt;
+    else if (is_unsigned_int(dt))
+        code = dl::kDLUInt;
+    else if (dt == dtype::bfloat16)
+        code = dl::kDLBfloat;
+    else if (is_complex(dt))
+        code = dl::kDLComplex;
+    return dl::DLDataType{code, bits, 1};
+}
+
+std::string dl_dtype_str(const dl::DLDataType& t) {
+    static const char* const codes[] = {"int",           "uint",
+                                        "float",         "opaque handle",
+                                        "bfloat",        "complex",
+                                        "bool",          "float8_e3m4",
+                                        "float8_e4m3",   "float8_e4m3b11fnuz",
+                                        "float8_e4m3fn", "float8_e4m3fnuz",
+                                        "float8_e5m2",   "float8_e5m2fnuz"};
+    std::string code = t.code < std::size(codes) ? codes[t.code] : "code " + std::to_string(t.code);
+    return detail::concat("(", code, ", bits=", int(t.bits), ", lanes=", t.lanes, ")");
+}
+
+dtype dtype_from_dl(const dl::DLDataType& t) {
+    ISTHMUS_CHECK(t.lanes == 1, type_error, "DLPack dtype ", dl_dtype_str(t),
+                  " is a vector type; isthmus tensors have one lane per element");
+    switch (t.code) {
+    case dl::kDLBool:
+        if (t.bits == 8) return dtype::bool_;
+        break;
+    case dl::kDLInt:
+        if (t.bits == 8) return dtype::int8;
+        if (t.bits == 16) return dtype::int16;
+        if (t.bits == 32) return dtype::int32;
+        if (t.bits == 64) return dtype::int64;
+        break;
+    case dl::kDLUInt:
+        if (t.bits == 8) return dtype::uint8;
+        if (t.bits == 16) return dtype::uint16;
+        if (t.bits == 32) return dtype::uint32;
+        if (t.bits == 64) return dtype::uint64;
+        break;
+    case dl::kDLFloat:
+        if (t.bits == 16) return dtype::float16;
+        if (t.bits == 32) return dtype::float32;
+        if (t.bits == 64) return dtype::float64;
+        break;
+    case dl::kDLBfloat:
+        if (t.bits == 16) return dtype::bfloat16;
+        break;
+    case dl::kDLComplex:
+        if (t.bits == 64) return dtype::complex64;
+        if (t.bits == 128) return dtype::complex128;
+        break;
+    default:
+        break;
+    }
+    ISTHMUS_THROW(type_error, "DLPack dtype ", dl_dtype_str(t),
+                  " has no isthmus equivalent (supported: bool, int8..int64, uint8..uint64, "
+                  "float16, bfloat16, float32, float64, complex64, complex128)");
+}
+
+// ---- devices ----
+
+std::string dl_device_str(int64_t type, int64_t id) {
+    const char* name = nullptr;
+    switch (type) {
+    case dl::kDLCPU:
+        name = "kDLCPU";
+        break;
+    case dl::kDLCUDA:
+        name = "kDLCUDA";
+        break;
+    case dl::kDLCUDAHost:
+        name = "kDLCUDAHost";
+        break;
+    case dl::kDLOpenCL:
+        name = "kDLOpenCL";
+        break;
+    case dl::kDLVulkan:
+        name = "kDLVulkan";
+        break;
+    case dl::kDLMetal:
+        name = "kDLMetal";
+        break;
+    case dl::kDLROCM:
+        name = "kDLROCM";
+        break;
+    case dl::kDLROCMHost:
+        name = "kDLROCMHost";
+        break;
+    case dl::kDLCUDAManaged:
+        name = "kDLCUDAManaged";
+        break;
+    case dl::kDLOneAPI:
+        name = "kDLOneAPI";
+        break;
+    default:
+        break;
+    }
+    return detail::concat("(", type, name ? detail::concat(" = ", name) : std::string(), ", ", id,
+                          ")");
+}
+
+// Devices whose memory the CPU reads directly (Note [dlpack cuda]).
+bool host_accessible(int64_t type) {
+    return type == dl::kDLCPU || type == dl::kDLCUDAHost || type == dl::kDLROCMHost ||
+           type == dl::kDLCUDAManaged;
+}
+
+// A (device_type, device_id) pair given to __dlpack__(dl_device=) or returned by
+// __dlpack_device__; `what` names it in messages.
+std::pair<int64_t, int64_t> device_pair(py::handle obj, const char* what) {
+    const bool seq = py::isinstance<py::tuple>(obj) || py::isinstance<py::list>(obj);
+    ISTHMUS_CHECK(seq, type_error, what, " must be a (device_type, device_id) tuple, got ",
+                  type_name(obj));
+    auto s = py::reinterpret_borrow<py::sequence>(obj);
+    ISTHMUS_CHECK(s.size() == 2, value_error, what,
+                  " must be a (device_type, device_id) tuple of 2 ints, got ", s.size(),
+                  " entries");
+    int64_t v[2];
+    for (size_t i = 0; i < 2; ++i) {
+        py::handle x = s[i];
+        ISTHMUS_CHECK(!PyBool_Check(x.ptr()) && PyLong_Check(x.ptr()), type_error, what,
+                      " must be a (device_type, device_id) tuple of ints, entry ", i, " is a ",
+                      type_name(x));
+        v[i] = x.cast<int64_t>();
+    }
+    return {v[0], v[1]};
+}
+
+// ---- arguments ----
+
+copy_policy copy_arg(py::handle copy, const char* fn) {
+    if (copy.is_none()) return copy_policy::if_needed;
+    ISTHMUS_CHECK(PyBool_Check(copy.ptr()), type_error, fn,
+                  ": copy must be None, True or False, got ", type_name(copy));
+    return copy.ptr() == Py_True ? copy_policy::always : copy_policy::never;
+}
+
+// max_version: None (legacy capsule) or (major, minor). Returns true for a versioned capsule.
+bool wants_versioned(py::handle max_version) {
+    if (max_version.is_none()) return false;
+    const bool seq =
+        py::isinstance<py::tuple>(max_version) || py::isinstance<py::list>(max_version);
+    ISTHMUS_CHECK(seq, type_error,
+                  "__dlpack__: max_version must be None or a (major, minor) tuple of ints, got ",
+                  type_name(max_version));
+    auto s = py::reinterpret_borrow<py::sequence>(max_version);
+    ISTHMUS_CHECK(s.size() == 2, value_error,
+                  "__dlpack__: max_version must be a (major, minor) tuple, got ", s.size(),
+                  " entries");
+    int64_t v[2];
+    for (size_t i = 0; i < 2; ++i) {
+        py::handle x = s[i];
+        ISTHMUS_CHECK(!PyBool_Check(x.ptr()) && PyLong_Check(x.ptr()), type_error,
+                      "__dlpack__: max_version must hold ints, entry ", i, " is a ", type_name(x));
+        v[i] = x.cast<int64_t>();
+        ISTHMUS_CHECK(v[i] >= 0, value_error, "__dlpack__: max_version entries must be >= 0, got ",
+                      py::repr(max_version).cast<std::string>());
+    }
+    return v[0] >= 1;
+}
+
+void check_stream(py::handle stream) {
+    if (stream.is_none()) return;
+    // Note [dlpack cuda]: CUDA exports will take an int stream here (-1: no synchronisation).
+    ISTHMUS_CHECK(!PyBool_Check(stream.ptr()) && PyLong_Check(stream.ptr()), type_error,
+                  "__dlpack__: stream must be None for a CPU tensor, got a ", type_name(stream));
+    ISTHMUS_THROW(value_error, "__dlpack__: stream must be None for a CPU tensor (streams order ",
+                  "work on CUDA/ROCm devices), got ", py::str(stream).cast<std::string>());
+}
+
+void check_export_device(py::handle dl_device) {
+    if (dl_device.is_none()) return;
+    const auto [type, id] = device_pair(dl_device, "__dlpack__: dl_device");
+    if (type == dl::kDLCPU) {
+        if (id != 0)
+            throw_buffer_error(detail::concat("__dlpack__: dl_device ", dl_device_str(type, id),
+                                              ": the CPU device id must be 0"));
+        return;
+    }
+    // Note [dlpack cuda]: CUDA device requests are served here once the backend exists.
+    throw_buffer_error(detail::concat(
+        "__dlpack__: cannot export to DLPack device ", dl_device_str(type, id),
+        "; this build of isthmus has no CUDA/device backend, only the CPU (kDLCPU, 0) is "
+        "supported"));
+}
+
+// ---- export ----
+
+struct export_ctx {
+    tensor t;
+    shape_t shape, strides;
+    bool pinned = false;
+    dl::DLManagedTensor legacy{};
+    dl::DLManagedTensorVersioned versioned{};
+
+    export_ctx() = default;
+    export_ctx(const export_ctx&) = delete;
+    export_ctx& operator=(const export_ctx&) = delete;
+    ~export_ctx() {
+        if (!pinned) return;
+        try {
+            t.storage()->unpin(MEMRESOURCE_CPU);
+        } catch (...) { // never throw from a deleter; the pin count is the storage's
+        }
+    }
+};
+
+// The deleters handed to consumers: plain C++, no GIL needed, any thread.
+void delete_legacy(dl::DLManagedTensor* self) {
+    if (self) delete static_cast<export_ctx*>(self->manager_ctx);
+}
+void delete_versioned(dl::DLManagedTensorVersioned* self) {
+    if (self) delete static_cast<export_ctx*>(self->manager_ctx);
+}
+
+// The capsule destructor: frees the tensor unless a consumer renamed (took) the capsule.
+void capsule_destructor(PyObject* cap) {
+    // A destructor may run while an exception is being raised: keep it.
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject* raised = PyErr_GetRaisedException();
+#else
+    PyObject *type, *val, *tb;
+    PyErr_Fetch(&type, &val, &tb);
+#endif
+    if (PyCapsule_IsValid(cap, dl::capsule_versioned)) {
+        auto* m = static_cast<dl::DLManagedTensorVersioned*>(
+            PyCapsule_GetPointer(cap, dl::capsule_versioned));
+        if (m && m->deleter) m->deleter(m);
+    } else if (PyCapsule_IsValid(cap, dl::capsule_legacy)) {
+        auto* m = static_cast<dl::DLManagedTensor*>(PyCapsule_GetPointer(cap, dl::capsule_legacy));
+        if (m && m->deleter) m->deleter(m);
+    }
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(raised);
+#else
+    PyErr_Restore(type, val, tb);
+#endif
+}
+
+bool has_negative_stride(const tensor& t) {
+    for (int64_t d = 0; d < t.dim(); ++d)
+        if (t.size(d) > 1 && t.stride(d) < 0) return true;
+    return false;
+}
+
+py::object dlpack_export(const value& v, py::handle stream, py::handle max_version,
+                         py::handle dl_device, py::handle copy) {
+    // Validate every argument before touching the value.
+    const copy_policy policy = copy_arg(copy, "__dlpack__");
+    const bool versioned = wants_versioned(max_version);
+    check_export_device(dl_device);
+    check_stream(stream);
+    require_init("__dlpack__");
+
+    tensor t;
+    bool copied = false;
+    if (v.is_tensor()) {
+        t = v.as_tensor();
+        // Note [negative strides]: DLPack allows negative strides, but common consumers do not
+        // (PyTorch 2.x aborts the process on them), so such views are exported as a copy.
+        if (policy == copy_policy::always || has_negative_stride(t)) {
+            if (policy == copy_policy::never)
+                throw_buffer_error(
+                    "__dlpack__: the tensor has negative strides, which DLPack consumers such as "
+                    "PyTorch do not accept, so it can only be exported as a copy; pass "
+                    "copy=None/True or export A.contiguous()");
+            py::gil_scoped_release nogil;
+            t = t.clone();
+            copied = true;
+        }
+    } else if (v.is_scalar()) {
+        if (policy == copy_policy::never)
+            throw_buffer_error("__dlpack__: a scalar value has no memory to share, so it is "
+                               "exported as a new 0-d tensor; pass copy=None/True");
+        t = v.as_scalar().to_tensor();
+        copied = true;
+    } else {
+        throw_buffer_error(detail::concat("__dlpack__: only tensor and scalar values can be "
+                                          "exported through DLPack, this value is a ",
+                                          v.kind_name()));
+    }
+    // Note [dlpack cuda]: a tensor pinned to a device will be exported from there.
+    ISTHMUS_CHECK(t.storage()->pinned_to() == -1 || t.storage()->pinned_to() == MEMRESOURCE_CPU,
+                  runtime_error, "__dlpack__: the tensor is pinned to ",
+                  get_resource(t.storage()->pinned_to()).name(),
+                  ", and this build exports CPU memory only");
+
+    auto ctx = std::make_unique<export_ctx>();
+    ctx->t = t;
+    ctx->shape.reserve(1); // a non-null pointer for 0-d tensors too
+    ctx->strides.reserve(1);
+    ctx->shape = t.shape();
+    ctx->strides = t.strides();
+    void* data = nullptr;
+    {
+        py::gil_scoped_release nogil; // pinning may transfer from a device
+        t.storage()->pin(MEMRESOURCE_CPU);
+        ctx->pinned = true;
+        data = t.lock(LOCK_READ, MEMRESOURCE_CPU);
+        t.unlock(LOCK_READ, MEMRESOURCE_CPU);
+    }
+    dl::DLTensor tensor_desc{};
+    tensor_desc.data = data;
+    tensor_desc.device = dl::DLDevice{dl::kDLCPU, 0};
+    tensor_desc.ndim = static_cast<int32_t>(t.dim());
+    tensor_desc.dtype = dl_dtype(t.dtype());
+    tensor_desc.shape = ctx->shape.data();
+    tensor_desc.strides = ctx->strides.data();
+    tensor_desc.byte_offset = 0;
+
+    void* managed = nullptr;
+    const char* name = nullptr;
+    if (versioned) {
+        auto& m = ctx->versioned;
+        m.version = dl::DLPackVersion{dl::version_major, dl::version_minor};
+        m.manager_ctx = ctx.get();
+        m.deleter = &delete_versioned;
+        m.flags = copied ? dl::flag_is_copied : 0;
+        m.dl_tensor = tensor_desc;
+        managed = &m;
+        name = dl::capsule_versioned;
+    } else {
+        auto& m = ctx->legacy;
+        m.dl_tensor = tensor_desc;
+        m.manager_ctx = ctx.get();
+        m.deleter = &delete_legacy;
+        managed = &m;
+        name = dl::capsule_legacy;
+    }
+    PyObject* cap = PyCapsule_New(managed, name, &capsule_destructor);
+    if (!cap) throw py::error_already_set(); // ctx (and its pin) released by unique_ptr
+    ctx.release();                           // owned by the capsule / its consumer from here
+    return py::reinterpret_steal<py::object>(cap);
+}
+
+py::tuple dlpack_device(const value& v) {
+    if (v.is_tensor()) {
+        const tensor& t = v.as_tensor();
+        const resource_id r = t.location();
+        // Note [dlpack cuda]: report (kDLCUDA, n) for tensors pinned to cuda_resource(n).
+        ISTHMUS_CHECK(r == MEMRESOURCE_CPU, runtime_error, "__dlpack_device__: the tensor is on ",
+                      get_resource(r).name(), ", and this build exports CPU memory only");
+    } else if (!v.is_scalar()) {
+        throw_buffer_error(detail::concat("__dlpack_device__: only tensor and scalar values can "
+                                          "be exported through DLPack, this value is a ",
+                                          v.kind_name()));
+    }
+    return py::make_tuple(static_cast<int>(dl::kDLCPU), 0);
+}
+
+// ---- import ----
+
+bool interpreter_finalizing() noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+    return !Py_IsInitialized() || Py_IsFinalizing();
+#else
+    return !Py_IsInitialized() || _Py_IsFinalizing();
+#endif
+}
+
+// Calls a consumed tensor's deleter: at most once, on any thread, without the GIL (producers'
+// deleters take it themselves when they need it). At interpreter shutdown the tensor is leaked
+// instead, since a Python producer's deleter could touch a finalizing interpreter.
+template <typename Managed>
+void call_deleter(Managed* m) noexcept {
+    if (!m || !m->deleter || interpreter_finalizing()) return;
+    m->deleter(m);
+}
+
+// A consumed DLManagedTensor(Versioned), released through its deleter.
+struct dl_owner {
+    void* managed = nullptr;
+    bool versioned = false;
+
+    void release() const noexcept {
+        if (versioned)
+            call_deleter(static_cast<dl::DLManagedTensorVersioned*>(managed));
+        else
+            call_deleter(static_cast<dl::DLManagedTensor*>(managed));
+    }
+};
+
+struct parsed_capsule {
+    dl_owner owner;
+    const char* used_name = nullptr;
+    dtype dt = dtype::float32;
+    shape_t shape, strides;
+    char* data = nullptr;
+    bool read_only = false;
+    bool is_copied = false;
+    bool aligned = true;
+};
+
+size_t alignment_of(dtype dt) {
+    return is_complex(dt) ? itemsize(dt) / 2 : itemsize(dt);
+}
+
+// Reads and checks a capsule without consuming it (so an error leaves it to its producer).
+parsed_capsule parse_capsule(py::handle cap) {
+    ISTHMUS_CHECK(PyCapsule_CheckExact(cap.ptr()), type_error,
+                  "from_dlpack: __dlpack__ must return a PyCapsule, got ", type_name(cap));
+    const char* name = PyCapsule_GetName(cap.ptr());
+    if (!name) {
+        PyErr_Clear();
+        name = "";
+    }
+    parsed_capsule out;
+    if (std::strcmp(name, dl::capsule_versioned) == 0) {
+        out.owner.versioned = true;
+        out.used_name = dl::capsule_versioned_used;
+    } else if (std::strcmp(name, dl::capsule_legacy) == 0) {
+        out.used_name = dl::capsule_legacy_used;
+    } else if (std::strcmp(name, dl::capsule_versioned_used) == 0 ||
+               std::strcmp(name, dl::capsule_legacy_used) == 0) {
+        ISTHMUS_THROW(value_error,
+                      "from_dlpack: the DLPack capsule was already consumed (its name "
+                      "is \"",
+                      name,
+                      "\"); a capsule can be imported only once, call __dlpack__() again for a "
+                      "new one");
+    } else {
+        ISTHMUS_THROW(type_error, "from_dlpack: not a DLPack capsule (its name is \"", name,
+                      "\", expected \"dltensor_versioned\" or \"dltensor\")");
+    }
+    out.owner.managed = PyCapsule_GetPointer(cap.ptr(), name);
+    if (!out.owner.managed) throw py::error_already_set();
+
+    const dl::DLTensor* t = nullptr;
+    if (out.owner.versioned) {
+        auto* m = static_cast<dl::DLManagedTensorVersioned*>(out.owner.managed);
+        // A different major version may lay the struct out differently: read nothing else.
+        if (m->version.major != dl::version_major)
+            throw_buffer_error(detail::concat("from_dlpack: the producer's DLPack version ",
+                                              m->version.major, ".", m->version.minor,
+                                              " is not supported; isthmus reads DLPack ",
+                                              dl::version_major, ".x"));
+        t = &m->dl_tensor;
+        out.read_only = (m->flags & dl::flag_read_only) != 0;
+        out.is_copied = (m->flags & dl::flag_is_copied) != 0;
+    } else {
+        t = &static_cast<dl::DLManagedTensor*>(out.owner.managed)->dl_tensor;
+    }
+
+    // Note [dlpack cuda]: device memory will be wrapped on cuda_resource(device_id) here.
+    if (!host_accessible(t->device.device_type))
+        throw_buffer_error(detail::concat(
+            "from_dlpack: the tensor is on DLPack device ",
+            dl_device_str(t->device.device_type, t->device.device_id),
+            "; this build of isthmus has no CUDA/device backend and reads host memory only "
+            "(copy it to the CPU first, e.g. t.cpu())"));
+    out.dt = dtype_from_dl(t->dtype);
+    ISTHMUS_CHECK(t->ndim >= 0 && t->ndim <= max_rank, value_error,
+                  "from_dlpack: malformed DLPack tensor: ndim is ", t->ndim,
+                  " (isthmus allows 0 to ", max_rank, ")");
+    ISTHMUS_CHECK(t->ndim == 0 || t->shape, value_error,
+                  "from_dlpack: malformed DLPack tensor: shape is NULL for ndim ", t->ndim);
+    int64_t numel = 1;
+    for (int32_t i = 0; i < t->ndim; ++i) {
+        const int64_t n = t->shape[i];
+        ISTHMUS_CHECK(n >= 0, value_error, "from_dlpack: malformed DLPack tensor: size ", n,
+                      " in dimension ", i);
+        out.shape.push_back(n);
+        ISTHMUS_CHECK(!__builtin_mul_overflow(numel, n, &numel), value_error,
+                      "from_dlpack: malformed DLPack tensor: the element count overflows");
+    }
+    if (t->strides) {
+        for (int32_t i = 0; i < t->ndim; ++i) out.strides.push_back(t->strides[i]);
+        // The byte span must be addressable (also rules out absurd strides).
+        if (numel > 0) {
+            int64_t span = 0;
+            for (int32_t i = 0; i < t->ndim; ++i) {
+                int64_t s = 0;
+                const int64_t a = out.strides[static_cast<size_t>(i)] < 0
+                                      ? -out.strides[static_cast<size_t>(i)]
+                                      : out.strides[static_cast<size_t>(i)];
+                ISTHMUS_CHECK(
+                    out.strides[static_cast<size_t>(i)] > std::numeric_limits<int64_t>::min() &&
+                        !__builtin_mul_overflow(a, out.shape[static_cast<size_t>(i)] - 1, &s) &&
+                        !__builtin_add_overflow(span, s, &span),
+                    value_error, "from_dlpack: malformed DLPack tensor: strides ",
+                    shape_str(out.strides), " overflow for shape ", shape_str(out.shape));
+            }
+            int64_t bytes = 0;
+            ISTHMUS_CHECK(
+                !__builtin_mul_overflow(span + 1, static_cast<int64_t>(itemsize(out.dt)), &bytes),
+                value_error, "from_dlpack: malformed DLPack tensor: strides ",
+                shape_str(out.strides), " overflow for shape ", shape_str(out.shape));
+        }
+    } else {
+        out.strides = contiguous_strides(out.shape);
+        int64_t bytes = 0;
+        ISTHMUS_CHECK(
+            !__builtin_mul_overflow(numel, static_cast<int64_t>(itemsize(out.dt)), &bytes),
+            value_error, "from_dlpack: malformed DLPack tensor: ", shape_str(out.shape),
+            " elements overflow");
+    }
+    ISTHMUS_CHECK(t->data || numel == 0, value_error,
+                  "from_dlpack: malformed DLPack tensor: data is NULL for ", numel, " elements");
+    out.data = static_cast<char*>(t->data) + t->byte_offset;
+    out.aligned = reinterpret_cast<uintptr_t>(out.data) % alignment_of(out.dt) == 0;
+    return out;
+}
+
+// Consumes a DLPack capsule (Note [dlpack import]).
+tensor consume_capsule(py::handle cap, copy_policy policy) {
+    parsed_capsule pc = parse_capsule(cap);
+    const bool empty = numel_of(pc.shape) == 0;
+    const char* why = pc.read_only  ? "it is read-only (isthmus tensors are writable)"
+                      : !pc.aligned ? "its data is not aligned to its element type"
+                                    : nullptr;
+    if (why && policy == copy_policy::never)
+        ISTHMUS_THROW(value_error, "from_dlpack: cannot share the tensor without a copy: ", why,
+                      "; pass copy=None (or True) to allow a copy");
+    const bool copy = why || empty || (policy == copy_policy::always && !pc.is_copied);
+
+    if (copy) {
+        tensor out = tensor::empty(pc.shape, pc.dt, MEMRESOURCE_CPU);
+        if (!empty) {
+            tensor view = tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, MEMRESOURCE_CPU, {});
+            py::gil_scoped_release nogil;
+            out.copy_from(view);
+        }
+        // The bytes are ours now: take the capsule and give the producer's memory back.
+        if (PyCapsule_SetName(cap.ptr(), pc.used_name) != 0) throw py::error_already_set();
+        pc.owner.release();
+        return out;
+    }
+    if (PyCapsule_SetName(cap.ptr(), pc.used_name) != 0) throw py::error_already_set();
+    try {
+        // tensor::wrap either throws before its storage owns the callback, or owns it.
+        return tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, MEMRESOURCE_CPU,
+                            [owner = pc.owner]() { owner.release(); });
+    } catch (...) {
+        pc.owner.release(); // the capsule is renamed: its deleter is ours to call
+        throw;
+    }
+}
+
+std::optional<std::pair<int64_t, int64_t>> import_device(py::handle device) {
+    if (device.is_none()) return std::nullopt;
+    if (py::isinstance<py::str>(device)) {
+        std::string d = device.cast<std::string>();
+        if (d == "cpu" || d == "CPU") return std::make_pair(int64_t{dl::kDLCPU}, int64_t{0});
+        if (d.rfind("cuda", 0) == 0)
+            throw_buffer_error(detail::concat("from_dlpack: device=\"", d,
+                                              "\": this build of isthmus has no CUDA backend; "
+                                              "only device=\"cpu\" is supported"));
+        ISTHMUS_THROW(value_error, "from_dlpack: unknown device \"", d,
+                      "\"; expected \"cpu\" or a (device_type, device_id) tuple such as (1, 0)");
+    }
+    const auto [type, id] = device_pair(device, "from_dlpack: device");
+    if (type != dl::kDLCPU || id != 0)
+        throw_buffer_error(detail::concat("from_dlpack: device ", dl_device_str(type, id),
+                                          " is not supported; this build of isthmus has no "
+                                          "CUDA/device backend, only the CPU (1, 0)"));
+    return std::make_pair(type, id);
+}
+
+// Note [torch fast path]: torch.Tensor.__dlpack__ and __dlpack_device__ are Python functions
+// costing several microseconds each, which would make every `A + t` pay ~25 us. Exact
+// torch.Tensor instances are therefore exported through torch.utils.dlpack.to_dlpack (C++, under
+// a microsecond; a legacy capsule, which loses nothing since torch tensors are never read-only
+// and the device is checked in the capsule). to_dlpack skips two checks that __dlpack__ makes:
+// requires_grad (refused by tensor_from_dlpack before this) and the conjugate/negative bits,
+// whose tensors go the generic way, where torch refuses them with its own message.
+py::object torch_capsule(py::handle obj) {
+    if (std::strcmp(Py_TYPE(obj.ptr())->tp_name, "Tensor") != 0) return {};
+    static PyObject* tensor_type = nullptr; // leaked with the module handles (Note in numpy())
+    static py::object* to_dlpack = nullptr;
+    if (!tensor_type) {
+        PyObject* torch = PyImport_GetModule(py::str("torch").ptr()); // only if imported
+        if (!torch) {
+            PyErr_Clear();
+            return {};
+        }
+        auto mod = py::reinterpret_steal<py::object>(torch);
+        try {
+            py::object fn = mod.attr("utils").attr("dlpack").attr("to_dlpack");
+            tensor_type = py::object(mod.attr("Tensor")).release().ptr();
+            to_dlpack = new py::object(std::move(fn));
+        } catch (py::error_already_set&) {
+            return {}; // an unusual torch: the generic path still works
+        }
+    }
+    if (reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())) != tensor_type) return {};
+    if (obj.attr("is_conj")().cast<bool>() || obj.attr("is_neg")().cast<bool>()) return {};
+    return (*to_dlpack)(obj);
+}
+
+py::str& dlpack_attr() {
+    static auto* s = new py::str("__dlpack__");
+    return *s;
+}
+
+} // namespace
+
+bool is_dlpack_producer(py::handle obj) {
+    PyObject* o = obj.ptr();
+    if (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || PyUnicode_Check(o) ||
+        PyList_Check(o) || PyTuple_Check(o) || o == Py_None || PyBool_Check(o))
+        return false;
+    if (is_qvalue(obj) || py::isinstance<py::array>(obj)) return false;
+    return PyObject_HasAttr(o, dlpack_attr().ptr()) == 1;
+}
+
+tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device) {
+    const auto dev = import_device(device);
+    if (PyCapsule_CheckExact(obj.ptr())) return consume_capsule(obj, policy);
+
+    if (py::hasattr(obj, "requires_grad")) {
+        py::object rg = obj.attr("requires_grad");
+        if (PyBool_Check(rg.ptr()) && rg.ptr() == Py_True)
+            throw_buffer_error(
+                "cannot share a tensor that requires grad: autograd would not see isthmus's reads "
+                "and writes. Pass t.detach() (shares memory) or use q.torch.from_tensor(t), which "
+                "detaches");
+    }
+    ISTHMUS_CHECK(PyObject_HasAttr(obj.ptr(), dlpack_attr().ptr()) == 1, type_error,
+                  "from_dlpack: expected an object with __dlpack__ (a NumPy array, a torch "
+                  "tensor, a qvalue, ...) or a DLPack capsule, got ",
+                  type_name(obj));
+    // Note [dlpack cuda]: __dlpack_device__ is not called: CPU data needs no stream, and the
+    // capsule's own device is checked before it is consumed. The CUDA backend will call it to
+    // pick the stream to pass.
+    if (!dev)
+        if (py::object cap = torch_capsule(obj)) return consume_capsule(cap, policy);
+
+    py::dict kwargs;
+    kwargs["max_version"] = py::make_tuple(dl::version_major, dl::version_minor);
+    if (policy != copy_policy::if_needed) kwargs["copy"] = py::bool_(policy == copy_policy::always);
+    if (dev) kwargs["dl_device"] = py::make_tuple(dev->first, dev->second);
+    py::object fn = obj.attr("__dlpack__");
+    py::object cap;
+    try {
+        cap = fn(**kwargs);
+    } catch (py::error_already_set& e) {
+        if (!e.matches(PyExc_TypeError)) throw;
+        // A producer that predates DLPack 1.0's keywords: the bare call, legacy capsule.
+        cap = fn();
+    }
+    return consume_capsule(cap, policy);
+}
+
+value from_dlpack(py::handle obj, py::handle device, py::handle copy) {
+    require_init("from_dlpack");
+    const copy_policy policy = copy_arg(copy, "from_dlpack");
+    if (is_qvalue(obj)) { // no capsule needed: the value itself (or a copy)
+        import_device(device);
+        const value& v = obj.cast<const value&>();
+        if (v.is_scalar()) return v;
+        ISTHMUS_CHECK(v.is_tensor(), type_error,
+                      "from_dlpack: only tensor and scalar values hold DLPack data, this value "
+                      "is a ",
+                      v.kind_name());
+        if (policy != copy_policy::always) return v;
+        py::gil_scoped_release nogil;
+        return value(v.as_tensor().clone());
+    }
+    return value(tensor_from_dlpack(obj, policy, device));
+}
+
+void bind_dlpack(py::module_& m) {
+    auto cls = py::reinterpret_borrow<py::class_<value>>(m.attr("qvalue"));
+    cls.def("__dlpack__", &dlpack_export, py::kw_only(), py::arg("stream") = py::none(),
+            py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
+            py::arg("copy") = py::none(),
+            "Exports the tensor as a DLPack capsule sharing its memory (docs/interop.md).\n\n"
+            "stream: None (CPU tensors have no stream).\n"
+            "max_version: the consumer's newest DLPack version; (1, x) or later gives a versioned\n"
+            "  \"dltensor_versioned\" capsule, None a legacy \"dltensor\" one.\n"
+            "dl_device: None or (1, 0) (kDLCPU); other devices raise BufferError.\n"
+            "copy: None shares when possible, True exports a copy (flagged IS_COPIED), False\n"
+            "  raises BufferError when only a copy could be exported.\n"
+            "The storage stays pinned to the CPU until the consumer releases the tensor.");
+    cls.def("__dlpack_device__", &dlpack_device,
+            "The DLPack device of the data: (1, 0), i.e. (kDLCPU, 0).");
+    m.def("from_dlpack", &from_dlpack, py::arg("obj"), py::pos_only(), py::kw_only(),
+          py::arg("device") = py::none(), py::arg("copy") = py::none(),
+          "A qvalue sharing the memory of any DLPack producer (NumPy array, torch tensor,\n"
+          "qvalue, anything with __dlpack__) or of a DLPack capsule.\n\n"
+          "device: None, \"cpu\" or (1, 0); CUDA raises BufferError (no CUDA backend yet).\n"
+          "copy: None shares when possible and copies read-only or misaligned data; True\n"
+          "  always gives memory of its own; False shares or raises ValueError.\n"
+          "Torch tensors that require grad raise BufferError (pass t.detach()).");
+}
+
+} // namespace isthmus::pymod
