@@ -103,5 +103,6 @@ void bind_qvalue(py::module_& m);
 void bind_buffer(py::module_& m);
 void bind_functions(py::module_& m);
 void bind_operators(py::module_& m);
+void bind_plugins(py::module_& m);
 
 } // namespace isthmus::pymod

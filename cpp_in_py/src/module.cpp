@@ -148,4 +148,5 @@ PYBIND11_MODULE(_isthmus, m) {
     bind_buffer(m);
     bind_functions(m);
     bind_operators(m);
+    bind_plugins(m);
 }
