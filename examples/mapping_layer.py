@@ -73,7 +73,7 @@ def main(steps=300):
     x = torch.floor(torch.rand(N, D_in, dtype=dtype) * 255)
     y = torch.cos(x) + torch.randn(N, D_in, dtype=dtype) * 0.1
     w = torch.linspace(0, 255, steps=256, dtype=dtype, requires_grad=True)
-    learning_rate = 1e-1
+    learning_rate = 5e-2
     losses = []
     for t in range(steps):
         y_pred = mapping(w, x)
@@ -83,7 +83,7 @@ def main(steps=300):
             print(t, loss.item())
         loss.backward()
         with torch.no_grad():
-            w -= learning_rate * w.grad / D_in * 10
+            w -= learning_rate * w.grad
             w.grad.zero_()
     print(f"loss: {losses[0]:.1f} -> {losses[-1]:.3f}")
     assert losses[-1] < 0.01 * losses[0], "the loss did not fall"

@@ -34,8 +34,9 @@ int main(int argc, char** argv) {
     } catch (const isthmus::type_error& e) {
         std::cout << "type_error: " << e.what() << "\n";
     }
-    const bool ok = std::abs(r - std::sqrt((9.0 + 16 + 144 + 7056) / 4)) < 1e-12 &&
-                    std::abs(y.at<double>({0, 0}) - (0 + 0 + 1 + 0 + 0 + 1 + 5 + 5 + 6) / 9.0) < 1e-12;
+    const bool ok =
+        std::abs(r - std::sqrt((9.0 + 16 + 144 + 7056) / 4)) < 1e-12 &&
+        std::abs(y.at<double>({0, 0}) - (0 + 0 + 1 + 0 + 0 + 1 + 5 + 5 + 6) / 9.0) < 1e-12;
     std::cout << (ok ? "plugin_host: OK" : "plugin_host: WRONG RESULTS") << "\n";
     return ok ? 0 : 1;
 }

@@ -181,7 +181,8 @@ class native_function:
     def __call__(self, *args: Any) -> Any: ...
 
 class native_kernel:
-    __name__: str
+    name: str
+    doc: str
     signature: str
     plugin_path: str
 

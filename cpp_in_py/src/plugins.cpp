@@ -38,8 +38,8 @@ value arg_value(py::handle h) {
     if (PyLong_CheckExact(o)) {
         int overflow = 0;
         const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-        ISTHMUS_CHECK(!overflow, value_error, "plugin call: integer ", py::str(h).cast<std::string>(),
-                      " does not fit in int64");
+        ISTHMUS_CHECK(!overflow, value_error, "plugin call: integer ",
+                      py::str(h).cast<std::string>(), " does not fit in int64");
         return value(scalar(static_cast<int64_t>(v)));
     }
     if (PyComplex_CheckExact(o))
@@ -67,7 +67,8 @@ value arg_value(py::handle h) {
 // Results: Python numbers for scalars, str, None, qvalue for tensors, native objects.
 py::object result_to_py(const value& v) {
     switch (v.kind()) {
-    case value_kind::none: return py::none();
+    case value_kind::none:
+        return py::none();
     case value_kind::scalar: {
         const scalar& s = v.as_scalar();
         const dtype dt = s.type();
@@ -80,12 +81,14 @@ py::object result_to_py(const value& v) {
         }
         return py::float_(s.to<double>());
     }
-    case value_kind::string: return py::str(v.as_string());
+    case value_kind::string:
+        return py::str(v.as_string());
     case value_kind::object:
         if (auto po = std::dynamic_pointer_cast<pl::plugin_object>(v.as_object()))
             return wrap_object(std::move(po));
         return py::cast(v);
-    default: return py::cast(v);
+    default:
+        return py::cast(v);
     }
 }
 
@@ -129,7 +132,8 @@ PyObject* fn_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, Py
         if (n <= 8) {
             std::array<value, 8> vals;
             for (Py_ssize_t i = 0; i < n; ++i) vals[static_cast<size_t>(i)] = arg_value(args[i]);
-            return result_to_py((*f->fn)->call(std::span<const value>(vals.data(), static_cast<size_t>(n))))
+            return result_to_py(
+                       (*f->fn)->call(std::span<const value>(vals.data(), static_cast<size_t>(n))))
                 .release()
                 .ptr();
         }
@@ -161,7 +165,8 @@ PyObject* fn_repr(PyObject* self) {
 }
 
 PyObject* fn_get_name(PyObject* self, void*) {
-    return PyUnicode_FromString((*reinterpret_cast<native_function_object*>(self)->fn)->name().c_str());
+    return PyUnicode_FromString(
+        (*reinterpret_cast<native_function_object*>(self)->fn)->name().c_str());
 }
 PyObject* fn_get_signature(PyObject* self, void*) {
     return PyUnicode_FromString(
@@ -179,17 +184,16 @@ PyObject* fn_get_plugin(PyObject* self, void*) {
         (*reinterpret_cast<native_function_object*>(self)->fn)->owner()->path().c_str());
 }
 
-PyGetSetDef fn_getset[] = {
-    {"__name__", fn_get_name, nullptr, nullptr, nullptr},
-    {"signature", fn_get_signature, nullptr, nullptr, nullptr},
-    {"__doc__", fn_get_doc, nullptr, nullptr, nullptr},
-    {"plugin_path", fn_get_plugin, nullptr, nullptr, nullptr},
-    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+PyGetSetDef fn_getset[] = {{"__name__", fn_get_name, nullptr, nullptr, nullptr},
+                           {"signature", fn_get_signature, nullptr, nullptr, nullptr},
+                           {"__doc__", fn_get_doc, nullptr, nullptr, nullptr},
+                           {"plugin_path", fn_get_plugin, nullptr, nullptr, nullptr},
+                           {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
-PyMemberDef fn_members[] = {
-    {"__vectorcalloffset__", T_PYSSIZET,
-     static_cast<Py_ssize_t>(offsetof(native_function_object, vectorcall)), READONLY, nullptr},
-    {nullptr, 0, 0, 0, nullptr}};
+PyMemberDef fn_members[] = {{"__vectorcalloffset__", T_PYSSIZET,
+                             static_cast<Py_ssize_t>(offsetof(native_function_object, vectorcall)),
+                             READONLY, nullptr},
+                            {nullptr, 0, 0, 0, nullptr}};
 
 void make_function_type(py::module_& m) {
     static PyType_Slot slots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(&fn_dealloc)},
@@ -219,7 +223,8 @@ bool is_native_function(py::handle h) {
     return g_function_type && Py_TYPE(h.ptr()) == g_function_type;
 }
 
-// ---- kernels, objects, events --------------------------------------------------------------------
+// ---- kernels, objects, events
+// --------------------------------------------------------------------
 
 struct native_kernel {
     std::shared_ptr<pl::kernel> k;
@@ -246,7 +251,8 @@ value native_object_value(py::handle h) {
     return value(std::static_pointer_cast<object>(h.cast<const native_object&>().o));
 }
 
-// ---- modules and the names they add to isthmus ---------------------------------------------------
+// ---- modules and the names they add to isthmus
+// ---------------------------------------------------
 
 std::mutex g_mu;
 std::map<std::string, py::object>* g_modules = nullptr; // library path -> module (never freed)
@@ -262,7 +268,8 @@ py::object import_library(const std::shared_ptr<pl::library>& lib) {
 
     py::module_ q = py::module_::import("isthmus");
     std::vector<std::pair<std::string, py::object>> names;
-    for (const auto& n : lib->function_names()) names.emplace_back(n, wrap_function(lib->get_function(n)));
+    for (const auto& n : lib->function_names())
+        names.emplace_back(n, wrap_function(lib->get_function(n)));
     for (const auto& n : lib->kernel_names())
         names.emplace_back(n, py::cast(native_kernel{lib->get_kernel(n)}));
     for (const auto& [n, obj] : names) {
@@ -336,16 +343,21 @@ void bind_plugins(py::module_& m) {
     });
 
     py::class_<native_kernel>(m, "native_kernel", "A plugin kernel; run it with parallel_do.")
-        .def_property_readonly("__name__", [](const native_kernel& k) { return k.k->name(); })
+        .def_property_readonly("name", [](const native_kernel& k) { return k.k->name(); })
         .def_property_readonly("signature", [](const native_kernel& k) { return k.k->signature(); })
-        .def_property_readonly("plugin_path", [](const native_kernel& k) { return k.k->owner()->path(); })
-        .def_property_readonly("__doc__", [](const native_kernel& k) {
-            const char* d = k.k->abi()->doc;
-            return k.k->signature() + (d && *d ? std::string("\n\n") + d : "");
-        })
-        .def("__repr__", [](const native_kernel& k) {
-            return "<native kernel " + k.k->signature() + " from plugin " + k.k->owner()->name() + ">";
-        })
+        .def_property_readonly("plugin_path",
+                               [](const native_kernel& k) { return k.k->owner()->path(); })
+        .def_property_readonly("__doc__",
+                               [](const native_kernel& k) {
+                                   const char* d = k.k->abi()->doc;
+                                   return k.k->signature() +
+                                          (d && *d ? std::string("\n\n") + d : "");
+                               })
+        .def("__repr__",
+             [](const native_kernel& k) {
+                 return "<native kernel " + k.k->signature() + " from plugin " +
+                        k.k->owner()->name() + ">";
+             })
         .def("__call__", [](const native_kernel& k, py::args, py::kwargs) {
             ISTHMUS_THROW(type_error, "kernel ", k.k->name(),
                           " runs through parallel_do(dims, args..., kernel), not by a call");
@@ -353,17 +365,23 @@ void bind_plugins(py::module_& m) {
 
     py::class_<native_event>(m, "native_event",
                              "An event of a native object: a list of callbacks the plugin fires.")
-        .def("add", [](const native_event& e, py::function fn) {
-            const std::string nm = py::str(py::getattr(fn, "__qualname__", py::str("callable")));
-            e.o->add_listener(e.name, python_callable(fn), nm);
-        }, py::arg("callback"), "Adds a callable; the plugin calls it when the event fires.")
-        .def("clear", [](const native_event& e) { e.o->clear_listeners(e.name); },
-             "Removes every callback.")
+        .def(
+            "add",
+            [](const native_event& e, py::function fn) {
+                const std::string nm =
+                    py::str(py::getattr(fn, "__qualname__", py::str("callable")));
+                e.o->add_listener(e.name, python_callable(fn), nm);
+            },
+            py::arg("callback"), "Adds a callable; the plugin calls it when the event fires.")
+        .def(
+            "clear", [](const native_event& e) { e.o->clear_listeners(e.name); },
+            "Removes every callback.")
         .def("__len__", [](const native_event& e) { return e.o->listener_count(e.name); })
-        .def("__iadd__", [](native_event& e, py::function fn) {
-            e.o->add_listener(e.name, python_callable(fn));
-            return e;
-        })
+        .def("__iadd__",
+             [](native_event& e, py::function fn) {
+                 e.o->add_listener(e.name, python_callable(fn));
+                 return e;
+             })
         .def("__repr__", [](const native_event& e) {
             return "<native event " + e.name + " of " + e.o->to_string() + ", " +
                    std::to_string(e.o->listener_count(e.name)) + " callback(s)>";
@@ -372,35 +390,42 @@ void bind_plugins(py::module_& m) {
     py::class_<native_object>(m, "native_object",
                               "An instance of a plugin object type: fields are attributes, "
                               "methods are callable, events take callbacks (obj.onclick.add(f)).")
-        .def("__getattr__", [](const native_object& self, const std::string& name) -> py::object {
-            const auto& o = self.o;
-            if (o->has_field(name)) return result_to_py(o->get(name));
-            if (o->has_event(name)) return py::cast(native_event{o, name});
-            if (o->has_method(name)) {
-                return py::cpp_function([o, name](py::args args) {
-                    std::vector<value> vs;
-                    for (py::handle a : args) vs.push_back(arg_value(a));
-                    return result_to_py(o->call(name, vs));
-                }, py::name(name.c_str()));
-            }
-            std::string have;
-            for (const auto& v : {o->fields(), o->methods(), o->events()})
-                for (const auto& n : v) have += (have.empty() ? "" : ", ") + n;
-            throw py::attribute_error("'" + o->kind() + "' object has no attribute '" + name +
-                                      "' (it has: " + (have.empty() ? "nothing" : have) + ")");
-        })
-        .def("__setattr__", [](const native_object& self, const std::string& name, py::handle v) {
-            if (!self.o->has_field(name))
-                throw py::attribute_error("'" + self.o->kind() + "' object has no field '" + name + "'");
-            self.o->set(name, arg_value(v));
-        })
-        .def("__dir__", [](const native_object& self) {
-            py::list l;
-            for (const auto& v : {self.o->fields(), self.o->methods(), self.o->events()})
-                for (const auto& n : v) l.append(n);
-            return l;
-        })
-        .def_property_readonly("type_name", [](const native_object& self) { return self.o->kind(); })
+        .def("__getattr__",
+             [](const native_object& self, const std::string& name) -> py::object {
+                 const auto& o = self.o;
+                 if (o->has_field(name)) return result_to_py(o->get(name));
+                 if (o->has_event(name)) return py::cast(native_event{o, name});
+                 if (o->has_method(name)) {
+                     return py::cpp_function(
+                         [o, name](py::args args) {
+                             std::vector<value> vs;
+                             for (py::handle a : args) vs.push_back(arg_value(a));
+                             return result_to_py(o->call(name, vs));
+                         },
+                         py::name(name.c_str()));
+                 }
+                 std::string have;
+                 for (const auto& v : {o->fields(), o->methods(), o->events()})
+                     for (const auto& n : v) have += (have.empty() ? "" : ", ") + n;
+                 throw py::attribute_error("'" + o->kind() + "' object has no attribute '" + name +
+                                           "' (it has: " + (have.empty() ? "nothing" : have) + ")");
+             })
+        .def("__setattr__",
+             [](const native_object& self, const std::string& name, py::handle v) {
+                 if (!self.o->has_field(name))
+                     throw py::attribute_error("'" + self.o->kind() + "' object has no field '" +
+                                               name + "'");
+                 self.o->set(name, arg_value(v));
+             })
+        .def("__dir__",
+             [](const native_object& self) {
+                 py::list l;
+                 for (const auto& v : {self.o->fields(), self.o->methods(), self.o->events()})
+                     for (const auto& n : v) l.append(n);
+                 return l;
+             })
+        .def_property_readonly("type_name",
+                               [](const native_object& self) { return self.o->kind(); })
         .def("__repr__", [](const native_object& self) { return self.o->to_string(); });
 
     m.def(
@@ -457,11 +482,13 @@ void bind_plugins(py::module_& m) {
             require_init("parallel_do");
             ISTHMUS_CHECK(args.size() >= 2, type_error,
                           "parallel_do(dims, args..., kernel): expected at least dims and a "
-                          "kernel, got ", args.size(), " argument(s)");
+                          "kernel, got ",
+                          args.size(), " argument(s)");
             py::handle last = args[args.size() - 1];
             ISTHMUS_CHECK(py::isinstance<native_kernel>(last), type_error,
                           "parallel_do(dims, args..., kernel): the last argument must be a "
-                          "native kernel, got ", type_name(last));
+                          "native kernel, got ",
+                          type_name(last));
             const auto& k = last.cast<const native_kernel&>();
             const shape_t dims = dims_from_py(args[0]);
             std::vector<value> vals;
@@ -473,10 +500,12 @@ void bind_plugins(py::module_& m) {
         "parallel_do(dims, args..., kernel): runs a plugin kernel at every position of dims\n"
         "(an int or 1 to 4 sizes), in parallel on the CPU. Tensor arguments are locked for the\n"
         "duration; argument counts and types are checked before anything runs.");
-    m.def("plugin_cache_dir", [] { return pl::cache_dir(); },
-          "The directory compile_string caches plugins in.");
-    m.def("plugin_include_dir", [] { return pl::plugin_include_dir(); },
-          "The directory holding isthmus/plugin.hpp (for building plugins by hand).");
+    m.def(
+        "plugin_cache_dir", [] { return pl::cache_dir(); },
+        "The directory compile_string caches plugins in.");
+    m.def(
+        "plugin_include_dir", [] { return pl::plugin_include_dir(); },
+        "The directory holding isthmus/plugin.hpp (for building plugins by hand).");
     m.attr("PLUGIN_ABI_VERSION") = ISTHMUS_PLUGIN_ABI_VERSION;
 }
 

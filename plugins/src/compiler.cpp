@@ -40,8 +40,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_fixed_flags[] = {"-std=c++20", "-O3", "-march=native", "-fPIC",
-                                         "-shared", "-fvisibility=hidden"};
+constexpr const char* k_fixed_flags[] = {"-std=c++20", "-O3",     "-march=native",
+                                         "-fPIC",      "-shared", "-fvisibility=hidden"};
 
 struct fnv {
     uint64_t h = 1469598103934665603ull;
@@ -115,7 +115,7 @@ std::string compiler_identity(const std::string& exe) {
                   "\" was not found on PATH (set CXX to a C++20 compiler)");
     std::error_code ec;
     const fs::path real = fs::canonical(found, ec);
-    struct stat st{};
+    struct stat st {};
     ::stat((ec ? fs::path(found) : real).c_str(), &st);
     std::string id = (ec ? found : real.string()) + "|" + std::to_string(st.st_size) + "|" +
                      std::to_string(static_cast<long long>(st.st_mtime));
@@ -125,7 +125,7 @@ std::string compiler_identity(const std::string& exe) {
 
 std::string target_identity() {
     static const std::string id = [] {
-        struct utsname u{};
+        struct utsname u {};
         ::uname(&u);
         std::string model, flags;
         std::ifstream in("/proc/cpuinfo");
@@ -183,8 +183,8 @@ struct file_lock {
         ISTHMUS_CHECK(fd >= 0, runtime_error, "compile_string: cannot open lock file ", p.string(),
                       ": ", std::strerror(errno));
         while (::flock(fd, LOCK_EX) != 0) {
-            ISTHMUS_CHECK(errno == EINTR, runtime_error, "compile_string: cannot lock ",
-                          p.string(), ": ", std::strerror(errno));
+            ISTHMUS_CHECK(errno == EINTR, runtime_error, "compile_string: cannot lock ", p.string(),
+                          ": ", std::strerror(errno));
         }
     }
     ~file_lock() {
@@ -270,8 +270,8 @@ std::shared_ptr<library> compile_string(const std::string& name, const std::stri
 
     // The compiled text: the author header, then the user's source with its own line numbers.
     const std::string stem_name = sanitize(name);
-    const std::string text = "#include <isthmus/plugin.hpp>\n#line 1 \"" + stem_name +
-                             ".cpp\"\n" + source + "\n";
+    const std::string text =
+        "#include <isthmus/plugin.hpp>\n#line 1 \"" + stem_name + ".cpp\"\n" + source + "\n";
 
     fnv key;
     key.add(name);

@@ -92,7 +92,8 @@ function::~function() = default;
 
 std::string function::signature() const {
     std::string s;
-    for (const isthmus_function* f : overloads_) s += (s.empty() ? "" : "\n") + std::string(f->signature);
+    for (const isthmus_function* f : overloads_)
+        s += (s.empty() ? "" : "\n") + std::string(f->signature);
     return s;
 }
 
@@ -106,7 +107,8 @@ value function::call(std::span<const value> args) const {
     return invoke(f, lib_, nullptr, args, name_);
 }
 
-// ---- kernels -------------------------------------------------------------------------------------
+// ---- kernels
+// -------------------------------------------------------------------------------------
 
 kernel::kernel(std::shared_ptr<const library> lib, const isthmus_kernel* k)
     : lib_(std::move(lib)), k_(k), name_(k->name) {}
@@ -127,8 +129,8 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
     ISTHMUS_CHECK(!dims.empty() && dims.size() <= 4, value_error, "parallel_do(", nm,
                   "): dims must have 1 to 4 entries, got ", shape_str(dims));
     ISTHMUS_CHECK(static_cast<int32_t>(dims.size()) == ak->pos_ndim, value_error, "parallel_do(",
-                  nm, "): the kernel's position has ", ak->pos_ndim,
-                  " dimension(s) but dims ", shape_str(dims), " has ", dims.size());
+                  nm, "): the kernel's position has ", ak->pos_ndim, " dimension(s) but dims ",
+                  shape_str(dims), " has ", dims.size());
     for (int64_t d : dims)
         ISTHMUS_CHECK(d >= 0, value_error, "parallel_do(", nm, "): negative size in dims ",
                       shape_str(dims));
@@ -140,8 +142,8 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
     for (size_t i = 0; i < args.size(); ++i) {
         std::string why;
         if (detail::check_arg(ak->params[i], args[i], &why) == fit::no)
-            ISTHMUS_THROW(type_error, ak->signature, ": argument ", i + 1, " (",
-                          ak->params[i].name, "): ", why);
+            ISTHMUS_THROW(type_error, ak->signature, ": argument ", i + 1, " (", ak->params[i].name,
+                          "): ", why);
     }
     arg_buffer<arg_slot> slots(args.size());
     arg_buffer<isthmus_value> vals(args.size());
@@ -177,7 +179,8 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
             r.end = std::min(total, r.begin + per);
             if (r.begin >= r.end) continue;
             if (ak->launch_cpu(ak, &ctx.base, &r, vals.data(), n) != 0) {
-                if (!ctx.failed()) ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
+                if (!ctx.failed())
+                    ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
                 stop.store(true, std::memory_order_relaxed);
             }
         }
@@ -185,7 +188,8 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
     if (ctx.failed()) ctx.rethrow(nm + ": ");
 }
 
-// ---- objects -------------------------------------------------------------------------------------
+// ---- objects
+// -------------------------------------------------------------------------------------
 
 plugin_object::plugin_object(std::shared_ptr<const library> lib, const isthmus_type* type,
                              void* instance)
@@ -254,8 +258,8 @@ value plugin_object::get(const std::string& name) const {
         if (f.get(&f, &ctx.base, instance_, &r) != 0 || ctx.failed()) ctx.rethrow(name + ": ");
         return detail::unmarshal(r, ctx, lib_);
     }
-    ISTHMUS_THROW(value_error, type_->name, " has no field \"", name, "\" (fields: ",
-                  joined(fields()), ")");
+    ISTHMUS_THROW(value_error, type_->name, " has no field \"", name,
+                  "\" (fields: ", joined(fields()), ")");
 }
 
 void plugin_object::set(const std::string& name, const value& v) const {
@@ -271,8 +275,8 @@ void plugin_object::set(const std::string& name, const value& v) const {
             ctx.rethrow(std::string(type_->name) + "." + name + ": ");
         return;
     }
-    ISTHMUS_THROW(value_error, type_->name, " has no field \"", name, "\" (fields: ",
-                  joined(fields()), ")");
+    ISTHMUS_THROW(value_error, type_->name, " has no field \"", name,
+                  "\" (fields: ", joined(fields()), ")");
 }
 
 value plugin_object::call(const std::string& method, std::span<const value> args) const {
@@ -291,8 +295,8 @@ value plugin_object::call(const std::string& method, std::span<const value> args
 const isthmus_event& plugin_object::find_event(const std::string& name) const {
     for (int32_t i = 0; i < type_->nevents; ++i)
         if (name == type_->events[i].name) return type_->events[i];
-    ISTHMUS_THROW(value_error, type_->name, " has no event \"", name, "\" (events: ",
-                  joined(events()), ")");
+    ISTHMUS_THROW(value_error, type_->name, " has no event \"", name,
+                  "\" (events: ", joined(events()), ")");
 }
 
 void plugin_object::add_listener(const std::string& event, host_callable fn, std::string) const {

@@ -129,10 +129,10 @@ std::shared_ptr<library> load(const std::string& path_or_name) {
     const isthmus_plugin* desc = entry(ISTHMUS_PLUGIN_ABI_VERSION, &detail::host_table());
     ISTHMUS_CHECK(desc != nullptr, runtime_error, "load plugin: \"", key,
                   "\": the entry point returned no descriptor");
-    ISTHMUS_CHECK(desc->abi_version == ISTHMUS_PLUGIN_ABI_VERSION, runtime_error,
-                  "load plugin: \"", key, "\" was built for isthmus plugin ABI version ",
-                  desc->abi_version, ", but this isthmus speaks plugin ABI version ",
-                  ISTHMUS_PLUGIN_ABI_VERSION, "; rebuild the plugin against this isthmus");
+    ISTHMUS_CHECK(desc->abi_version == ISTHMUS_PLUGIN_ABI_VERSION, runtime_error, "load plugin: \"",
+                  key, "\" was built for isthmus plugin ABI version ", desc->abi_version,
+                  ", but this isthmus speaks plugin ABI version ", ISTHMUS_PLUGIN_ABI_VERSION,
+                  "; rebuild the plugin against this isthmus");
     validate(*desc, key);
     auto lib = std::make_shared<library>(std::move(p), desc, key);
     registry().emplace(key, lib);
@@ -198,8 +198,8 @@ std::shared_ptr<function> library::get_function(const std::string& n) const {
     if (overloads.empty()) {
         std::string names;
         for (const auto& f : function_names()) names += (names.empty() ? "" : ", ") + f;
-        ISTHMUS_THROW(value_error, "plugin ", name_, " has no function \"", n, "\" (functions: ",
-                      names.empty() ? "none" : names, ")");
+        ISTHMUS_THROW(value_error, "plugin ", name_, " has no function \"", n,
+                      "\" (functions: ", names.empty() ? "none" : names, ")");
     }
     return std::make_shared<function>(shared_from_this(), std::move(overloads));
 }
@@ -210,8 +210,8 @@ std::shared_ptr<kernel> library::get_kernel(const std::string& n) const {
             return std::make_shared<kernel>(shared_from_this(), &desc_->kernels[i]);
     std::string names;
     for (const auto& k : kernel_names()) names += (names.empty() ? "" : ", ") + k;
-    ISTHMUS_THROW(value_error, "plugin ", name_, " has no kernel \"", n, "\" (kernels: ",
-                  names.empty() ? "none" : names, ")");
+    ISTHMUS_THROW(value_error, "plugin ", name_, " has no kernel \"", n,
+                  "\" (kernels: ", names.empty() ? "none" : names, ")");
 }
 
 } // namespace isthmus::plugins

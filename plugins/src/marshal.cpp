@@ -10,9 +10,9 @@ namespace isthmus::plugins::detail {
 
 namespace {
 
-constexpr dtype k_codes[] = {dtype::bool_,   dtype::int8,    dtype::int16,    dtype::int32,
-                             dtype::int64,   dtype::uint8,   dtype::uint16,   dtype::uint32,
-                             dtype::uint64,  dtype::float16, dtype::bfloat16, dtype::float32,
+constexpr dtype k_codes[] = {dtype::bool_,   dtype::int8,      dtype::int16,     dtype::int32,
+                             dtype::int64,   dtype::uint8,     dtype::uint16,    dtype::uint32,
+                             dtype::uint64,  dtype::float16,   dtype::bfloat16,  dtype::float32,
                              dtype::float64, dtype::complex64, dtype::complex128};
 
 } // namespace
@@ -52,11 +52,16 @@ void call_context::rethrow(const std::string& prefix) const {
     if (cause) std::rethrow_exception(cause);
     const std::string m = prefix + message;
     switch (code) {
-    case ISTHMUS_ERR_VALUE: throw value_error(m);
-    case ISTHMUS_ERR_TYPE: throw type_error(m);
-    case ISTHMUS_ERR_INDEX: throw index_error(m);
-    case ISTHMUS_ERR_MEMORY: throw memory_error(m);
-    default: throw runtime_error(m);
+    case ISTHMUS_ERR_VALUE:
+        throw value_error(m);
+    case ISTHMUS_ERR_TYPE:
+        throw type_error(m);
+    case ISTHMUS_ERR_INDEX:
+        throw index_error(m);
+    case ISTHMUS_ERR_MEMORY:
+        throw memory_error(m);
+    default:
+        throw runtime_error(m);
     }
 }
 
@@ -94,8 +99,8 @@ int host_new_tensor(isthmus_call* call, int32_t code, int32_t ndim, const int64_
         std::memset(out, 0, sizeof *out);
         out->kind = ISTHMUS_VALUE_TENSOR;
         out->dtype = code;
-        out->u.t = {p,    ISTHMUS_DEVICE_CPU, 0, code, ndim, o->t.shape().data(),
-                    o->t.strides().data()};
+        out->u.t = {
+            p, ISTHMUS_DEVICE_CPU, 0, code, ndim, o->t.shape().data(), o->t.strides().data()};
         out->owner = o.get();
         std::lock_guard lk(ctx.mu);
         ctx.results.push_back(std::move(o));
@@ -184,16 +189,21 @@ arg_slot::~arg_slot() {
 
 std::string describe(const value& v) {
     switch (v.kind()) {
-    case value_kind::none: return "None";
-    case value_kind::scalar: return std::string("a ") + std::string(name(v.as_scalar().type())) + " scalar";
-    case value_kind::string: return "a string";
+    case value_kind::none:
+        return "None";
+    case value_kind::scalar:
+        return std::string("a ") + std::string(name(v.as_scalar().type())) + " scalar";
+    case value_kind::string:
+        return "a string";
     case value_kind::tensor: {
         const tensor& t = v.as_tensor();
         return std::string("a ") + std::string(name(t.dtype())) + " tensor of shape " +
                shape_str(t.shape());
     }
-    case value_kind::cell: return "a cell";
-    case value_kind::object: return "a " + v.as_object()->kind();
+    case value_kind::cell:
+        return "a cell";
+    case value_kind::object:
+        return "a " + v.as_object()->kind();
     }
     return "a value";
 }
@@ -203,20 +213,28 @@ namespace {
 std::string expected_text(const isthmus_param& p) {
     const std::string dt = p.dtype >= 0 ? std::string(name(dtype_of_code(p.dtype))) : "any";
     switch (p.kind) {
-    case ISTHMUS_PARAM_BOOL: return "a bool";
-    case ISTHMUS_PARAM_INT: return "an integer";
-    case ISTHMUS_PARAM_FLOAT: return "a real number";
-    case ISTHMUS_PARAM_COMPLEX: return "a number";
-    case ISTHMUS_PARAM_STRING: return "a string";
+    case ISTHMUS_PARAM_BOOL:
+        return "a bool";
+    case ISTHMUS_PARAM_INT:
+        return "an integer";
+    case ISTHMUS_PARAM_FLOAT:
+        return "a real number";
+    case ISTHMUS_PARAM_COMPLEX:
+        return "a number";
+    case ISTHMUS_PARAM_STRING:
+        return "a string";
     case ISTHMUS_PARAM_TENSOR:
         return "a " + (p.dtype >= 0 ? dt + " " : std::string()) + "tensor" +
                (p.ndim >= 0 ? " with " + std::to_string(p.ndim) + " dimension(s)" : "") + " (" +
                p.type_name + ")";
-    case ISTHMUS_PARAM_VEC: return "a vector of " + std::to_string(p.vec_len) + " numbers";
+    case ISTHMUS_PARAM_VEC:
+        return "a vector of " + std::to_string(p.vec_len) + " numbers";
     case ISTHMUS_PARAM_OBJECT:
         return std::string("an object of type ") + (p.type ? p.type->name : "any");
-    case ISTHMUS_PARAM_CALLBACK: return "a callable";
-    default: return "a value";
+    case ISTHMUS_PARAM_CALLBACK:
+        return "a callable";
+    default:
+        return "a value";
     }
 }
 
@@ -228,7 +246,8 @@ fit check_arg(const isthmus_param& p, const value& v, std::string* why) {
         return fit::no;
     };
     switch (p.kind) {
-    case ISTHMUS_PARAM_ANY: return fit::exact;
+    case ISTHMUS_PARAM_ANY:
+        return fit::exact;
     case ISTHMUS_PARAM_BOOL:
     case ISTHMUS_PARAM_INT:
     case ISTHMUS_PARAM_FLOAT:
@@ -244,7 +263,8 @@ fit check_arg(const isthmus_param& p, const value& v, std::string* why) {
         }
         return is_complex(dt) ? fit::exact : fit::convert;
     }
-    case ISTHMUS_PARAM_STRING: return v.is_string() ? fit::exact : no();
+    case ISTHMUS_PARAM_STRING:
+        return v.is_string() ? fit::exact : no();
     case ISTHMUS_PARAM_TENSOR: {
         if (!v.is_tensor()) return no();
         const tensor& t = v.as_tensor();
@@ -272,7 +292,8 @@ fit check_arg(const isthmus_param& p, const value& v, std::string* why) {
         return v.is_object() && dynamic_cast<const callable_object*>(v.as_object().get())
                    ? fit::exact
                    : no();
-    default: return no();
+    default:
+        return no();
     }
 }
 
@@ -283,7 +304,9 @@ void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_val
     std::memset(&out, 0, sizeof out);
     out.dtype = ISTHMUS_DT_ANY;
     switch (v.kind()) {
-    case value_kind::none: out.kind = ISTHMUS_VALUE_NONE; return;
+    case value_kind::none:
+        out.kind = ISTHMUS_VALUE_NONE;
+        return;
     case value_kind::scalar: {
         const scalar& s = v.as_scalar();
         const dtype dt = s.type();
@@ -293,7 +316,8 @@ void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_val
             out.u.i = s.to<bool>() ? 1 : 0;
         } else if (is_integer(dt)) {
             out.kind = ISTHMUS_VALUE_INT;
-            out.u.i = dt == dtype::uint64 ? static_cast<int64_t>(s.to<uint64_t>()) : s.to<int64_t>();
+            out.u.i =
+                dt == dtype::uint64 ? static_cast<int64_t>(s.to<uint64_t>()) : s.to<int64_t>();
         } else if (is_complex(dt)) {
             out.kind = ISTHMUS_VALUE_COMPLEX;
             const auto c = s.to<complex128_t>();
@@ -308,7 +332,8 @@ void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_val
             out.u.f = static_cast<double>(out.u.i);
             out.kind = ISTHMUS_VALUE_FLOAT;
         } else if (p && p->kind == ISTHMUS_PARAM_COMPLEX && out.kind != ISTHMUS_VALUE_COMPLEX) {
-            const double r = out.kind == ISTHMUS_VALUE_FLOAT ? out.u.f : static_cast<double>(out.u.i);
+            const double r =
+                out.kind == ISTHMUS_VALUE_FLOAT ? out.u.f : static_cast<double>(out.u.i);
             out.u.c[0] = r;
             out.u.c[1] = 0;
             out.kind = ISTHMUS_VALUE_COMPLEX;
@@ -363,8 +388,10 @@ void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_val
 value unmarshal(const isthmus_value& v, call_context& ctx,
                 const std::shared_ptr<const library>& lib) {
     switch (v.kind) {
-    case ISTHMUS_VALUE_NONE: return value();
-    case ISTHMUS_VALUE_BOOL: return value(scalar(v.u.i != 0));
+    case ISTHMUS_VALUE_NONE:
+        return value();
+    case ISTHMUS_VALUE_BOOL:
+        return value(scalar(v.u.i != 0));
     case ISTHMUS_VALUE_INT: {
         const dtype dt = v.dtype >= 0 ? dtype_of_code(v.dtype) : dtype::int64;
         if (dt == dtype::uint64) return value(scalar(static_cast<uint64_t>(v.u.i)));
@@ -376,7 +403,8 @@ value unmarshal(const isthmus_value& v, call_context& ctx,
         return value(scalar(v.u.f));
     case ISTHMUS_VALUE_COMPLEX:
         if (v.dtype == ISTHMUS_DT_COMPLEX64)
-            return value(scalar(complex64_t(static_cast<float>(v.u.c[0]), static_cast<float>(v.u.c[1]))));
+            return value(
+                scalar(complex64_t(static_cast<float>(v.u.c[0]), static_cast<float>(v.u.c[1]))));
         return value(scalar(complex128_t(v.u.c[0], v.u.c[1])));
     case ISTHMUS_VALUE_STRING:
         return value(std::string(v.u.s.data, static_cast<size_t>(v.u.s.size)));

@@ -71,11 +71,13 @@ TEST_CASE("overloads: the float32 and float64 versions of one name") {
 TEST_CASE("fixed vectors from small tensors") {
     auto lib = pl::load(GOOD_PLUGIN);
     auto n = lib->get_function("norm3");
-    CHECK((*n)(tensor::from_vector(std::vector<double>{3, 4, 12})).as_scalar().to<double>() == 13.0);
+    CHECK((*n)(tensor::from_vector(std::vector<double>{3, 4, 12})).as_scalar().to<double>() ==
+          13.0);
     CHECK_THROWS_AS((*n)(tensor::from_vector(std::vector<double>{3, 4})), isthmus::type_error);
 }
 
-TEST_CASE("wrong arguments raise type_error before anything runs; plugin errors keep type and text") {
+TEST_CASE(
+    "wrong arguments raise type_error before anything runs; plugin errors keep type and text") {
     auto lib = pl::load(GOOD_PLUGIN);
     auto add = lib->get_function("add");
     const std::string n = error_of([&] { (*add)(1.0); });
@@ -98,14 +100,15 @@ TEST_CASE("host callables passed as arguments are called back") {
         CHECK(args.size() == 1);
         return value(args[0].as_scalar().to<double>() * 1.5);
     });
-    const value r = (*lib->get_function("call_twice"))(std::static_pointer_cast<isthmus::object>(cb));
+    const value r =
+        (*lib->get_function("call_twice"))(std::static_pointer_cast<isthmus::object>(cb));
     CHECK(calls == 2);
     CHECK(r.as_scalar().to<double>() == 10.5);
-    auto bad = std::make_shared<pl::callable_object>([](std::span<const value>) -> value {
-        throw isthmus::index_error("callback says no");
-    });
-    CHECK_THROWS_AS((*lib->get_function("call_twice"))(std::static_pointer_cast<isthmus::object>(bad)),
-                    isthmus::index_error);
+    auto bad = std::make_shared<pl::callable_object>(
+        [](std::span<const value>) -> value { throw isthmus::index_error("callback says no"); });
+    CHECK_THROWS_AS(
+        (*lib->get_function("call_twice"))(std::static_pointer_cast<isthmus::object>(bad)),
+        isthmus::index_error);
 }
 
 TEST_CASE("object types: constructor, fields, methods, events") {

@@ -107,12 +107,13 @@ inline int report(isthmus_call* call) noexcept {
 template <typename... A>
 std::string cat(const A&... a) {
     std::string s;
-    ((s += [](const auto& x) {
-         if constexpr (std::is_arithmetic_v<std::decay_t<decltype(x)>>)
-             return std::to_string(x);
-         else
-             return std::string(x);
-     }(a)),
+    ((s +=
+      [](const auto& x) {
+          if constexpr (std::is_arithmetic_v<std::decay_t<decltype(x)>>)
+              return std::to_string(x);
+          else
+              return std::string(x);
+      }(a)),
      ...);
     return s;
 }
@@ -158,9 +159,9 @@ ISTHMUS_PLUGIN_DTYPE(std::complex<double>, ISTHMUS_DT_COMPLEX128)
 
 /// A dtype code's name, for messages.
 inline const char* dtype_name(int32_t code) {
-    static const char* const names[] = {"bool",    "int8",     "int16",   "int32",     "int64",
-                                        "uint8",   "uint16",   "uint32",  "uint64",    "float16",
-                                        "bfloat16", "float32", "float64", "complex64", "complex128"};
+    static const char* const names[] = {
+        "bool",   "int8",    "int16",    "int32",   "int64",   "uint8",     "uint16",    "uint32",
+        "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"};
     return code >= 0 && code <= ISTHMUS_DT_COMPLEX128 ? names[code] : "any";
 }
 
@@ -168,18 +169,30 @@ namespace detail {
 /// Element `i` (in memory order, already strided) of a tensor of any real dtype, as double.
 inline double load_as_double(const void* data, int32_t dt, int64_t i) {
     switch (dt) {
-    case ISTHMUS_DT_BOOL: return static_cast<const bool*>(data)[i];
-    case ISTHMUS_DT_INT8: return static_cast<const int8_t*>(data)[i];
-    case ISTHMUS_DT_INT16: return static_cast<const int16_t*>(data)[i];
-    case ISTHMUS_DT_INT32: return static_cast<const int32_t*>(data)[i];
-    case ISTHMUS_DT_INT64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
-    case ISTHMUS_DT_UINT8: return static_cast<const uint8_t*>(data)[i];
-    case ISTHMUS_DT_UINT16: return static_cast<const uint16_t*>(data)[i];
-    case ISTHMUS_DT_UINT32: return static_cast<const uint32_t*>(data)[i];
-    case ISTHMUS_DT_UINT64: return static_cast<double>(static_cast<const uint64_t*>(data)[i]);
-    case ISTHMUS_DT_FLOAT32: return static_cast<const float*>(data)[i];
-    case ISTHMUS_DT_FLOAT64: return static_cast<const double*>(data)[i];
-    default: throw type_error(cat("isthmus::plugin: cannot read ", dtype_name(dt), " elements"));
+    case ISTHMUS_DT_BOOL:
+        return static_cast<const bool*>(data)[i];
+    case ISTHMUS_DT_INT8:
+        return static_cast<const int8_t*>(data)[i];
+    case ISTHMUS_DT_INT16:
+        return static_cast<const int16_t*>(data)[i];
+    case ISTHMUS_DT_INT32:
+        return static_cast<const int32_t*>(data)[i];
+    case ISTHMUS_DT_INT64:
+        return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    case ISTHMUS_DT_UINT8:
+        return static_cast<const uint8_t*>(data)[i];
+    case ISTHMUS_DT_UINT16:
+        return static_cast<const uint16_t*>(data)[i];
+    case ISTHMUS_DT_UINT32:
+        return static_cast<const uint32_t*>(data)[i];
+    case ISTHMUS_DT_UINT64:
+        return static_cast<double>(static_cast<const uint64_t*>(data)[i]);
+    case ISTHMUS_DT_FLOAT32:
+        return static_cast<const float*>(data)[i];
+    case ISTHMUS_DT_FLOAT64:
+        return static_cast<const double*>(data)[i];
+    default:
+        throw type_error(cat("isthmus::plugin: cannot read ", dtype_name(dt), " elements"));
     }
 }
 } // namespace detail
@@ -252,8 +265,8 @@ inline int64_t map_index(int64_t i, int64_t n, int d) {
         return i;
     } else if constexpr (A == access::checked) {
         if (i < 0 || i >= n)
-            throw index_error(cat("index ", i, " is out of bounds for dimension ", d,
-                                  " with size ", n, " ('checked access)"));
+            throw index_error(cat("index ", i, " is out of bounds for dimension ", d, " with size ",
+                                  n, " ('checked access)"));
         return i;
     } else if constexpr (A == access::clamped) {
         (void)d;
@@ -287,10 +300,12 @@ public:
     /// Views a tensor descriptor; throws type_error when the dtype or rank differs.
     explicit view(const isthmus_tensor& t) {
         if (t.dtype != dtype_code<value_type>::value)
-            throw type_error(detail::cat("expected a tensor of ", dtype_name(dtype_code<value_type>::value),
-                                         ", got ", dtype_name(t.dtype)));
+            throw type_error(detail::cat("expected a tensor of ",
+                                         dtype_name(dtype_code<value_type>::value), ", got ",
+                                         dtype_name(t.dtype)));
         if (t.ndim != N)
-            throw type_error(detail::cat("expected a tensor with ", N, " dimension(s), got ", t.ndim));
+            throw type_error(
+                detail::cat("expected a tensor with ", N, " dimension(s), got ", t.ndim));
         data_ = static_cast<T*>(t.data);
         for (int d = 0; d < N; ++d) {
             shape_[d] = t.shape[d];
@@ -329,7 +344,8 @@ public:
         for (int k = 0; k < K; ++k) {
             int64_t off = 0;
             for (int d = 0; d < N; ++d)
-                off += detail::map_index<A>(ii[d] + (d == N - 1 ? k : 0), shape_[d], d) * strides_[d];
+                off +=
+                    detail::map_index<A>(ii[d] + (d == N - 1 ? k : 0), shape_[d], d) * strides_[d];
             r[k] = data_[off];
         }
         return r;
@@ -342,7 +358,8 @@ public:
         for (int k = 0; k < K; ++k) {
             int64_t off = 0;
             for (int d = 0; d < N; ++d)
-                off += detail::map_index<A>(ii[d] + (d == N - 1 ? k : 0), shape_[d], d) * strides_[d];
+                off +=
+                    detail::map_index<A>(ii[d] + (d == N - 1 ? k : 0), shape_[d], d) * strides_[d];
             data_[off] = v[k];
         }
     }
@@ -479,9 +496,12 @@ inline const char* kind_name(int32_t k) {
 inline double as_double(const isthmus_value& v) {
     switch (v.kind) {
     case ISTHMUS_VALUE_BOOL:
-    case ISTHMUS_VALUE_INT: return static_cast<double>(v.u.i);
-    case ISTHMUS_VALUE_FLOAT: return v.u.f;
-    default: bad_arg("a number", v);
+    case ISTHMUS_VALUE_INT:
+        return static_cast<double>(v.u.i);
+    case ISTHMUS_VALUE_FLOAT:
+        return v.u.f;
+    default:
+        bad_arg("a number", v);
     }
 }
 
@@ -494,14 +514,16 @@ struct arg_caster {
             if (v.kind != ISTHMUS_VALUE_BOOL && v.kind != ISTHMUS_VALUE_INT) bad_arg("a bool", v);
             return v.u.i != 0;
         } else if constexpr (std::is_integral_v<T>) {
-            if (v.kind != ISTHMUS_VALUE_INT && v.kind != ISTHMUS_VALUE_BOOL) bad_arg("an integer", v);
+            if (v.kind != ISTHMUS_VALUE_INT && v.kind != ISTHMUS_VALUE_BOOL)
+                bad_arg("an integer", v);
             return static_cast<T>(v.u.i);
         } else if constexpr (std::is_floating_point_v<T>) {
             return static_cast<T>(as_double(v));
         } else if constexpr (is_complex<T>::value) {
             if (v.kind == ISTHMUS_VALUE_COMPLEX) return T(v.u.c[0], v.u.c[1]);
             return T(static_cast<typename T::value_type>(as_double(v)));
-        } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
+        } else if constexpr (std::is_same_v<T, std::string> ||
+                             std::is_same_v<T, std::string_view>) {
             if (v.kind != ISTHMUS_VALUE_STRING) bad_arg("a string", v);
             return T(v.u.s.data, static_cast<size_t>(v.u.s.size));
         } else if constexpr (is_view<T>::value) {
@@ -566,7 +588,8 @@ isthmus_param describe_param(const char* name) {
         p.kind = ISTHMUS_PARAM_TENSOR;
         p.dtype = dtype_code<std::remove_const_t<E>>::value;
         p.ndim = T::rank;
-        p.flags = std::is_const_v<E> ? ISTHMUS_PARAM_READ : (ISTHMUS_PARAM_READ | ISTHMUS_PARAM_WRITE);
+        p.flags =
+            std::is_const_v<E> ? ISTHMUS_PARAM_READ : (ISTHMUS_PARAM_READ | ISTHMUS_PARAM_WRITE);
         static const char* const names[] = {"scalar", "vec", "mat", "cube", "cube{4}"};
         p.type_name = T::rank <= 4 ? names[T::rank] : "cube{:}";
     } else if constexpr (is_vec<T>::value) {
@@ -759,7 +782,8 @@ int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_ra
 
 } // namespace detail
 
-inline void callback::invoke(const isthmus_value* args, int32_t nargs, isthmus_value* result) const {
+inline void callback::invoke(const isthmus_value* args, int32_t nargs,
+                             isthmus_value* result) const {
     isthmus_call* c = detail::t_call;
     isthmus_call* own = nullptr;
     if (!c) {
@@ -794,7 +818,7 @@ public:
     type_builder& ctor(names params = {}, const char* doc = nullptr);
     /// A field: a data member, readable and writable.
     template <typename V>
-    type_builder& field(const char* name, V T::* member);
+    type_builder& field(const char* name, V T::*member);
     /// A method: a member function (called on the instance).
     template <typename R, typename... A>
     type_builder& method(const char* name, R (T::*fn)(A...), names params = {},
@@ -804,7 +828,7 @@ public:
                          const char* doc = nullptr);
     /// An event: a data member of type event<...>.
     template <typename... A>
-    type_builder& event(const char* name, isthmus::plugin::event<A...> T::* member);
+    type_builder& event(const char* name, isthmus::plugin::event<A...> T::*member);
 
 private:
     module& m_;
@@ -929,7 +953,8 @@ private:
                     ps.push_back(detail::describe_param<std::tuple_element_t<I, A>>(nm));
                 }
             }());
-        }(std::make_index_sequence<std::tuple_size_v<A>>{});
+        }
+        (std::make_index_sequence<std::tuple_size_v<A>>{});
         return ps;
     }
 
@@ -994,12 +1019,13 @@ type_builder<T>& type_builder<T>::ctor(names params, const char* doc) {
 
 template <typename T>
 template <typename V>
-type_builder<T>& type_builder<T>::field(const char* name, V T::* member) {
+type_builder<T>& type_builder<T>::field(const char* name, V T::*member) {
     isthmus_field f{};
     f.name = m_.st_.keep(name);
     f.type_name = detail::describe_param<V>("").type_name;
     f.data = new auto(member);
-    m_.callables_.push_back(std::shared_ptr<void>(f.data, [](void* p) { delete static_cast<V T::**>(p); }));
+    m_.callables_.push_back(
+        std::shared_ptr<void>(f.data, [](void* p) { delete static_cast<V T::**>(p); }));
     f.get = [](const isthmus_field* self, isthmus_call* call, void* inst,
                isthmus_value* out) noexcept -> int {
         detail::call_scope scope(call);
@@ -1052,15 +1078,17 @@ type_builder<T>& type_builder<T>::method(const char* name, R (T::*fn)(A...) cons
 
 template <typename T>
 template <typename... A>
-type_builder<T>& type_builder<T>::event(const char* name, isthmus::plugin::event<A...> T::* member) {
+type_builder<T>& type_builder<T>::event(const char* name, isthmus::plugin::event<A...> T::*member) {
     using E = isthmus::plugin::event<A...>;
     isthmus_event e{};
     e.name = m_.st_.keep(name);
     std::string sig = "(";
-    ((sig += std::string(sig.size() > 1 ? ", " : "") + detail::describe_param<A>("").type_name), ...);
+    ((sig += std::string(sig.size() > 1 ? ", " : "") + detail::describe_param<A>("").type_name),
+     ...);
     e.signature = m_.st_.keep(sig + ")");
     e.data = new auto(member);
-    m_.callables_.push_back(std::shared_ptr<void>(e.data, [](void* p) { delete static_cast<E T::**>(p); }));
+    m_.callables_.push_back(
+        std::shared_ptr<void>(e.data, [](void* p) { delete static_cast<E T::**>(p); }));
     e.add = [](const isthmus_event* self, isthmus_call* call, void* inst,
                isthmus_callback cb) noexcept -> int {
         detail::call_scope scope(call);
@@ -1097,8 +1125,8 @@ type_builder<T>& type_builder<T>::event(const char* name, isthmus::plugin::event
 /// Defines a plugin named NAME: the body receives `isthmus::plugin::module& M` and registers
 /// functions, kernels and types; the entry point is exported for the host's loader.
 #define ISTHMUS_PLUGIN(NAME, M)                                                                    \
-    static void isthmus_plugin_define_(::isthmus::plugin::module& M);                             \
-    static const isthmus_plugin* isthmus_plugin_entry_impl_(uint32_t host_abi,                    \
+    static void isthmus_plugin_define_(::isthmus::plugin::module& M);                              \
+    static const isthmus_plugin* isthmus_plugin_entry_impl_(uint32_t host_abi,                     \
                                                             const isthmus_host* host) {            \
         static ::isthmus::plugin::module mod_(#NAME);                                              \
         static const isthmus_plugin* desc_ = [] {                                                  \

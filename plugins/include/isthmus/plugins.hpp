@@ -7,6 +7,7 @@
 #include "isthmus/tensor.hpp"
 #include "isthmus/value.hpp"
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <span>
@@ -98,7 +99,8 @@ private:
 
 /// An instance of a plugin object type; destroyed through the plugin when the last reference
 /// goes.
-class ISTHMUS_API plugin_object : public object, public std::enable_shared_from_this<plugin_object> {
+class ISTHMUS_API plugin_object : public object,
+                                  public std::enable_shared_from_this<plugin_object> {
 public:
     plugin_object(std::shared_ptr<const library> lib, const isthmus_type* type, void* instance);
     ~plugin_object() override;
@@ -119,7 +121,8 @@ public:
     /// Calls a method with the instance as its receiver.
     value call(const std::string& method, std::span<const value> args) const;
     /// Adds a host callable to an event; clears it; counts its callbacks.
-    void add_listener(const std::string& event, host_callable fn, std::string name = "callable") const;
+    void add_listener(const std::string& event, host_callable fn,
+                      std::string name = "callable") const;
     void clear_listeners(const std::string& event) const;
     int64_t listener_count(const std::string& event) const;
 
