@@ -14,8 +14,8 @@ from . import _isthmus
 from ._isthmus import *  # noqa: F401,F403  (every public name of the native module)
 from ._isthmus import __version__, _native_stats  # noqa: F401
 
-from . import torch  # noqa: E402  (PyTorch itself is imported on first use)
+from . import autograd, torch  # noqa: E402,F401  (PyTorch itself is imported on first use)
 
 # The public names: those of the native module (see __init__.pyi for their signatures) and the
 # pure-Python submodules.
-__all__ = sorted([name for name in dir(_isthmus) if not name.startswith("_")] + ["torch"])
+__all__ = sorted([name for name in dir(_isthmus) if not name.startswith("_")] + ["autograd", "torch"])

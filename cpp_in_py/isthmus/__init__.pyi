@@ -1,5 +1,6 @@
 # Type stubs for the isthmus Python module (the native part is isthmus._isthmus).
-from typing import Any, Iterator, Sequence, SupportsIndex, overload
+import types
+from typing import Any, Callable, Iterator, Sequence, SupportsIndex, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -421,3 +422,43 @@ def uniform(
 def normal(
     loc: float = 0.0, scale: float = 1.0, size: _Sizes | None = None, dtype: _DType | None = None
 ) -> qvalue: ...
+
+
+# ---- plugins (docs/plugins.md) ----
+from . import autograd as autograd
+
+PLUGIN_ABI_VERSION: int
+
+class CompileError(RuntimeError):
+    diagnostics: str
+
+class native_function:
+    __name__: str
+    signature: str
+    plugin_path: str
+    def __call__(self, *args: Any) -> Any: ...
+
+class native_kernel:
+    name: str
+    doc: str
+    signature: str
+    plugin_path: str
+
+class native_event:
+    def add(self, callback: Callable[..., Any]) -> None: ...
+    def clear(self) -> None: ...
+    def __len__(self) -> int: ...
+    def __iadd__(self, callback: Callable[..., Any]) -> native_event: ...
+
+class native_object:
+    type_name: str
+    def __getattr__(self, name: str) -> Any: ...
+    def __setattr__(self, name: str, value: Any) -> None: ...
+
+def import_native(path_or_name: str) -> types.ModuleType: ...
+def compile_string(name: str, source: str, flags: Sequence[str] = ...) -> types.ModuleType: ...
+def compile_file(path: str, flags: Sequence[str] = ...) -> types.ModuleType: ...
+def parallel_do(dims: int | Sequence[int] | Any, *args: Any) -> None: ...
+def plugin_cache_dir() -> str: ...
+def plugin_include_dir() -> str: ...
+def __getattr__(name: str) -> Any: ...

@@ -184,5 +184,6 @@ void bind_operators(py::module_& m);
 void bind_module_ops(py::module_& m);
 void bind_qvalue_methods(py::module_& m);
 void bind_dlpack(py::module_& m);
+void bind_plugins(py::module_& m);
 
 } // namespace isthmus::pymod

@@ -173,4 +173,5 @@ PYBIND11_MODULE(_isthmus, m) {
     bind_module_ops(m);
     bind_qvalue_methods(m);
     bind_dlpack(m);
+    bind_plugins(m);
 }

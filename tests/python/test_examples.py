@@ -26,3 +26,24 @@ def test_python_tour_runs_and_shares_memory():
     assert "same memory: True" in out
     assert "q.from_py shares memory: C[1, 2] = -1.0" in out
     assert "ValueError:" in out
+
+
+def test_color_temperature_matches_numpy_and_writes_pngs(tmp_path, monkeypatch):
+    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ISTHMUS_EXAMPLES_OUT", str(tmp_path / "out"))
+    r = run_example("color_temperature.py")
+    assert r.returncode == 0, r.stderr
+    assert "color_temperature: OK" in r.stdout
+    for name in ("in", "out_hot", "out_cold"):
+        png = (tmp_path / "out" / f"color_temperature_{name}.png").read_bytes()
+        assert png.startswith(b"\x89PNG\r\n\x1a\n") and b"IEND" in png
+
+
+def test_mapping_layer_gradcheck_and_training(tmp_path, monkeypatch):
+    import pytest
+    pytest.importorskip("torch")
+    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(tmp_path / "cache"))
+    r = run_example("mapping_layer.py")
+    assert r.returncode == 0, r.stderr
+    assert "gradcheck (float64): passed" in r.stdout
+    assert "mapping_layer: OK" in r.stdout

@@ -48,6 +48,8 @@ def test_every_public_callable_has_a_docstring():
     undocumented = []
     for name in q.__all__:
         obj = getattr(q, name)
+        if inspect.isclass(obj) and inspect.isdatadescriptor(obj.__dict__.get("__doc__")):
+            continue  # per-instance docs (native_function, native_kernel: the plugin's text)
         if callable(obj) and not inspect.getdoc(obj):
             undocumented.append(name)
     for name in dir(q.qvalue):

@@ -1,0 +1,512 @@
+// Plugins from Python: import_native, compile_string/compile_file, parallel_do, native objects.
+#include "bindings.hpp"
+
+#include "isthmus/plugins.hpp"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <structmember.h>
+
+#include <array>
+#include <map>
+#include <mutex>
+
+namespace isthmus::pymod {
+
+namespace pl = isthmus::plugins;
+
+namespace {
+
+// ---- values crossing into plugin calls ---------------------------------------------------------
+
+py::object wrap_object(std::shared_ptr<pl::plugin_object> o);
+pl::host_callable python_callable(py::object fn);
+bool is_native_function(py::handle h);
+bool is_native_object(py::handle h);
+value native_object_value(py::handle h);
+
+// Note [plugin argument conversion]: Python numbers convert exactly (float -> float64 scalar,
+// int -> int64, bool, complex -> complex128), not through the `scalar` precision, so a float64
+// plugin parameter sees the Python float unrounded. qvalues pass as they are; NumPy arrays and
+// anything exporting DLPack (torch tensors) wrap zero-copy; Python callables become host
+// callbacks; native objects pass their instance. Everything else goes through asvalue().
+value arg_value(py::handle h) {
+    PyObject* o = h.ptr();
+    if (PyFloat_CheckExact(o)) return value(scalar(PyFloat_AS_DOUBLE(o)));
+    if (PyBool_Check(o)) return value(scalar(o == Py_True));
+    if (PyLong_CheckExact(o)) {
+        int overflow = 0;
+        const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        ISTHMUS_CHECK(!overflow, value_error, "plugin call: integer ",
+                      py::str(h).cast<std::string>(), " does not fit in int64");
+        return value(scalar(static_cast<int64_t>(v)));
+    }
+    if (PyComplex_CheckExact(o))
+        return value(scalar(complex128_t(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o))));
+    if (PyUnicode_Check(o)) return value(h.cast<std::string>());
+    if (is_qvalue(h)) return h.cast<const value&>();
+    if (is_native_object(h)) return native_object_value(h);
+    if (py::isinstance<py::array>(h)) return asvalue(h);
+    if (py::hasattr(h, "__dlpack__")) {
+        py::object t = py::reinterpret_borrow<py::object>(h);
+        if (py::hasattr(t, "detach")) t = t.attr("detach")(); // torch: autograd-free view
+        try {
+            return asvalue(numpy().attr("from_dlpack")(t));
+        } catch (py::error_already_set&) {
+            // not a CPU tensor NumPy can view: fall through to the generic conversion
+        }
+    }
+    if (PyCallable_Check(o) && !is_native_function(h))
+        return value(std::static_pointer_cast<object>(std::make_shared<pl::callable_object>(
+            python_callable(py::reinterpret_borrow<py::object>(h)),
+            py::str(py::getattr(h, "__qualname__", py::str(type_name(h)))).cast<std::string>())));
+    return asvalue(h);
+}
+
+// Results: Python numbers for scalars, str, None, qvalue for tensors, native objects.
+py::object result_to_py(const value& v) {
+    switch (v.kind()) {
+    case value_kind::none:
+        return py::none();
+    case value_kind::scalar: {
+        const scalar& s = v.as_scalar();
+        const dtype dt = s.type();
+        if (is_bool(dt)) return py::bool_(s.to<bool>());
+        if (dt == dtype::uint64) return py::int_(s.to<uint64_t>());
+        if (is_integer(dt)) return py::int_(s.to<int64_t>());
+        if (is_complex(dt)) {
+            const auto c = s.to<complex128_t>();
+            return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(c.real(), c.imag()));
+        }
+        return py::float_(s.to<double>());
+    }
+    case value_kind::string:
+        return py::str(v.as_string());
+    case value_kind::object:
+        if (auto po = std::dynamic_pointer_cast<pl::plugin_object>(v.as_object()))
+            return wrap_object(std::move(po));
+        return py::cast(v);
+    default:
+        return py::cast(v);
+    }
+}
+
+pl::host_callable python_callable(py::object fn) {
+    // The holder drops its reference under the GIL, whichever thread releases it.
+    std::shared_ptr<py::object> h(new py::object(std::move(fn)), [](py::object* p) {
+        py::gil_scoped_acquire gil;
+        delete p;
+    });
+    return [h](std::span<const value> args) -> value {
+        py::gil_scoped_acquire gil;
+        py::tuple t(args.size());
+        for (size_t i = 0; i < args.size(); ++i) t[i] = result_to_py(args[i]);
+        py::object r = (*h)(*t);
+        return r.is_none() ? value() : arg_value(r);
+    };
+}
+
+// ---- native_function: a plugin function as a vectorcall Python object ---------------------------
+
+// Note [native_function fast path]: plugin functions are a small CPython type with vectorcall,
+// not pybind11 functions: a call converts the positional arguments straight from the vector
+// (Python floats and ints without any temporary Python objects), resolves the overload and calls
+// the plugin; no argument tuple, no pybind11 dispatcher. That is what keeps a Python -> plugin
+// call within the cost of a bare pybind11 call (bench/plugin_calls.py).
+struct native_function_object {
+    PyObject_HEAD vectorcallfunc vectorcall;
+    std::shared_ptr<pl::function>* fn;
+};
+
+PyTypeObject* g_function_type = nullptr;
+
+PyObject* fn_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+    auto* f = reinterpret_cast<native_function_object*>(self);
+    const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    try {
+        if (kwnames && PyTuple_GET_SIZE(kwnames) > 0)
+            ISTHMUS_THROW(type_error, (*f->fn)->name(),
+                          ": plugin functions take positional arguments only");
+        require_init((*f->fn)->name().c_str());
+        if (n <= 8) {
+            std::array<value, 8> vals;
+            for (Py_ssize_t i = 0; i < n; ++i) vals[static_cast<size_t>(i)] = arg_value(args[i]);
+            return result_to_py(
+                       (*f->fn)->call(std::span<const value>(vals.data(), static_cast<size_t>(n))))
+                .release()
+                .ptr();
+        }
+        std::vector<value> vals;
+        vals.reserve(static_cast<size_t>(n));
+        for (Py_ssize_t i = 0; i < n; ++i) vals.push_back(arg_value(args[i]));
+        return result_to_py((*f->fn)->call(vals)).release().ptr();
+    } catch (py::error_already_set& e) {
+        e.restore();
+    } catch (...) {
+        set_python_error(std::current_exception());
+    }
+    return nullptr;
+}
+
+void fn_dealloc(PyObject* self) {
+    auto* f = reinterpret_cast<native_function_object*>(self);
+    PyTypeObject* tp = Py_TYPE(self);
+    delete f->fn;
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+PyObject* fn_repr(PyObject* self) {
+    auto* f = reinterpret_cast<native_function_object*>(self);
+    return PyUnicode_FromString(("<native function " + (*f->fn)->signature() + " from plugin " +
+                                 (*f->fn)->owner()->name() + ">")
+                                    .c_str());
+}
+
+PyObject* fn_get_name(PyObject* self, void*) {
+    return PyUnicode_FromString(
+        (*reinterpret_cast<native_function_object*>(self)->fn)->name().c_str());
+}
+PyObject* fn_get_signature(PyObject* self, void*) {
+    return PyUnicode_FromString(
+        (*reinterpret_cast<native_function_object*>(self)->fn)->signature().c_str());
+}
+PyObject* fn_get_doc(PyObject* self, void*) {
+    const auto& fn = *reinterpret_cast<native_function_object*>(self)->fn;
+    std::string d = fn->signature();
+    for (const isthmus_function* o : fn->overloads())
+        if (o->doc && *o->doc) d += std::string("\n\n") + o->doc;
+    return PyUnicode_FromString(d.c_str());
+}
+PyObject* fn_get_plugin(PyObject* self, void*) {
+    return PyUnicode_FromString(
+        (*reinterpret_cast<native_function_object*>(self)->fn)->owner()->path().c_str());
+}
+
+PyGetSetDef fn_getset[] = {{"__name__", fn_get_name, nullptr, nullptr, nullptr},
+                           {"signature", fn_get_signature, nullptr, nullptr, nullptr},
+                           {"__doc__", fn_get_doc, nullptr, nullptr, nullptr},
+                           {"plugin_path", fn_get_plugin, nullptr, nullptr, nullptr},
+                           {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyMemberDef fn_members[] = {{"__vectorcalloffset__", T_PYSSIZET,
+                             static_cast<Py_ssize_t>(offsetof(native_function_object, vectorcall)),
+                             READONLY, nullptr},
+                            {nullptr, 0, 0, 0, nullptr}};
+
+void make_function_type(py::module_& m) {
+    static PyType_Slot slots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(&fn_dealloc)},
+                                  {Py_tp_call, reinterpret_cast<void*>(&PyVectorcall_Call)},
+                                  {Py_tp_repr, reinterpret_cast<void*>(&fn_repr)},
+                                  {Py_tp_getset, fn_getset},
+                                  {Py_tp_members, fn_members},
+                                  {0, nullptr}};
+    static PyType_Spec spec = {"isthmus.native_function", sizeof(native_function_object), 0,
+                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL, slots};
+    PyObject* t = PyType_FromSpec(&spec);
+    if (!t) throw py::error_already_set();
+    g_function_type = reinterpret_cast<PyTypeObject*>(t);
+    m.add_object("native_function", py::reinterpret_borrow<py::object>(t));
+}
+
+py::object wrap_function(std::shared_ptr<pl::function> fn) {
+    PyObject* o = g_function_type->tp_alloc(g_function_type, 0);
+    if (!o) throw py::error_already_set();
+    auto* f = reinterpret_cast<native_function_object*>(o);
+    f->vectorcall = &fn_vectorcall;
+    f->fn = new std::shared_ptr<pl::function>(std::move(fn));
+    return py::reinterpret_steal<py::object>(o);
+}
+
+bool is_native_function(py::handle h) {
+    return g_function_type && Py_TYPE(h.ptr()) == g_function_type;
+}
+
+// ---- kernels, objects, events
+// --------------------------------------------------------------------
+
+struct native_kernel {
+    std::shared_ptr<pl::kernel> k;
+};
+
+struct native_object {
+    std::shared_ptr<pl::plugin_object> o;
+};
+
+struct native_event {
+    std::shared_ptr<pl::plugin_object> o;
+    std::string name;
+};
+
+py::object wrap_object(std::shared_ptr<pl::plugin_object> o) {
+    return py::cast(native_object{std::move(o)});
+}
+
+bool is_native_object(py::handle h) {
+    return py::isinstance<native_object>(h);
+}
+
+value native_object_value(py::handle h) {
+    return value(std::static_pointer_cast<object>(h.cast<const native_object&>().o));
+}
+
+// ---- modules and the names they add to isthmus
+// ---------------------------------------------------
+
+std::mutex g_mu;
+std::map<std::string, py::object>* g_modules = nullptr; // library path -> module (never freed)
+
+// Note [native names on q]: import_native adds every function and kernel of the plugin to the
+// `isthmus` package as well (PyQuasar's q.color_temperature). A name that isthmus already has
+// (a built-in, or a function of another plugin) raises ValueError before any name is added;
+// importing the same library again is a no-op returning the same module.
+py::object import_library(const std::shared_ptr<pl::library>& lib) {
+    std::lock_guard lk(g_mu);
+    if (!g_modules) g_modules = new std::map<std::string, py::object>();
+    if (auto it = g_modules->find(lib->path()); it != g_modules->end()) return it->second;
+
+    py::module_ q = py::module_::import("isthmus");
+    std::vector<std::pair<std::string, py::object>> names;
+    for (const auto& n : lib->function_names())
+        names.emplace_back(n, wrap_function(lib->get_function(n)));
+    for (const auto& n : lib->kernel_names())
+        names.emplace_back(n, py::cast(native_kernel{lib->get_kernel(n)}));
+    for (const auto& [n, obj] : names) {
+        if (!py::hasattr(q, n.c_str())) continue;
+        py::object existing = q.attr(n.c_str());
+        std::string from = "isthmus itself";
+        if (py::hasattr(existing, "plugin_path"))
+            from = "plugin " + py::str(existing.attr("plugin_path")).cast<std::string>();
+        ISTHMUS_THROW(value_error, "import_native: plugin ", lib->name(), " (", lib->path(),
+                      ") defines \"", n, "\", which isthmus already has (from ", from,
+                      "); rename it in the plugin");
+    }
+    py::module_ types = py::module_::import("types");
+    py::object mod = types.attr("ModuleType")(lib->name(), lib->describe());
+    mod.attr("__file__") = lib->path();
+    py::list fnames, knames;
+    for (const auto& f : lib->function_names()) fnames.append(f);
+    for (const auto& k : lib->kernel_names()) knames.append(k);
+    mod.attr("functions") = py::tuple(fnames);
+    mod.attr("kernels") = py::tuple(knames);
+    for (const auto& [n, obj] : names) {
+        mod.attr(n.c_str()) = obj;
+        q.attr(n.c_str()) = obj;
+    }
+    g_modules->emplace(lib->path(), mod);
+    return mod;
+}
+
+shape_t dims_from_py(py::handle h) {
+    if (PyLong_Check(h.ptr())) return {h.cast<int64_t>()};
+    if (is_qvalue(h) || py::isinstance<py::array>(h)) {
+        const tensor t = asvalue(h).as_tensor();
+        shape_t d;
+        for (double x : t.to_vector<double>()) d.push_back(static_cast<int64_t>(x));
+        return d;
+    }
+    ISTHMUS_CHECK(py::isinstance<py::sequence>(h) && !py::isinstance<py::str>(h), type_error,
+                  "parallel_do: dims must be an int or a sequence of ints, got ", type_name(h));
+    shape_t d;
+    for (py::handle x : py::reinterpret_borrow<py::sequence>(h)) {
+        ISTHMUS_CHECK(PyLong_Check(x.ptr()) || PyIndex_Check(x.ptr()), type_error,
+                      "parallel_do: dims must hold ints, got ", type_name(x));
+        d.push_back(py::reinterpret_steal<py::object>(PyNumber_Index(x.ptr())).cast<int64_t>());
+    }
+    return d;
+}
+
+PyObject* g_compile_error = nullptr;
+
+} // namespace
+
+void bind_plugins(py::module_& m) {
+    make_function_type(m);
+
+    // q.CompileError: a RuntimeError carrying the compiler's diagnostics.
+    g_compile_error = PyErr_NewExceptionWithDoc(
+        "isthmus.CompileError",
+        "Raised by compile_string / compile_file when the C++ compiler fails; `diagnostics` "
+        "holds the compiler's messages (line numbers relative to the given source).",
+        PyExc_RuntimeError, nullptr);
+    m.add_object("CompileError", py::reinterpret_borrow<py::object>(g_compile_error));
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const pl::compile_error& e) {
+            py::object cls = py::reinterpret_borrow<py::object>(g_compile_error);
+            py::object inst = cls(e.what());
+            inst.attr("diagnostics") = e.diagnostics();
+            PyErr_SetObject(g_compile_error, inst.ptr());
+        }
+    });
+
+    py::class_<native_kernel>(m, "native_kernel", "A plugin kernel; run it with parallel_do.")
+        .def_property_readonly("name", [](const native_kernel& k) { return k.k->name(); })
+        .def_property_readonly("signature", [](const native_kernel& k) { return k.k->signature(); })
+        .def_property_readonly("plugin_path",
+                               [](const native_kernel& k) { return k.k->owner()->path(); })
+        .def_property_readonly("__doc__",
+                               [](const native_kernel& k) {
+                                   const char* d = k.k->abi()->doc;
+                                   return k.k->signature() +
+                                          (d && *d ? std::string("\n\n") + d : "");
+                               })
+        .def("__repr__",
+             [](const native_kernel& k) {
+                 return "<native kernel " + k.k->signature() + " from plugin " +
+                        k.k->owner()->name() + ">";
+             })
+        .def("__call__", [](const native_kernel& k, py::args, py::kwargs) {
+            ISTHMUS_THROW(type_error, "kernel ", k.k->name(),
+                          " runs through parallel_do(dims, args..., kernel), not by a call");
+        });
+
+    py::class_<native_event>(m, "native_event",
+                             "An event of a native object: a list of callbacks the plugin fires.")
+        .def(
+            "add",
+            [](const native_event& e, py::function fn) {
+                const std::string nm =
+                    py::str(py::getattr(fn, "__qualname__", py::str("callable")));
+                e.o->add_listener(e.name, python_callable(fn), nm);
+            },
+            py::arg("callback"), "Adds a callable; the plugin calls it when the event fires.")
+        .def(
+            "clear", [](const native_event& e) { e.o->clear_listeners(e.name); },
+            "Removes every callback.")
+        .def("__len__", [](const native_event& e) { return e.o->listener_count(e.name); })
+        .def("__iadd__",
+             [](native_event& e, py::function fn) {
+                 e.o->add_listener(e.name, python_callable(fn));
+                 return e;
+             })
+        .def("__repr__", [](const native_event& e) {
+            return "<native event " + e.name + " of " + e.o->to_string() + ", " +
+                   std::to_string(e.o->listener_count(e.name)) + " callback(s)>";
+        });
+
+    py::class_<native_object>(m, "native_object",
+                              "An instance of a plugin object type: fields are attributes, "
+                              "methods are callable, events take callbacks (obj.onclick.add(f)).")
+        .def("__getattr__",
+             [](const native_object& self, const std::string& name) -> py::object {
+                 const auto& o = self.o;
+                 if (o->has_field(name)) return result_to_py(o->get(name));
+                 if (o->has_event(name)) return py::cast(native_event{o, name});
+                 if (o->has_method(name)) {
+                     return py::cpp_function(
+                         [o, name](py::args args) {
+                             std::vector<value> vs;
+                             for (py::handle a : args) vs.push_back(arg_value(a));
+                             return result_to_py(o->call(name, vs));
+                         },
+                         py::name(name.c_str()));
+                 }
+                 std::string have;
+                 for (const auto& v : {o->fields(), o->methods(), o->events()})
+                     for (const auto& n : v) have += (have.empty() ? "" : ", ") + n;
+                 throw py::attribute_error("'" + o->kind() + "' object has no attribute '" + name +
+                                           "' (it has: " + (have.empty() ? "nothing" : have) + ")");
+             })
+        .def("__setattr__",
+             [](const native_object& self, const std::string& name, py::handle v) {
+                 if (!self.o->has_field(name))
+                     throw py::attribute_error("'" + self.o->kind() + "' object has no field '" +
+                                               name + "'");
+                 self.o->set(name, arg_value(v));
+             })
+        .def("__dir__",
+             [](const native_object& self) {
+                 py::list l;
+                 for (const auto& v : {self.o->fields(), self.o->methods(), self.o->events()})
+                     for (const auto& n : v) l.append(n);
+                 return l;
+             })
+        .def_property_readonly("type_name",
+                               [](const native_object& self) { return self.o->kind(); })
+        .def("__repr__", [](const native_object& self) { return self.o->to_string(); });
+
+    m.def(
+        "import_native",
+        [](const std::string& path_or_name) {
+            require_init("import_native");
+            std::shared_ptr<pl::library> lib;
+            {
+                py::gil_scoped_release nogil;
+                lib = pl::load(path_or_name);
+            }
+            return import_library(lib);
+        },
+        py::arg("path_or_name"),
+        "Loads a compiled plugin by path, or by name from ISTHMUS_PLUGIN_PATH and then the\n"
+        "working directory (name, libname.so, name.so). Returns a module whose functions and\n"
+        "kernels are also added to isthmus itself (a name clash raises ValueError).");
+    m.def(
+        "compile_string",
+        [](const std::string& name, const std::string& source, std::vector<std::string> flags) {
+            require_init("compile_string");
+            pl::compile_options o;
+            o.flags = std::move(flags);
+            std::shared_ptr<pl::library> lib;
+            {
+                py::gil_scoped_release nogil;
+                lib = pl::compile_string(name, source, o);
+            }
+            return import_library(lib);
+        },
+        py::arg("name"), py::arg("source"), py::arg("flags") = std::vector<std::string>{},
+        "Compiles C++ source (which defines the plugin with ISTHMUS_PLUGIN(name, m); the header\n"
+        "isthmus/plugin.hpp is included for it) into a cached plugin and imports it like\n"
+        "import_native. Cache: $ISTHMUS_CACHE_DIR, else ~/.cache/isthmus. Raises CompileError\n"
+        "with the compiler's diagnostics when the source does not compile.");
+    m.def(
+        "compile_file",
+        [](const std::string& path, std::vector<std::string> flags) {
+            require_init("compile_file");
+            pl::compile_options o;
+            o.flags = std::move(flags);
+            std::shared_ptr<pl::library> lib;
+            {
+                py::gil_scoped_release nogil;
+                lib = pl::compile_file(path, o);
+            }
+            return import_library(lib);
+        },
+        py::arg("path"), py::arg("flags") = std::vector<std::string>{},
+        "compile_string on a file's contents (the plugin file is named after the file's stem).");
+    m.def(
+        "parallel_do",
+        [](py::args args) {
+            require_init("parallel_do");
+            ISTHMUS_CHECK(args.size() >= 2, type_error,
+                          "parallel_do(dims, args..., kernel): expected at least dims and a "
+                          "kernel, got ",
+                          args.size(), " argument(s)");
+            py::handle last = args[args.size() - 1];
+            ISTHMUS_CHECK(py::isinstance<native_kernel>(last), type_error,
+                          "parallel_do(dims, args..., kernel): the last argument must be a "
+                          "native kernel, got ",
+                          type_name(last));
+            const auto& k = last.cast<const native_kernel&>();
+            const shape_t dims = dims_from_py(args[0]);
+            std::vector<value> vals;
+            vals.reserve(args.size() - 2);
+            for (size_t i = 1; i + 1 < args.size(); ++i) vals.push_back(arg_value(args[i]));
+            py::gil_scoped_release nogil;
+            pl::parallel_do(dims, vals, *k.k);
+        },
+        "parallel_do(dims, args..., kernel): runs a plugin kernel at every position of dims\n"
+        "(an int or 1 to 4 sizes), in parallel on the CPU. Tensor arguments are locked for the\n"
+        "duration; argument counts and types are checked before anything runs.");
+    m.def(
+        "plugin_cache_dir", [] { return pl::cache_dir(); },
+        "The directory compile_string caches plugins in.");
+    m.def(
+        "plugin_include_dir", [] { return pl::plugin_include_dir(); },
+        "The directory holding isthmus/plugin.hpp (for building plugins by hand).");
+    m.attr("PLUGIN_ABI_VERSION") = ISTHMUS_PLUGIN_ABI_VERSION;
+}
+
+} // namespace isthmus::pymod

@@ -1,0 +1,95 @@
+"""The seed's custom PyTorch layer: mapping_forward / mapping_backward compiled into a plugin.
+
+y = a[x] looks each input value up in a 256-entry table `a` (clamped indices); the backward pass
+scatters the output gradient into the table. The pair becomes a torch.autograd.Function through
+q.autograd.function, passes torch.autograd.gradcheck in float64, and trains the table so that
+y approximates cos(x).
+
+    python examples/mapping_layer.py
+"""
+import numpy as np
+import torch
+from torch.autograd import gradcheck
+
+import isthmus as q
+
+LAYER_SRC = r"""
+#include <cmath>
+namespace ip = isthmus::plugin;
+
+template <typename T>
+using table = ip::view<const T, 1, ip::access::clamped>; // Quasar: a : vec'clamped(256)
+
+template <typename T>
+static ip::tensor<T, 2> forward(table<T> a, ip::view<const T, 2> x) {
+    ip::tensor<T, 2> y({x.size(0), x.size(1)});
+    for (int64_t m = 0; m < x.size(0); ++m)
+        for (int64_t n = 0; n < x.size(1); ++n)
+            y(m, n) = a(static_cast<int64_t>(std::floor(x(m, n))));
+    return y;
+}
+
+// d(sum(y * dy)) / da: every output's gradient lands in the table entry it read.
+template <typename T>
+static ip::tensor<T, 1> backward(table<T> a, ip::view<const T, 2> x, ip::view<const T, 2> dy) {
+    const int64_t k = a.size(0);
+    ip::tensor<T, 1> da({k});
+    for (int64_t i = 0; i < k; ++i) da(i) = 0;
+    for (int64_t m = 0; m < x.size(0); ++m)
+        for (int64_t n = 0; n < x.size(1); ++n) {
+            int64_t i = static_cast<int64_t>(std::floor(x(m, n)));
+            i = i < 0 ? 0 : (i >= k ? k - 1 : i);
+            da(i) += dy(m, n);
+        }
+    return da;
+}
+
+ISTHMUS_PLUGIN(layer, m) {
+    m.def("mapping_forward", &forward<float>, {"a", "x"});
+    m.def("mapping_forward", &forward<double>, {"a", "x"});
+    m.def("mapping_backward", &backward<float>, {"a", "x", "da"});
+    m.def("mapping_backward", &backward<double>, {"a", "x", "da"});
+}
+"""
+
+
+def main(steps=300):
+    q.init("cpu")
+    q.compile_string("layer", LAYER_SRC)
+    Mapping = q.autograd.function(q.mapping_forward, q.mapping_backward, differentiable=(0,),
+                                  name="Mapping")
+    mapping = Mapping.apply
+
+    torch.manual_seed(0)
+    # gradcheck in float64: table entries are the differentiable inputs, x holds indices.
+    w64 = torch.randn(256, dtype=torch.float64, requires_grad=True)
+    x64 = torch.floor(torch.rand(3, 40, dtype=torch.float64) * 300) - 20  # some out of range
+    assert gradcheck(mapping, (w64, x64), eps=1e-6, atol=1e-6)
+    print("gradcheck (float64): passed")
+
+    # Training, as in the seed: fit the table so that y_pred = w[x] approximates cos(x).
+    dtype = torch.float32
+    N, D_in = 1, 1000
+    x = torch.floor(torch.rand(N, D_in, dtype=dtype) * 255)
+    y = torch.cos(x) + torch.randn(N, D_in, dtype=dtype) * 0.1
+    w = torch.linspace(0, 255, steps=256, dtype=dtype, requires_grad=True)
+    learning_rate = 5e-2
+    losses = []
+    for t in range(steps):
+        y_pred = mapping(w, x)
+        loss = (y_pred - y).pow(2).sum()
+        losses.append(loss.item())
+        if t % 50 == 49:
+            print(t, loss.item())
+        loss.backward()
+        with torch.no_grad():
+            w -= learning_rate * w.grad
+            w.grad.zero_()
+    print(f"loss: {losses[0]:.1f} -> {losses[-1]:.3f}")
+    assert losses[-1] < 0.01 * losses[0], "the loss did not fall"
+    print("mapping_layer: OK")
+    return losses
+
+
+if __name__ == "__main__":
+    main()

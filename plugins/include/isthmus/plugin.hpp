@@ -1,0 +1,1140 @@
+// The header-only C++ layer for plugin authors: typed functions, kernels, views, object types.
+#pragma once
+
+// Note [author layer]: this header depends on plugin_abi.h and the standard library only, so a
+// plugin links neither libisthmus nor Python. It turns typed C++ callables into the C
+// descriptors of the ABI: argument conversion is generated per parameter type at compile time,
+// kernels get a launcher whose per-element loop calls the body directly (inlined; the host
+// never calls per element), and every C++ exception is caught at the boundary and reported as
+// a message through the host's set_error, never propagated into the host.
+//
+//     #include <isthmus/plugin.hpp>
+//     namespace ip = isthmus::plugin;
+//     double add(double a, double b) { return a + b; }
+//     ISTHMUS_PLUGIN(example, m) {
+//         m.def("add", &add, {"a", "b"}, "Adds two numbers.");
+//         m.kernel("scale", [](ip::view<const float, 1> x, ip::view<float, 1> y, float s,
+//                              ip::ivec<1> pos) { y(pos[0]) = s * x(pos[0]); }, {"x", "y", "s"});
+//     }
+
+#include "isthmus/plugin_abi.h"
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace isthmus::plugin {
+
+// ---- errors ------------------------------------------------------------------------------
+
+/// An error a plugin raises; reaches the caller as the typed error of `code` (RuntimeError,
+/// ValueError, TypeError, IndexError, MemoryError in Python) with the message unchanged.
+class error : public std::runtime_error {
+public:
+    explicit error(const std::string& msg, int32_t code = ISTHMUS_ERR_RUNTIME)
+        : std::runtime_error(msg), code_(code) {}
+    int32_t code() const noexcept { return code_; }
+
+private:
+    int32_t code_;
+};
+/// ValueError.
+struct value_error : error {
+    explicit value_error(const std::string& m) : error(m, ISTHMUS_ERR_VALUE) {}
+};
+/// TypeError.
+struct type_error : error {
+    explicit type_error(const std::string& m) : error(m, ISTHMUS_ERR_TYPE) {}
+};
+/// IndexError.
+struct index_error : error {
+    explicit index_error(const std::string& m) : error(m, ISTHMUS_ERR_INDEX) {}
+};
+
+namespace detail {
+
+/// The call context of the function or kernel chunk running on this thread.
+inline thread_local isthmus_call* t_call = nullptr;
+/// The host table given to the entry point.
+inline const isthmus_host* g_host = nullptr;
+
+struct call_scope {
+    isthmus_call* prev;
+    explicit call_scope(isthmus_call* c) : prev(t_call) { t_call = c; }
+    ~call_scope() { t_call = prev; }
+};
+
+/// Reports the exception in flight to the host; returns the non-zero status to return.
+inline int report(isthmus_call* call) noexcept {
+    int32_t code = ISTHMUS_ERR_RUNTIME;
+    std::string msg;
+    try {
+        throw;
+    } catch (const error& e) {
+        code = e.code();
+        msg = e.what();
+    } catch (const std::bad_alloc&) {
+        code = ISTHMUS_ERR_MEMORY;
+        msg = "out of memory";
+    } catch (const std::out_of_range& e) {
+        code = ISTHMUS_ERR_INDEX;
+        msg = e.what();
+    } catch (const std::invalid_argument& e) {
+        code = ISTHMUS_ERR_VALUE;
+        msg = e.what();
+    } catch (const std::exception& e) {
+        msg = e.what();
+    } catch (...) {
+        msg = "unknown C++ exception in plugin";
+    }
+    if (call && call->host && call->host->set_error) call->host->set_error(call, code, msg.c_str());
+    return 1;
+}
+
+template <typename... A>
+std::string cat(const A&... a) {
+    std::string s;
+    ((s +=
+      [](const auto& x) {
+          if constexpr (std::is_arithmetic_v<std::decay_t<decltype(x)>>)
+              return std::to_string(x);
+          else
+              return std::string(x);
+      }(a)),
+     ...);
+    return s;
+}
+
+} // namespace detail
+
+/// The call context of the running function (for the host callbacks); throws outside a call.
+inline isthmus_call* current_call() {
+    if (!detail::t_call) throw error("isthmus::plugin: no host call is running on this thread");
+    return detail::t_call;
+}
+
+/// Writes a message to the host's log.
+inline void log(const std::string& msg, int32_t level = ISTHMUS_LOG_INFO) {
+    isthmus_call* c = detail::t_call;
+    if (c && c->host->log) c->host->log(c, level, msg.c_str());
+}
+
+// ---- dtypes ------------------------------------------------------------------------------
+
+/// C++ element type -> ABI dtype code.
+template <typename T>
+struct dtype_code;
+#define ISTHMUS_PLUGIN_DTYPE(CT, CODE)                                                             \
+    template <>                                                                                    \
+    struct dtype_code<CT> {                                                                        \
+        static constexpr int32_t value = CODE;                                                     \
+    };
+ISTHMUS_PLUGIN_DTYPE(bool, ISTHMUS_DT_BOOL)
+ISTHMUS_PLUGIN_DTYPE(int8_t, ISTHMUS_DT_INT8)
+ISTHMUS_PLUGIN_DTYPE(int16_t, ISTHMUS_DT_INT16)
+ISTHMUS_PLUGIN_DTYPE(int32_t, ISTHMUS_DT_INT32)
+ISTHMUS_PLUGIN_DTYPE(int64_t, ISTHMUS_DT_INT64)
+ISTHMUS_PLUGIN_DTYPE(uint8_t, ISTHMUS_DT_UINT8)
+ISTHMUS_PLUGIN_DTYPE(uint16_t, ISTHMUS_DT_UINT16)
+ISTHMUS_PLUGIN_DTYPE(uint32_t, ISTHMUS_DT_UINT32)
+ISTHMUS_PLUGIN_DTYPE(uint64_t, ISTHMUS_DT_UINT64)
+ISTHMUS_PLUGIN_DTYPE(float, ISTHMUS_DT_FLOAT32)
+ISTHMUS_PLUGIN_DTYPE(double, ISTHMUS_DT_FLOAT64)
+ISTHMUS_PLUGIN_DTYPE(std::complex<float>, ISTHMUS_DT_COMPLEX64)
+ISTHMUS_PLUGIN_DTYPE(std::complex<double>, ISTHMUS_DT_COMPLEX128)
+#undef ISTHMUS_PLUGIN_DTYPE
+
+/// A dtype code's name, for messages.
+inline const char* dtype_name(int32_t code) {
+    static const char* const names[] = {
+        "bool",   "int8",    "int16",    "int32",   "int64",   "uint8",     "uint16",    "uint32",
+        "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"};
+    return code >= 0 && code <= ISTHMUS_DT_COMPLEX128 ? names[code] : "any";
+}
+
+namespace detail {
+/// Element `i` (in memory order, already strided) of a tensor of any real dtype, as double.
+inline double load_as_double(const void* data, int32_t dt, int64_t i) {
+    switch (dt) {
+    case ISTHMUS_DT_BOOL:
+        return static_cast<const bool*>(data)[i];
+    case ISTHMUS_DT_INT8:
+        return static_cast<const int8_t*>(data)[i];
+    case ISTHMUS_DT_INT16:
+        return static_cast<const int16_t*>(data)[i];
+    case ISTHMUS_DT_INT32:
+        return static_cast<const int32_t*>(data)[i];
+    case ISTHMUS_DT_INT64:
+        return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    case ISTHMUS_DT_UINT8:
+        return static_cast<const uint8_t*>(data)[i];
+    case ISTHMUS_DT_UINT16:
+        return static_cast<const uint16_t*>(data)[i];
+    case ISTHMUS_DT_UINT32:
+        return static_cast<const uint32_t*>(data)[i];
+    case ISTHMUS_DT_UINT64:
+        return static_cast<double>(static_cast<const uint64_t*>(data)[i]);
+    case ISTHMUS_DT_FLOAT32:
+        return static_cast<const float*>(data)[i];
+    case ISTHMUS_DT_FLOAT64:
+        return static_cast<const double*>(data)[i];
+    default:
+        throw type_error(cat("isthmus::plugin: cannot read ", dtype_name(dt), " elements"));
+    }
+}
+} // namespace detail
+
+// ---- fixed vectors -----------------------------------------------------------------------
+
+/// A fixed-size vector (Quasar's vec2..vec4): value semantics, elementwise arithmetic.
+template <typename T, int N>
+struct vec {
+    T v[N];
+    constexpr T& operator[](int i) { return v[i]; }
+    constexpr const T& operator[](int i) const { return v[i]; }
+    static constexpr int size() { return N; }
+#define ISTHMUS_VEC_OP(OP)                                                                         \
+    friend constexpr vec operator OP(const vec& a, const vec& b) {                                 \
+        vec r{};                                                                                   \
+        for (int i = 0; i < N; ++i) r.v[i] = a.v[i] OP b.v[i];                                     \
+        return r;                                                                                  \
+    }                                                                                              \
+    friend constexpr vec operator OP(const vec& a, T s) {                                          \
+        vec r{};                                                                                   \
+        for (int i = 0; i < N; ++i) r.v[i] = a.v[i] OP s;                                          \
+        return r;                                                                                  \
+    }                                                                                              \
+    friend constexpr vec operator OP(T s, const vec& a) {                                          \
+        vec r{};                                                                                   \
+        for (int i = 0; i < N; ++i) r.v[i] = s OP a.v[i];                                          \
+        return r;                                                                                  \
+    }
+    ISTHMUS_VEC_OP(+)
+    ISTHMUS_VEC_OP(-)
+    ISTHMUS_VEC_OP(*)
+    ISTHMUS_VEC_OP(/)
+#undef ISTHMUS_VEC_OP
+    friend constexpr bool operator==(const vec& a, const vec& b) {
+        for (int i = 0; i < N; ++i)
+            if (!(a.v[i] == b.v[i])) return false;
+        return true;
+    }
+};
+using vec2 = vec<float, 2>;
+using vec3 = vec<float, 3>;
+using vec4 = vec<float, 4>;
+using dvec2 = vec<double, 2>;
+using dvec3 = vec<double, 3>;
+using dvec4 = vec<double, 4>;
+/// Integer positions: the last parameter of a kernel of rank N.
+template <int N>
+using ivec = vec<int64_t, N>;
+using ivec2 = ivec<2>;
+using ivec3 = ivec<3>;
+
+// ---- tensor views ------------------------------------------------------------------------
+
+/// Quasar's access modifiers: what an index outside [0, size) does.
+enum class access {
+    unchecked, ///< no check (fastest; out of range is undefined behaviour)
+    checked,   ///< raises index_error naming the index and the size
+    clamped,   ///< clamps to the nearest edge element
+    circular,  ///< wraps around (periodic)
+    mirror     ///< reflects at the edges (..., 1, 0, 0, 1, ... ; half-sample symmetric)
+};
+
+namespace detail {
+template <access A>
+inline int64_t map_index(int64_t i, int64_t n, int d) {
+    if constexpr (A == access::unchecked) {
+        (void)n;
+        (void)d;
+        return i;
+    } else if constexpr (A == access::checked) {
+        if (i < 0 || i >= n)
+            throw index_error(cat("index ", i, " is out of bounds for dimension ", d, " with size ",
+                                  n, " ('checked access)"));
+        return i;
+    } else if constexpr (A == access::clamped) {
+        (void)d;
+        return i < 0 ? 0 : (i >= n ? n - 1 : i);
+    } else if constexpr (A == access::circular) {
+        (void)d;
+        int64_t r = i % n;
+        return r < 0 ? r + n : r;
+    } else {
+        (void)d;
+        const int64_t p = 2 * n;
+        int64_t r = i % p;
+        if (r < 0) r += p;
+        return r < n ? r : p - 1 - r;
+    }
+}
+} // namespace detail
+
+/// A typed, strided N-d view of a tensor argument. `T` const: read-only (the host locks for
+/// reading and may convert the dtype); non-const: read-write (exact dtype). `A` says what an
+/// index outside the tensor does (see access).
+template <typename T, int N, access A = access::unchecked>
+class view {
+public:
+    using element_type = T;
+    using value_type = std::remove_const_t<T>;
+    static constexpr int rank = N;
+    static constexpr access modifier = A;
+
+    view() = default;
+    /// Views a tensor descriptor; throws type_error when the dtype or rank differs.
+    explicit view(const isthmus_tensor& t) {
+        if (t.dtype != dtype_code<value_type>::value)
+            throw type_error(detail::cat("expected a tensor of ",
+                                         dtype_name(dtype_code<value_type>::value), ", got ",
+                                         dtype_name(t.dtype)));
+        if (t.ndim != N)
+            throw type_error(
+                detail::cat("expected a tensor with ", N, " dimension(s), got ", t.ndim));
+        data_ = static_cast<T*>(t.data);
+        for (int d = 0; d < N; ++d) {
+            shape_[d] = t.shape[d];
+            strides_[d] = t.strides[d];
+        }
+    }
+    T* data() const { return data_; }
+    int64_t size(int d) const { return shape_[d]; }
+    int64_t stride(int d) const { return strides_[d]; }
+    int64_t numel() const {
+        int64_t n = 1;
+        for (int d = 0; d < N; ++d) n *= shape_[d];
+        return n;
+    }
+    /// Element at the given indices (one per dimension), after the access modifier.
+    template <typename... I>
+    T& operator()(I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        const int64_t ii[] = {static_cast<int64_t>(idx)...};
+        int64_t off = 0;
+        for (int d = 0; d < N; ++d) off += detail::map_index<A>(ii[d], shape_[d], d) * strides_[d];
+        return data_[off];
+    }
+    /// Element at a position vector.
+    T& operator[](const ivec<N>& p) const {
+        int64_t off = 0;
+        for (int d = 0; d < N; ++d) off += detail::map_index<A>(p[d], shape_[d], d) * strides_[d];
+        return data_[off];
+    }
+    /// K consecutive elements along the last dimension, from `idx...` (Quasar's x[i, j, 0..2]).
+    template <int K, typename... I>
+    vec<value_type, K> load(I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        const int64_t ii[] = {static_cast<int64_t>(idx)...};
+        vec<value_type, K> r{};
+        for (int k = 0; k < K; ++k) {
+            int64_t off = 0;
+            for (int d = 0; d < N; ++d)
+                off +=
+                    detail::map_index<A>(ii[d] + (d == N - 1 ? k : 0), shape_[d], d) * strides_[d];
+            r[k] = data_[off];
+        }
+        return r;
+    }
+    /// Stores K consecutive elements along the last dimension, from `idx...`.
+    template <int K, typename... I>
+    void store(const vec<value_type, K>& v, I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        const int64_t ii[] = {static_cast<int64_t>(idx)...};
+        for (int k = 0; k < K; ++k) {
+            int64_t off = 0;
+            for (int d = 0; d < N; ++d)
+                off +=
+                    detail::map_index<A>(ii[d] + (d == N - 1 ? k : 0), shape_[d], d) * strides_[d];
+            data_[off] = v[k];
+        }
+    }
+
+private:
+    T* data_ = nullptr;
+    int64_t shape_[N > 0 ? N : 1] = {};
+    int64_t strides_[N > 0 ? N : 1] = {};
+};
+
+/// Quasar-style names: vec/mat/cube views of `scalar` (float32) data and their float64 forms.
+template <access A = access::unchecked>
+using vec_view = view<float, 1, A>;
+template <access A = access::unchecked>
+using mat_view = view<float, 2, A>;
+template <access A = access::unchecked>
+using cube_view = view<float, 3, A>;
+
+/// A tensor the plugin allocates through the host (a result): C-contiguous, CPU, owned by the
+/// host from the moment it exists, so nothing leaks when the function throws afterwards.
+template <typename T, int N>
+class tensor {
+public:
+    /// Allocates a new tensor of `shape` in the running call.
+    explicit tensor(const int64_t (&shape)[N]) : tensor(shape, N) {}
+    tensor(const int64_t* shape, int ndim) {
+        isthmus_call* c = current_call();
+        if (ndim != N) throw value_error("isthmus::plugin::tensor: rank mismatch");
+        if (c->host->new_tensor(c, dtype_code<T>::value, N, shape, &v_) != 0)
+            throw error("isthmus::plugin::tensor: the host could not allocate the tensor");
+        view_ = view<T, N>(v_.u.t);
+    }
+    const view<T, N>& v() const { return view_; }
+    template <typename... I>
+    T& operator()(I... idx) const {
+        return view_(idx...);
+    }
+    T* data() const { return view_.data(); }
+    int64_t size(int d) const { return view_.size(d); }
+    int64_t numel() const { return view_.numel(); }
+    const isthmus_value& raw() const { return v_; }
+
+private:
+    isthmus_value v_{};
+    view<T, N> view_;
+};
+
+// ---- host callables and events -----------------------------------------------------------
+
+/// An owned host callable (e.g. a Python function): call it with values, release on drop.
+class callback {
+public:
+    callback() = default;
+    explicit callback(isthmus_callback cb) : cb_(new isthmus_callback(cb), &drop) {}
+    explicit operator bool() const { return cb_ != nullptr; }
+    /// Calls the host function with already-marshalled arguments; throws the host's error.
+    void invoke(const isthmus_value* args, int32_t nargs, isthmus_value* result) const;
+
+private:
+    static void drop(isthmus_callback* cb) {
+        if (cb->release) cb->release(cb->data);
+        delete cb;
+    }
+    std::shared_ptr<isthmus_callback> cb_;
+};
+
+namespace detail {
+template <typename T>
+isthmus_value to_abi(const T& v);
+} // namespace detail
+
+/// A list of host callbacks an object type fires (Quasar's events: `button.onclick.add(f)`).
+/// Callbacks receive the arguments of fire() (numbers, bools, strings).
+template <typename... Args>
+class event {
+public:
+    void add(callback cb) { cbs_.push_back(std::move(cb)); }
+    void clear() { cbs_.clear(); }
+    size_t size() const { return cbs_.size(); }
+    /// Calls every callback in order; the first error stops and propagates as an exception.
+    void fire(const Args&... args) const {
+        isthmus_value vs[sizeof...(Args) > 0 ? sizeof...(Args) : 1] = {detail::to_abi(args)...};
+        for (const callback& cb : std::vector<callback>(cbs_)) {
+            isthmus_value r{};
+            cb.invoke(vs, static_cast<int32_t>(sizeof...(Args)), &r);
+        }
+    }
+
+private:
+    std::vector<callback> cbs_;
+};
+
+namespace detail {
+
+// ---- value conversion --------------------------------------------------------------------
+
+template <typename T>
+struct is_vec : std::false_type {};
+template <typename T, int N>
+struct is_vec<vec<T, N>> : std::true_type {};
+template <typename T>
+struct is_view : std::false_type {};
+template <typename T, int N, access A>
+struct is_view<view<T, N, A>> : std::true_type {};
+template <typename T>
+struct is_tensor : std::false_type {};
+template <typename T, int N>
+struct is_tensor<tensor<T, N>> : std::true_type {};
+template <typename T>
+struct is_complex : std::false_type {};
+template <typename T>
+struct is_complex<std::complex<T>> : std::true_type {};
+template <typename T>
+struct is_shared : std::false_type {};
+template <typename T>
+struct is_shared<std::shared_ptr<T>> : std::true_type {};
+
+/// Per object type T: its descriptor, once registered.
+template <typename T>
+struct type_slot {
+    static inline const isthmus_type* desc = nullptr;
+};
+
+inline const char* kind_name(int32_t k) {
+    static const char* const names[] = {"none",   "bool",   "int",    "float",   "complex",
+                                        "string", "tensor", "object", "callable"};
+    return k >= 0 && k <= ISTHMUS_VALUE_CALLBACK ? names[k] : "unknown";
+}
+
+[[noreturn]] inline void bad_arg(const char* expected, const isthmus_value& v) {
+    throw type_error(cat("expected ", expected, ", got ", kind_name(v.kind)));
+}
+
+inline double as_double(const isthmus_value& v) {
+    switch (v.kind) {
+    case ISTHMUS_VALUE_BOOL:
+    case ISTHMUS_VALUE_INT:
+        return static_cast<double>(v.u.i);
+    case ISTHMUS_VALUE_FLOAT:
+        return v.u.f;
+    default:
+        bad_arg("a number", v);
+    }
+}
+
+/// Converts one argument to the C++ parameter type P (by value; views alias the tensor).
+template <typename P>
+struct arg_caster {
+    using T = std::remove_cvref_t<P>;
+    static T get(const isthmus_value& v) {
+        if constexpr (std::is_same_v<T, bool>) {
+            if (v.kind != ISTHMUS_VALUE_BOOL && v.kind != ISTHMUS_VALUE_INT) bad_arg("a bool", v);
+            return v.u.i != 0;
+        } else if constexpr (std::is_integral_v<T>) {
+            if (v.kind != ISTHMUS_VALUE_INT && v.kind != ISTHMUS_VALUE_BOOL)
+                bad_arg("an integer", v);
+            return static_cast<T>(v.u.i);
+        } else if constexpr (std::is_floating_point_v<T>) {
+            return static_cast<T>(as_double(v));
+        } else if constexpr (is_complex<T>::value) {
+            if (v.kind == ISTHMUS_VALUE_COMPLEX) return T(v.u.c[0], v.u.c[1]);
+            return T(static_cast<typename T::value_type>(as_double(v)));
+        } else if constexpr (std::is_same_v<T, std::string> ||
+                             std::is_same_v<T, std::string_view>) {
+            if (v.kind != ISTHMUS_VALUE_STRING) bad_arg("a string", v);
+            return T(v.u.s.data, static_cast<size_t>(v.u.s.size));
+        } else if constexpr (is_view<T>::value) {
+            if (v.kind != ISTHMUS_VALUE_TENSOR) bad_arg("a tensor", v);
+            return T(v.u.t);
+        } else if constexpr (is_vec<T>::value) {
+            T r{};
+            constexpr int n = T::size();
+            if (v.kind == ISTHMUS_VALUE_TENSOR) {
+                const isthmus_tensor& t = v.u.t;
+                int64_t numel = 1;
+                for (int d = 0; d < t.ndim; ++d) numel *= t.shape[d];
+                if (numel != n || t.ndim > 1)
+                    throw value_error(cat("expected a vector of ", n, " elements, got a tensor of ",
+                                          numel, " element(s) and ", t.ndim, " dimension(s)"));
+                const int64_t s = t.ndim == 1 ? t.strides[0] : 0;
+                for (int i = 0; i < n; ++i)
+                    r[i] = static_cast<std::remove_cvref_t<decltype(r[0])>>(
+                        load_as_double(t.data, t.dtype, i * s));
+                return r;
+            }
+            bad_arg(cat("a vector of ", n, " elements").c_str(), v);
+        } else if constexpr (std::is_same_v<T, callback>) {
+            if (v.kind != ISTHMUS_VALUE_CALLBACK) bad_arg("a callable", v);
+            return callback(v.u.cb);
+        } else if constexpr (std::is_same_v<T, isthmus_tensor>) {
+            if (v.kind != ISTHMUS_VALUE_TENSOR) bad_arg("a tensor", v);
+            return v.u.t;
+        } else if constexpr (std::is_same_v<T, isthmus_value>) {
+            return v;
+        } else if constexpr (is_shared<T>::value) {
+            using U = typename T::element_type;
+            if (v.kind != ISTHMUS_VALUE_OBJECT) bad_arg("an object", v);
+            if (v.u.o.type != type_slot<U>::desc)
+                throw type_error(cat("expected an object of type ", type_slot<U>::desc->name,
+                                     ", got one of type ", v.u.o.type ? v.u.o.type->name : "?"));
+            return *static_cast<std::shared_ptr<U>*>(v.u.o.instance);
+        } else {
+            static_assert(sizeof(T) == 0, "isthmus::plugin: unsupported parameter type");
+        }
+    }
+};
+
+/// Describes a parameter type for the host's checks and listings.
+template <typename P>
+isthmus_param describe_param(const char* name) {
+    using T = std::remove_cvref_t<P>;
+    isthmus_param p{name, ISTHMUS_PARAM_ANY, ISTHMUS_DT_ANY, -1, 0, 0, "any", nullptr};
+    if constexpr (std::is_same_v<T, bool>) {
+        p.kind = ISTHMUS_PARAM_BOOL, p.dtype = ISTHMUS_DT_BOOL, p.type_name = "bool";
+    } else if constexpr (std::is_integral_v<T>) {
+        p.kind = ISTHMUS_PARAM_INT, p.dtype = dtype_code<T>::value, p.type_name = "int";
+    } else if constexpr (std::is_floating_point_v<T>) {
+        p.kind = ISTHMUS_PARAM_FLOAT, p.dtype = dtype_code<T>::value;
+        p.type_name = std::is_same_v<T, float> ? "scalar" : "float64";
+    } else if constexpr (is_complex<T>::value) {
+        p.kind = ISTHMUS_PARAM_COMPLEX, p.dtype = dtype_code<T>::value, p.type_name = "cscalar";
+    } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
+        p.kind = ISTHMUS_PARAM_STRING, p.type_name = "string";
+    } else if constexpr (is_view<T>::value) {
+        using E = typename T::element_type;
+        p.kind = ISTHMUS_PARAM_TENSOR;
+        p.dtype = dtype_code<std::remove_const_t<E>>::value;
+        p.ndim = T::rank;
+        p.flags =
+            std::is_const_v<E> ? ISTHMUS_PARAM_READ : (ISTHMUS_PARAM_READ | ISTHMUS_PARAM_WRITE);
+        static const char* const names[] = {"scalar", "vec", "mat", "cube", "cube{4}"};
+        p.type_name = T::rank <= 4 ? names[T::rank] : "cube{:}";
+    } else if constexpr (is_vec<T>::value) {
+        p.kind = ISTHMUS_PARAM_VEC;
+        p.dtype = dtype_code<std::remove_cvref_t<decltype(T{}[0])>>::value;
+        p.vec_len = T::size();
+        static const char* const names[] = {"vec0", "vec1", "vec2", "vec3", "vec4"};
+        p.type_name = T::size() <= 4 ? names[T::size()] : "vec";
+    } else if constexpr (std::is_same_v<T, callback>) {
+        p.kind = ISTHMUS_PARAM_CALLBACK, p.type_name = "function";
+    } else if constexpr (std::is_same_v<T, isthmus_tensor>) {
+        p.kind = ISTHMUS_PARAM_TENSOR, p.flags = ISTHMUS_PARAM_READ | ISTHMUS_PARAM_WRITE;
+        p.type_name = "cube{:}";
+    } else if constexpr (is_shared<T>::value) {
+        p.kind = ISTHMUS_PARAM_OBJECT, p.type = type_slot<typename T::element_type>::desc;
+        p.type_name = p.type ? p.type->name : "object";
+    }
+    return p;
+}
+
+/// Converts a C++ result to an ABI value (tensors and strings through the host).
+template <typename T>
+isthmus_value to_abi(const T& r) {
+    isthmus_value v{};
+    v.dtype = ISTHMUS_DT_ANY;
+    if constexpr (std::is_same_v<T, bool>) {
+        v.kind = ISTHMUS_VALUE_BOOL, v.dtype = ISTHMUS_DT_BOOL, v.u.i = r ? 1 : 0;
+    } else if constexpr (std::is_integral_v<T>) {
+        v.kind = ISTHMUS_VALUE_INT, v.dtype = dtype_code<T>::value, v.u.i = static_cast<int64_t>(r);
+    } else if constexpr (std::is_floating_point_v<T>) {
+        v.kind = ISTHMUS_VALUE_FLOAT, v.dtype = dtype_code<T>::value, v.u.f = r;
+    } else if constexpr (is_complex<T>::value) {
+        v.kind = ISTHMUS_VALUE_COMPLEX, v.dtype = dtype_code<T>::value;
+        v.u.c[0] = r.real(), v.u.c[1] = r.imag();
+    } else if constexpr (std::is_convertible_v<T, std::string_view>) {
+        const std::string_view s(r);
+        isthmus_call* c = current_call();
+        if (c->host->new_string(c, s.data(), static_cast<int64_t>(s.size()), &v) != 0)
+            throw error("the host could not allocate a string");
+    } else if constexpr (is_tensor<T>::value) {
+        v = r.raw();
+    } else if constexpr (is_vec<T>::value) {
+        using E = std::remove_cvref_t<decltype(r[0])>;
+        tensor<E, 1> t({static_cast<int64_t>(T::size())});
+        for (int i = 0; i < T::size(); ++i) t(i) = r[i];
+        v = t.raw();
+    } else if constexpr (is_shared<T>::value) {
+        using U = typename T::element_type;
+        if (!type_slot<U>::desc) throw error("returning an object of an unregistered type");
+        if (!r) return v; // none
+        v.kind = ISTHMUS_VALUE_OBJECT;
+        v.u.o.instance = new std::shared_ptr<U>(r);
+        v.u.o.type = type_slot<U>::desc;
+    } else {
+        static_assert(sizeof(T) == 0, "isthmus::plugin: unsupported result type");
+    }
+    return v;
+}
+
+// ---- callable introspection --------------------------------------------------------------
+
+template <typename F>
+struct fn_traits : fn_traits<decltype(&F::operator())> {};
+template <typename R, typename... A>
+struct fn_traits<R (*)(A...)> {
+    using result = R;
+    using args = std::tuple<A...>;
+};
+template <typename R, typename... A>
+struct fn_traits<R(A...)> : fn_traits<R (*)(A...)> {};
+template <typename C, typename R, typename... A>
+struct fn_traits<R (C::*)(A...) const> : fn_traits<R (*)(A...)> {};
+template <typename C, typename R, typename... A>
+struct fn_traits<R (C::*)(A...)> : fn_traits<R (*)(A...)> {};
+
+/// Owned strings and tables backing the descriptors.
+struct storage {
+    std::deque<std::string> strings;
+    std::deque<std::vector<isthmus_param>> params;
+    const char* keep(std::string s) { return strings.emplace_back(std::move(s)).c_str(); }
+};
+
+inline std::string signature_of(const std::string& name, const std::vector<isthmus_param>& ps,
+                                const char* result, size_t skip_front = 0) {
+    std::string s = name + "(";
+    for (size_t i = skip_front; i < ps.size(); ++i) {
+        if (i > skip_front) s += ", ";
+        s += std::string(ps[i].name) + ": " + ps[i].type_name;
+    }
+    s += ")";
+    if (result && *result) s += std::string(" -> ") + result;
+    return s;
+}
+
+template <typename R>
+const char* result_name() {
+    if constexpr (std::is_void_v<R>)
+        return "";
+    else if constexpr (is_tensor<R>::value || is_vec<R>::value)
+        return "tensor";
+    else if constexpr (std::is_convertible_v<R, std::string_view>)
+        return "string";
+    else if constexpr (is_shared<R>::value)
+        return "object";
+    else
+        return "scalar";
+}
+
+template <typename F, typename R, typename Tuple, size_t... I>
+R apply_args(F& f, const isthmus_value* args, std::index_sequence<I...>) {
+    return f(arg_caster<std::tuple_element_t<I, Tuple>>::get(args[I])...);
+}
+
+template <typename F>
+int function_impl(const isthmus_function* self, isthmus_call* call, const isthmus_value* args,
+                  int32_t nargs, isthmus_value* result) noexcept {
+    using tr = fn_traits<std::decay_t<F>>;
+    using R = typename tr::result;
+    constexpr size_t n = std::tuple_size_v<typename tr::args>;
+    call_scope scope(call);
+    try {
+        if (static_cast<size_t>(nargs) != n)
+            throw type_error(cat(self->signature, ": expected ", n, " argument(s), got ", nargs));
+        F& f = *static_cast<F*>(self->data);
+        if constexpr (std::is_void_v<R>) {
+            apply_args<F, R, typename tr::args>(f, args, std::make_index_sequence<n>{});
+            result->kind = ISTHMUS_VALUE_NONE;
+        } else {
+            *result = to_abi<R>(
+                apply_args<F, R, typename tr::args>(f, args, std::make_index_sequence<n>{}));
+        }
+        return 0;
+    } catch (...) {
+        return report(call);
+    }
+}
+
+// Kernel launcher: converts the arguments once per chunk, then loops over the chunk's linear
+// positions with the body called directly (inlined by the compiler).
+template <typename F, typename Tuple, size_t... I>
+void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
+                 std::index_sequence<I...>) {
+    using P = std::remove_cvref_t<std::tuple_element_t<sizeof...(I), Tuple>>;
+    auto converted = std::make_tuple(arg_caster<std::tuple_element_t<I, Tuple>>::get(args[I])...);
+    if constexpr (std::is_integral_v<P>) {
+        for (int64_t i = r.begin; i < r.end; ++i) f(std::get<I>(converted)..., static_cast<P>(i));
+    } else {
+        constexpr int N = P::size();
+        P pos{};
+        int64_t rem = r.begin;
+        for (int d = N - 1; d >= 0; --d) {
+            pos[d] = rem % r.dims[d];
+            rem /= r.dims[d];
+        }
+        const int64_t last = r.dims[N - 1];
+        int64_t i = r.begin;
+        while (i < r.end) {
+            // Run along the last dimension without carries, then carry once.
+            const int64_t run = std::min<int64_t>(last - pos[N - 1], r.end - i);
+            for (int64_t k = 0; k < run; ++k) {
+                f(std::get<I>(converted)..., pos);
+                ++pos[N - 1];
+            }
+            i += run;
+            pos[N - 1] = 0;
+            for (int d = N - 2; d >= 0; --d) {
+                if (++pos[d] < r.dims[d]) break;
+                pos[d] = 0;
+            }
+        }
+    }
+}
+
+template <typename F>
+int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_range* range,
+                const isthmus_value* args, int32_t nargs) noexcept {
+    using tr = fn_traits<std::decay_t<F>>;
+    constexpr size_t n = std::tuple_size_v<typename tr::args> - 1;
+    call_scope scope(call);
+    try {
+        if (static_cast<size_t>(nargs) != n)
+            throw type_error(cat(self->signature, ": expected ", n, " argument(s), got ", nargs));
+        kernel_loop<F, typename tr::args>(*static_cast<F*>(self->data), *range, args,
+                                          std::make_index_sequence<n>{});
+        return 0;
+    } catch (...) {
+        return report(call);
+    }
+}
+
+} // namespace detail
+
+inline void callback::invoke(const isthmus_value* args, int32_t nargs,
+                             isthmus_value* result) const {
+    isthmus_call* c = detail::t_call;
+    isthmus_call* own = nullptr;
+    if (!c) {
+        if (!detail::g_host || !detail::g_host->begin_call)
+            throw error("isthmus::plugin: cannot call the host outside a call");
+        own = c = detail::g_host->begin_call(detail::g_host);
+    }
+    const int rc = cb_->invoke(cb_->data, c, args, nargs, result);
+    if (own) {
+        char msg[1024] = {0};
+        const int32_t code = c->host->end_call(own, msg, sizeof msg);
+        if (rc != 0 || code != 0) throw error(msg, code ? code : ISTHMUS_ERR_RUNTIME);
+    } else if (rc != 0) {
+        // The host already recorded the error in this call; unwind to the plugin boundary, which
+        // reports nothing new (the first error wins).
+        throw error("a host callback failed");
+    }
+}
+
+/// Names of a function's parameters, in order: `{"a", "x"}`.
+using names = std::vector<std::string>;
+
+class module;
+
+/// Registers an object type: constructor, fields, methods and events.
+template <typename T>
+class type_builder {
+public:
+    type_builder(module& m, isthmus_type& t) : m_(m), t_(t) {}
+    /// The constructor, exposed as a function named like the type.
+    template <typename... A>
+    type_builder& ctor(names params = {}, const char* doc = nullptr);
+    /// A field: a data member, readable and writable.
+    template <typename V>
+    type_builder& field(const char* name, V T::*member);
+    /// A method: a member function (called on the instance).
+    template <typename R, typename... A>
+    type_builder& method(const char* name, R (T::*fn)(A...), names params = {},
+                         const char* doc = nullptr);
+    template <typename R, typename... A>
+    type_builder& method(const char* name, R (T::*fn)(A...) const, names params = {},
+                         const char* doc = nullptr);
+    /// An event: a data member of type event<...>.
+    template <typename... A>
+    type_builder& event(const char* name, isthmus::plugin::event<A...> T::*member);
+
+private:
+    module& m_;
+    isthmus_type& t_;
+};
+
+/// The plugin being described: functions, kernels and object types.
+class module {
+public:
+    explicit module(const char* name, const char* description = nullptr) {
+        desc_.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
+        desc_.struct_size = sizeof(isthmus_plugin);
+        desc_.name = st_.keep(name);
+        desc_.description = description ? st_.keep(description) : nullptr;
+    }
+    module(const module&) = delete;
+    module& operator=(const module&) = delete;
+
+    /// A function; several with one name form an overload set (the host takes the first whose
+    /// parameter types match, e.g. a float32 and a float64 version).
+    template <typename F>
+    module& def(const char* name, F f, names params = {}, const char* doc = nullptr) {
+        using tr = detail::fn_traits<std::decay_t<F>>;
+        add_function(functions_, name, std::move(f), params, doc,
+                     detail::result_name<typename tr::result>(), 0);
+        return *this;
+    }
+    /// A kernel: the last parameter is the position (ivec<N>, or int64_t for 1-d); run it with
+    /// parallel_do(dims, args..., kernel).
+    template <typename F>
+    module& kernel(const char* name, F f, names params = {}, const char* doc = nullptr) {
+        using tr = detail::fn_traits<std::decay_t<F>>;
+        using A = typename tr::args;
+        constexpr size_t n = std::tuple_size_v<A>;
+        static_assert(n >= 1, "a kernel's last parameter is its position");
+        using P = std::remove_cvref_t<std::tuple_element_t<n - 1, A>>;
+        static_assert(std::is_void_v<typename tr::result>, "kernels return nothing");
+        int32_t pos_ndim = 1;
+        if constexpr (!std::is_integral_v<P>) pos_ndim = P::size();
+        auto& ps = st_.params.emplace_back(params_of<A>(params, n - 1));
+        isthmus_kernel k{};
+        k.name = st_.keep(name);
+        {
+            std::string sig = detail::signature_of(name, ps, "");
+            sig.insert(sig.size() - 1, detail::cat(ps.empty() ? "" : ", ", "pos: ivec", pos_ndim));
+            k.signature = st_.keep(sig);
+        }
+        k.doc = doc ? st_.keep(doc) : nullptr;
+        k.nparams = static_cast<int32_t>(ps.size());
+        k.params = ps.data();
+        k.pos_ndim = pos_ndim;
+        k.device_types = 1 << ISTHMUS_DEVICE_CPU;
+        k.launch_cpu = &detail::kernel_impl<F>;
+        k.data = keep_callable(std::move(f));
+        kernels_.push_back(k);
+        return *this;
+    }
+    /// An object type T (instances shared by the host and the plugin as shared_ptr<T>).
+    template <typename T>
+    type_builder<T> type(const char* name, const char* doc = nullptr) {
+        isthmus_type& t = types_.emplace_back();
+        t.name = st_.keep(name);
+        t.doc = doc ? st_.keep(doc) : nullptr;
+        t.destroy = [](const isthmus_type*, void* inst) {
+            delete static_cast<std::shared_ptr<T>*>(inst);
+        };
+        detail::type_slot<T>::desc = &t;
+        retargets_.push_back([](const isthmus_type* from, const isthmus_type* to) {
+            if (detail::type_slot<T>::desc == from) detail::type_slot<T>::desc = to;
+        });
+        return type_builder<T>(*this, t);
+    }
+
+    /// The finished descriptor (tables are fixed from here on).
+    const isthmus_plugin* descriptor() {
+        for (auto& t : types_) {
+            auto& tm = type_members_[&t];
+            t.nfields = static_cast<int32_t>(tm.fields.size());
+            t.fields = tm.fields.data();
+            t.nmethods = static_cast<int32_t>(tm.methods.size());
+            t.methods = tm.methods.data();
+            t.nevents = static_cast<int32_t>(tm.events.size());
+            t.events = tm.events.data();
+        }
+        flat_types_.assign(types_.begin(), types_.end());
+        // Re-point the type slots and object parameters at the flat copies.
+        for (size_t i = 0; i < types_.size(); ++i) retarget(&types_[i], &flat_types_[i]);
+        desc_.nfunctions = static_cast<int32_t>(functions_.size());
+        desc_.functions = functions_.data();
+        desc_.nkernels = static_cast<int32_t>(kernels_.size());
+        desc_.kernels = kernels_.data();
+        desc_.ntypes = static_cast<int32_t>(flat_types_.size());
+        desc_.types = flat_types_.data();
+        return &desc_;
+    }
+
+private:
+    template <typename T>
+    friend class type_builder;
+
+    struct members {
+        std::vector<isthmus_field> fields;
+        std::vector<isthmus_function> methods;
+        std::vector<isthmus_event> events;
+    };
+
+    template <typename F>
+    void* keep_callable(F f) {
+        auto p = std::make_shared<F>(std::move(f));
+        callables_.push_back(p);
+        return p.get();
+    }
+
+    template <typename A>
+    std::vector<isthmus_param> params_of(const names& given, size_t n, size_t skip = 0) {
+        std::vector<isthmus_param> ps;
+        [&]<size_t... I>(std::index_sequence<I...>) {
+            (..., [&] {
+                if (I >= skip && I < n + skip) {
+                    const size_t k = I - skip;
+                    const char* nm = st_.keep(k < given.size() ? given[k] : detail::cat("arg", k));
+                    ps.push_back(detail::describe_param<std::tuple_element_t<I, A>>(nm));
+                }
+            }());
+        }
+        (std::make_index_sequence<std::tuple_size_v<A>>{});
+        return ps;
+    }
+
+    template <typename F>
+    void add_function(std::vector<isthmus_function>& into, const char* name, F f,
+                      const names& params, const char* doc, const char* result, size_t skip) {
+        using tr = detail::fn_traits<std::decay_t<F>>;
+        constexpr size_t n = std::tuple_size_v<typename tr::args>;
+        auto& ps = st_.params.emplace_back(params_of<typename tr::args>(params, n - skip, skip));
+        isthmus_function fn{};
+        fn.name = st_.keep(name);
+        fn.signature = st_.keep(detail::signature_of(name, ps, result));
+        fn.doc = doc ? st_.keep(doc) : nullptr;
+        fn.nparams = static_cast<int32_t>(ps.size());
+        fn.params = ps.data();
+        fn.impl = &detail::function_impl<F>;
+        fn.data = keep_callable(std::move(f));
+        into.push_back(fn);
+    }
+
+    void retarget(const isthmus_type* from, const isthmus_type* to) {
+        auto fix = [&](const isthmus_param* ps, int32_t n) {
+            for (int32_t i = 0; i < n; ++i)
+                if (ps[i].type == from) const_cast<isthmus_param&>(ps[i]).type = to;
+        };
+        for (auto& f : functions_) fix(f.params, f.nparams);
+        for (auto& k : kernels_) fix(k.params, k.nparams);
+        for (auto& [t, tm] : type_members_)
+            for (auto& f : tm.methods) fix(f.params, f.nparams);
+        for (auto& fx : retargets_) fx(from, to);
+    }
+
+    detail::storage st_;
+    isthmus_plugin desc_{};
+    std::vector<isthmus_function> functions_;
+    std::vector<isthmus_kernel> kernels_;
+    std::deque<isthmus_type> types_;
+    std::vector<isthmus_type> flat_types_;
+    struct members_map {
+        std::vector<std::pair<const isthmus_type*, members>> v;
+        members& operator[](const isthmus_type* t) {
+            for (auto& [k, m] : v)
+                if (k == t) return m;
+            return v.emplace_back(t, members{}).second;
+        }
+        using iterator = std::vector<std::pair<const isthmus_type*, members>>::iterator;
+        iterator begin() { return v.begin(); }
+        iterator end() { return v.end(); }
+    } type_members_;
+    std::vector<std::function<void(const isthmus_type*, const isthmus_type*)>> retargets_;
+    std::vector<std::shared_ptr<void>> callables_;
+};
+
+template <typename T>
+template <typename... A>
+type_builder<T>& type_builder<T>::ctor(names params, const char* doc) {
+    m_.def(
+        t_.name, [](A... a) { return std::make_shared<T>(std::move(a)...); }, std::move(params),
+        doc ? doc : t_.doc);
+    return *this;
+}
+
+template <typename T>
+template <typename V>
+type_builder<T>& type_builder<T>::field(const char* name, V T::*member) {
+    isthmus_field f{};
+    f.name = m_.st_.keep(name);
+    f.type_name = detail::describe_param<V>("").type_name;
+    f.data = new auto(member);
+    m_.callables_.push_back(
+        std::shared_ptr<void>(f.data, [](void* p) { delete static_cast<V T::**>(p); }));
+    f.get = [](const isthmus_field* self, isthmus_call* call, void* inst,
+               isthmus_value* out) noexcept -> int {
+        detail::call_scope scope(call);
+        try {
+            auto mp = *static_cast<V T::**>(self->data);
+            *out = detail::to_abi<V>((*static_cast<std::shared_ptr<T>*>(inst)).get()->*mp);
+            return 0;
+        } catch (...) {
+            return detail::report(call);
+        }
+    };
+    f.set = [](const isthmus_field* self, isthmus_call* call, void* inst,
+               const isthmus_value* v) noexcept -> int {
+        detail::call_scope scope(call);
+        try {
+            auto mp = *static_cast<V T::**>(self->data);
+            (*static_cast<std::shared_ptr<T>*>(inst)).get()->*mp = detail::arg_caster<V>::get(*v);
+            return 0;
+        } catch (...) {
+            return detail::report(call);
+        }
+    };
+    m_.type_members_[&t_].fields.push_back(f);
+    return *this;
+}
+
+template <typename T>
+template <typename R, typename... A>
+type_builder<T>& type_builder<T>::method(const char* name, R (T::*fn)(A...), names params,
+                                         const char* doc) {
+    auto wrapped = [fn](std::shared_ptr<T> self, A... a) -> R {
+        return ((*self).*fn)(std::forward<A>(a)...);
+    };
+    m_.add_function(m_.type_members_[&t_].methods, name, std::move(wrapped), params, doc,
+                    detail::result_name<R>(), 1);
+    return *this;
+}
+
+template <typename T>
+template <typename R, typename... A>
+type_builder<T>& type_builder<T>::method(const char* name, R (T::*fn)(A...) const, names params,
+                                         const char* doc) {
+    auto wrapped = [fn](std::shared_ptr<T> self, A... a) -> R {
+        return ((*self).*fn)(std::forward<A>(a)...);
+    };
+    m_.add_function(m_.type_members_[&t_].methods, name, std::move(wrapped), params, doc,
+                    detail::result_name<R>(), 1);
+    return *this;
+}
+
+template <typename T>
+template <typename... A>
+type_builder<T>& type_builder<T>::event(const char* name, isthmus::plugin::event<A...> T::*member) {
+    using E = isthmus::plugin::event<A...>;
+    isthmus_event e{};
+    e.name = m_.st_.keep(name);
+    std::string sig = "(";
+    ((sig += std::string(sig.size() > 1 ? ", " : "") + detail::describe_param<A>("").type_name),
+     ...);
+    e.signature = m_.st_.keep(sig + ")");
+    e.data = new auto(member);
+    m_.callables_.push_back(
+        std::shared_ptr<void>(e.data, [](void* p) { delete static_cast<E T::**>(p); }));
+    e.add = [](const isthmus_event* self, isthmus_call* call, void* inst,
+               isthmus_callback cb) noexcept -> int {
+        detail::call_scope scope(call);
+        callback owned(cb); // released even when add fails
+        try {
+            ((*static_cast<std::shared_ptr<T>*>(inst)).get()->**static_cast<E T::**>(self->data))
+                .add(std::move(owned));
+            return 0;
+        } catch (...) {
+            return detail::report(call);
+        }
+    };
+    e.clear = [](const isthmus_event* self, isthmus_call* call, void* inst) noexcept -> int {
+        detail::call_scope scope(call);
+        try {
+            ((*static_cast<std::shared_ptr<T>*>(inst)).get()->**static_cast<E T::**>(self->data))
+                .clear();
+            return 0;
+        } catch (...) {
+            return detail::report(call);
+        }
+    };
+    e.count = [](const isthmus_event* self, void* inst) noexcept -> int64_t {
+        return static_cast<int64_t>(
+            ((*static_cast<std::shared_ptr<T>*>(inst)).get()->**static_cast<E T::**>(self->data))
+                .size());
+    };
+    m_.type_members_[&t_].events.push_back(e);
+    return *this;
+}
+
+} // namespace isthmus::plugin
+
+/// Defines a plugin named NAME: the body receives `isthmus::plugin::module& M` and registers
+/// functions, kernels and types; the entry point is exported for the host's loader.
+#define ISTHMUS_PLUGIN(NAME, M)                                                                    \
+    static void isthmus_plugin_define_(::isthmus::plugin::module& M);                              \
+    static const isthmus_plugin* isthmus_plugin_entry_impl_(uint32_t host_abi,                     \
+                                                            const isthmus_host* host) {            \
+        static ::isthmus::plugin::module mod_(#NAME);                                              \
+        static const isthmus_plugin* desc_ = [] {                                                  \
+            isthmus_plugin_define_(mod_);                                                          \
+            return mod_.descriptor();                                                              \
+        }();                                                                                       \
+        if (host_abi == ISTHMUS_PLUGIN_ABI_VERSION) ::isthmus::plugin::detail::g_host = host;      \
+        return desc_;                                                                              \
+    }                                                                                              \
+    ISTHMUS_PLUGIN_ENTRY(isthmus_plugin_entry_impl_)                                               \
+    static void isthmus_plugin_define_(::isthmus::plugin::module& M)

@@ -1,0 +1,387 @@
+/* The isthmus plugin ABI: the versioned C structs a plugin and its host exchange. */
+#ifndef ISTHMUS_PLUGIN_ABI_H
+#define ISTHMUS_PLUGIN_ABI_H
+
+/*
+ * Note [plugin ABI]: a plugin is a shared library exporting one symbol,
+ * `isthmus_plugin_entry`, laid out as a Boost.DLL alias: a `const void*` variable in the
+ * "boostdll" section holding the address of an `isthmus_plugin_entry_fn`. The host calls it
+ * once after loading and receives an `isthmus_plugin` descriptor listing functions, kernels and
+ * object types. Everything crossing the boundary is a plain C struct from this header: no C++
+ * types, no exceptions, no allocator is shared. So a plugin built by another compiler (or
+ * nvcc) loads fine, and it links neither libisthmus nor Python; the host reaches the plugin
+ * through the descriptor, and the plugin reaches the host through the `isthmus_host` table.
+ *
+ * Versioning rules (docs/plugins.md):
+ *  - ISTHMUS_PLUGIN_ABI_VERSION is one integer. The host refuses a plugin whose descriptor
+ *    carries another version, naming both; there is no "compatible range".
+ *  - Frozen forever, whatever the version: the entry point's name and signature, and the first
+ *    two fields of `isthmus_plugin` (abi_version, struct_size), so any host can read the version
+ *    of any plugin and refuse it cleanly.
+ *  - Structs carrying `struct_size` may grow at the end within one version (new optional
+ *    fields, new host callbacks); readers check struct_size before touching a later field.
+ *  - Any other change (a field moved, a meaning changed, an enum value renumbered) bumps the
+ *    version.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The ABI version this header describes. */
+#define ISTHMUS_PLUGIN_ABI_VERSION 1
+
+/** The exported symbol name of the entry point (a Boost.DLL alias). */
+#define ISTHMUS_PLUGIN_ENTRY_NAME "isthmus_plugin_entry"
+
+/* ---- element types ---------------------------------------------------------------------- */
+
+/** Element type codes. Fixed numbers: part of the ABI. */
+typedef enum isthmus_dtype_code {
+    ISTHMUS_DT_BOOL = 0,
+    ISTHMUS_DT_INT8 = 1,
+    ISTHMUS_DT_INT16 = 2,
+    ISTHMUS_DT_INT32 = 3,
+    ISTHMUS_DT_INT64 = 4,
+    ISTHMUS_DT_UINT8 = 5,
+    ISTHMUS_DT_UINT16 = 6,
+    ISTHMUS_DT_UINT32 = 7,
+    ISTHMUS_DT_UINT64 = 8,
+    ISTHMUS_DT_FLOAT16 = 9,
+    ISTHMUS_DT_BFLOAT16 = 10,
+    ISTHMUS_DT_FLOAT32 = 11,
+    ISTHMUS_DT_FLOAT64 = 12,
+    ISTHMUS_DT_COMPLEX64 = 13,
+    ISTHMUS_DT_COMPLEX128 = 14,
+    /** In a parameter description: any dtype is accepted. */
+    ISTHMUS_DT_ANY = -1
+} isthmus_dtype_code;
+
+/** Device types of tensor memory (DLPack's numbers). */
+typedef enum isthmus_device_type {
+    ISTHMUS_DEVICE_CPU = 1,
+    ISTHMUS_DEVICE_CUDA = 2
+} isthmus_device_type;
+
+/* ---- values ----------------------------------------------------------------------------- */
+
+/**
+ * A strided tensor, as DLPack's DLTensor. The memory is locked by the host for the duration of
+ * the call (read, write or read-write, as the parameter declares), so `data` stays valid until
+ * the function or kernel returns and must not be kept beyond it.
+ */
+typedef struct isthmus_tensor {
+    void* data;             /**< address of element 0 (the view's offset is already applied) */
+    int32_t device_type;    /**< isthmus_device_type */
+    int32_t device_id;      /**< CUDA ordinal; 0 on the CPU */
+    int32_t dtype;          /**< isthmus_dtype_code */
+    int32_t ndim;           /**< number of dimensions, 0 for a 0-d tensor */
+    const int64_t* shape;   /**< ndim sizes */
+    const int64_t* strides; /**< ndim strides, in elements (not bytes); may be negative or 0 */
+} isthmus_tensor;
+
+/** What an `isthmus_value` holds. Fixed numbers: part of the ABI. */
+typedef enum isthmus_value_kind {
+    ISTHMUS_VALUE_NONE = 0,
+    ISTHMUS_VALUE_BOOL = 1,    /**< u.i is 0 or 1 */
+    ISTHMUS_VALUE_INT = 2,     /**< u.i (dtype tells the original integer type) */
+    ISTHMUS_VALUE_FLOAT = 3,   /**< u.f */
+    ISTHMUS_VALUE_COMPLEX = 4, /**< u.c[0] + i u.c[1] */
+    ISTHMUS_VALUE_STRING = 5,  /**< u.s: UTF-8 bytes, not necessarily NUL-terminated */
+    ISTHMUS_VALUE_TENSOR = 6,  /**< u.t */
+    ISTHMUS_VALUE_OBJECT = 7,  /**< u.o: an instance of a plugin object type */
+    ISTHMUS_VALUE_CALLBACK = 8 /**< u.cb: a host callable (e.g. a Python function) */
+} isthmus_value_kind;
+
+struct isthmus_type;
+struct isthmus_value;
+struct isthmus_call;
+struct isthmus_function;
+struct isthmus_kernel;
+struct isthmus_field;
+struct isthmus_event;
+
+/**
+ * A callable the host hands to a plugin (a Python function added to an event, later any host
+ * function). The plugin calls `invoke` with its own call context (from the function that is
+ * running, or one made with isthmus_host.begin_call) and must call `release` exactly once when
+ * it drops the callable. `invoke` returns 0 on success, non-zero after reporting an error into
+ * `call`.
+ */
+typedef struct isthmus_callback {
+    int (*invoke)(void* data, struct isthmus_call* call, const struct isthmus_value* args,
+                  int32_t nargs, struct isthmus_value* result);
+    void (*release)(void* data);
+    void* data;
+} isthmus_callback;
+
+/** A runtime value crossing the boundary: an argument or a result. */
+typedef struct isthmus_value {
+    int32_t kind;  /**< isthmus_value_kind */
+    int32_t dtype; /**< isthmus_dtype_code of a scalar or tensor; ISTHMUS_DT_ANY otherwise */
+    union {
+        int64_t i;
+        double f;
+        double c[2];
+        struct {
+            const char* data;
+            int64_t size;
+        } s;
+        isthmus_tensor t;
+        struct {
+            void* instance;                  /**< the plugin's instance pointer */
+            const struct isthmus_type* type; /**< its type (from this plugin's descriptor) */
+        } o;
+        isthmus_callback cb;
+    } u;
+    /**
+     * Results only: the host object that owns a tensor or string result (from
+     * isthmus_host.new_tensor / new_string). NULL for arguments and plain results.
+     */
+    void* owner;
+} isthmus_value;
+
+/* ---- the host's callback table ------------------------------------------------------------ */
+
+/** Error categories a plugin reports; each maps to a typed error (Python exception). */
+typedef enum isthmus_error_code {
+    ISTHMUS_OK = 0,
+    ISTHMUS_ERR_RUNTIME = 1, /**< RuntimeError */
+    ISTHMUS_ERR_VALUE = 2,   /**< ValueError */
+    ISTHMUS_ERR_TYPE = 3,    /**< TypeError */
+    ISTHMUS_ERR_INDEX = 4,   /**< IndexError (e.g. a 'checked access out of bounds) */
+    ISTHMUS_ERR_MEMORY = 5   /**< MemoryError */
+} isthmus_error_code;
+
+/** Log levels for isthmus_host.log. */
+typedef enum isthmus_log_level {
+    ISTHMUS_LOG_DEBUG = 0,
+    ISTHMUS_LOG_INFO = 1,
+    ISTHMUS_LOG_WARNING = 2,
+    ISTHMUS_LOG_ERROR = 3
+} isthmus_log_level;
+
+/**
+ * The per-call context. The host makes one for every function call, method call and kernel
+ * launch (and `begin_call` makes one on demand); everything a plugin allocates through it
+ * belongs to the host.
+ */
+typedef struct isthmus_call {
+    const struct isthmus_host* host; /**< the callback table */
+    void* ctx;                       /**< the host's state, passed back to every callback */
+} isthmus_call;
+
+/**
+ * The runtime callback table: how a plugin reaches its host. Passed to the entry point and in
+ * every call context. Valid for as long as the plugin stays loaded. Slots may be NULL when the
+ * host does not offer them (check before calling); later versions of the table only append.
+ */
+typedef struct isthmus_host {
+    uint32_t abi_version; /**< ISTHMUS_PLUGIN_ABI_VERSION of the host */
+    uint32_t struct_size; /**< sizeof(isthmus_host) as the host compiled it */
+    /** Records an error for the running call (the first one wins); the plugin then returns
+     * non-zero. `message` is copied. */
+    void (*set_error)(isthmus_call* call, int32_t code, const char* message);
+    /** Allocates a C-contiguous CPU tensor owned by the host and fills `out` with it (kind,
+     * dtype, u.t, owner). The data is writable until the call returns. Returns 0, or non-zero
+     * after recording an error (bad dtype, out of memory). */
+    int (*new_tensor)(isthmus_call* call, int32_t dtype, int32_t ndim, const int64_t* shape,
+                      isthmus_value* out);
+    /** Copies `size` bytes of UTF-8 into a host string and fills `out` with it. */
+    int (*new_string)(isthmus_call* call, const char* data, int64_t size, isthmus_value* out);
+    /** Writes a message to the host's log (stderr, or Python's logging later). */
+    void (*log)(isthmus_call* call, int32_t level, const char* message);
+    /** A fresh call context for code running outside any host call (a plugin thread firing
+     * an event); pair with end_call. Returns NULL when unavailable. */
+    isthmus_call* (*begin_call)(const struct isthmus_host* host);
+    /** Ends a context from begin_call; returns its recorded error code (0 when none) and, when
+     * `message` is not NULL, copies up to `capacity` bytes of the message into it. */
+    int32_t (*end_call)(isthmus_call* call, char* message, int64_t capacity);
+    /** Reserved for calling Python from plugin code (pyvalue); NULL until the host offers it. */
+    int (*call_python)(isthmus_call* call, const char* qualified_name, const isthmus_value* args,
+                       int32_t nargs, isthmus_value* result);
+    void* reserved[8]; /**< zero; future slots */
+} isthmus_host;
+
+/* ---- what a plugin describes -------------------------------------------------------------- */
+
+/** Parameter kinds, for the host's checks before anything runs. */
+typedef enum isthmus_param_kind {
+    ISTHMUS_PARAM_ANY = 0,      /**< any value (the plugin checks) */
+    ISTHMUS_PARAM_BOOL = 1,     /**< a bool */
+    ISTHMUS_PARAM_INT = 2,      /**< an integer (bools accepted) */
+    ISTHMUS_PARAM_FLOAT = 3,    /**< a real number (ints accepted) */
+    ISTHMUS_PARAM_COMPLEX = 4,  /**< a complex number (reals accepted) */
+    ISTHMUS_PARAM_STRING = 5,   /**< a string */
+    ISTHMUS_PARAM_TENSOR = 6,   /**< a tensor of `dtype` (or any) and `ndim` (or any) */
+    ISTHMUS_PARAM_VEC = 7,      /**< a fixed vector: `vec_len` numbers (a tensor of that size) */
+    ISTHMUS_PARAM_OBJECT = 8,   /**< an instance of `type` */
+    ISTHMUS_PARAM_CALLBACK = 9, /**< a host callable */
+    ISTHMUS_PARAM_POSITION = 10 /**< kernels only, last: the element position, not passed */
+} isthmus_param_kind;
+
+/** Parameter flags. */
+#define ISTHMUS_PARAM_WRITE 1u /**< the tensor is written (locked for writing; exact dtype) */
+#define ISTHMUS_PARAM_READ 2u  /**< the tensor is read (a read-only view may be converted) */
+
+/** One parameter of a function, method or kernel. */
+typedef struct isthmus_param {
+    const char* name;                /**< for messages and signatures */
+    int32_t kind;                    /**< isthmus_param_kind */
+    int32_t dtype;                   /**< tensors, vectors and scalars: element dtype, or ANY */
+    int32_t ndim;                    /**< tensors: rank, or -1 for any; positions: rank */
+    int32_t vec_len;                 /**< vectors: number of elements */
+    uint32_t flags;                  /**< ISTHMUS_PARAM_* flags */
+    const char* type_name;           /**< Quasar-style spelling, e.g. "cube", "vec3", "scalar" */
+    const struct isthmus_type* type; /**< objects: the expected type (NULL: any object) */
+} isthmus_param;
+
+/**
+ * A function implementation. `self` is the descriptor (its `data` slot carries the author
+ * layer's state). Returns 0 with `result` filled (kind NONE for no result), or non-zero after
+ * call->host->set_error. Arguments are borrowed for the duration of the call.
+ */
+typedef int (*isthmus_function_impl)(const struct isthmus_function* self, isthmus_call* call,
+                                      const isthmus_value* args, int32_t nargs,
+                                      isthmus_value* result);
+
+/** A function (or an object type's method, whose first argument is the instance). */
+typedef struct isthmus_function {
+    const char* name;
+    const char* signature; /**< "name(a: cube, b: scalar) -> cube", for listings and errors */
+    const char* doc;       /**< may be NULL */
+    int32_t nparams;       /**< -1: variadic (no host checks) */
+    const isthmus_param* params;
+    isthmus_function_impl impl;
+    void* data; /**< the author layer's state for impl */
+} isthmus_function;
+
+/**
+ * The iteration range of one kernel launch chunk: `dims` is the whole iteration space (C order,
+ * the last dimension fastest); the launcher runs the linear positions [begin, end).
+ */
+typedef struct isthmus_range {
+    int32_t ndim; /**< 1 to 4 */
+    int32_t reserved;
+    int64_t dims[4];
+    int64_t begin;
+    int64_t end;
+} isthmus_range;
+
+/**
+ * A kernel launcher: runs the kernel body for every position of `range` (the per-element body
+ * is compiled into this loop; the host never calls per element). Called concurrently from
+ * several host threads with disjoint ranges. Returns 0, or non-zero after set_error.
+ */
+typedef int (*isthmus_kernel_launch)(const struct isthmus_kernel* self, isthmus_call* call,
+                                     const isthmus_range* range, const isthmus_value* args,
+                                     int32_t nargs);
+
+/** A kernel: parameters without the trailing position, which the launcher supplies. */
+typedef struct isthmus_kernel {
+    const char* name;
+    const char* signature;
+    const char* doc;
+    int32_t nparams; /**< parameters passed by the caller (the position is not counted) */
+    const isthmus_param* params;
+    int32_t pos_ndim; /**< rank of the position parameter: dims must have this rank */
+    int32_t device_types; /**< bit (1 << isthmus_device_type) for each device it runs on */
+    isthmus_kernel_launch launch_cpu;
+    void* launch_cuda; /**< reserved for CUDA launchers; NULL */
+    void* data;
+} isthmus_kernel;
+
+/** A field of an object type: read with `get`, written with `set` (NULL: read-only). */
+typedef struct isthmus_field {
+    const char* name;
+    const char* type_name;
+    int (*get)(const struct isthmus_field* self, isthmus_call* call, void* instance,
+               isthmus_value* result);
+    int (*set)(const struct isthmus_field* self, isthmus_call* call, void* instance,
+               const isthmus_value* v);
+    void* data;
+} isthmus_field;
+
+/** An event of an object type: a list of callbacks the plugin fires. */
+typedef struct isthmus_event {
+    const char* name;
+    const char* signature; /**< what the callbacks receive, e.g. "(count: int)" */
+    /** Adds `cb` (the plugin takes ownership: it calls cb.release when dropping it). */
+    int (*add)(const struct isthmus_event* self, isthmus_call* call, void* instance,
+               isthmus_callback cb);
+    /** Drops every callback. */
+    int (*clear)(const struct isthmus_event* self, isthmus_call* call, void* instance);
+    /** Number of callbacks. */
+    int64_t (*count)(const struct isthmus_event* self, void* instance);
+    void* data;
+} isthmus_event;
+
+/**
+ * An object type. Instances are created by the plugin (its constructor is exposed as a
+ * function named like the type) and handed to the host, which owns them and calls `destroy`
+ * exactly once when the last reference is gone.
+ */
+typedef struct isthmus_type {
+    const char* name;
+    const char* doc;
+    void (*destroy)(const struct isthmus_type* self, void* instance);
+    int32_t nfields;
+    const isthmus_field* fields;
+    int32_t nmethods;
+    const isthmus_function* methods; /**< first argument: the instance (not in params) */
+    int32_t nevents;
+    const isthmus_event* events;
+    void* data;
+} isthmus_type;
+
+/** What the entry point returns: the plugin's descriptor, valid while the plugin is loaded. */
+typedef struct isthmus_plugin {
+    uint32_t abi_version; /**< frozen position: ISTHMUS_PLUGIN_ABI_VERSION of the plugin */
+    uint32_t struct_size; /**< frozen position: sizeof(isthmus_plugin) as the plugin compiled it */
+    const char* name;
+    const char* description; /**< may be NULL */
+    int32_t nfunctions;
+    const isthmus_function* functions;
+    int32_t nkernels;
+    const isthmus_kernel* kernels;
+    int32_t ntypes;
+    const isthmus_type* types;
+} isthmus_plugin;
+
+/**
+ * The entry point. The host passes its ABI version and callback table; the plugin may keep
+ * `host` (valid while loaded) but must not call it from here when `host_abi_version` differs
+ * from its own. Returns the descriptor (never NULL).
+ */
+typedef const isthmus_plugin* (*isthmus_plugin_entry_fn)(uint32_t host_abi_version,
+                                                          const isthmus_host* host);
+
+/**
+ * Exports `fn` (an isthmus_plugin_entry_fn) as the entry point: an exported `const void*` named
+ * isthmus_plugin_entry in the "boostdll" section, exactly what BOOST_DLL_ALIAS(fn,
+ * isthmus_plugin_entry) emits, so Boost.DLL's import_alias finds it; no Boost header is needed.
+ * Use once per plugin, at namespace scope in one source file.
+ */
+#if defined(_WIN32)
+#define ISTHMUS_PLUGIN_EXPORT_ATTR __declspec(dllexport)
+#else
+#define ISTHMUS_PLUGIN_EXPORT_ATTR __attribute__((visibility("default"), section("boostdll"), weak))
+#endif
+#ifdef __cplusplus
+#define ISTHMUS_PLUGIN_ENTRY(fn)                                                                   \
+    extern "C" ISTHMUS_PLUGIN_EXPORT_ATTR const void* isthmus_plugin_entry;                       \
+    ISTHMUS_PLUGIN_EXPORT_ATTR const void* isthmus_plugin_entry =                                  \
+        reinterpret_cast<const void*>(reinterpret_cast<intptr_t>(&fn));
+#else
+#define ISTHMUS_PLUGIN_ENTRY(fn)                                                                   \
+    ISTHMUS_PLUGIN_EXPORT_ATTR const void* isthmus_plugin_entry = (const void*)(intptr_t)(&fn);
+#endif
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ISTHMUS_PLUGIN_ABI_H */

@@ -1,0 +1,240 @@
+// The plugin host API for C++ programs: load plugins, call functions, launch kernels, compile.
+#pragma once
+
+#include "isthmus/error.hpp"
+#include "isthmus/export.hpp"
+#include "isthmus/plugin_abi.h"
+#include "isthmus/tensor.hpp"
+#include "isthmus/value.hpp"
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace isthmus::plugins {
+
+class library;
+
+/// A compiler failure from compile_string / compile_file; what() starts with a summary and
+/// diagnostics() holds the compiler's messages (line numbers relative to the user's source).
+class ISTHMUS_API compile_error : public runtime_error {
+public:
+    compile_error(const std::string& summary, std::string diagnostics);
+    ~compile_error() override;
+    const std::string& diagnostics() const noexcept { return diagnostics_; }
+
+private:
+    std::string diagnostics_;
+};
+
+/// A host function a plugin may call back (a Python callable added to an event, ...).
+using host_callable = std::function<value(std::span<const value>)>;
+
+/// A value holding a host callable, for passing as a callback argument.
+class ISTHMUS_API callable_object : public object {
+public:
+    explicit callable_object(host_callable fn, std::string name = "callable")
+        : fn_(std::move(fn)), name_(std::move(name)) {}
+    ~callable_object() override;
+    std::string kind() const override { return "callable"; }
+    std::string to_string() const override { return "<callable " + name_ + ">"; }
+    const host_callable& fn() const noexcept { return fn_; }
+
+private:
+    host_callable fn_;
+    std::string name_;
+};
+
+/// A plugin function (all overloads of one name). Calls convert runtime values to the ABI:
+/// scalars and strings by value, tensors locked on the CPU for the duration of the call
+/// (read-only parameters of another dtype are converted first; written ones must match).
+class ISTHMUS_API function : public object {
+public:
+    function(std::shared_ptr<const library> lib, std::vector<const isthmus_function*> overloads,
+             bool is_method = false);
+    ~function() override;
+    std::string kind() const override { return "function"; }
+    std::string to_string() const override;
+    const std::string& name() const noexcept { return name_; }
+    /// Every overload's signature, one per line.
+    std::string signature() const;
+    const std::vector<const isthmus_function*>& overloads() const noexcept { return overloads_; }
+    const std::shared_ptr<const library>& owner() const noexcept { return lib_; }
+    /// Calls the function; throws the typed error the plugin reported (type_error for arguments
+    /// no overload accepts, before anything runs).
+    value call(std::span<const value> args) const;
+    template <typename... A>
+    value operator()(A&&... a) const {
+        const value vs[] = {value(std::forward<A>(a))..., value()};
+        return call(std::span<const value>(vs, sizeof...(A)));
+    }
+
+private:
+    std::shared_ptr<const library> lib_;
+    std::vector<const isthmus_function*> overloads_;
+    std::string name_;
+    bool is_method_;
+};
+
+/// A plugin kernel; run it with parallel_do.
+class ISTHMUS_API kernel : public object {
+public:
+    kernel(std::shared_ptr<const library> lib, const isthmus_kernel* k);
+    ~kernel() override;
+    std::string kind() const override { return "kernel"; }
+    std::string to_string() const override;
+    const std::string& name() const noexcept { return name_; }
+    std::string signature() const { return k_->signature; }
+    const isthmus_kernel* abi() const noexcept { return k_; }
+    const std::shared_ptr<const library>& owner() const noexcept { return lib_; }
+
+private:
+    std::shared_ptr<const library> lib_;
+    const isthmus_kernel* k_;
+    std::string name_;
+};
+
+/// An instance of a plugin object type; destroyed through the plugin when the last reference
+/// goes.
+class ISTHMUS_API plugin_object : public object,
+                                  public std::enable_shared_from_this<plugin_object> {
+public:
+    plugin_object(std::shared_ptr<const library> lib, const isthmus_type* type, void* instance);
+    ~plugin_object() override;
+    std::string kind() const override;
+    std::string to_string() const override;
+    const isthmus_type* type() const noexcept { return type_; }
+    void* instance() const noexcept { return instance_; }
+    /// Names of fields, methods and events.
+    std::vector<std::string> fields() const;
+    std::vector<std::string> methods() const;
+    std::vector<std::string> events() const;
+    bool has_field(const std::string& name) const;
+    bool has_method(const std::string& name) const;
+    bool has_event(const std::string& name) const;
+    /// Reads / writes a field; throws value_error naming the type for an unknown field.
+    value get(const std::string& field) const;
+    void set(const std::string& field, const value& v) const;
+    /// Calls a method with the instance as its receiver.
+    value call(const std::string& method, std::span<const value> args) const;
+    /// Adds a host callable to an event; clears it; counts its callbacks.
+    void add_listener(const std::string& event, host_callable fn,
+                      std::string name = "callable") const;
+    void clear_listeners(const std::string& event) const;
+    int64_t listener_count(const std::string& event) const;
+
+private:
+    const isthmus_event& find_event(const std::string& name) const;
+    std::shared_ptr<const library> lib_;
+    const isthmus_type* type_;
+    void* instance_;
+};
+
+/// A loaded plugin. Libraries are never unloaded (see Note [no unload]); the object stays valid
+/// for the life of the process.
+class ISTHMUS_API library : public std::enable_shared_from_this<library> {
+public:
+    ~library();
+    /// The plugin's declared name.
+    const std::string& name() const noexcept { return name_; }
+    /// The file it was loaded from (absolute).
+    const std::string& path() const noexcept { return path_; }
+    const isthmus_plugin& descriptor() const noexcept { return *desc_; }
+    /// Function names (each may have several overloads), kernel names, type names.
+    std::vector<std::string> function_names() const;
+    std::vector<std::string> kernel_names() const;
+    std::vector<std::string> type_names() const;
+    /// "name(a: cube, ...) -> cube" lines of every function, kernel and type, for listings.
+    std::string describe() const;
+    bool has_function(const std::string& n) const;
+    bool has_kernel(const std::string& n) const;
+    /// The function / kernel of that name; throws value_error listing what the plugin has.
+    std::shared_ptr<function> get_function(const std::string& n) const;
+    std::shared_ptr<kernel> get_kernel(const std::string& n) const;
+
+    struct impl;
+    library(std::unique_ptr<impl> p, const isthmus_plugin* desc, std::string path);
+
+private:
+    std::unique_ptr<impl> impl_;
+    const isthmus_plugin* desc_;
+    std::string name_;
+    std::string path_;
+};
+
+/// Loads a plugin by path (anything with a '/' or ending in ".so"), or by name: `name`,
+/// `lib<name>.so` and `<name>.so` in each directory of ISTHMUS_PLUGIN_PATH (':'-separated),
+/// then in the working directory. Loading the same file again returns the same library.
+/// Throws runtime_error for a missing file, a library that is not a plugin, or an ABI version
+/// mismatch (naming both versions).
+ISTHMUS_API std::shared_ptr<library> load(const std::string& path_or_name);
+
+/// Runs `k` over the iteration space `dims` (1 to 4 dimensions, matching the kernel's position
+/// rank) with `args`, in parallel on the CPU (OpenMP threads, each running a block of
+/// positions through the kernel's own loop). Tensor arguments are locked on the CPU for the
+/// duration. Argument count and types are checked before anything runs; an error raised
+/// inside the kernel is rethrown here as its typed error with the kernel's message.
+ISTHMUS_API void parallel_do(const shape_t& dims, std::span<const value> args, const kernel& k);
+
+/// Options for the compiler driver.
+struct compile_options {
+    /// Extra compiler flags (part of the cache key).
+    std::vector<std::string> flags;
+    /// Cache directory; empty: $ISTHMUS_CACHE_DIR, else $XDG_CACHE_HOME/isthmus, else
+    /// ~/.cache/isthmus.
+    std::string cache_dir;
+};
+
+/// Compiles C++ source (which uses isthmus/plugin.hpp, included for it, and defines the plugin
+/// with ISTHMUS_PLUGIN(name, m)) into a cached plugin and loads it. Throws compile_error with
+/// the compiler's diagnostics when the source does not compile.
+ISTHMUS_API std::shared_ptr<library> compile_string(const std::string& name,
+                                                    const std::string& source,
+                                                    const compile_options& opts = {});
+/// compile_string on a file's contents; the plugin is named after the file's stem.
+ISTHMUS_API std::shared_ptr<library> compile_file(const std::string& path,
+                                                  const compile_options& opts = {});
+/// The cache directory compile_string would use with `opts`.
+ISTHMUS_API std::string cache_dir(const compile_options& opts = {});
+/// The compiler command the driver uses ($CXX, else "g++").
+ISTHMUS_API std::string compiler();
+/// The directory holding isthmus/plugin.hpp that compiled plugins include.
+ISTHMUS_API std::string plugin_include_dir();
+
+/// A typed view of a plugin function: `auto add = typed<double(double, double)>(lib, "add");`.
+template <typename Sig>
+class typed_function;
+template <typename R, typename... A>
+class typed_function<R(A...)> {
+public:
+    explicit typed_function(std::shared_ptr<function> f) : f_(std::move(f)) {}
+    R operator()(A... a) const {
+        value r = f_->call(std::span<const value>(
+            std::array<value, sizeof...(A) + 1>{value(a)..., value()}.data(), sizeof...(A)));
+        if constexpr (std::is_void_v<R>)
+            return;
+        else if constexpr (std::is_same_v<R, value>)
+            return r;
+        else if constexpr (std::is_same_v<R, std::string>)
+            return r.as_string();
+        else if constexpr (std::is_same_v<R, tensor>)
+            return r.as_tensor();
+        else
+            return r.as_scalar().template to<R>();
+    }
+    const function& get() const { return *f_; }
+
+private:
+    std::shared_ptr<function> f_;
+};
+
+/// Looks up a function and wraps it with a C++ signature.
+template <typename Sig>
+typed_function<Sig> typed(const library& lib, const std::string& name) {
+    return typed_function<Sig>(lib.get_function(name));
+}
+
+} // namespace isthmus::plugins

@@ -1,0 +1,96 @@
+// Host-side internals shared by the plugin host files: call contexts, the callback table,
+// argument marshalling between runtime values and ABI values.
+#pragma once
+
+#include "isthmus/plugins.hpp"
+
+#include <array>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace isthmus::plugins::detail {
+
+/// dtype <-> ABI dtype code.
+int32_t code_of(dtype dt) noexcept;
+/// Throws type_error for codes isthmus has no dtype for.
+dtype dtype_of_code(int32_t code);
+
+/// Note [call context]: every host -> plugin call gets one. It records the first error (code,
+/// message, and the original C++ exception when a host callback failed, so a Python exception
+/// raised in an event handler comes back as itself), owns what the plugin allocates through
+/// new_tensor / new_string (so nothing leaks when the plugin fails half way), and is shared by
+/// the threads of a parallel_do (hence the mutex on the rarely used paths).
+struct call_context {
+    isthmus_call base; // first member: an isthmus_call* is a call_context*
+    std::mutex mu;
+    int32_t code = 0;
+    std::string message;
+    std::exception_ptr cause;
+    struct owned {
+        tensor t;
+        std::string s;
+    };
+    std::vector<std::unique_ptr<owned>> results;
+
+    call_context();
+    ~call_context();
+    static call_context& of(isthmus_call* c) { return *reinterpret_cast<call_context*>(c); }
+    void fail(int32_t c, const char* msg, std::exception_ptr e = nullptr);
+    bool failed() const noexcept { return code != 0; }
+    /// Throws the recorded error: the original exception when there is one, else the typed
+    /// error of `code` with `prefix` and the message.
+    [[noreturn]] void rethrow(const std::string& prefix) const;
+    /// Releases the locks taken by new_tensor.
+    void finish();
+};
+
+/// The host's callback table (one per process).
+const isthmus_host& host_table() noexcept;
+
+/// A value converted for one call; tensors stay locked until the slot is destroyed.
+struct arg_slot {
+    tensor t;
+    lock_mode mode = lock_mode::read;
+    bool locked = false;
+    std::string str;
+    ~arg_slot();
+};
+
+/// How well an argument fits a parameter.
+enum class fit { no, convert, exact };
+/// Checks one argument against one parameter; on `no`, `why` says what was expected and given.
+fit check_arg(const isthmus_param& p, const value& v, std::string* why);
+/// Describes a value for messages: "a float64 tensor of shape (2, 3)", "a float32 scalar".
+std::string describe(const value& v);
+
+/// Fixed-capacity storage for a call's marshalled arguments (heap only past 8 arguments).
+template <typename T>
+class arg_buffer {
+public:
+    explicit arg_buffer(size_t n) : n_(n) {
+        if (n > stack_.size()) heap_.resize(n);
+    }
+    T* data() { return n_ > stack_.size() ? heap_.data() : stack_.data(); }
+    T& operator[](size_t i) { return data()[i]; }
+    size_t size() const { return n_; }
+
+private:
+    size_t n_;
+    std::array<T, 8> stack_{};
+    std::vector<T> heap_;
+};
+
+/// Marshals `v` into `out` for parameter `p` (nullptr: generic), converting a read-only tensor's
+/// dtype when check_arg said `convert`; tensors are locked on the CPU through `slot`.
+void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_value& out,
+             const std::shared_ptr<const library>& lib);
+/// Converts a result (or a callback argument) to a runtime value; takes ownership of objects.
+value unmarshal(const isthmus_value& v, call_context& ctx,
+                const std::shared_ptr<const library>& lib);
+/// An ABI callback that calls `fn` (the plugin releases it).
+isthmus_callback make_callback(host_callable fn, std::shared_ptr<const library> lib);
+
+} // namespace isthmus::plugins::detail

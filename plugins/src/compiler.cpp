@@ -1,0 +1,347 @@
+// The compiler driver: compile_string / compile_file into a content-keyed, locked plugin cache.
+#include "isthmus/plugins.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+extern char** environ;
+
+namespace isthmus::plugins {
+
+namespace fs = std::filesystem;
+
+// Note [plugin cache]: compile_string keys its output by a 64-bit FNV-1a hash of
+//   - the source text and the plugin name,
+//   - the compiler flags (the fixed ones below plus compile_options::flags),
+//   - the compiler's identity: its resolved path, file size and modification time (cheap to
+//     read on every call, unlike running `g++ --version`; an upgraded compiler is a new file),
+//   - ISTHMUS_PLUGIN_ABI_VERSION and the text of plugin_abi.h and plugin.hpp,
+//   - the target: the machine name (uname -m) and the CPU model and feature flags from
+//     /proc/cpuinfo, since the code is built with -march=native.
+// The cache holds <name>-<key>.cpp (the compiled source), .so, and .meta (size and hash of the
+// .so). A cached .so is used only when its .meta matches it, so a truncated or corrupted file is
+// rebuilt, never loaded. Builds run under an exclusive flock on <name>-<key>.lock, write to
+// temporary names and rename into place (.so first, .meta last), so two processes compiling the
+// same source at once both succeed and a reader never sees a half-written file.
+
+namespace {
+
+constexpr const char* k_fixed_flags[] = {"-std=c++20", "-O3",     "-march=native",
+                                         "-fPIC",      "-shared", "-fvisibility=hidden"};
+
+struct fnv {
+    uint64_t h = 1469598103934665603ull;
+    void add(const void* p, size_t n) {
+        auto* b = static_cast<const unsigned char*>(p);
+        for (size_t i = 0; i < n; ++i) {
+            h ^= b[i];
+            h *= 1099511628211ull;
+        }
+    }
+    void add(const std::string& s) {
+        add(s.data(), s.size());
+        const char sep = '\x1f';
+        add(&sep, 1);
+    }
+    std::string hex() const {
+        char buf[17];
+        std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+        return buf;
+    }
+};
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream os;
+    os << in.rdbuf();
+    return os.str();
+}
+
+uint64_t file_hash(const fs::path& p, uintmax_t* size) {
+    std::ifstream in(p, std::ios::binary);
+    fnv f;
+    char buf[1 << 16];
+    uintmax_t n = 0;
+    while (in) {
+        in.read(buf, sizeof buf);
+        const auto got = static_cast<size_t>(in.gcount());
+        f.add(buf, got);
+        n += got;
+    }
+    if (size) *size = n;
+    return f.h;
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+    std::vector<std::string> r;
+    std::istringstream is(s);
+    for (std::string w; is >> w;) r.push_back(w);
+    return r;
+}
+
+std::string find_in_path(const std::string& exe) {
+    if (exe.find('/') != std::string::npos) return exe;
+    const char* path = std::getenv("PATH");
+    std::istringstream is(path ? path : "/usr/bin:/bin");
+    for (std::string dir; std::getline(is, dir, ':');) {
+        const fs::path p = fs::path(dir.empty() ? "." : dir) / exe;
+        if (::access(p.c_str(), X_OK) == 0) return p.string();
+    }
+    return "";
+}
+
+// The compiler's identity for the key: resolved path, size and mtime (per process cache).
+std::string compiler_identity(const std::string& exe) {
+    static std::mutex mu;
+    static std::map<std::string, std::string> cache;
+    std::lock_guard lk(mu);
+    if (auto it = cache.find(exe); it != cache.end()) return it->second;
+    const std::string found = find_in_path(exe);
+    ISTHMUS_CHECK(!found.empty(), runtime_error, "compile_string: the C++ compiler \"", exe,
+                  "\" was not found on PATH (set CXX to a C++20 compiler)");
+    std::error_code ec;
+    const fs::path real = fs::canonical(found, ec);
+    struct stat st {};
+    ::stat((ec ? fs::path(found) : real).c_str(), &st);
+    std::string id = (ec ? found : real.string()) + "|" + std::to_string(st.st_size) + "|" +
+                     std::to_string(static_cast<long long>(st.st_mtime));
+    cache.emplace(exe, id);
+    return id;
+}
+
+std::string target_identity() {
+    static const std::string id = [] {
+        struct utsname u {};
+        ::uname(&u);
+        std::string model, flags;
+        std::ifstream in("/proc/cpuinfo");
+        for (std::string line; std::getline(in, line);) {
+            if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+            if (flags.empty() && (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0))
+                flags = line;
+            if (!model.empty() && !flags.empty()) break;
+        }
+        return std::string(u.machine) + "|" + model + "|" + flags;
+    }();
+    return id;
+}
+
+std::string sanitize(const std::string& name) {
+    std::string s;
+    for (char c : name)
+        s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
+    if (s.empty()) s = "plugin";
+    return s.substr(0, 64);
+}
+
+bool cache_valid(const fs::path& so, const fs::path& meta) {
+    std::error_code ec;
+    if (!fs::is_regular_file(so, ec) || !fs::is_regular_file(meta, ec)) return false;
+    std::istringstream is(read_file(meta));
+    std::string magic, k1, k2;
+    uintmax_t size = 0;
+    std::string hash;
+    if (!(is >> magic >> k1 >> size >> k2 >> hash) || magic != "isthmus-plugin-cache-1" ||
+        k1 != "size" || k2 != "hash")
+        return false;
+    if (fs::file_size(so, ec) != size || ec) return false;
+    uintmax_t got = 0;
+    fnv f;
+    f.h = file_hash(so, &got);
+    return got == size && f.hex() == hash;
+}
+
+void write_atomically(const fs::path& target, const std::string& content) {
+    const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << content;
+        out.flush();
+        ISTHMUS_CHECK(out.good(), runtime_error, "compile_string: cannot write ", tmp.string());
+    }
+    fs::rename(tmp, target);
+}
+
+struct file_lock {
+    int fd = -1;
+    explicit file_lock(const fs::path& p) {
+        fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        ISTHMUS_CHECK(fd >= 0, runtime_error, "compile_string: cannot open lock file ", p.string(),
+                      ": ", std::strerror(errno));
+        while (::flock(fd, LOCK_EX) != 0) {
+            ISTHMUS_CHECK(errno == EINTR, runtime_error, "compile_string: cannot lock ", p.string(),
+                          ": ", std::strerror(errno));
+        }
+    }
+    ~file_lock() {
+        if (fd >= 0) {
+            ::flock(fd, LOCK_UN);
+            ::close(fd);
+        }
+    }
+};
+
+// Runs the compiler; returns its exit status, with stdout+stderr in `output`.
+int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std::string& output) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    const int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    ISTHMUS_CHECK(rc == 0, runtime_error, "compile_string: cannot run the compiler \"", argv[0],
+                  "\": ", std::strerror(rc));
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    output = read_file(log);
+    std::error_code ec;
+    fs::remove(log, ec);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+} // namespace
+
+std::string compiler() {
+    const char* cxx = std::getenv("CXX");
+    return cxx && *cxx ? std::string(cxx) : std::string("g++");
+}
+
+std::string cache_dir(const compile_options& opts) {
+    if (!opts.cache_dir.empty()) return opts.cache_dir;
+    if (const char* d = std::getenv("ISTHMUS_CACHE_DIR"); d && *d) return d;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        return (fs::path(x) / "isthmus").string();
+    const char* home = std::getenv("HOME");
+    ISTHMUS_CHECK(home && *home, runtime_error,
+                  "compile_string: no cache directory (set ISTHMUS_CACHE_DIR or HOME)");
+    return (fs::path(home) / ".cache" / "isthmus").string();
+}
+
+// Note [plugin include dir]: compiled plugins include isthmus/plugin.hpp. It is looked up in
+// $ISTHMUS_PLUGIN_INCLUDE_DIR, then next to the loaded libisthmus.so as installed
+// (<prefix>/lib/libisthmus.so -> <prefix>/include), then in the source tree this library was
+// built from (ISTHMUS_PLUGIN_SOURCE_INCLUDE_DIR, compiled in), which serves the build tree.
+std::string plugin_include_dir() {
+    auto has_header = [](const fs::path& d) {
+        std::error_code ec;
+        return fs::is_regular_file(d / "isthmus" / "plugin.hpp", ec);
+    };
+    if (const char* d = std::getenv("ISTHMUS_PLUGIN_INCLUDE_DIR"); d && *d && has_header(d))
+        return d;
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&plugin_include_dir), &info) && info.dli_fname) {
+        const fs::path lib = fs::path(info.dli_fname).parent_path();
+        for (const fs::path& c : {lib / ".." / "include", lib / ".." / ".." / "include"})
+            if (has_header(c)) return fs::weakly_canonical(c).string();
+    }
+#ifdef ISTHMUS_PLUGIN_SOURCE_INCLUDE_DIR
+    if (has_header(ISTHMUS_PLUGIN_SOURCE_INCLUDE_DIR)) return ISTHMUS_PLUGIN_SOURCE_INCLUDE_DIR;
+#endif
+    ISTHMUS_THROW(runtime_error, "compile_string: cannot find isthmus/plugin.hpp (set "
+                                 "ISTHMUS_PLUGIN_INCLUDE_DIR to the directory holding isthmus/)");
+}
+
+std::shared_ptr<library> compile_string(const std::string& name, const std::string& source,
+                                        const compile_options& opts) {
+    ISTHMUS_CHECK(!name.empty(), value_error, "compile_string: the name must not be empty");
+    const std::vector<std::string> cxx = split_words(compiler());
+    ISTHMUS_CHECK(!cxx.empty(), runtime_error, "compile_string: CXX is empty");
+    const std::string inc = plugin_include_dir();
+    const fs::path dir = cache_dir(opts);
+
+    // The compiled text: the author header, then the user's source with its own line numbers.
+    const std::string stem_name = sanitize(name);
+    const std::string text =
+        "#include <isthmus/plugin.hpp>\n#line 1 \"" + stem_name + ".cpp\"\n" + source + "\n";
+
+    fnv key;
+    key.add(name);
+    key.add(text);
+    for (const char* f : k_fixed_flags) key.add(f);
+    for (const auto& f : opts.flags) key.add(f);
+    for (const auto& w : cxx) key.add(w);
+    key.add(compiler_identity(cxx.front()));
+    key.add(std::to_string(ISTHMUS_PLUGIN_ABI_VERSION));
+    {
+        static std::mutex mu;
+        static std::map<std::string, std::string> header_text;
+        std::lock_guard lk(mu);
+        auto it = header_text.find(inc);
+        if (it == header_text.end())
+            it = header_text
+                     .emplace(inc, read_file(fs::path(inc) / "isthmus" / "plugin_abi.h") +
+                                       read_file(fs::path(inc) / "isthmus" / "plugin.hpp"))
+                     .first;
+        key.add(it->second);
+    }
+    key.add(target_identity());
+
+    const std::string stem = stem_name + "-" + key.hex();
+    const fs::path so = dir / (stem + ".so"), meta = dir / (stem + ".meta");
+    if (cache_valid(so, meta)) return load(so.string()); // the fast path: no lock, no compiler
+
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    ISTHMUS_CHECK(!ec, runtime_error, "compile_string: cannot create the cache directory ",
+                  dir.string(), ": ", ec.message());
+    {
+        file_lock lock(dir / (stem + ".lock"));
+        if (!cache_valid(so, meta)) {
+            const fs::path src = dir / (stem + ".cpp");
+            write_atomically(src, text);
+            const std::string pid = std::to_string(::getpid());
+            const fs::path tmp_so = dir / (stem + ".so.tmp." + pid);
+            std::vector<std::string> argv = cxx;
+            for (const char* f : k_fixed_flags) argv.emplace_back(f);
+            for (const auto& f : opts.flags) argv.push_back(f);
+            argv.push_back("-I" + inc);
+            argv.push_back(src.string());
+            argv.push_back("-o");
+            argv.push_back(tmp_so.string());
+            std::string output;
+            const int rc = run_compiler(argv, dir / (stem + ".log." + pid), output);
+            if (rc != 0) {
+                fs::remove(tmp_so, ec);
+                throw compile_error("compile_string(\"" + name + "\"): the C++ compiler (" +
+                                        cxx.front() + ") failed with exit code " +
+                                        std::to_string(rc),
+                                    output);
+            }
+            uintmax_t size = 0;
+            fnv h;
+            h.h = file_hash(tmp_so, &size);
+            fs::rename(tmp_so, so);
+            write_atomically(meta, "isthmus-plugin-cache-1\nsize " + std::to_string(size) +
+                                       "\nhash " + h.hex() + "\n");
+        }
+    }
+    return load(so.string());
+}
+
+std::shared_ptr<library> compile_file(const std::string& path, const compile_options& opts) {
+    std::error_code ec;
+    ISTHMUS_CHECK(fs::is_regular_file(path, ec), runtime_error, "compile_file: no such file \"",
+                  path, "\"");
+    return compile_string(fs::path(path).stem().string(), read_file(path), opts);
+}
+
+} // namespace isthmus::plugins

@@ -1,0 +1,321 @@
+// Calling into plugins: functions (overload resolution), object types, and parallel_do.
+#include "call_context.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <sstream>
+
+namespace isthmus::plugins {
+
+using detail::arg_buffer;
+using detail::arg_slot;
+using detail::call_context;
+using detail::fit;
+
+compile_error::compile_error(const std::string& summary, std::string diagnostics)
+    : runtime_error(summary + (diagnostics.empty() ? "" : ":\n" + diagnostics)),
+      diagnostics_(std::move(diagnostics)) {}
+compile_error::~compile_error() = default;
+callable_object::~callable_object() = default;
+
+namespace {
+
+// Picks the overload the arguments fit: the first exact fit, else the first that fits with
+// conversions. Throws type_error naming what was given and what each overload expects.
+const isthmus_function* resolve(const std::vector<const isthmus_function*>& overloads,
+                                std::span<const value> args, const std::string& name) {
+    const isthmus_function* convertible = nullptr;
+    std::string why;
+    for (const isthmus_function* f : overloads) {
+        if (f->nparams < 0) return f; // variadic: the plugin checks
+        if (static_cast<size_t>(f->nparams) != args.size()) {
+            if (overloads.size() == 1)
+                ISTHMUS_THROW(type_error, f->signature, ": expected ", f->nparams,
+                              " argument(s), got ", args.size());
+            continue;
+        }
+        fit worst = fit::exact;
+        for (size_t i = 0; i < args.size() && worst != fit::no; ++i) {
+            std::string w;
+            const fit ft = detail::check_arg(f->params[i], args[i], &w);
+            if (ft == fit::no && overloads.size() == 1)
+                ISTHMUS_THROW(type_error, f->signature, ": argument ", i + 1, " (",
+                              f->params[i].name, "): ", w);
+            worst = std::min(worst, ft);
+        }
+        if (worst == fit::exact) return f;
+        if (worst == fit::convert && !convertible) convertible = f;
+    }
+    if (convertible) return convertible;
+    std::ostringstream os;
+    os << name << ": no overload accepts (";
+    for (size_t i = 0; i < args.size(); ++i) os << (i ? ", " : "") << detail::describe(args[i]);
+    os << "); the overloads are:";
+    for (const isthmus_function* f : overloads) os << "\n  " << f->signature;
+    throw type_error(os.str());
+}
+
+// Calls one ABI function with the receiver (methods) and arguments; returns the result value.
+value invoke(const isthmus_function* f, const std::shared_ptr<const library>& lib,
+             const value* self, std::span<const value> args, const std::string& what) {
+    const size_t extra = self ? 1 : 0;
+    const size_t n = args.size() + extra;
+    arg_buffer<arg_slot> slots(n);
+    arg_buffer<isthmus_value> vals(n);
+    if (self) detail::marshal(*self, nullptr, slots[0], vals[0], lib);
+    for (size_t i = 0; i < args.size(); ++i)
+        detail::marshal(args[i], f->nparams >= 0 ? &f->params[i] : nullptr, slots[i + extra],
+                        vals[i + extra], lib);
+    call_context ctx;
+    isthmus_value result{};
+    const int rc = f->impl(f, &ctx.base, vals.data(), static_cast<int32_t>(n), &result);
+    if (rc != 0 || ctx.failed()) {
+        if (!ctx.failed()) ctx.fail(ISTHMUS_ERR_RUNTIME, "the plugin failed without a message");
+        ctx.rethrow(what + ": ");
+    }
+    return detail::unmarshal(result, ctx, lib);
+}
+
+} // namespace
+
+// ---- functions ---------------------------------------------------------------------------------
+
+function::function(std::shared_ptr<const library> lib,
+                   std::vector<const isthmus_function*> overloads, bool is_method)
+    : lib_(std::move(lib)), overloads_(std::move(overloads)), is_method_(is_method) {
+    ISTHMUS_ASSERT(!overloads_.empty());
+    name_ = overloads_.front()->name;
+}
+function::~function() = default;
+
+std::string function::signature() const {
+    std::string s;
+    for (const isthmus_function* f : overloads_)
+        s += (s.empty() ? "" : "\n") + std::string(f->signature);
+    return s;
+}
+
+std::string function::to_string() const {
+    return "<function " + signature() + " from plugin " + lib_->name() + ">";
+}
+
+value function::call(std::span<const value> args) const {
+    ISTHMUS_CHECK(!is_method_, type_error, name_, " is a method; call it on an object");
+    const isthmus_function* f = resolve(overloads_, args, name_);
+    return invoke(f, lib_, nullptr, args, name_);
+}
+
+// ---- kernels
+// -------------------------------------------------------------------------------------
+
+kernel::kernel(std::shared_ptr<const library> lib, const isthmus_kernel* k)
+    : lib_(std::move(lib)), k_(k), name_(k->name) {}
+kernel::~kernel() = default;
+
+std::string kernel::to_string() const {
+    return "<kernel " + std::string(k_->signature) + " from plugin " + lib_->name() + ">";
+}
+
+// Note [parallel_do on the CPU]: the iteration space is flattened in C order and cut into
+// contiguous blocks, several per OpenMP thread (dynamic schedule, for uneven bodies); each block
+// is one call of the kernel's launcher, which loops over its positions with the body inlined.
+// The host never calls per element. Small spaces (below k_serial_cutoff positions) run as one
+// block on the calling thread. The first error stops the remaining blocks.
+void parallel_do(const shape_t& dims, std::span<const value> args, const kernel& k) {
+    const isthmus_kernel* ak = k.abi();
+    const std::string& nm = k.name();
+    ISTHMUS_CHECK(!dims.empty() && dims.size() <= 4, value_error, "parallel_do(", nm,
+                  "): dims must have 1 to 4 entries, got ", shape_str(dims));
+    ISTHMUS_CHECK(static_cast<int32_t>(dims.size()) == ak->pos_ndim, value_error, "parallel_do(",
+                  nm, "): the kernel's position has ", ak->pos_ndim, " dimension(s) but dims ",
+                  shape_str(dims), " has ", dims.size());
+    for (int64_t d : dims)
+        ISTHMUS_CHECK(d >= 0, value_error, "parallel_do(", nm, "): negative size in dims ",
+                      shape_str(dims));
+    ISTHMUS_CHECK(ak->launch_cpu != nullptr, not_implemented_error, "parallel_do(", nm,
+                  "): the kernel has no CPU launcher");
+    ISTHMUS_CHECK(static_cast<int32_t>(args.size()) == ak->nparams, type_error, ak->signature,
+                  ": parallel_do expected ", ak->nparams, " argument(s) before the kernel, got ",
+                  args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+        std::string why;
+        if (detail::check_arg(ak->params[i], args[i], &why) == fit::no)
+            ISTHMUS_THROW(type_error, ak->signature, ": argument ", i + 1, " (", ak->params[i].name,
+                          "): ", why);
+    }
+    arg_buffer<arg_slot> slots(args.size());
+    arg_buffer<isthmus_value> vals(args.size());
+    for (size_t i = 0; i < args.size(); ++i)
+        detail::marshal(args[i], &ak->params[i], slots[i], vals[i], k.owner());
+
+    int64_t total = 1;
+    for (int64_t d : dims) total *= d;
+    if (total == 0) return;
+    isthmus_range base{};
+    base.ndim = static_cast<int32_t>(dims.size());
+    for (size_t d = 0; d < dims.size(); ++d) base.dims[d] = dims[d];
+
+    call_context ctx;
+    const auto n = static_cast<int32_t>(args.size());
+    constexpr int64_t k_serial_cutoff = 4096;
+    const int threads = omp_get_max_threads();
+    if (total < k_serial_cutoff || threads <= 1) {
+        isthmus_range r = base;
+        r.begin = 0;
+        r.end = total;
+        if (ak->launch_cpu(ak, &ctx.base, &r, vals.data(), n) != 0 && !ctx.failed())
+            ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
+    } else {
+        const int64_t blocks = std::min<int64_t>(total / 1024, int64_t{threads} * 8);
+        const int64_t per = (total + blocks - 1) / blocks;
+        std::atomic<bool> stop{false};
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int64_t b = 0; b < blocks; ++b) {
+            if (stop.load(std::memory_order_relaxed)) continue;
+            isthmus_range r = base;
+            r.begin = b * per;
+            r.end = std::min(total, r.begin + per);
+            if (r.begin >= r.end) continue;
+            if (ak->launch_cpu(ak, &ctx.base, &r, vals.data(), n) != 0) {
+                if (!ctx.failed())
+                    ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
+                stop.store(true, std::memory_order_relaxed);
+            }
+        }
+    }
+    if (ctx.failed()) ctx.rethrow(nm + ": ");
+}
+
+// ---- objects
+// -------------------------------------------------------------------------------------
+
+plugin_object::plugin_object(std::shared_ptr<const library> lib, const isthmus_type* type,
+                             void* instance)
+    : lib_(std::move(lib)), type_(type), instance_(instance) {}
+
+plugin_object::~plugin_object() {
+    if (type_->destroy) type_->destroy(type_, instance_);
+}
+
+std::string plugin_object::kind() const {
+    return type_->name;
+}
+
+std::string plugin_object::to_string() const {
+    return "<" + std::string(type_->name) + " object from plugin " + lib_->name() + ">";
+}
+
+std::vector<std::string> plugin_object::fields() const {
+    std::vector<std::string> r;
+    for (int32_t i = 0; i < type_->nfields; ++i) r.emplace_back(type_->fields[i].name);
+    return r;
+}
+std::vector<std::string> plugin_object::methods() const {
+    std::vector<std::string> r;
+    for (int32_t i = 0; i < type_->nmethods; ++i) {
+        std::string n = type_->methods[i].name;
+        if (std::find(r.begin(), r.end(), n) == r.end()) r.push_back(n);
+    }
+    return r;
+}
+std::vector<std::string> plugin_object::events() const {
+    std::vector<std::string> r;
+    for (int32_t i = 0; i < type_->nevents; ++i) r.emplace_back(type_->events[i].name);
+    return r;
+}
+bool plugin_object::has_field(const std::string& n) const {
+    for (int32_t i = 0; i < type_->nfields; ++i)
+        if (n == type_->fields[i].name) return true;
+    return false;
+}
+bool plugin_object::has_method(const std::string& n) const {
+    for (int32_t i = 0; i < type_->nmethods; ++i)
+        if (n == type_->methods[i].name) return true;
+    return false;
+}
+bool plugin_object::has_event(const std::string& n) const {
+    for (int32_t i = 0; i < type_->nevents; ++i)
+        if (n == type_->events[i].name) return true;
+    return false;
+}
+
+namespace {
+std::string joined(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s.empty() ? "none" : s;
+}
+} // namespace
+
+value plugin_object::get(const std::string& name) const {
+    for (int32_t i = 0; i < type_->nfields; ++i) {
+        const isthmus_field& f = type_->fields[i];
+        if (name != f.name) continue;
+        call_context ctx;
+        isthmus_value r{};
+        if (f.get(&f, &ctx.base, instance_, &r) != 0 || ctx.failed()) ctx.rethrow(name + ": ");
+        return detail::unmarshal(r, ctx, lib_);
+    }
+    ISTHMUS_THROW(value_error, type_->name, " has no field \"", name,
+                  "\" (fields: ", joined(fields()), ")");
+}
+
+void plugin_object::set(const std::string& name, const value& v) const {
+    for (int32_t i = 0; i < type_->nfields; ++i) {
+        const isthmus_field& f = type_->fields[i];
+        if (name != f.name) continue;
+        ISTHMUS_CHECK(f.set != nullptr, value_error, type_->name, ".", name, " is read-only");
+        arg_slot slot;
+        isthmus_value av{};
+        detail::marshal(v, nullptr, slot, av, lib_);
+        call_context ctx;
+        if (f.set(&f, &ctx.base, instance_, &av) != 0 || ctx.failed())
+            ctx.rethrow(std::string(type_->name) + "." + name + ": ");
+        return;
+    }
+    ISTHMUS_THROW(value_error, type_->name, " has no field \"", name,
+                  "\" (fields: ", joined(fields()), ")");
+}
+
+value plugin_object::call(const std::string& method, std::span<const value> args) const {
+    std::vector<const isthmus_function*> overloads;
+    for (int32_t i = 0; i < type_->nmethods; ++i)
+        if (method == type_->methods[i].name) overloads.push_back(&type_->methods[i]);
+    ISTHMUS_CHECK(!overloads.empty(), value_error, type_->name, " has no method \"", method,
+                  "\" (methods: ", joined(methods()), ")");
+    const std::string what = std::string(type_->name) + "." + method;
+    const isthmus_function* f = resolve(overloads, args, what);
+    const value self(std::static_pointer_cast<object>(
+        std::const_pointer_cast<plugin_object>(shared_from_this())));
+    return invoke(f, lib_, &self, args, what);
+}
+
+const isthmus_event& plugin_object::find_event(const std::string& name) const {
+    for (int32_t i = 0; i < type_->nevents; ++i)
+        if (name == type_->events[i].name) return type_->events[i];
+    ISTHMUS_THROW(value_error, type_->name, " has no event \"", name,
+                  "\" (events: ", joined(events()), ")");
+}
+
+void plugin_object::add_listener(const std::string& event, host_callable fn, std::string) const {
+    const isthmus_event& e = find_event(event);
+    call_context ctx;
+    if (e.add(&e, &ctx.base, instance_, detail::make_callback(std::move(fn), lib_)) != 0 ||
+        ctx.failed())
+        ctx.rethrow(event + ".add: ");
+}
+
+void plugin_object::clear_listeners(const std::string& event) const {
+    const isthmus_event& e = find_event(event);
+    call_context ctx;
+    if (e.clear(&e, &ctx.base, instance_) != 0 || ctx.failed()) ctx.rethrow(event + ".clear: ");
+}
+
+int64_t plugin_object::listener_count(const std::string& event) const {
+    const isthmus_event& e = find_event(event);
+    return e.count ? e.count(&e, instance_) : 0;
+}
+
+} // namespace isthmus::plugins

@@ -1,0 +1,504 @@
+// Host side of the ABI: the callback table, call contexts, and value <-> ABI conversions.
+#include "call_context.hpp"
+
+#include "isthmus/storage.hpp"
+
+#include <cstring>
+#include <iostream>
+
+namespace isthmus::plugins::detail {
+
+namespace {
+
+constexpr dtype k_codes[] = {dtype::bool_,   dtype::int8,      dtype::int16,     dtype::int32,
+                             dtype::int64,   dtype::uint8,     dtype::uint16,    dtype::uint32,
+                             dtype::uint64,  dtype::float16,   dtype::bfloat16,  dtype::float32,
+                             dtype::float64, dtype::complex64, dtype::complex128};
+
+} // namespace
+
+int32_t code_of(dtype dt) noexcept {
+    for (int32_t i = 0; i < 15; ++i)
+        if (k_codes[i] == dt) return i;
+    return ISTHMUS_DT_ANY;
+}
+
+dtype dtype_of_code(int32_t code) {
+    ISTHMUS_CHECK(code >= 0 && code <= ISTHMUS_DT_COMPLEX128, type_error,
+                  "plugin ABI: unknown dtype code ", code);
+    return k_codes[code];
+}
+
+// ---- call contexts -------------------------------------------------------------------------
+
+call_context::call_context() {
+    base.host = &host_table();
+    base.ctx = this;
+}
+
+call_context::~call_context() {
+    finish();
+}
+
+void call_context::fail(int32_t c, const char* msg, std::exception_ptr e) {
+    std::lock_guard lk(mu);
+    if (code != 0) return; // the first error wins
+    code = c == 0 ? ISTHMUS_ERR_RUNTIME : c;
+    message = msg ? msg : "";
+    cause = std::move(e);
+}
+
+void call_context::rethrow(const std::string& prefix) const {
+    if (cause) std::rethrow_exception(cause);
+    const std::string m = prefix + message;
+    switch (code) {
+    case ISTHMUS_ERR_VALUE:
+        throw value_error(m);
+    case ISTHMUS_ERR_TYPE:
+        throw type_error(m);
+    case ISTHMUS_ERR_INDEX:
+        throw index_error(m);
+    case ISTHMUS_ERR_MEMORY:
+        throw memory_error(m);
+    default:
+        throw runtime_error(m);
+    }
+}
+
+void call_context::finish() {
+    for (auto& o : results)
+        if (o && o->t.defined()) {
+            try {
+                o->t.unlock(lock_mode::write, MEMRESOURCE_CPU);
+            } catch (...) {
+            }
+            o->t = tensor();
+        }
+}
+
+// ---- the callback table ----------------------------------------------------------------------
+
+namespace {
+
+void host_set_error(isthmus_call* call, int32_t code, const char* message) {
+    if (call) call_context::of(call).fail(code, message);
+}
+
+int host_new_tensor(isthmus_call* call, int32_t code, int32_t ndim, const int64_t* shape,
+                    isthmus_value* out) {
+    call_context& ctx = call_context::of(call);
+    try {
+        ISTHMUS_CHECK(ndim >= 0 && ndim <= 16, value_error, "new_tensor: rank ", ndim,
+                      " is outside [0, 16]");
+        shape_t s(shape, shape + ndim);
+        for (int64_t d : s)
+            ISTHMUS_CHECK(d >= 0, value_error, "new_tensor: negative size in ", shape_str(s));
+        auto o = std::make_unique<call_context::owned>();
+        o->t = tensor::empty(s, dtype_of_code(code), MEMRESOURCE_CPU);
+        void* p = o->t.lock(lock_mode::write, MEMRESOURCE_CPU);
+        std::memset(out, 0, sizeof *out);
+        out->kind = ISTHMUS_VALUE_TENSOR;
+        out->dtype = code;
+        out->u.t = {
+            p, ISTHMUS_DEVICE_CPU, 0, code, ndim, o->t.shape().data(), o->t.strides().data()};
+        out->owner = o.get();
+        std::lock_guard lk(ctx.mu);
+        ctx.results.push_back(std::move(o));
+        return 0;
+    } catch (const std::exception& e) {
+        ctx.fail(ISTHMUS_ERR_MEMORY, e.what());
+        return 1;
+    }
+}
+
+int host_new_string(isthmus_call* call, const char* data, int64_t size, isthmus_value* out) {
+    call_context& ctx = call_context::of(call);
+    try {
+        auto o = std::make_unique<call_context::owned>();
+        o->s.assign(data, static_cast<size_t>(size));
+        std::memset(out, 0, sizeof *out);
+        out->kind = ISTHMUS_VALUE_STRING;
+        out->dtype = ISTHMUS_DT_ANY;
+        out->u.s.data = o->s.data();
+        out->u.s.size = size;
+        out->owner = o.get();
+        std::lock_guard lk(ctx.mu);
+        ctx.results.push_back(std::move(o));
+        return 0;
+    } catch (const std::exception& e) {
+        ctx.fail(ISTHMUS_ERR_MEMORY, e.what());
+        return 1;
+    }
+}
+
+void host_log(isthmus_call*, int32_t level, const char* message) {
+    static const char* const names[] = {"debug", "info", "warning", "error"};
+    std::cerr << "[isthmus plugin " << (level >= 0 && level <= 3 ? names[level] : "log") << "] "
+              << message << '\n';
+}
+
+isthmus_call* host_begin_call(const isthmus_host*) {
+    try {
+        return &(new call_context)->base;
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+int32_t host_end_call(isthmus_call* call, char* message, int64_t capacity) {
+    std::unique_ptr<call_context> ctx(&call_context::of(call));
+    if (message && capacity > 0) {
+        const size_t n = std::min<size_t>(ctx->message.size(), static_cast<size_t>(capacity - 1));
+        std::memcpy(message, ctx->message.data(), n);
+        message[n] = '\0';
+    }
+    return ctx->code;
+}
+
+isthmus_host make_table() {
+    isthmus_host h{};
+    h.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
+    h.struct_size = sizeof(isthmus_host);
+    h.set_error = &host_set_error;
+    h.new_tensor = &host_new_tensor;
+    h.new_string = &host_new_string;
+    h.log = &host_log;
+    h.begin_call = &host_begin_call;
+    h.end_call = &host_end_call;
+    h.call_python = nullptr; // Note [call_python]: filled in when the pyvalue layer exists
+    return h;
+}
+
+} // namespace
+
+const isthmus_host& host_table() noexcept {
+    static const isthmus_host table = make_table();
+    return table;
+}
+
+// ---- argument checks ---------------------------------------------------------------------------
+
+arg_slot::~arg_slot() {
+    if (locked) {
+        try {
+            t.unlock(mode, MEMRESOURCE_CPU);
+        } catch (...) {
+        }
+    }
+}
+
+std::string describe(const value& v) {
+    switch (v.kind()) {
+    case value_kind::none:
+        return "None";
+    case value_kind::scalar:
+        return std::string("a ") + std::string(name(v.as_scalar().type())) + " scalar";
+    case value_kind::string:
+        return "a string";
+    case value_kind::tensor: {
+        const tensor& t = v.as_tensor();
+        return std::string("a ") + std::string(name(t.dtype())) + " tensor of shape " +
+               shape_str(t.shape());
+    }
+    case value_kind::cell:
+        return "a cell";
+    case value_kind::object:
+        return "a " + v.as_object()->kind();
+    }
+    return "a value";
+}
+
+namespace {
+
+std::string expected_text(const isthmus_param& p) {
+    const std::string dt = p.dtype >= 0 ? std::string(name(dtype_of_code(p.dtype))) : "any";
+    switch (p.kind) {
+    case ISTHMUS_PARAM_BOOL:
+        return "a bool";
+    case ISTHMUS_PARAM_INT:
+        return "an integer";
+    case ISTHMUS_PARAM_FLOAT:
+        return "a real number";
+    case ISTHMUS_PARAM_COMPLEX:
+        return "a number";
+    case ISTHMUS_PARAM_STRING:
+        return "a string";
+    case ISTHMUS_PARAM_TENSOR:
+        return "a " + (p.dtype >= 0 ? dt + " " : std::string()) + "tensor" +
+               (p.ndim >= 0 ? " with " + std::to_string(p.ndim) + " dimension(s)" : "") + " (" +
+               p.type_name + ")";
+    case ISTHMUS_PARAM_VEC:
+        return "a vector of " + std::to_string(p.vec_len) + " numbers";
+    case ISTHMUS_PARAM_OBJECT:
+        return std::string("an object of type ") + (p.type ? p.type->name : "any");
+    case ISTHMUS_PARAM_CALLBACK:
+        return "a callable";
+    default:
+        return "a value";
+    }
+}
+
+} // namespace
+
+fit check_arg(const isthmus_param& p, const value& v, std::string* why) {
+    auto no = [&] {
+        if (why) *why = "expected " + expected_text(p) + ", got " + describe(v);
+        return fit::no;
+    };
+    switch (p.kind) {
+    case ISTHMUS_PARAM_ANY:
+        return fit::exact;
+    case ISTHMUS_PARAM_BOOL:
+    case ISTHMUS_PARAM_INT:
+    case ISTHMUS_PARAM_FLOAT:
+    case ISTHMUS_PARAM_COMPLEX: {
+        if (!v.is_scalar()) return no();
+        const dtype dt = v.as_scalar().type();
+        if (p.kind == ISTHMUS_PARAM_BOOL) return is_bool(dt) ? fit::exact : no();
+        if (p.kind == ISTHMUS_PARAM_INT)
+            return is_integer(dt) ? fit::exact : (is_bool(dt) ? fit::convert : no());
+        if (p.kind == ISTHMUS_PARAM_FLOAT) {
+            if (is_complex(dt)) return no();
+            return is_floating(dt) ? fit::exact : fit::convert;
+        }
+        return is_complex(dt) ? fit::exact : fit::convert;
+    }
+    case ISTHMUS_PARAM_STRING:
+        return v.is_string() ? fit::exact : no();
+    case ISTHMUS_PARAM_TENSOR: {
+        if (!v.is_tensor()) return no();
+        const tensor& t = v.as_tensor();
+        if (p.ndim >= 0 && t.dim() != p.ndim) return no();
+        if (p.dtype < 0 || code_of(t.dtype()) == p.dtype) return fit::exact;
+        if (!(p.flags & ISTHMUS_PARAM_WRITE)) return fit::convert;
+        if (why)
+            *why = "expected " + expected_text(p) + ", got " + describe(v) +
+                   " (a written tensor must have the exact dtype)";
+        return fit::no;
+    }
+    case ISTHMUS_PARAM_VEC: {
+        if (!v.is_tensor()) return no();
+        const tensor& t = v.as_tensor();
+        if (t.dim() > 1 || t.numel() != p.vec_len || is_complex(t.dtype())) return no();
+        return fit::exact;
+    }
+    case ISTHMUS_PARAM_OBJECT: {
+        if (!v.is_object()) return no();
+        auto* o = dynamic_cast<const plugin_object*>(v.as_object().get());
+        if (!o || (p.type && o->type() != p.type)) return no();
+        return fit::exact;
+    }
+    case ISTHMUS_PARAM_CALLBACK:
+        return v.is_object() && dynamic_cast<const callable_object*>(v.as_object().get())
+                   ? fit::exact
+                   : no();
+    default:
+        return no();
+    }
+}
+
+// ---- marshalling -------------------------------------------------------------------------------
+
+void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_value& out,
+             const std::shared_ptr<const library>& lib) {
+    std::memset(&out, 0, sizeof out);
+    out.dtype = ISTHMUS_DT_ANY;
+    switch (v.kind()) {
+    case value_kind::none:
+        out.kind = ISTHMUS_VALUE_NONE;
+        return;
+    case value_kind::scalar: {
+        const scalar& s = v.as_scalar();
+        const dtype dt = s.type();
+        out.dtype = code_of(dt);
+        if (is_bool(dt)) {
+            out.kind = ISTHMUS_VALUE_BOOL;
+            out.u.i = s.to<bool>() ? 1 : 0;
+        } else if (is_integer(dt)) {
+            out.kind = ISTHMUS_VALUE_INT;
+            out.u.i =
+                dt == dtype::uint64 ? static_cast<int64_t>(s.to<uint64_t>()) : s.to<int64_t>();
+        } else if (is_complex(dt)) {
+            out.kind = ISTHMUS_VALUE_COMPLEX;
+            const auto c = s.to<complex128_t>();
+            out.u.c[0] = c.real();
+            out.u.c[1] = c.imag();
+        } else {
+            out.kind = ISTHMUS_VALUE_FLOAT;
+            out.u.f = s.to<double>();
+        }
+        // A bool or integer given for a real parameter arrives as the parameter's kind.
+        if (p && p->kind == ISTHMUS_PARAM_FLOAT && out.kind != ISTHMUS_VALUE_FLOAT) {
+            out.u.f = static_cast<double>(out.u.i);
+            out.kind = ISTHMUS_VALUE_FLOAT;
+        } else if (p && p->kind == ISTHMUS_PARAM_COMPLEX && out.kind != ISTHMUS_VALUE_COMPLEX) {
+            const double r =
+                out.kind == ISTHMUS_VALUE_FLOAT ? out.u.f : static_cast<double>(out.u.i);
+            out.u.c[0] = r;
+            out.u.c[1] = 0;
+            out.kind = ISTHMUS_VALUE_COMPLEX;
+        }
+        return;
+    }
+    case value_kind::string:
+        out.kind = ISTHMUS_VALUE_STRING;
+        out.u.s.data = v.as_string().data();
+        out.u.s.size = static_cast<int64_t>(v.as_string().size());
+        return;
+    case value_kind::tensor: {
+        slot.t = v.as_tensor();
+        const bool writes = !p || p->kind == ISTHMUS_PARAM_ANY || (p->flags & ISTHMUS_PARAM_WRITE);
+        if (p && p->kind == ISTHMUS_PARAM_TENSOR && p->dtype >= 0 &&
+            code_of(slot.t.dtype()) != p->dtype && !writes)
+            slot.t = slot.t.to(dtype_of_code(p->dtype)); // a read-only view of another dtype
+        slot.mode = writes ? lock_mode::readwrite : lock_mode::read;
+        void* data = slot.t.lock(slot.mode, MEMRESOURCE_CPU);
+        slot.locked = true;
+        out.kind = ISTHMUS_VALUE_TENSOR;
+        out.dtype = code_of(slot.t.dtype());
+        out.u.t = {data,
+                   ISTHMUS_DEVICE_CPU,
+                   0,
+                   out.dtype,
+                   static_cast<int32_t>(slot.t.dim()),
+                   slot.t.shape().data(),
+                   slot.t.strides().data()};
+        return;
+    }
+    case value_kind::cell:
+        ISTHMUS_THROW(type_error, "plugin calls do not take cells (given ", describe(v), ")");
+    case value_kind::object: {
+        const auto& o = v.as_object();
+        if (auto* po = dynamic_cast<const plugin_object*>(o.get())) {
+            out.kind = ISTHMUS_VALUE_OBJECT;
+            out.u.o.instance = po->instance();
+            out.u.o.type = po->type();
+            return;
+        }
+        if (auto* co = dynamic_cast<const callable_object*>(o.get())) {
+            out.kind = ISTHMUS_VALUE_CALLBACK;
+            out.u.cb = make_callback(co->fn(), lib);
+            return;
+        }
+        ISTHMUS_THROW(type_error, "plugin calls do not take ", describe(v));
+    }
+    }
+}
+
+value unmarshal(const isthmus_value& v, call_context& ctx,
+                const std::shared_ptr<const library>& lib) {
+    switch (v.kind) {
+    case ISTHMUS_VALUE_NONE:
+        return value();
+    case ISTHMUS_VALUE_BOOL:
+        return value(scalar(v.u.i != 0));
+    case ISTHMUS_VALUE_INT: {
+        const dtype dt = v.dtype >= 0 ? dtype_of_code(v.dtype) : dtype::int64;
+        if (dt == dtype::uint64) return value(scalar(static_cast<uint64_t>(v.u.i)));
+        if (dt == dtype::int64 || !is_integer(dt)) return value(scalar(v.u.i));
+        return value(scalar::of(static_cast<double>(v.u.i), dt));
+    }
+    case ISTHMUS_VALUE_FLOAT:
+        if (v.dtype == ISTHMUS_DT_FLOAT32) return value(scalar(static_cast<float>(v.u.f)));
+        return value(scalar(v.u.f));
+    case ISTHMUS_VALUE_COMPLEX:
+        if (v.dtype == ISTHMUS_DT_COMPLEX64)
+            return value(
+                scalar(complex64_t(static_cast<float>(v.u.c[0]), static_cast<float>(v.u.c[1]))));
+        return value(scalar(complex128_t(v.u.c[0], v.u.c[1])));
+    case ISTHMUS_VALUE_STRING:
+        return value(std::string(v.u.s.data, static_cast<size_t>(v.u.s.size)));
+    case ISTHMUS_VALUE_TENSOR: {
+        {
+            std::lock_guard lk(ctx.mu);
+            for (auto& o : ctx.results)
+                if (o.get() == v.owner && o->t.defined()) {
+                    tensor t = o->t;
+                    o->t.unlock(lock_mode::write, MEMRESOURCE_CPU);
+                    o->t = tensor();
+                    return value(t);
+                }
+        }
+        // A borrowed tensor (an argument handed back, a callback argument): copy it.
+        ISTHMUS_CHECK(v.owner == nullptr, runtime_error,
+                      "plugin ABI: a tensor result was returned twice");
+        const isthmus_tensor& at = v.u.t;
+        shape_t shape(at.shape, at.shape + at.ndim), strides(at.strides, at.strides + at.ndim);
+        tensor view = tensor::wrap(at.data, dtype_of_code(at.dtype), shape, strides,
+                                   MEMRESOURCE_CPU, nullptr);
+        return value(view.clone());
+    }
+    case ISTHMUS_VALUE_OBJECT: {
+        const isthmus_plugin& d = lib->descriptor();
+        const bool ours = v.u.o.type >= d.types && v.u.o.type < d.types + d.ntypes;
+        ISTHMUS_CHECK(ours, runtime_error, "plugin ", lib->name(),
+                      " returned an object of a type it does not declare");
+        return value(std::static_pointer_cast<object>(
+            std::make_shared<plugin_object>(lib, v.u.o.type, v.u.o.instance)));
+    }
+    case ISTHMUS_VALUE_CALLBACK:
+        if (v.u.cb.release) v.u.cb.release(v.u.cb.data);
+        ISTHMUS_THROW(not_implemented_error, "plugin ", lib->name(),
+                      " returned a callable; callables cannot be results");
+    default:
+        ISTHMUS_THROW(runtime_error, "plugin ", lib->name(), " returned a value of unknown kind ",
+                      v.kind);
+    }
+}
+
+// ---- host callables as ABI callbacks -----------------------------------------------------------
+
+namespace {
+
+struct callback_state {
+    host_callable fn;
+    std::shared_ptr<const library> lib;
+};
+
+int callback_invoke(void* data, isthmus_call* call, const isthmus_value* args, int32_t nargs,
+                    isthmus_value* result) {
+    auto* st = static_cast<callback_state*>(data);
+    call_context& ctx = call_context::of(call);
+    try {
+        std::vector<value> vs;
+        vs.reserve(static_cast<size_t>(nargs));
+        for (int32_t i = 0; i < nargs; ++i) vs.push_back(unmarshal(args[i], ctx, st->lib));
+        value r = st->fn(vs);
+        std::memset(result, 0, sizeof *result);
+        result->dtype = ISTHMUS_DT_ANY;
+        if (r.is_scalar() || r.is_none()) {
+            arg_slot unused;
+            marshal(r, nullptr, unused, *result, st->lib);
+        } else if (r.is_string()) {
+            host_new_string(call, r.as_string().data(), static_cast<int64_t>(r.as_string().size()),
+                            result);
+        } // other results are dropped: events ignore them
+        return 0;
+    } catch (...) {
+        std::string msg = "host callback failed";
+        try {
+            throw;
+        } catch (const std::exception& e) {
+            msg = e.what();
+        } catch (...) {
+        }
+        ctx.fail(ISTHMUS_ERR_RUNTIME, msg.c_str(), std::current_exception());
+        return 1;
+    }
+}
+
+void callback_release(void* data) {
+    delete static_cast<callback_state*>(data);
+}
+
+} // namespace
+
+isthmus_callback make_callback(host_callable fn, std::shared_ptr<const library> lib) {
+    isthmus_callback cb{};
+    cb.invoke = &callback_invoke;
+    cb.release = &callback_release;
+    cb.data = new callback_state{std::move(fn), std::move(lib)};
+    return cb;
+}
+
+} // namespace isthmus::plugins::detail

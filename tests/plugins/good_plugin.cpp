@@ -1,0 +1,109 @@
+// Test plugin: functions, overloads, kernels with access modifiers, and an object type with an
+// event, exercised by tests/plugins_cpp and tests/python/test_plugins.py.
+#include <isthmus/plugin.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace ip = isthmus::plugin;
+
+namespace {
+
+// An event source: a counter whose tick() fires `ontick` with the new count.
+struct counter {
+    explicit counter(std::string label) : label(std::move(label)) {}
+    std::string label;
+    int64_t count = 0;
+    double step = 1.0;
+    ip::event<int64_t, std::string> ontick;
+    int64_t tick() {
+        ++count;
+        ontick.fire(count, label);
+        return count;
+    }
+    std::string describe() const { return label + ":" + std::to_string(count); }
+};
+
+template <typename T>
+ip::tensor<T, 1> scaled(ip::view<const T, 1> x, T s) {
+    ip::tensor<T, 1> y({x.size(0)});
+    for (int64_t i = 0; i < x.size(0); ++i) y(i) = s * x(i);
+    return y;
+}
+
+} // namespace
+
+ISTHMUS_PLUGIN(good_plugin, m) {
+    m.type<counter>("counter", "A counter that fires ontick(count, label) on every tick.")
+        .ctor<std::string>({"label"})
+        .field("label", &counter::label)
+        .field("count", &counter::count)
+        .field("step", &counter::step)
+        .method("tick", &counter::tick)
+        .method("describe", &counter::describe)
+        .event("ontick", &counter::ontick);
+    m.def(
+        "plus", [](double a, double b) { return a + b; }, {"a", "b"}, "a + b");
+    m.def("iadd", [](int64_t a, int64_t b) { return a + b; }, {"a", "b"});
+    m.def("greet", [](std::string who) { return "hello " + who; }, {"who"});
+    m.def("nothing", [] {});
+    m.def("fail_value", [](std::string msg) -> double { throw ip::value_error(msg); }, {"msg"});
+    m.def("fail_std", []() -> double { throw std::runtime_error("std failure"); });
+    m.def("total",
+          [](ip::view<const double, 2> x) {
+              double s = 0;
+              for (int64_t i = 0; i < x.size(0); ++i)
+                  for (int64_t j = 0; j < x.size(1); ++j) s += x(i, j);
+              return s;
+          },
+          {"x"});
+    m.def("scaled", &scaled<float>, {"x", "s"});
+    m.def("scaled", &scaled<double>, {"x", "s"});
+    m.def("norm3", [](ip::dvec3 v) { return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); },
+          {"v"});
+    m.def("fill_inplace",
+          [](ip::view<double, 1> y, double v) {
+              for (int64_t i = 0; i < y.size(0); ++i) y(i) = v;
+          },
+          {"y", "v"});
+    m.def("count_of", [](std::shared_ptr<counter> c) { return c->count; }, {"c"});
+    m.def("call_twice",
+          [](ip::callback cb) {
+              isthmus_value args[1];
+              args[0] = ip::detail::to_abi<int64_t>(7);
+              isthmus_value r{};
+              cb.invoke(args, 1, &r);
+              cb.invoke(args, 1, &r);
+              return r.kind == ISTHMUS_VALUE_FLOAT ? r.u.f : static_cast<double>(r.u.i);
+          },
+          {"cb"});
+
+    // y = a * x + b elementwise over a 2-d space.
+    m.kernel("axpb",
+             [](ip::view<const double, 2> x, ip::view<double, 2> y, double a, double b,
+                ip::ivec2 p) { y(p[0], p[1]) = a * x(p[0], p[1]) + b; },
+             {"x", "y", "a", "b"});
+    // 1-d shifts read with each access modifier: y[i] = x[i + shift].
+    m.kernel("shift_clamped",
+             [](ip::view<const double, 1, ip::access::clamped> x, ip::view<double, 1> y, int64_t s,
+                int64_t i) { y(i) = x(i + s); },
+             {"x", "y", "shift"});
+    m.kernel("shift_circular",
+             [](ip::view<const double, 1, ip::access::circular> x, ip::view<double, 1> y, int64_t s,
+                int64_t i) { y(i) = x(i + s); },
+             {"x", "y", "shift"});
+    m.kernel("shift_mirror",
+             [](ip::view<const double, 1, ip::access::mirror> x, ip::view<double, 1> y, int64_t s,
+                int64_t i) { y(i) = x(i + s); },
+             {"x", "y", "shift"});
+    m.kernel("shift_checked",
+             [](ip::view<const double, 1, ip::access::checked> x, ip::view<double, 1> y, int64_t s,
+                int64_t i) { y(i) = x(i + s); },
+             {"x", "y", "shift"});
+    // 3-d: out[i, j, k] = i * 10000 + j * 100 + k (checks position order and strides).
+    m.kernel("index3",
+             [](ip::view<int64_t, 3> out, ip::ivec3 p) {
+                 out(p[0], p[1], p[2]) = p[0] * 10000 + p[1] * 100 + p[2];
+             },
+             {"out"});
+}

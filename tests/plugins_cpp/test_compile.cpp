@@ -1,0 +1,51 @@
+// compile_string from C++: cold compile, cached load, compile errors with diagnostics.
+#include "test_support.hpp"
+
+#include <isthmus/plugins.hpp>
+
+#include <filesystem>
+#include <unistd.h>
+
+namespace pl = isthmus::plugins;
+
+namespace {
+std::string temp_cache() {
+    auto d = std::filesystem::temp_directory_path() /
+             ("isthmus_test_cache_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    return d.string();
+}
+} // namespace
+
+TEST_CASE("compile_string builds, caches and loads a plugin") {
+    pl::compile_options o;
+    o.cache_dir = temp_cache();
+    const std::string src = R"(
+ISTHMUS_PLUGIN(cpp_compiled, m) {
+    m.def("cube", [](double x) { return x * x * x; }, {"x"});
+})";
+    auto lib = pl::compile_string("cpp_compiled", src, o);
+    CHECK((*lib->get_function("cube"))(3.0).as_scalar().to<double>() == 27.0);
+    int so_files = 0;
+    for (auto& e : std::filesystem::directory_iterator(o.cache_dir))
+        so_files += e.path().extension() == ".so";
+    CHECK(so_files == 1);
+    CHECK(pl::compile_string("cpp_compiled", src, o) == lib); // from the cache
+    std::filesystem::remove_all(o.cache_dir);
+}
+
+TEST_CASE("compile errors carry the compiler's diagnostics with the user's line numbers") {
+    pl::compile_options o;
+    o.cache_dir = temp_cache();
+    const std::string src = "ISTHMUS_PLUGIN(broken, m) {\n    m.def(\"f\", [](double x) {\n"
+                            "        return x + undefined_name;\n    });\n}\n";
+    try {
+        pl::compile_string("broken", src, o);
+        FAIL("no compile_error");
+    } catch (const pl::compile_error& e) {
+        CHECK(contains(e.diagnostics(), "broken.cpp:3:"));
+        CHECK(contains(e.diagnostics(), "undefined_name"));
+        CHECK(contains(e.what(), "compile_string(\"broken\")"));
+    }
+    std::filesystem::remove_all(o.cache_dir);
+}

@@ -1,0 +1,64 @@
+// Plugin loader: by path and by name, listings, and refusals (missing, not a plugin, wrong ABI).
+#include "test_support.hpp"
+
+#include <isthmus/plugins.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace pl = isthmus::plugins;
+
+TEST_CASE("load by path lists functions, kernels and types with signatures") {
+    auto lib = pl::load(GOOD_PLUGIN);
+    CHECK(lib->name() == "good_plugin");
+    CHECK(lib->has_function("plus"));
+    CHECK(lib->has_kernel("axpb"));
+    CHECK_FALSE(lib->has_kernel("plus"));
+    const auto fns = lib->function_names();
+    CHECK(std::count(fns.begin(), fns.end(), "scaled") == 1); // two overloads, one name
+    CHECK(lib->type_names() == std::vector<std::string>{"counter"});
+    const std::string d = lib->describe();
+    CHECK(contains(d, "function add(a: float64, b: float64) -> scalar"));
+    CHECK(contains(d, "kernel axpb(x: mat, y: mat, a: float64, b: float64, pos: ivec2)"));
+    CHECK(contains(d, "event ontick(int, string)"));
+    CHECK(pl::load(GOOD_PLUGIN) == lib); // loading again returns the same library
+}
+
+TEST_CASE("load by name searches ISTHMUS_PLUGIN_PATH") {
+    const std::string dir = std::filesystem::path(GOOD_PLUGIN).parent_path().string();
+    ::setenv("ISTHMUS_PLUGIN_PATH", ("/nonexistent:" + dir).c_str(), 1);
+    auto lib = pl::load("good_plugin");
+    CHECK(lib->name() == "good_plugin");
+    ::unsetenv("ISTHMUS_PLUGIN_PATH");
+    const std::string e = error_of([] { pl::load("no_such_plugin_xyz"); });
+    CHECK(contains(e, "no plugin named \"no_such_plugin_xyz\""));
+    CHECK_THROWS_AS(pl::load("no_such_plugin_xyz"), isthmus::runtime_error);
+}
+
+TEST_CASE("missing files, non-plugins and ABI mismatches are refused with clear errors") {
+    CHECK_THROWS_AS(pl::load("/nonexistent/dir/libx.so"), isthmus::runtime_error);
+    CHECK(contains(error_of([] { pl::load("/nonexistent/dir/libx.so"); }), "no such file"));
+    const std::string np = error_of([] { pl::load(NOT_A_PLUGIN); });
+    CHECK(contains(np, "is not an isthmus plugin"));
+    CHECK(contains(np, "isthmus_plugin_entry"));
+    const std::string abi = error_of([] { pl::load(WRONG_ABI_PLUGIN); });
+    CHECK(contains(abi, "plugin ABI version " + std::to_string(ISTHMUS_PLUGIN_ABI_VERSION + 998)));
+    CHECK(contains(abi, "speaks plugin ABI version " + std::to_string(ISTHMUS_PLUGIN_ABI_VERSION)));
+    CHECK_THROWS_AS(pl::load(WRONG_ABI_PLUGIN), isthmus::runtime_error);
+    CHECK_THROWS_AS(pl::load(""), isthmus::value_error);
+}
+
+TEST_CASE("a plugin written in C loads and runs") {
+    auto lib = pl::load(C_PLUGIN);
+    CHECK(lib->name() == "c_plugin");
+    CHECK((*lib->get_function("twice"))(2.5).as_scalar().to<double>() == 5.0);
+    CHECK_THROWS_AS((*lib->get_function("twice"))("x"), isthmus::type_error);
+}
+
+TEST_CASE("unknown function and kernel names list what the plugin has") {
+    auto lib = pl::load(GOOD_PLUGIN);
+    const std::string e = error_of([&] { lib->get_function("nope"); });
+    CHECK(contains(e, "has no function \"nope\""));
+    CHECK(contains(e, "plus"));
+    CHECK_THROWS_AS(lib->get_kernel("plus"), isthmus::value_error);
+}

@@ -1,0 +1,33 @@
+// Helpers for the plugin host suite: error messages, random tensors.
+#pragma once
+
+#include <doctest/doctest.h>
+#include <isthmus/tensor.hpp>
+
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+/// Runs `f` and returns the message of what it threw, or "<no error>".
+inline std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "<no error>";
+}
+
+inline bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
+/// A float64 tensor of uniform random values in [-1, 1).
+inline isthmus::tensor random_doubles(const isthmus::shape_t& shape, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::vector<double> v(static_cast<size_t>(isthmus::numel_of(shape)));
+    for (double& x : v) x = dist(rng);
+    return isthmus::tensor::from_vector(v, shape);
+}
