@@ -18,7 +18,7 @@ TEST_CASE("load by path lists functions, kernels and types with signatures") {
     CHECK(std::count(fns.begin(), fns.end(), "scaled") == 1); // two overloads, one name
     CHECK(lib->type_names() == std::vector<std::string>{"counter"});
     const std::string d = lib->describe();
-    CHECK(contains(d, "function add(a: float64, b: float64) -> scalar"));
+    CHECK(contains(d, "function plus(a: float64, b: float64) -> scalar"));
     CHECK(contains(d, "kernel axpb(x: mat, y: mat, a: float64, b: float64, pos: ivec2)"));
     CHECK(contains(d, "event ontick(int, string)"));
     CHECK(pl::load(GOOD_PLUGIN) == lib); // loading again returns the same library
