@@ -81,7 +81,7 @@ TEST_CASE(
     auto lib = pl::load(GOOD_PLUGIN);
     auto add = lib->get_function("plus");
     const std::string n = error_of([&] { (*add)(1.0); });
-    CHECK(contains(n, "add(a: float64, b: float64) -> scalar: expected 2 argument(s), got 1"));
+    CHECK(contains(n, "plus(a: float64, b: float64) -> scalar: expected 2 argument(s), got 1"));
     CHECK_THROWS_AS((*add)(1.0), isthmus::type_error);
     const std::string t = error_of([&] { (*add)(1.0, "two"); });
     CHECK(contains(t, "argument 2 (b): expected a real number, got a string"));
