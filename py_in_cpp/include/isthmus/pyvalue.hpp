@@ -478,7 +478,7 @@ concept py_operands = is_pyapi_v<A> || is_pyapi_v<B>;
 
 /// The object an operand stands for: borrowed for pyvalues and references, converted else.
 template <typename T>
-pyvalue operand(const T& v) {
+pyvalue py_operand(const T& v) {
     if constexpr (is_pyapi_v<T>)
         return pyvalue::borrow(v.ptr());
     else
@@ -490,13 +490,13 @@ pyvalue operand(const T& v) {
     template <typename A, typename B>                                                              \
         requires detail::py_operands<A, B>                                                         \
     pyvalue operator OP(const A& a, const B& b) {                                                  \
-        return detail::binary(detail::binop::CODE, detail::operand(a).get(),                       \
-                              detail::operand(b).get());                                           \
+        return detail::binary(detail::binop::CODE, detail::py_operand(a).get(),                       \
+                              detail::py_operand(b).get());                                           \
     }                                                                                              \
     template <typename A, typename B>                                                              \
         requires detail::is_pyapi_v<A>                                                             \
     A& operator OP##=(A & a, const B & b) {                                                        \
-        a = detail::inplace(detail::binop::CODE, a.ptr(), detail::operand(b).get());               \
+        a = detail::inplace(detail::binop::CODE, a.ptr(), detail::py_operand(b).get());               \
         return a;                                                                                  \
     }
 ISTHMUS_PY_BINARY(+, add)
@@ -513,34 +513,34 @@ ISTHMUS_PY_BINARY(^, xor_)
 template <typename A, typename B>
     requires detail::py_operands<A, B>
 pyvalue floordiv(const A& a, const B& b) {
-    return detail::binary(detail::binop::floordiv, detail::operand(a).get(),
-                          detail::operand(b).get());
+    return detail::binary(detail::binop::floordiv, detail::py_operand(a).get(),
+                          detail::py_operand(b).get());
 }
 /// Python's `a ** b`.
 template <typename A, typename B>
     requires detail::py_operands<A, B>
 pyvalue pow(const A& a, const B& b) {
-    return detail::binary(detail::binop::pow, detail::operand(a).get(), detail::operand(b).get());
+    return detail::binary(detail::binop::pow, detail::py_operand(a).get(), detail::py_operand(b).get());
 }
 /// Python's `a @ b`.
 template <typename A, typename B>
     requires detail::py_operands<A, B>
 pyvalue matmul(const A& a, const B& b) {
-    return detail::binary(detail::binop::matmul, detail::operand(a).get(),
-                          detail::operand(b).get());
+    return detail::binary(detail::binop::matmul, detail::py_operand(a).get(),
+                          detail::py_operand(b).get());
 }
 /// Python's `a << b` and `a >> b` (operator<< is kept for printing to streams).
 template <typename A, typename B>
     requires detail::py_operands<A, B>
 pyvalue lshift(const A& a, const B& b) {
-    return detail::binary(detail::binop::lshift, detail::operand(a).get(),
-                          detail::operand(b).get());
+    return detail::binary(detail::binop::lshift, detail::py_operand(a).get(),
+                          detail::py_operand(b).get());
 }
 template <typename A, typename B>
     requires detail::py_operands<A, B>
 pyvalue rshift(const A& a, const B& b) {
-    return detail::binary(detail::binop::rshift, detail::operand(a).get(),
-                          detail::operand(b).get());
+    return detail::binary(detail::binop::rshift, detail::py_operand(a).get(),
+                          detail::py_operand(b).get());
 }
 
 /// Unary minus, plus, `~` and `!` (Python's `not`, a Python bool).
@@ -572,8 +572,8 @@ pyvalue abs(const pyapi<D>& a) {
     template <typename A, typename B>                                                              \
         requires detail::py_operands<A, B>                                                         \
     pyvalue operator OP(const A& a, const B& b) {                                                  \
-        return detail::compare(detail::cmpop::CODE, detail::operand(a).get(),                      \
-                               detail::operand(b).get());                                          \
+        return detail::compare(detail::cmpop::CODE, detail::py_operand(a).get(),                      \
+                               detail::py_operand(b).get());                                          \
     }
 ISTHMUS_PY_COMPARE(<, lt)
 ISTHMUS_PY_COMPARE(<=, le)
