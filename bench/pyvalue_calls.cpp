@@ -74,16 +74,30 @@ obj = C()
         pyvalue m = obj.attr("m");
         // interleave the two sides, to share the machine's noise
         for (int round = 0; round < 2; ++round) {
-            const double a0 = ns_per(reps, n, [&](long k) { for (long i = 0; i < k; ++i) f0(); });
-            const double b0 = ns_per(reps, n, [&](long k) { for (long i = 0; i < k; ++i) p0(); });
-            const double a1 = ns_per(reps, n, [&](long k) { for (long i = 0; i < k; ++i) f1(i); });
-            const double b1 = ns_per(reps, n, [&](long k) { for (long i = 0; i < k; ++i) p1(i); });
-            const double a2 =
-                ns_per(reps, n, [&](long k) { for (long i = 0; i < k; ++i) f2(1.5, i); });
-            const double b2 =
-                ns_per(reps, n, [&](long k) { for (long i = 0; i < k; ++i) p2(1.5, i); });
-            const double a3 = ns_per(reps, n, [&](long k) { for (long i = 0; i < k; ++i) m(i); });
-            const double b3 = ns_per(reps, n, [&](long k) { for (long i = 0; i < k; ++i) pm(i); });
+            const double a0 = ns_per(reps, n, [&](long k) {
+                for (long i = 0; i < k; ++i) f0();
+            });
+            const double b0 = ns_per(reps, n, [&](long k) {
+                for (long i = 0; i < k; ++i) p0();
+            });
+            const double a1 = ns_per(reps, n, [&](long k) {
+                for (long i = 0; i < k; ++i) f1(i);
+            });
+            const double b1 = ns_per(reps, n, [&](long k) {
+                for (long i = 0; i < k; ++i) p1(i);
+            });
+            const double a2 = ns_per(reps, n, [&](long k) {
+                for (long i = 0; i < k; ++i) f2(1.5, i);
+            });
+            const double b2 = ns_per(reps, n, [&](long k) {
+                for (long i = 0; i < k; ++i) p2(1.5, i);
+            });
+            const double a3 = ns_per(reps, n, [&](long k) {
+                for (long i = 0; i < k; ++i) m(i);
+            });
+            const double b3 = ns_per(reps, n, [&](long k) {
+                for (long i = 0; i < k; ++i) pm(i);
+            });
             const double a4 = ns_per(reps, n, [&](long k) {
                 for (long i = 0; i < k; ++i) obj.attr("m")(i);
             });
@@ -100,10 +114,14 @@ obj = C()
     }
     {
         // without holding the GIL: each pyvalue call takes and drops it (PyGILState)
-        const double a = ns_per(reps, n / 4, [&](long k) { for (long i = 0; i < k; ++i) f1(i); });
+        const double a = ns_per(reps, n / 4, [&](long k) {
+            for (long i = 0; i < k; ++i) f1(i);
+        });
         python::gil held;
         py::object p1 = py::reinterpret_borrow<py::object>(f1.ptr());
-        const double b = ns_per(reps, n, [&](long k) { for (long i = 0; i < k; ++i) p1(i); });
+        const double b = ns_per(reps, n, [&](long k) {
+            for (long i = 0; i < k; ++i) p1(i);
+        });
         row("f(i), caller without the GIL", a, b, "pybind11");
     }
 
@@ -125,7 +143,9 @@ obj = C()
         const double to_np = ns_per(reps, k, [&](long kk) {
             for (long i = 0; i < kk; ++i) (void)to_numpy(t);
         });
-        std::snprintf(label, sizeof label, "to_numpy, %.0f %s", bytes >= 1 << 30 ? bytes / (1 << 30) : bytes / 1024, bytes >= 1 << 30 ? "GB" : "KB");
+        std::snprintf(label, sizeof label, "to_numpy, %.0f %s",
+                      bytes >= 1 << 30 ? bytes / (1 << 30) : bytes / 1024,
+                      bytes >= 1 << 30 ? "GB" : "KB");
         std::printf("%-44s %9.1f ns\n", label, to_np);
         if (!torch.empty()) {
             pyvalue a = to_numpy(t);

@@ -30,8 +30,8 @@ int main() {
         std::cout << "same address: " << (shared ? "yes" : "no") << "\n";
 
         // torch changes it in place: row i becomes i * 10 + column, plus a matmul result.
-        pt.attr("copy_")(torch.attr("arange")(12, "dtype"_kw = torch.attr("float32"))
-                             .attr("reshape")(3, 4));
+        pt.attr("copy_")(
+            torch.attr("arange")(12, "dtype"_kw = torch.attr("float32")).attr("reshape")(3, 4));
         pt[0] = pt[0] * 10;
         pt.attr("add_")(1);
         std::cout << "C++ tensor after torch wrote it:\n" << t << "\n";

@@ -55,8 +55,7 @@ int main() {
             w2.attr("grad").attr("zero_")();
             no_grad.exit();
         }
-        std::cout << "loss: " << first << " -> " << last << " (" << first / last
-                  << "x smaller)\n";
+        std::cout << "loss: " << first << " -> " << last << " (" << first / last << "x smaller)\n";
         if (!(last * 10 <= first)) {
             std::cerr << "torch_training: the loss did not fall by 10x\n";
             return 1;

@@ -10,8 +10,9 @@ namespace isthmus::pymod {
 // from NumPy: value_error -> ValueError, type_error -> TypeError, index_error -> IndexError,
 // memory_error -> MemoryError, not_implemented_error -> NotImplementedError, and
 // runtime_error, internal_error and the base error -> RuntimeError. An isthmus::python_error
-// (a Python exception that C++ code called through pyvalue) raises the original exception. The translator is global
-// (not module-local) so that functions bound by later layers (plugins) raise the same types.
+// (a Python exception that C++ code met through pyvalue) raises the original exception again.
+// The translator is global (not module-local) so that functions bound by later layers
+// (plugins) raise the same types.
 namespace {
 
 // Raises the Python exception for an isthmus error; rethrows anything else.

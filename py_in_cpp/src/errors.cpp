@@ -42,7 +42,8 @@ std::string str_or(PyObject* o, const char* fallback) {
 std::string exception_type_name(PyObject* type) {
     PyObject* mod = PyObject_GetAttrString(type, "__module__");
     PyObject* qual = PyObject_GetAttrString(type, "__qualname__");
-    std::string name = qual ? str_or(qual, "?") : std::string(reinterpret_cast<PyTypeObject*>(type)->tp_name);
+    std::string name =
+        qual ? str_or(qual, "?") : std::string(reinterpret_cast<PyTypeObject*>(type)->tp_name);
     if (!qual) PyErr_Clear();
     if (mod) {
         const std::string m = str_or(mod, "");
@@ -79,8 +80,8 @@ std::string format_traceback(PyObject* exc) {
 
 python_error::python_error(std::string type_name, std::string message, std::string traceback,
                            _object* exception)
-    : error(type_name + ": " + message), type_(std::move(type_name)),
-      message_(std::move(message)), traceback_(std::move(traceback)), exc_(exception) {}
+    : error(type_name + ": " + message), type_(std::move(type_name)), message_(std::move(message)),
+      traceback_(std::move(traceback)), exc_(exception) {}
 
 python_error::python_error(const python_error& o)
     : error(o), type_(o.type_), message_(o.message_), traceback_(o.traceback_), exc_(o.exc_) {

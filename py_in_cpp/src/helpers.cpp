@@ -80,8 +80,8 @@ bool call_exit(const pyvalue& exit_fn, const pyvalue& ctx, std::exception_ptr p)
     PyErr_NormalizeException(&type, &val, &tb);
     pyvalue t = pyvalue::steal(type), v = pyvalue::steal(val);
     pyvalue b = tb ? pyvalue::steal(tb) : pyvalue::borrow(Py_None);
-    pyvalue r = embed::check(PyObject_CallFunctionObjArgs(exit_fn.get(), ctx.get(), t.get(),
-                                                          v.get(), b.get(), nullptr));
+    pyvalue r = embed::check(
+        PyObject_CallFunctionObjArgs(exit_fn.get(), ctx.get(), t.get(), v.get(), b.get(), nullptr));
     const int suppress = PyObject_IsTrue(r.get());
     if (suppress < 0) embed::throw_python_error();
     return suppress != 0;
@@ -89,8 +89,8 @@ bool call_exit(const pyvalue& exit_fn, const pyvalue& ctx, std::exception_ptr p)
 
 pyvalue exit_method(const pyvalue& ctx) {
     gil_hold g;
-    return embed::check(PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(ctx.get())),
-                                               "__exit__"));
+    return embed::check(
+        PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(ctx.get())), "__exit__"));
 }
 } // namespace
 
@@ -107,8 +107,7 @@ void with(const pyvalue& ctx, const std::function<void(pyvalue&)>& body) {
     call_exit(exit_fn, ctx, nullptr);
 }
 
-with_guard::with_guard(pyvalue ctx)
-    : ctx_(std::move(ctx)), uncaught_(std::uncaught_exceptions()) {
+with_guard::with_guard(pyvalue ctx) : ctx_(std::move(ctx)), uncaught_(std::uncaught_exceptions()) {
     exit_ = exit_method(ctx_);
     entered_ = ctx_.enter();
 }
@@ -128,8 +127,8 @@ with_guard::~with_guard() noexcept(false) {
     }
     try { // unwinding: a destructor cannot see the exception in flight, so describe it
         call_exit(fn, ctx_,
-                  std::make_exception_ptr(runtime_error(
-                      "a C++ exception is propagating out of the with_guard scope")));
+                  std::make_exception_ptr(
+                      runtime_error("a C++ exception is propagating out of the with_guard scope")));
     } catch (const std::exception& e) {
         std::cerr << "isthmus::with_guard: __exit__ raised while a C++ exception was "
                      "propagating: "
@@ -190,7 +189,8 @@ pyvalue py_callback(std::function<pyvalue(const pyvalue& args, const pyvalue& kw
     data->fn = std::move(f);
     data->name = std::move(name);
     data->def.ml_name = data->name.c_str();
-    data->def.ml_meth = reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&invoke_callback));
+    data->def.ml_meth =
+        reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&invoke_callback));
     data->def.ml_flags = METH_VARARGS | METH_KEYWORDS;
     data->def.ml_doc = "a C++ function (isthmus::py_callback)";
     PyObject* cap = PyCapsule_New(data.get(), callback_capsule, &delete_callback);

@@ -126,8 +126,8 @@ pyvalue import_isthmus() {
                   runtime_error, "import_isthmus: cannot find the path of libisthmus");
     pyvalue machinery = pyimport("importlib.machinery");
     pyvalue loader = machinery.attr("ExtensionFileLoader")("isthmus._isthmus", info.dli_fname);
-    pyvalue spec =
-        util.attr("spec_from_file_location")("isthmus._isthmus", info.dli_fname, kw("loader") = loader);
+    pyvalue spec = util.attr("spec_from_file_location")("isthmus._isthmus", info.dli_fname,
+                                                        kw("loader") = loader);
     pyvalue mod = util.attr("module_from_spec")(spec);
     if (PyDict_SetItemString(modules, "isthmus._isthmus", mod.get()) < 0)
         embed::throw_python_error();

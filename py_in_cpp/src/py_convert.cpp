@@ -246,8 +246,7 @@ double as_double(_object* o, const char* target) {
 std::complex<double> as_complex(_object* o) {
     gil_hold g;
     if (PyUnicode_Check(o) || PyBytes_Check(o) || !PyNumber_Check(o))
-        ISTHMUS_THROW(type_error, "from_py: expected a number for std::complex, got a ",
-                      tname(o));
+        ISTHMUS_THROW(type_error, "from_py: expected a number for std::complex, got a ", tname(o));
     const Py_complex c = PyComplex_AsCComplex(o);
     if (c.real == -1.0 && PyErr_Occurred()) embed::throw_python_error();
     return {c.real, c.imag};

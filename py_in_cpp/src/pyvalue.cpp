@@ -87,8 +87,8 @@ pyvalue call(_object* f, const call_arg* args, std::size_t n) {
         kwnames = embed::check(PyTuple_New(Py_ssize_t(n - npos)));
         for (std::size_t i = 0; i < n; ++i) {
             if (!args[i].name) continue;
-            PyObject* key = PyUnicode_FromStringAndSize(args[i].name->data(),
-                                                        Py_ssize_t(args[i].name->size()));
+            PyObject* key =
+                PyUnicode_FromStringAndSize(args[i].name->data(), Py_ssize_t(args[i].name->size()));
             if (!key) embed::throw_python_error();
             PyTuple_SET_ITEM(kwnames.get(), Py_ssize_t(nkw), key);
             stack[1 + npos + nkw++] = args[i].obj;
@@ -138,16 +138,32 @@ PyObject* power(PyObject* a, PyObject* b) {
 PyObject* ipower(PyObject* a, PyObject* b) {
     return PyNumber_InPlacePower(a, b, Py_None);
 }
-constexpr binary_fn binary_table[] = {
-    PyNumber_Add,    PyNumber_Subtract, PyNumber_Multiply, PyNumber_TrueDivide, PyNumber_FloorDivide,
-    PyNumber_Remainder, power,          PyNumber_MatrixMultiply, PyNumber_Lshift, PyNumber_Rshift,
-    PyNumber_And,    PyNumber_Or,       PyNumber_Xor};
-constexpr binary_fn inplace_table[] = {
-    PyNumber_InPlaceAdd,       PyNumber_InPlaceSubtract,  PyNumber_InPlaceMultiply,
-    PyNumber_InPlaceTrueDivide, PyNumber_InPlaceFloorDivide, PyNumber_InPlaceRemainder,
-    ipower,                    PyNumber_InPlaceMatrixMultiply, PyNumber_InPlaceLshift,
-    PyNumber_InPlaceRshift,    PyNumber_InPlaceAnd,       PyNumber_InPlaceOr,
-    PyNumber_InPlaceXor};
+constexpr binary_fn binary_table[] = {PyNumber_Add,
+                                      PyNumber_Subtract,
+                                      PyNumber_Multiply,
+                                      PyNumber_TrueDivide,
+                                      PyNumber_FloorDivide,
+                                      PyNumber_Remainder,
+                                      power,
+                                      PyNumber_MatrixMultiply,
+                                      PyNumber_Lshift,
+                                      PyNumber_Rshift,
+                                      PyNumber_And,
+                                      PyNumber_Or,
+                                      PyNumber_Xor};
+constexpr binary_fn inplace_table[] = {PyNumber_InPlaceAdd,
+                                       PyNumber_InPlaceSubtract,
+                                       PyNumber_InPlaceMultiply,
+                                       PyNumber_InPlaceTrueDivide,
+                                       PyNumber_InPlaceFloorDivide,
+                                       PyNumber_InPlaceRemainder,
+                                       ipower,
+                                       PyNumber_InPlaceMatrixMultiply,
+                                       PyNumber_InPlaceLshift,
+                                       PyNumber_InPlaceRshift,
+                                       PyNumber_InPlaceAnd,
+                                       PyNumber_InPlaceOr,
+                                       PyNumber_InPlaceXor};
 } // namespace
 
 pyvalue binary(binop op, _object* a, _object* b) {
@@ -267,15 +283,15 @@ int64_t hash(_object* o) {
 
 pyvalue enter(_object* o) {
     gil_hold g;
-    pyvalue fn = embed::check(PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(o)),
-                                                     "__enter__"));
+    pyvalue fn =
+        embed::check(PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(o)), "__enter__"));
     return embed::check(PyObject_CallOneArg(fn.get(), o));
 }
 
 void exit(_object* o) {
     gil_hold g;
-    pyvalue fn = embed::check(PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(o)),
-                                                     "__exit__"));
+    pyvalue fn =
+        embed::check(PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(o)), "__exit__"));
     embed::check(PyObject_CallFunctionObjArgs(fn.get(), o, Py_None, Py_None, Py_None, nullptr));
 }
 

@@ -13,7 +13,8 @@ TEST_CASE("import_isthmus registers the module from the loaded library, once") {
     CHECK(python::import_isthmus().is(m)); // the same module object the second time
     CHECK(pyimport("isthmus._isthmus").is(m));
     // the module's file is the library this process already mapped (no second copy)
-    const std::string file = pyimport("os.path").attr("realpath")(m.attr("__file__")).cast<std::string>();
+    const std::string file =
+        pyimport("os.path").attr("realpath")(m.attr("__file__")).cast<std::string>();
     std::ifstream maps("/proc/self/maps");
     std::string line;
     int mapped_as_isthmus = 0;
@@ -22,7 +23,8 @@ TEST_CASE("import_isthmus registers the module from the loaded library, once") {
         if (contains(line, "libisthmus")) isthmus_files.insert(line.substr(line.find('/')));
     CHECK(isthmus_files.size() == 1);
     for (const auto& f : isthmus_files)
-        if (pyimport("os.path").attr("realpath")(f).cast<std::string>() == file) ++mapped_as_isthmus;
+        if (pyimport("os.path").attr("realpath")(f).cast<std::string>() == file)
+            ++mapped_as_isthmus;
     CHECK(mapped_as_isthmus == 1);
     // runtime values that need the qvalue class convert through it
     m.attr("init")("cpu");

@@ -200,7 +200,9 @@ TEST_CASE("iteration, len, str/repr, truthiness, None, type checks, hash") {
     CHECK(e.type_name() == "TypeError");
     auto e2 = python_error_of([] { (void)list().hash(); });
     CHECK(e2.type_name() == "TypeError");
-    auto e3 = python_error_of([] { for (pyvalue x : to_py(5)) (void)x; });
+    auto e3 = python_error_of([] {
+        for (pyvalue x : to_py(5)) (void)x;
+    });
     CHECK(e3.type_name() == "TypeError");
     // a NumPy array's truthiness is ambiguous: Python's ValueError
     if (have_module("numpy")) {

@@ -13,7 +13,7 @@ TEST_CASE("a runtime tensor becomes a torch tensor on the same memory") {
     CHECK(pt.attr("dtype").is(torch.attr("float32")));
     CHECK(from_py<std::vector<int64_t>>(builtins().attr("list")(pt.attr("shape"))) ==
           std::vector<int64_t>{2, 3});
-    pt.attr("mul_")(10);             // torch writes...
+    pt.attr("mul_")(10);                 // torch writes...
     CHECK(t.at<float>({1, 2}) == 60.0f); // ...the runtime tensor sees it
     t.fill(-1.0);
     CHECK(pt.attr("sum")().attr("item")().cast<double>() == -6.0);

@@ -136,18 +136,18 @@ struct py_converter<bool> {
     static bool from(const pyvalue& v) { return detail::as_bool(v.get()); }
 };
 template <typename T>
-    requires(std::is_integral_v<T> && std::is_signed_v<T> && !std::is_same_v<T, bool> &&
-             !std::is_same_v<T, char>)
-struct py_converter<T> {
+requires(std::is_integral_v<T>&& std::is_signed_v<T> && !std::is_same_v<T, bool> &&
+         !std::is_same_v<T, char>) struct py_converter<T> {
     static pyvalue to(T v) { return detail::py_long(static_cast<long long>(v)); }
     static T from(const pyvalue& v) {
         return static_cast<T>(detail::as_long(v.get(), std::numeric_limits<T>::min(),
-                                              std::numeric_limits<T>::max(), detail::int_name<T>()));
+                                              std::numeric_limits<T>::max(),
+                                              detail::int_name<T>()));
     }
 };
 template <typename T>
-    requires(std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool>)
-struct py_converter<T> {
+requires(std::is_integral_v<T>&& std::is_unsigned_v<T> &&
+         !std::is_same_v<T, bool>) struct py_converter<T> {
     static pyvalue to(T v) { return detail::py_ulong(static_cast<unsigned long long>(v)); }
     static T from(const pyvalue& v) {
         return static_cast<T>(
@@ -217,8 +217,7 @@ struct py_converter<std::optional<T>> {
     }
 };
 template <typename T>
-    requires detail::is_std_vector<T>::value
-struct py_converter<T> {
+requires detail::is_std_vector<T>::value struct py_converter<T> {
     static pyvalue to(const T& v) {
         std::vector<pyvalue> items;
         items.reserve(v.size());
@@ -233,8 +232,7 @@ struct py_converter<T> {
     }
 };
 template <typename T>
-    requires detail::is_std_map<T>::value
-struct py_converter<T> {
+requires detail::is_std_map<T>::value struct py_converter<T> {
     static pyvalue to(const T& m) {
         pyvalue d = dict();
         for (const auto& [k, x] : m) detail::dict_set(d, to_py(k), to_py(x));
@@ -254,11 +252,12 @@ struct py_converter<std::tuple<T...>> {
     }
     static std::tuple<T...> from(const pyvalue& v) {
         std::vector<pyvalue> items = detail::items_of(v, "std::tuple");
-        ISTHMUS_CHECK(items.size() == sizeof...(T), value_error, "from_py: expected ",
-                      sizeof...(T), " items for a std::tuple, got ", items.size());
+        ISTHMUS_CHECK(items.size() == sizeof...(T), value_error, "from_py: expected ", sizeof...(T),
+                      " items for a std::tuple, got ", items.size());
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
             return std::tuple<T...>(from_py<T>(items[I])...);
-        }(std::index_sequence_for<T...>{});
+        }
+        (std::index_sequence_for<T...>{});
     }
 };
 template <typename A, typename B>

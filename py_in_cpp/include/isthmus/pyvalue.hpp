@@ -49,7 +49,19 @@ private:
 
 /// Python operators, in the order of the table in pyvalue.cpp.
 enum class binop : uint8_t {
-    add, sub, mul, truediv, floordiv, mod, pow, matmul, lshift, rshift, and_, or_, xor_
+    add,
+    sub,
+    mul,
+    truediv,
+    floordiv,
+    mod,
+    pow,
+    matmul,
+    lshift,
+    rshift,
+    and_,
+    or_,
+    xor_
 };
 enum class unop : uint8_t { neg, pos, invert, not_, abs };
 enum class cmpop : uint8_t { lt, le, eq, ne, gt, ge }; // Py_LT .. Py_GE
@@ -141,8 +153,8 @@ public:
         if (p_) detail::incref(p_);
     }
     pyvalue(pyvalue&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
-    pyvalue(const attr_ref& r);  // NOLINT: reads the attribute
-    pyvalue(const item_ref& r);  // NOLINT: reads the item
+    pyvalue(const attr_ref& r); // NOLINT: reads the attribute
+    pyvalue(const item_ref& r); // NOLINT: reads the item
     pyvalue& operator=(const pyvalue& o) noexcept {
         pyvalue tmp(o);
         std::swap(p_, tmp.p_);
@@ -276,9 +288,9 @@ struct call_arg {
     call_arg(const kwarg& k) : obj(k.value.get()), name(&k.name) {} // NOLINT
     call_arg(kwarg&& k) : obj(k.value.get()), name(&k.name) {}      // NOLINT: k outlives the call
     template <typename T>
-        requires(!std::is_same_v<std::decay_t<T>, pyvalue> &&
-                 !std::is_same_v<std::decay_t<T>, kwarg>)
-    call_arg(T&& v) : owned(to_py(v)) { // NOLINT
+    requires(!std::is_same_v<std::decay_t<T>, pyvalue> && !std::is_same_v<std::decay_t<T>, kwarg>)
+        call_arg(T&& v)
+        : owned(to_py(v)) { // NOLINT
         obj = owned.get();
     }
 };
@@ -488,15 +500,13 @@ pyvalue py_operand(const T& v) {
 
 #define ISTHMUS_PY_BINARY(OP, CODE)                                                                \
     template <typename A, typename B>                                                              \
-        requires detail::py_operands<A, B>                                                         \
-    pyvalue operator OP(const A& a, const B& b) {                                                  \
-        return detail::binary(detail::binop::CODE, detail::py_operand(a).get(),                       \
-                              detail::py_operand(b).get());                                           \
+    requires detail::py_operands<A, B> pyvalue operator OP(const A& a, const B& b) {               \
+        return detail::binary(detail::binop::CODE, detail::py_operand(a).get(),                    \
+                              detail::py_operand(b).get());                                        \
     }                                                                                              \
     template <typename A, typename B>                                                              \
-        requires detail::is_pyapi_v<A>                                                             \
-    A& operator OP##=(A & a, const B & b) {                                                        \
-        a = detail::inplace(detail::binop::CODE, a.ptr(), detail::py_operand(b).get());               \
+    requires detail::is_pyapi_v<A> A& operator OP##=(A& a, const B& b) {                           \
+        a = detail::inplace(detail::binop::CODE, a.ptr(), detail::py_operand(b).get());            \
         return a;                                                                                  \
     }
 ISTHMUS_PY_BINARY(+, add)
@@ -511,34 +521,30 @@ ISTHMUS_PY_BINARY(^, xor_)
 
 /// Python's `a // b`.
 template <typename A, typename B>
-    requires detail::py_operands<A, B>
-pyvalue floordiv(const A& a, const B& b) {
+requires detail::py_operands<A, B> pyvalue floordiv(const A& a, const B& b) {
     return detail::binary(detail::binop::floordiv, detail::py_operand(a).get(),
                           detail::py_operand(b).get());
 }
 /// Python's `a ** b`.
 template <typename A, typename B>
-    requires detail::py_operands<A, B>
-pyvalue pow(const A& a, const B& b) {
-    return detail::binary(detail::binop::pow, detail::py_operand(a).get(), detail::py_operand(b).get());
+requires detail::py_operands<A, B> pyvalue pow(const A& a, const B& b) {
+    return detail::binary(detail::binop::pow, detail::py_operand(a).get(),
+                          detail::py_operand(b).get());
 }
 /// Python's `a @ b`.
 template <typename A, typename B>
-    requires detail::py_operands<A, B>
-pyvalue matmul(const A& a, const B& b) {
+requires detail::py_operands<A, B> pyvalue matmul(const A& a, const B& b) {
     return detail::binary(detail::binop::matmul, detail::py_operand(a).get(),
                           detail::py_operand(b).get());
 }
 /// Python's `a << b` and `a >> b` (operator<< is kept for printing to streams).
 template <typename A, typename B>
-    requires detail::py_operands<A, B>
-pyvalue lshift(const A& a, const B& b) {
+requires detail::py_operands<A, B> pyvalue lshift(const A& a, const B& b) {
     return detail::binary(detail::binop::lshift, detail::py_operand(a).get(),
                           detail::py_operand(b).get());
 }
 template <typename A, typename B>
-    requires detail::py_operands<A, B>
-pyvalue rshift(const A& a, const B& b) {
+requires detail::py_operands<A, B> pyvalue rshift(const A& a, const B& b) {
     return detail::binary(detail::binop::rshift, detail::py_operand(a).get(),
                           detail::py_operand(b).get());
 }
@@ -570,10 +576,9 @@ pyvalue abs(const pyapi<D>& a) {
 /// in conditions through bool(), which is Python's truthiness.
 #define ISTHMUS_PY_COMPARE(OP, CODE)                                                               \
     template <typename A, typename B>                                                              \
-        requires detail::py_operands<A, B>                                                         \
-    pyvalue operator OP(const A& a, const B& b) {                                                  \
-        return detail::compare(detail::cmpop::CODE, detail::py_operand(a).get(),                      \
-                               detail::py_operand(b).get());                                          \
+    requires detail::py_operands<A, B> pyvalue operator OP(const A& a, const B& b) {               \
+        return detail::compare(detail::cmpop::CODE, detail::py_operand(a).get(),                   \
+                               detail::py_operand(b).get());                                       \
     }
 ISTHMUS_PY_COMPARE(<, lt)
 ISTHMUS_PY_COMPARE(<=, le)
@@ -781,7 +786,7 @@ pyvalue py_function(std::function<R(A...)> f, std::string name = "isthmus_functi
             ISTHMUS_CHECK(args.len() == static_cast<int64_t>(sizeof...(A)), type_error,
                           "the C++ function takes ", sizeof...(A), " argument(s), ", args.len(),
                           " given");
-            return [&]<std::size_t... I>(std::index_sequence<I...>) -> pyvalue {
+            return [&]<std::size_t... I>(std::index_sequence<I...>)->pyvalue {
                 if constexpr (std::is_void_v<R>) {
                     f(from_py<std::decay_t<A>>(pyvalue(args[static_cast<int64_t>(I)]))...);
                     return none();
@@ -789,7 +794,8 @@ pyvalue py_function(std::function<R(A...)> f, std::string name = "isthmus_functi
                     return to_py(
                         f(from_py<std::decay_t<A>>(pyvalue(args[static_cast<int64_t>(I)]))...));
                 }
-            }(std::index_sequence_for<A...>{});
+            }
+            (std::index_sequence_for<A...>{});
         },
         std::move(name));
 }
