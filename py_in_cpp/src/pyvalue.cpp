@@ -51,8 +51,19 @@ void gil_release(int state) noexcept {
     PyGILState_Release(static_cast<PyGILState_STATE>(state));
 }
 
+// True when this thread holds the GIL: the thread state that holds it is this thread's own
+// (PyGILState_Check without its "always true with sub-interpreters" shortcut).
+inline bool this_thread_holds_gil() noexcept {
+    PyThreadState* holder = _PyThreadState_UncheckedGet();
+    return holder && holder == PyGILState_GetThisThreadState();
+}
+
 void incref(_object* o) noexcept {
     if (!alive()) return;
+    if (this_thread_holds_gil()) {
+        Py_INCREF(o);
+        return;
+    }
     const PyGILState_STATE s = PyGILState_Ensure();
     Py_INCREF(o);
     PyGILState_Release(s);
@@ -60,6 +71,10 @@ void incref(_object* o) noexcept {
 
 void decref(_object* o) noexcept {
     if (!alive()) return; // Note [never finalise]: leak at exit
+    if (this_thread_holds_gil()) {
+        Py_DECREF(o);
+        return;
+    }
     const PyGILState_STATE s = PyGILState_Ensure();
     Py_DECREF(o);
     PyGILState_Release(s);
@@ -70,7 +85,7 @@ void decref(_object* o) noexcept {
 // CPython uses between Python functions, so a call through pyvalue builds no argument tuple
 // or dict. PY_VECTORCALL_ARGUMENTS_OFFSET lets bound methods prepend `self` in place.
 pyvalue call(_object* f, const call_arg* args, std::size_t n) {
-    gil_hold g;
+    // The caller (pyapi::operator()) holds the GIL for the conversions and the call.
     constexpr std::size_t small = 8;
     PyObject* stack_small[small + 1];
     std::vector<PyObject*> stack_big;

@@ -295,6 +295,7 @@ struct call_arg {
     }
 };
 
+/// Calls `f`; the caller must hold the GIL (pyapi::operator() does, through gil_scope).
 ISTHMUS_API pyvalue call(_object* f, const call_arg* args, std::size_t n);
 ISTHMUS_API pyvalue getattr(_object* o, std::string_view name);
 ISTHMUS_API bool hasattr(_object* o, std::string_view name);
