@@ -1,20 +1,26 @@
 // Exception translation: each isthmus error type raises the matching built-in Python exception.
 #include "bindings.hpp"
 
+#include "isthmus/python.hpp"
+
 namespace isthmus::pymod {
 
 // Note [error mapping]: the C++ hierarchy (core/include/isthmus/error.hpp) maps one to one onto
 // Python's built-in exceptions, message unchanged, so Python code catches what it would catch
 // from NumPy: value_error -> ValueError, type_error -> TypeError, index_error -> IndexError,
 // memory_error -> MemoryError, not_implemented_error -> NotImplementedError, and
-// runtime_error, internal_error and the base error -> RuntimeError. The translator is global
-// (not module-local) so that functions bound by later layers (plugins) raise the same types.
+// runtime_error, internal_error and the base error -> RuntimeError. An isthmus::python_error
+// (a Python exception that C++ code met through pyvalue) raises the original exception again.
+// The translator is global (not module-local) so that functions bound by later layers
+// (plugins) raise the same types.
 namespace {
 
 // Raises the Python exception for an isthmus error; rethrows anything else.
 void translate(std::exception_ptr p) {
     try {
         if (p) std::rethrow_exception(p);
+    } catch (const python_error& e) { // a Python exception that went through C++ (py_in_cpp)
+        e.restore();
     } catch (const value_error& e) {
         PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const type_error& e) {

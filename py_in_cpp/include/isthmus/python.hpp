@@ -1,0 +1,105 @@
+// The embedded interpreter: starting/attaching, the GIL guards, and isthmus::python_error.
+#pragma once
+
+#include "isthmus/error.hpp"
+#include "isthmus/export.hpp"
+
+#include <exception>
+#include <string>
+
+struct _object; // CPython's PyObject; pybind11 and Python.h stay out of the public headers.
+
+namespace isthmus {
+
+class pyvalue;
+
+namespace python {
+
+/// Starts the embedded interpreter on first use, or attaches to the running one when isthmus
+/// lives inside a Python process. Idempotent and thread-safe; the interpreter is never
+/// finalised (Note [never finalise]). Every pyvalue operation calls this itself.
+ISTHMUS_API void ensure();
+/// True once an interpreter runs in this process (started by isthmus or by python3).
+ISTHMUS_API bool is_initialized() noexcept;
+/// True when the calling thread holds the GIL.
+ISTHMUS_API bool holds_gil() noexcept;
+
+/// RAII guard that makes sure the interpreter is running (`isthmus::python::interpreter py;` at
+/// the top of main). Its destructor does nothing: the interpreter lives until the process exits.
+class ISTHMUS_API interpreter {
+public:
+    interpreter();
+    interpreter(const interpreter&) = delete;
+    interpreter& operator=(const interpreter&) = delete;
+};
+
+/// RAII: holds the GIL for a scope (PyGILState_Ensure/Release; nests, any thread). pyvalue
+/// operations take the GIL themselves; hold one explicitly to batch many of them.
+class ISTHMUS_API gil {
+public:
+    gil();
+    ~gil();
+    gil(const gil&) = delete;
+    gil& operator=(const gil&) = delete;
+
+private:
+    int state_;
+};
+
+/// RAII: releases the GIL for a scope of native work when the calling thread holds it (and
+/// does nothing when it does not), so that other threads can run Python meanwhile.
+class ISTHMUS_API nogil {
+public:
+    nogil();
+    ~nogil();
+    nogil(const nogil&) = delete;
+    nogil& operator=(const nogil&) = delete;
+
+private:
+    void* saved_; // the PyThreadState saved by PyEval_SaveThread, or null
+};
+
+/// Prepends `dir` to sys.path (no-op when already there).
+ISTHMUS_API void add_sys_path(const std::string& dir);
+
+/// The native module `isthmus._isthmus` (qvalue, init, zeros, ...), imported into this process:
+/// through the isthmus package when it is on sys.path, else loaded from this very library and
+/// registered as `isthmus._isthmus` and `isthmus` (Note [the native module in a C++ host]).
+ISTHMUS_API pyvalue import_isthmus();
+
+} // namespace python
+
+/// A Python exception raised into C++: the exception's type name ("ValueError",
+/// "ModuleNotFoundError"), its message (str(exc)) and the formatted traceback. what() is
+/// "<type>: <message>". The exception object itself is kept, so rethrowing the error into
+/// Python (returning from a C++ function called by Python) restores the original exception.
+class ISTHMUS_API python_error : public error {
+public:
+    python_error(std::string type_name, std::string message, std::string traceback,
+                 _object* exception);
+    python_error(const python_error& other);
+    python_error& operator=(const python_error& other);
+    ~python_error() override;
+
+    /// The Python exception type's name, e.g. "KeyError" (qualified for non-builtins:
+    /// "numpy.exceptions.AxisError").
+    const std::string& type_name() const noexcept { return type_; }
+    /// str() of the exception.
+    const std::string& message() const noexcept { return message_; }
+    /// The formatted traceback (traceback.format_exception), empty when there is none.
+    const std::string& traceback() const noexcept { return traceback_; }
+    /// The exception object (a new reference holder).
+    pyvalue exception() const;
+    /// True when the exception is an instance of the Python class `type_name` (its own type or a
+    /// base class, matched by __name__ or qualified name), e.g. matches("LookupError").
+    bool matches(const std::string& type_name) const;
+    /// Sets this as Python's current exception (the GIL must be held); used when the error
+    /// crosses back into Python.
+    void restore() const;
+
+private:
+    std::string type_, message_, traceback_;
+    _object* exc_; // owned reference
+};
+
+} // namespace isthmus

@@ -1,0 +1,100 @@
+// The GIL: pyvalue from many C++ threads at once, destruction without the GIL, nogil regions.
+#include "support.hpp"
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+using namespace isthmus;
+using namespace isthmus::literals;
+
+TEST_CASE("the main thread does not hold the GIL between operations") {
+    CHECK(python::is_initialized());
+    CHECK_FALSE(python::holds_gil());
+    {
+        python::gil g;
+        CHECK(python::holds_gil());
+        {
+            python::nogil ng;
+            CHECK_FALSE(python::holds_gil());
+        }
+        CHECK(python::holds_gil());
+    }
+    CHECK_FALSE(python::holds_gil());
+    python::ensure(); // idempotent
+    python::interpreter again;
+    CHECK(pyeval("1 + 1").cast<int>() == 2);
+}
+
+TEST_CASE("8 threads call Python thousands of times: no deadlock, no crash, right results") {
+    pyvalue g = pyexec(R"(
+import threading
+lock = threading.Lock()
+count = 0
+def work(i, k=1):
+    global count
+    with lock:
+        count += 1
+    return i * k
+)");
+    pyvalue work = g["work"];
+    constexpr int threads = 8, iterations = 3000;
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+            for (int i = 0; i < iterations; ++i) {
+                // calls, conversions, operators, temporaries destroyed on this thread
+                pyvalue r = work(i, "k"_kw = t);
+                if (from_py<int>(r) != i * t) ++wrong;
+                pyvalue l = list(i, t);
+                if ((l + list(1)).len() != 3) ++wrong;
+                if (i % 500 == 0) {
+                    python::nogil ng; // no-op here: this thread does not hold the GIL
+                    std::this_thread::yield();
+                }
+            }
+        });
+    }
+    // the main thread works at the same time, holding the GIL in bursts
+    for (int i = 0; i < 200; ++i) {
+        python::gil gl;
+        CHECK(work(i).cast<int>() == i);
+    }
+    for (auto& th : pool) th.join();
+    CHECK(wrong.load() == 0);
+    CHECK(g["count"].cast<int>() == threads * iterations + 200);
+}
+
+TEST_CASE("pyvalues made on one thread, destroyed on another without the GIL") {
+    std::vector<pyvalue> made;
+    for (int i = 0; i < 1000; ++i) made.push_back(list(i, to_py("x")));
+    pyvalue probe = list();
+    pyvalue weak = pyimport("sys").attr("getrefcount")(probe);
+    std::thread([moved = std::move(made), probe]() mutable {
+        CHECK_FALSE(python::holds_gil());
+        moved.clear(); // each destructor takes the GIL itself
+        pyvalue p = std::move(probe);
+    }).join();
+    CHECK(pyimport("sys").attr("getrefcount")(probe).cast<int>() == weak.cast<int>());
+}
+
+TEST_CASE("Python threads and C++ threads interleave; nogil lets Python run") {
+    pyvalue g = pyexec(R"(
+import threading, time
+done = []
+def spin():
+    for _ in range(1000):
+        time.sleep(0)
+    done.append(1)
+t = threading.Thread(target=spin)
+)");
+    g["t"].attr("start")();
+    {
+        python::gil gl;
+        python::nogil ng; // native work: Python's thread runs meanwhile
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    g["t"].attr("join")();
+    CHECK(g["done"].len() == 1);
+}
