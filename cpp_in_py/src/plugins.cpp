@@ -368,8 +368,9 @@ PyObject* g_compile_error = nullptr;
 
 // Note [call_python bridge] (plugins.hpp), Python side: "a.b.c" imports the longest importable
 // module prefix ("a.b", else "a") and looks up the rest as attributes; a name without a dot is
-// a builtin ("len"). The GIL is taken here: the caller may be a plugin function called from
-// Python (GIL held) or a parallel_do body (GIL released, possibly on an OpenMP thread).
+// a builtin ("len"). Tensor arguments arrive as NumPy arrays, the natural input of the Python
+// functions a plugin reaches for. The GIL is taken here: the caller may be a plugin function called
+// from Python (GIL held) or a parallel_do body (GIL released, possibly on an OpenMP thread).
 value call_python_bridge(const std::string& qualified, std::span<const value> args) {
     py::gil_scoped_acquire gil;
     py::object target;
@@ -381,21 +382,21 @@ value call_python_bridge(const std::string& qualified, std::span<const value> ar
                       "\" is not a builtin; name a module function as \"module.function\"");
         target = builtins.attr(qualified.c_str());
     } else {
+        // Import the longest importable prefix: "a.b.c" tries "a.b", then "a"; when even the
+        // first component is missing, its ModuleNotFoundError propagates as it is.
         std::string mod = qualified;
         std::string rest;
         while (true) {
             const size_t cut = mod.rfind('.');
-            if (cut == std::string::npos)
-                ISTHMUS_THROW(value_error, "call_python: no module of \"", qualified,
-                              "\" can be imported");
             rest = qualified.substr(cut + 1);
             mod = mod.substr(0, cut);
-            PyObject* m = PyImport_ImportModule(mod.c_str());
-            if (m) {
+            if (PyObject* m = PyImport_ImportModule(mod.c_str())) {
                 target = py::reinterpret_steal<py::object>(m);
                 break;
             }
-            if (!PyErr_ExceptionMatches(PyExc_ModuleNotFoundError)) throw py::error_already_set();
+            if (!PyErr_ExceptionMatches(PyExc_ModuleNotFoundError) ||
+                mod.find('.') == std::string::npos)
+                throw py::error_already_set();
             PyErr_Clear();
         }
         size_t start = 0;
@@ -408,7 +409,9 @@ value call_python_bridge(const std::string& qualified, std::span<const value> ar
     ISTHMUS_CHECK(PyCallable_Check(target.ptr()), type_error, "call_python: ", qualified, " is a ",
                   type_name(target), ", not a callable");
     py::tuple t(args.size());
-    for (size_t i = 0; i < args.size(); ++i) t[i] = result_to_py(args[i]);
+    for (size_t i = 0; i < args.size(); ++i) // tensors arrive as NumPy arrays (copies)
+        t[i] = args[i].is_tensor() ? numpy().attr("asarray")(result_to_py(args[i]))
+                                   : result_to_py(args[i]);
     py::object r = target(*t);
     return r.is_none() ? value() : arg_value(r);
 }

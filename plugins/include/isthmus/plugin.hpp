@@ -319,8 +319,13 @@ public:
     /// The view as an ABI tensor (borrowing this view's shape and strides: keep the view alive
     /// while the descriptor is used), e.g. to pass it to call_python or a callback.
     isthmus_tensor abi() const {
-        return {const_cast<value_type*>(data_), ISTHMUS_DEVICE_CPU, 0, dtype_code<value_type>::value,
-                N, shape_, strides_};
+        return {const_cast<value_type*>(data_),
+                ISTHMUS_DEVICE_CPU,
+                0,
+                dtype_code<value_type>::value,
+                N,
+                shape_,
+                strides_};
     }
     int64_t numel() const {
         int64_t n = 1;
