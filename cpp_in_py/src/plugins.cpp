@@ -121,6 +121,45 @@ struct native_function_object {
 
 PyTypeObject* g_function_type = nullptr;
 
+// Note [scalar fast path] (plugins.hpp), Python side: exact Python floats, ints and bools for a
+// lone overload of number parameters go into ABI values here, with the same rules as the generic
+// path (an int or bool is accepted for a real, a bool for an integer, a float never for an
+// integer); anything else (NumPy scalars, int overflow, a mismatch) returns false and the call
+// takes the generic path, which produces the usual conversions and messages.
+bool scalar_args(const isthmus_function* f, PyObject* const* args, Py_ssize_t n,
+                 isthmus_value* out) {
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* o = args[i];
+        const int32_t kind = f->params[i].kind;
+        isthmus_value& v = out[i];
+        v.owner = nullptr;
+        if (PyFloat_CheckExact(o)) {
+            if (kind != ISTHMUS_PARAM_FLOAT) return false;
+            v.kind = ISTHMUS_VALUE_FLOAT, v.dtype = ISTHMUS_DT_FLOAT64;
+            v.u.f = PyFloat_AS_DOUBLE(o);
+        } else if (PyBool_Check(o)) {
+            const bool b = o == Py_True;
+            if (kind == ISTHMUS_PARAM_FLOAT)
+                v.kind = ISTHMUS_VALUE_FLOAT, v.dtype = ISTHMUS_DT_BOOL, v.u.f = b ? 1.0 : 0.0;
+            else
+                v.kind = ISTHMUS_VALUE_BOOL, v.dtype = ISTHMUS_DT_BOOL, v.u.i = b ? 1 : 0;
+        } else if (PyLong_CheckExact(o)) {
+            if (kind == ISTHMUS_PARAM_BOOL) return false;
+            int overflow = 0;
+            const long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+            if (overflow) return false;
+            if (kind == ISTHMUS_PARAM_FLOAT)
+                v.kind = ISTHMUS_VALUE_FLOAT, v.dtype = ISTHMUS_DT_INT64,
+                v.u.f = static_cast<double>(x);
+            else
+                v.kind = ISTHMUS_VALUE_INT, v.dtype = ISTHMUS_DT_INT64, v.u.i = x;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
 PyObject* fn_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
     auto* f = reinterpret_cast<native_function_object*>(self);
     const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
@@ -129,6 +168,14 @@ PyObject* fn_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, Py
             ISTHMUS_THROW(type_error, (*f->fn)->name(),
                           ": plugin functions take positional arguments only");
         require_init((*f->fn)->name().c_str());
+        const pl::function& fn = **f->fn;
+        if (const isthmus_function* sf = fn.scalar_overload(); sf && sf->nparams == n) {
+            std::array<isthmus_value, 8> raw;
+            if (scalar_args(sf, args, n, raw.data())) {
+                const value r = fn.call_abi(sf, raw.data(), static_cast<int32_t>(n));
+                return result_to_py(r).release().ptr();
+            }
+        }
         if (n <= 8) {
             std::array<value, 8> vals;
             for (Py_ssize_t i = 0; i < n; ++i) vals[static_cast<size_t>(i)] = arg_value(args[i]);
@@ -319,10 +366,61 @@ shape_t dims_from_py(py::handle h) {
 
 PyObject* g_compile_error = nullptr;
 
+// Note [call_python bridge] (plugins.hpp), Python side: "a.b.c" imports the longest importable
+// module prefix ("a.b", else "a") and looks up the rest as attributes; a name without a dot is
+// a builtin ("len"). Tensor arguments arrive as NumPy arrays, the natural input of the Python
+// functions a plugin reaches for. The GIL is taken here: the caller may be a plugin function called
+// from Python (GIL held) or a parallel_do body (GIL released, possibly on an OpenMP thread).
+value call_python_bridge(const std::string& qualified, std::span<const value> args) {
+    py::gil_scoped_acquire gil;
+    py::object target;
+    const size_t dot = qualified.find('.');
+    if (dot == std::string::npos) {
+        py::module_ builtins = py::module_::import("builtins");
+        ISTHMUS_CHECK(py::hasattr(builtins, qualified.c_str()), value_error, "call_python: \"",
+                      qualified,
+                      "\" is not a builtin; name a module function as \"module.function\"");
+        target = builtins.attr(qualified.c_str());
+    } else {
+        // Import the longest importable prefix: "a.b.c" tries "a.b", then "a"; when even the
+        // first component is missing, its ModuleNotFoundError propagates as it is.
+        std::string mod = qualified;
+        std::string rest;
+        while (true) {
+            const size_t cut = mod.rfind('.');
+            rest = qualified.substr(cut + 1);
+            mod = mod.substr(0, cut);
+            if (PyObject* m = PyImport_ImportModule(mod.c_str())) {
+                target = py::reinterpret_steal<py::object>(m);
+                break;
+            }
+            if (!PyErr_ExceptionMatches(PyExc_ModuleNotFoundError) ||
+                mod.find('.') == std::string::npos)
+                throw py::error_already_set();
+            PyErr_Clear();
+        }
+        size_t start = 0;
+        while (start <= rest.size()) {
+            const size_t end = std::min(rest.find('.', start), rest.size());
+            target = target.attr(rest.substr(start, end - start).c_str());
+            start = end + 1;
+        }
+    }
+    ISTHMUS_CHECK(PyCallable_Check(target.ptr()), type_error, "call_python: ", qualified, " is a ",
+                  type_name(target), ", not a callable");
+    py::tuple t(args.size());
+    for (size_t i = 0; i < args.size(); ++i) // tensors arrive as NumPy arrays (copies)
+        t[i] = args[i].is_tensor() ? numpy().attr("asarray")(result_to_py(args[i]))
+                                   : result_to_py(args[i]);
+    py::object r = target(*t);
+    return r.is_none() ? value() : arg_value(r);
+}
+
 } // namespace
 
 void bind_plugins(py::module_& m) {
     make_function_type(m);
+    pl::detail::set_python_bridge(&call_python_bridge);
 
     // q.CompileError: a RuntimeError carrying the compiler's diagnostics.
     g_compile_error = PyErr_NewExceptionWithDoc(

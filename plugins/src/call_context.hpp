@@ -31,6 +31,7 @@ struct call_context {
     std::exception_ptr cause;
     struct owned {
         tensor t;
+        lock_mode mode = lock_mode::write; // how `t` is locked (read: a Python result)
         std::string s;
     };
     std::vector<std::unique_ptr<owned>> results;
@@ -90,6 +91,9 @@ void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_val
 /// Converts a result (or a callback argument) to a runtime value; takes ownership of objects.
 value unmarshal(const isthmus_value& v, call_context& ctx,
                 const std::shared_ptr<const library>& lib);
+/// Converts a host value (a callback's or call_python's result) into `out`, owned by the call:
+/// numbers and None by value, strings and tensors (locked for reading) kept by the context.
+void marshal_result(const value& v, call_context& ctx, isthmus_value& out);
 /// An ABI callback that calls `fn` (the plugin releases it).
 isthmus_callback make_callback(host_callable fn, std::shared_ptr<const library> lib);
 

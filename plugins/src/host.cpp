@@ -87,6 +87,27 @@ function::function(std::shared_ptr<const library> lib,
     : lib_(std::move(lib)), overloads_(std::move(overloads)), is_method_(is_method) {
     ISTHMUS_ASSERT(!overloads_.empty());
     name_ = overloads_.front()->name;
+    // Note [scalar fast path] (plugins.hpp): only a lone overload of numbers qualifies, so the
+    // fast path never changes which overload a call picks.
+    const isthmus_function* f = overloads_.front();
+    bool numbers = overloads_.size() == 1 && !is_method_ && f->nparams >= 0 && f->nparams <= 8;
+    for (int32_t i = 0; numbers && i < f->nparams; ++i) {
+        const int32_t k = f->params[i].kind;
+        numbers = k == ISTHMUS_PARAM_BOOL || k == ISTHMUS_PARAM_INT || k == ISTHMUS_PARAM_FLOAT;
+    }
+    if (numbers) scalar_ = f;
+}
+
+value function::call_abi(const isthmus_function* f, const isthmus_value* args,
+                         int32_t nargs) const {
+    call_context ctx;
+    isthmus_value result{};
+    const int rc = f->impl(f, &ctx.base, args, nargs, &result);
+    if (rc != 0 || ctx.failed()) {
+        if (!ctx.failed()) ctx.fail(ISTHMUS_ERR_RUNTIME, "the plugin failed without a message");
+        ctx.rethrow(name_ + ": ");
+    }
+    return detail::unmarshal(result, ctx, lib_);
 }
 function::~function() = default;
 

@@ -3,6 +3,7 @@
 
 #include "isthmus/storage.hpp"
 
+#include <atomic>
 #include <cstring>
 #include <iostream>
 
@@ -69,7 +70,7 @@ void call_context::finish() {
     for (auto& o : results)
         if (o && o->t.defined()) {
             try {
-                o->t.unlock(lock_mode::write, MEMRESOURCE_CPU);
+                o->t.unlock(o->mode, MEMRESOURCE_CPU);
             } catch (...) {
             }
             o->t = tensor();
@@ -155,6 +156,66 @@ int32_t host_end_call(isthmus_call* call, char* message, int64_t capacity) {
     return ctx->code;
 }
 
+std::atomic<python_bridge> g_bridge{nullptr};
+
+// Note [call_python]: plugin code calls a Python function by its qualified name
+// ("numpy.linalg.norm", "math.hypot", "mymodule.f"); the arguments convert like a callback's
+// (tensors are copied), the result like a callback's result (numbers, strings, None, tensors
+// locked for reading until the call ends). The bridge takes the GIL itself, so this works from
+// a plugin function called by Python (GIL held) and from a parallel_do body (GIL released). A
+// Python exception is recorded with its exception_ptr, so it reaches a Python caller as itself.
+int host_call_python(isthmus_call* call, const char* qualified_name, const isthmus_value* args,
+                     int32_t nargs, isthmus_value* result) {
+    call_context& ctx = call_context::of(call);
+    try {
+        const python_bridge bridge = g_bridge.load(std::memory_order_acquire);
+        ISTHMUS_CHECK(bridge != nullptr, runtime_error, "call_python(",
+                      qualified_name ? qualified_name : "NULL",
+                      "): Python is not available in this host (import isthmus from Python, or "
+                      "call isthmus::python::import_isthmus() in a C++ host first)");
+        ISTHMUS_CHECK(qualified_name && *qualified_name, value_error,
+                      "call_python: expected a qualified name such as \"numpy.sum\", got an "
+                      "empty one");
+        ISTHMUS_CHECK(nargs >= 0 && (nargs == 0 || args), value_error,
+                      "call_python: bad argument array (", nargs, " argument(s))");
+        std::vector<value> vs;
+        vs.reserve(static_cast<size_t>(nargs));
+        for (int32_t i = 0; i < nargs; ++i) {
+            const isthmus_value& a = args[i];
+            if (a.kind == ISTHMUS_VALUE_TENSOR) { // always a copy: the plugin keeps its tensor
+                const isthmus_tensor& at = a.u.t;
+                shape_t shape(at.shape, at.shape + at.ndim);
+                shape_t strides(at.strides, at.strides + at.ndim);
+                vs.emplace_back(tensor::wrap(at.data, dtype_of_code(at.dtype), shape, strides,
+                                             MEMRESOURCE_CPU, nullptr)
+                                    .clone());
+                continue;
+            }
+            ISTHMUS_CHECK(a.kind >= ISTHMUS_VALUE_NONE && a.kind <= ISTHMUS_VALUE_STRING,
+                          type_error, "call_python(", qualified_name, "): argument ", i + 1,
+                          " must be a number, a string, None or a tensor");
+            vs.push_back(unmarshal(a, ctx, nullptr));
+        }
+        marshal_result(bridge(qualified_name, vs), ctx, *result);
+        return 0;
+    } catch (...) {
+        std::string msg = "call_python failed";
+        int32_t code = ISTHMUS_ERR_RUNTIME;
+        try {
+            throw;
+        } catch (const value_error& e) {
+            msg = e.what(), code = ISTHMUS_ERR_VALUE;
+        } catch (const type_error& e) {
+            msg = e.what(), code = ISTHMUS_ERR_TYPE;
+        } catch (const std::exception& e) {
+            msg = e.what();
+        } catch (...) {
+        }
+        ctx.fail(code, msg.c_str(), std::current_exception());
+        return 1;
+    }
+}
+
 isthmus_host make_table() {
     isthmus_host h{};
     h.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
@@ -165,11 +226,15 @@ isthmus_host make_table() {
     h.log = &host_log;
     h.begin_call = &host_begin_call;
     h.end_call = &host_end_call;
-    h.call_python = nullptr; // Note [call_python]: filled in when the pyvalue layer exists
+    h.call_python = &host_call_python;
     return h;
 }
 
 } // namespace
+
+void set_python_bridge(python_bridge fn) noexcept {
+    g_bridge.store(fn, std::memory_order_release);
+}
 
 const isthmus_host& host_table() noexcept {
     static const isthmus_host table = make_table();
@@ -414,7 +479,7 @@ value unmarshal(const isthmus_value& v, call_context& ctx,
             for (auto& o : ctx.results)
                 if (o.get() == v.owner && o->t.defined()) {
                     tensor t = o->t;
-                    o->t.unlock(lock_mode::write, MEMRESOURCE_CPU);
+                    o->t.unlock(o->mode, MEMRESOURCE_CPU);
                     o->t = tensor();
                     return value(t);
                 }
@@ -446,6 +511,44 @@ value unmarshal(const isthmus_value& v, call_context& ctx,
     }
 }
 
+void marshal_result(const value& v, call_context& ctx, isthmus_value& out) {
+    std::memset(&out, 0, sizeof out);
+    out.dtype = ISTHMUS_DT_ANY;
+    if (v.is_scalar() || v.is_none()) {
+        arg_slot unused;
+        marshal(v, nullptr, unused, out, nullptr);
+        return;
+    }
+    auto o = std::make_unique<call_context::owned>();
+    if (v.is_string()) {
+        o->s = v.as_string();
+        out.kind = ISTHMUS_VALUE_STRING;
+        out.u.s.data = o->s.data();
+        out.u.s.size = static_cast<int64_t>(o->s.size());
+    } else if (v.is_tensor()) {
+        o->t = v.as_tensor();
+        o->mode = lock_mode::read;
+        void* data = o->t.lock(lock_mode::read, MEMRESOURCE_CPU);
+        out.kind = ISTHMUS_VALUE_TENSOR;
+        out.dtype = code_of(o->t.dtype());
+        out.u.t = {data,
+                   ISTHMUS_DEVICE_CPU,
+                   0,
+                   out.dtype,
+                   static_cast<int32_t>(o->t.dim()),
+                   o->t.shape().data(),
+                   o->t.strides().data()};
+    } else {
+        ISTHMUS_THROW(type_error,
+                      "a host result handed to a plugin must be a number, a string, "
+                      "None or a tensor, got ",
+                      describe(v));
+    }
+    out.owner = o.get();
+    std::lock_guard lk(ctx.mu);
+    ctx.results.push_back(std::move(o));
+}
+
 // ---- host callables as ABI callbacks -----------------------------------------------------------
 
 namespace {
@@ -463,16 +566,13 @@ int callback_invoke(void* data, isthmus_call* call, const isthmus_value* args, i
         std::vector<value> vs;
         vs.reserve(static_cast<size_t>(nargs));
         for (int32_t i = 0; i < nargs; ++i) vs.push_back(unmarshal(args[i], ctx, st->lib));
-        value r = st->fn(vs);
-        std::memset(result, 0, sizeof *result);
-        result->dtype = ISTHMUS_DT_ANY;
-        if (r.is_scalar() || r.is_none()) {
-            arg_slot unused;
-            marshal(r, nullptr, unused, *result, st->lib);
-        } else if (r.is_string()) {
-            host_new_string(call, r.as_string().data(), static_cast<int64_t>(r.as_string().size()),
-                            result);
-        } // other results are dropped: events ignore them
+        const value r = st->fn(vs);
+        if (r.is_scalar() || r.is_none() || r.is_string() || r.is_tensor())
+            marshal_result(r, ctx, *result);
+        else { // other results (objects) are dropped: events ignore them
+            std::memset(result, 0, sizeof *result);
+            result->dtype = ISTHMUS_DT_ANY;
+        }
         return 0;
     } catch (...) {
         std::string msg = "host callback failed";

@@ -78,6 +78,43 @@ ISTHMUS_PLUGIN(good_plugin, m) {
           },
           {"cb"});
 
+    // Plugin -> Python through the host's call_python slot and through callback::call.
+    m.def(
+        "py_hypot", [](double a, double b) { return ip::call_python<double>("math.hypot", a, b); },
+        {"a", "b"}, "math.hypot(a, b), called through the host");
+    m.def(
+        "py_reduce",
+        [](std::string name, ip::view<const double, 1> x) {
+            return ip::call_python<double>(name.c_str(), x);
+        },
+        {"name", "x"}, "name(x) for a qualified Python function name, e.g. numpy.sum");
+    m.def("py_upper",
+          [](std::string s) { return ip::call_python<std::string>("builtins.str.upper", s); },
+          {"s"});
+    m.def("py_cumsum",
+          [](ip::view<const double, 1> x) {
+              // A tensor result from Python: a read-only view valid until this call returns.
+              auto c = ip::call_python<ip::view<const double, 1>>("numpy.cumsum", x);
+              ip::tensor<double, 1> out({c.size(0)});
+              for (int64_t i = 0; i < c.size(0); ++i) out(i) = c(i);
+              return out;
+          },
+          {"x"});
+    m.def(
+        "py_apply", [](ip::callback f, double x) { return f.call<double>(x, int64_t{2}); },
+        {"f", "x"}, "f(x, 2), a Python callable passed as an argument");
+    m.def("py_apply_name",
+          [](std::string name, ip::callback f) {
+              // A named function that itself gets a Python callable: sorted-style key calls.
+              return ip::call_python<double>(name.c_str(), f.call<double>(1.5));
+          },
+          {"name", "f"});
+    m.kernel("py_hypot_kernel",
+             [](ip::view<const double, 1> x, ip::view<double, 1> y, int64_t i) {
+                 y(i) = ip::call_python<double>("math.hypot", x(i), 1.0);
+             },
+             {"x", "y"});
+
     // y = a * x + b elementwise over a 2-d space.
     m.kernel("axpb",
              [](ip::view<const double, 2> x, ip::view<double, 2> y, double a, double b,

@@ -141,3 +141,21 @@ TEST_CASE("object types: constructor, fields, methods, events") {
                     isthmus::value_error);
     CHECK_THROWS_AS(o->call("nope", {}), isthmus::value_error);
 }
+
+TEST_CASE("callback::call and call_python from plugin code, in a host without Python") {
+    auto lib = pl::load(GOOD_PLUGIN);
+    // A C++ host callable passed as an argument: typed arguments in, typed result out.
+    auto pow_k = std::make_shared<pl::callable_object>(
+        [](std::span<const value> a) {
+            return value(isthmus::scalar(std::pow(a[0].as_scalar().to<double>(),
+                                                  a[1].as_scalar().to<double>())));
+        },
+        "pow_k");
+    const value f(std::static_pointer_cast<isthmus::object>(pow_k));
+    CHECK((*lib->get_function("py_apply"))(f, 3.0).as_scalar().to<double>() == 9.0);
+    // No Python module in this process: the call_python slot reports it, typed and clear.
+    CHECK_THROWS_WITH_AS((*lib->get_function("py_hypot"))(3.0, 4.0),
+                         doctest::Contains("Python is not available in this host"),
+                         isthmus::runtime_error);
+    CHECK((*lib->get_function("plus"))(1.0, 2.0).as_scalar().to<double>() == 3.0); // still fine
+}

@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -315,6 +316,17 @@ public:
     T* data() const { return data_; }
     int64_t size(int d) const { return shape_[d]; }
     int64_t stride(int d) const { return strides_[d]; }
+    /// The view as an ABI tensor (borrowing this view's shape and strides: keep the view alive
+    /// while the descriptor is used), e.g. to pass it to call_python or a callback.
+    isthmus_tensor abi() const {
+        return {const_cast<value_type*>(data_),
+                ISTHMUS_DEVICE_CPU,
+                0,
+                dtype_code<value_type>::value,
+                N,
+                shape_,
+                strides_};
+    }
     int64_t numel() const {
         int64_t n = 1;
         for (int d = 0; d < N; ++d) n *= shape_[d];
@@ -417,6 +429,9 @@ public:
     explicit operator bool() const { return cb_ != nullptr; }
     /// Calls the host function with already-marshalled arguments; throws the host's error.
     void invoke(const isthmus_value* args, int32_t nargs, isthmus_value* result) const;
+    /// Calls it with C++ arguments and converts the result (see the definition below).
+    template <typename R = void, typename... A>
+    R call(const A&... args) const;
 
 private:
     static void drop(isthmus_callback* cb) {
@@ -631,6 +646,11 @@ isthmus_value to_abi(const T& r) {
             throw error("the host could not allocate a string");
     } else if constexpr (is_tensor<T>::value) {
         v = r.raw();
+    } else if constexpr (is_view<T>::value) {
+        v.kind = ISTHMUS_VALUE_TENSOR, v.dtype = dtype_code<typename T::value_type>::value;
+        v.u.t = r.abi();
+    } else if constexpr (std::is_same_v<T, isthmus_value>) {
+        v = r;
     } else if constexpr (is_vec<T>::value) {
         using E = std::remove_cvref_t<decltype(r[0])>;
         tensor<E, 1> t({static_cast<int64_t>(T::size())});
@@ -801,6 +821,78 @@ inline void callback::invoke(const isthmus_value* args, int32_t nargs,
         // reports nothing new (the first error wins).
         throw error("a host callback failed");
     }
+}
+
+namespace detail {
+
+/// Runs `fn(call)` with the running call's context, or a fresh one from begin_call when none
+/// runs on this thread (a plugin thread); throws the recorded error when fn returns non-zero.
+template <typename F>
+void with_call(const char* what, F&& fn) {
+    isthmus_call* c = t_call;
+    isthmus_call* own = nullptr;
+    if (!c) {
+        if (!g_host || !g_host->begin_call)
+            throw error(cat("isthmus::plugin: cannot ", what, " outside a host call"));
+        own = c = g_host->begin_call(g_host);
+        if (!c) throw error(cat("isthmus::plugin: the host gave no call context to ", what));
+    }
+    const int rc = fn(c);
+    if (own) {
+        char msg[1024] = {0};
+        const int32_t code = c->host->end_call(own, msg, sizeof msg);
+        if (rc != 0 || code != 0) throw error(msg, code ? code : ISTHMUS_ERR_RUNTIME);
+    } else if (rc != 0) {
+        // The host recorded the error (with the original Python exception) in this call; unwind
+        // to the plugin boundary, whose report adds nothing (the first error wins).
+        throw error(cat("isthmus::plugin: ", what, " failed"));
+    }
+}
+
+/// Converts a host result to R: numbers, std::string, views (valid until the running call
+/// returns), isthmus_value as it is, void to drop it.
+template <typename R>
+R result_as(const isthmus_value& v) {
+    if constexpr (std::is_void_v<R>)
+        return;
+    else
+        return arg_caster<R>::get(v);
+}
+
+} // namespace detail
+
+/// Calls the host callable with C++ arguments (numbers, strings, views, isthmus_values) and
+/// converts its result to R: `double y = cb.call<double>(x, 2.0);`. A Python exception raised by
+/// the callable propagates as a C++ exception and reaches a Python caller as itself.
+template <typename R, typename... A>
+R callback::call(const A&... args) const {
+    if (!cb_) throw value_error("isthmus::plugin::callback: calling an empty callback");
+    const isthmus_value vs[sizeof...(A) + 1] = {detail::to_abi(args)..., isthmus_value{}};
+    isthmus_value r{};
+    invoke(vs, static_cast<int32_t>(sizeof...(A)), &r);
+    return detail::result_as<R>(r);
+}
+
+/// Note [call_python in plugins]: calls a Python function by its qualified name through the
+/// host (isthmus_host.call_python), with no link to Python or libisthmus:
+/// `double n = ip::call_python<double>("numpy.linalg.norm", x);` for a view `x`. The module is
+/// imported ("numpy.linalg", else "numpy"), the host takes the GIL (so this works from
+/// functions called by Python and from parallel_do bodies alike); arguments are numbers,
+/// strings, views (copied for Python) and isthmus_values; the result converts to R as in
+/// callback::call (a tensor result as a read-only view, valid until the running call returns).
+/// Throws when the host has no Python; a Python exception reaches a Python caller as itself.
+template <typename R = void, typename... A>
+R call_python(const char* qualified_name, const A&... args) {
+    const isthmus_value vs[sizeof...(A) + 1] = {detail::to_abi(args)..., isthmus_value{}};
+    isthmus_value r{};
+    detail::with_call("call_python", [&](isthmus_call* c) {
+        const isthmus_host* h = c->host;
+        if (h->struct_size < offsetof(isthmus_host, call_python) + sizeof(h->call_python) ||
+            !h->call_python)
+            throw error("isthmus::plugin::call_python: this host does not offer Python");
+        return h->call_python(c, qualified_name, vs, static_cast<int32_t>(sizeof...(A)), &r);
+    });
+    return detail::result_as<R>(r);
 }
 
 /// Names of a function's parameters, in order: `{"a", "x"}`.

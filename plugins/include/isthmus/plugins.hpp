@@ -66,6 +66,14 @@ public:
     /// Calls the function; throws the typed error the plugin reported (type_error for arguments
     /// no overload accepts, before anything runs).
     value call(std::span<const value> args) const;
+    /// Note [scalar fast path]: the overload a call whose arguments are all plain numbers
+    /// goes straight to (one overload, every parameter a bool, integer or real number); NULL
+    /// when the function has no such overload. Callers marshal numbers themselves and use
+    /// call_abi, skipping runtime values, overload resolution and argument slots.
+    const isthmus_function* scalar_overload() const noexcept { return scalar_; }
+    /// Calls overload `f` with already-marshalled ABI arguments (numbers only: nothing is
+    /// locked); throws the typed error the plugin reported.
+    value call_abi(const isthmus_function* f, const isthmus_value* args, int32_t nargs) const;
     template <typename... A>
     value operator()(A&&... a) const {
         const value vs[] = {value(std::forward<A>(a))..., value()};
@@ -77,6 +85,7 @@ private:
     std::vector<const isthmus_function*> overloads_;
     std::string name_;
     bool is_method_;
+    const isthmus_function* scalar_ = nullptr;
 };
 
 /// A plugin kernel; run it with parallel_do.
@@ -236,5 +245,13 @@ template <typename Sig>
 typed_function<Sig> typed(const library& lib, const std::string& name) {
     return typed_function<Sig>(lib.get_function(name));
 }
+
+namespace detail {
+/// Note [call_python bridge]: the host table's call_python slot converts ABI values and hands
+/// the call to this bridge, which the Python module installs when it initialises (libisthmus
+/// with Python); without it, call_python reports that Python is unavailable.
+using python_bridge = value (*)(const std::string& qualified_name, std::span<const value> args);
+void set_python_bridge(python_bridge fn) noexcept;
+} // namespace detail
 
 } // namespace isthmus::plugins
