@@ -124,6 +124,19 @@ obj = C()
         });
         row("f(i), caller without the GIL", a, b, "pybind11");
     }
+    {
+        // the same, beside a pybind11 caller that takes the GIL for each call too
+        const double a = ns_per(reps, n / 4, [&](long k) {
+            for (long i = 0; i < k; ++i) f1(i);
+        });
+        const double b = ns_per(reps, n / 4, [&](long k) {
+            for (long i = 0; i < k; ++i) {
+                py::gil_scoped_acquire acquire;
+                py::reinterpret_borrow<py::object>(f1.ptr())(i);
+            }
+        });
+        row("f(i), without the GIL (peer acquires too)", a, b, "pybind11");
+    }
 
     std::printf("\nTensor hand-over (ns per hand-over; constant whatever the size)\n");
     pyvalue torch;

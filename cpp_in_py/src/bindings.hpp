@@ -132,6 +132,10 @@ bool is_dlpack_producer(py::handle obj);
 /// from_dlpack's keyword (None, "cpu" or (1, 0)). Throws BufferError for devices other than the
 /// CPU and for tensors that require grad, ValueError when policy is never and a copy is needed.
 tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device = py::none());
+/// A legacy DLPack capsule ("dltensor") sharing `t`'s memory as it is laid out (no checks, no
+/// q.init() needed; the GIL must be held). The storage is pinned to the CPU until the consumer
+/// calls the deleter. Negative strides are passed as they are: callers exclude them.
+py::object dlpack_capsule(const tensor& t);
 
 // ---- ops (operators.cpp) ----
 

@@ -305,6 +305,8 @@ bool has_negative_stride(const tensor& t) {
     return false;
 }
 
+py::object export_capsule(const tensor& t, bool versioned, bool copied);
+
 py::object dlpack_export(const value& v, py::handle stream, py::handle max_version,
                          py::handle dl_device, py::handle copy) {
     // Validate every argument before touching the value.
@@ -341,6 +343,12 @@ py::object dlpack_export(const value& v, py::handle stream, py::handle max_versi
                                           "exported through DLPack, this value is a ",
                                           v.kind_name()));
     }
+    return export_capsule(t, versioned, copied);
+}
+
+// The capsule for `t` itself (its layout as it is): the tail of dlpack_export, shared with
+// dlpack_capsule (C++ hosts' to_torch).
+py::object export_capsule(const tensor& t, bool versioned, bool copied) {
     // Note [dlpack cuda]: a tensor pinned to a device will be exported from there.
     ISTHMUS_CHECK(t.storage()->pinned_to() == -1 || t.storage()->pinned_to() == MEMRESOURCE_CPU,
                   runtime_error, "__dlpack__: the tensor is pinned to ",
@@ -744,6 +752,10 @@ void bind_dlpack(py::module_& m) {
           "copy: None shares when possible and copies read-only or misaligned data; True\n"
           "  always gives memory of its own; False shares or raises ValueError.\n"
           "Torch tensors that require grad raise BufferError (pass t.detach()).");
+}
+
+py::object dlpack_capsule(const tensor& t) {
+    return export_capsule(t, /*versioned=*/false, /*copied=*/false);
 }
 
 } // namespace isthmus::pymod

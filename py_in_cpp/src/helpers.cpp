@@ -9,13 +9,7 @@
 namespace isthmus {
 
 namespace {
-struct gil_hold {
-    PyGILState_STATE s;
-    gil_hold() : s((python::ensure(), PyGILState_Ensure())) {}
-    ~gil_hold() { PyGILState_Release(s); }
-    gil_hold(const gil_hold&) = delete;
-    gil_hold& operator=(const gil_hold&) = delete;
-};
+using embed::gil_hold;
 } // namespace
 
 // ---- pyint, pybool ----
@@ -165,6 +159,7 @@ constexpr const char* callback_capsule = "isthmus.callback";
 PyObject* invoke_callback(PyObject* self, PyObject* args, PyObject* kwargs) {
     auto* data = static_cast<callback_data*>(PyCapsule_GetPointer(self, callback_capsule));
     if (!data) return nullptr;
+    embed::python_holds held; // Python called us with the GIL: pyvalue operations take it as held
     try {
         pyvalue a = pyvalue::borrow(args);
         pyvalue k = kwargs && PyDict_Size(kwargs) > 0 ? pyvalue::borrow(kwargs) : pyvalue();

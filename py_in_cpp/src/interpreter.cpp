@@ -53,6 +53,35 @@ void start_interpreter() {
 
 } // namespace
 
+// Note [GIL fast path]: PyGILState_Ensure/Release cost ~10-20 ns each even when the thread
+// already holds the GIL (a TSS lookup, the holder check, the counter), and a C++ -> Python call
+// through pyvalue used to pay them for the call, for each converted argument and for each
+// reference it dropped. Now an isthmus scope that takes the GIL (gil_acquire: python::gil,
+// pyapi::operator(), the exported operations) records the thread state it took it under in
+// the thread-local t_gil_holder, and restores the enclosing scope's record when it ends; a C++
+// callback entered from Python records the calling thread state the same way (python_holds).
+// Nested operations then check `t_gil_holder && current thread state == t_gil_holder`: a
+// thread-local read and one pointer compare, no PyGILState call. The check proves the GIL is
+// held, not merely that a scope is open: whoever releases the GIL inside a scope
+// (python::nogil, pybind11's gil_scoped_release, Py_BEGIN_ALLOW_THREADS in an extension,
+// time.sleep) detaches the thread state, so the current one is null or another thread's and
+// the operation falls back to PyGILState_Ensure, which re-takes the GIL correctly. The recorded
+// thread state cannot be freed and reused by another thread while the record lives: the scope
+// that recorded it holds a PyGILState count on it (or Python holds it for the running call).
+thread_local PyThreadState* embed::t_gil_holder = nullptr;
+
+detail::gil_token embed::gil_acquire() {
+    python::ensure();
+    const detail::gil_token t{static_cast<int>(PyGILState_Ensure()), t_gil_holder};
+    t_gil_holder = _PyThreadState_UncheckedGet();
+    return t;
+}
+
+void embed::gil_restore(detail::gil_token t) noexcept {
+    t_gil_holder = static_cast<PyThreadState*>(t.prev);
+    PyGILState_Release(static_cast<PyGILState_STATE>(t.state));
+}
+
 namespace python {
 
 void ensure() {
@@ -76,9 +105,9 @@ interpreter::interpreter() {
     ensure();
 }
 
-gil::gil() : state_(detail::gil_ensure()) {}
+gil::gil() : token_(detail::gil_ensure()) {}
 gil::~gil() {
-    detail::gil_release(state_);
+    detail::gil_release(token_);
 }
 
 nogil::nogil() : saved_(nullptr) {

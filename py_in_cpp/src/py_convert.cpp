@@ -12,13 +12,7 @@ namespace isthmus {
 namespace py = pybind11;
 
 namespace {
-struct gil_hold {
-    PyGILState_STATE s;
-    gil_hold() : s((python::ensure(), PyGILState_Ensure())) {}
-    ~gil_hold() { PyGILState_Release(s); }
-    gil_hold(const gil_hold&) = delete;
-    gil_hold& operator=(const gil_hold&) = delete;
-};
+using embed::gil_hold;
 
 // Runs pybind11 code, turning its error_already_set into python_error (or the original C++
 // exception, Note [exception round trip]).
@@ -109,12 +103,35 @@ pyvalue to_numpy(const tensor& t) {
     });
 }
 
+// Note [to_torch through DLPack]: to_torch hands torch a DLPack capsule made here
+// (torch._C._from_dlpack, the C function behind torch.from_dlpack) rather than calling
+// torch.from_numpy on a NumPy view: no NumPy array is built, and torch's DLPack import is
+// cheaper than its from_numpy (measured: ~0.6 us against ~0.8 us, bench/README.md). The capsule
+// pins the storage to the CPU until torch drops the memory, as the NumPy view does. Tensors with
+// negative strides (which torch's DLPack import does not accept) and empty tensors keep the
+// NumPy route, so the results are the same as before.
 pyvalue to_torch(const tensor& t) {
-    pyvalue arr = to_numpy(t);
+    ISTHMUS_CHECK(t.defined(), value_error, "to_torch: the tensor is undefined");
+    ISTHMUS_CHECK(t.dtype() != dtype::bfloat16, type_error,
+                  "to_torch: bfloat16 has no NumPy dtype; convert first (t.to(dtype::float32))");
+    bool negative = false;
+    for (int64_t d = 0; d < t.dim(); ++d)
+        if (t.size(d) > 1 && t.stride(d) < 0) negative = true;
     gil_hold g;
-    static PyObject* from_numpy = nullptr; // Note [never finalise]
-    if (!from_numpy) from_numpy = pyimport("torch").attr("from_numpy").cast<pyvalue>().release();
-    return pyvalue::borrow(from_numpy)(arr);
+    static PyObject* from_numpy = nullptr;  // Note [never finalise]
+    static PyObject* from_dlpack = nullptr; // Note [never finalise]
+    if (!from_numpy) {
+        pyvalue torch = pyimport("torch");
+        pyvalue fd = torch.hasattr("_C") && torch.attr("_C").hasattr("_from_dlpack")
+                         ? pyvalue(torch.attr("_C").attr("_from_dlpack"))
+                         : pyvalue(torch.attr("from_dlpack"));
+        pyvalue fn = torch.attr("from_numpy");
+        from_dlpack = fd.release();
+        from_numpy = fn.release();
+    }
+    if (negative || t.numel() == 0) return pyvalue::borrow(from_numpy)(to_numpy(t));
+    pyvalue cap = guarded([&] { return from_py_object(pymod::dlpack_capsule(t)); });
+    return pyvalue::borrow(from_dlpack)(cap);
 }
 
 tensor tensor_from_py(const pyvalue& obj, bool allow_copy) {

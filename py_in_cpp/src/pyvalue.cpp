@@ -5,22 +5,17 @@
 
 namespace isthmus {
 
-// Note [GIL per operation]: every exported operation takes the GIL through PyGILState_Ensure
-// and releases it on return, so a pyvalue works on any thread, the GIL holder or not. When the
-// calling thread already holds it (inside a callback, under python::gil, or in a template that
-// took it once for a whole call), PyGILState_Ensure only bumps a counter. References are
+// Note [GIL per operation]: every exported operation makes sure the calling thread holds the
+// GIL and restores the previous state on return, so a pyvalue works on any thread, the GIL
+// holder or not. When an enclosing isthmus scope holds it (python::gil, a C++ callback, or a
+// template that took it once for a whole call) this is a thread-local check (Note [GIL fast
+// path] in interpreter.cpp); otherwise one PyGILState_Ensure/Release pair. References are
 // dropped the same way, so a pyvalue may be destroyed on a thread without the GIL; after the
 // interpreter is gone (process exit) they are leaked instead (Note [never finalise]).
 namespace detail {
 
 namespace {
-struct gil_hold {
-    PyGILState_STATE s;
-    gil_hold() : s((python::ensure(), PyGILState_Ensure())) {}
-    ~gil_hold() { PyGILState_Release(s); }
-    gil_hold(const gil_hold&) = delete;
-    gil_hold& operator=(const gil_hold&) = delete;
-};
+using embed::gil_hold;
 
 bool alive() noexcept {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -42,13 +37,13 @@ pyvalue name_object(std::string_view name) {
 }
 } // namespace
 
-int gil_ensure() {
-    python::ensure();
-    return static_cast<int>(PyGILState_Ensure());
+gil_token gil_ensure() {
+    if (embed::holds_gil_fast()) return {-1, nullptr};
+    return embed::gil_acquire();
 }
 
-void gil_release(int state) noexcept {
-    PyGILState_Release(static_cast<PyGILState_STATE>(state));
+void gil_release(gil_token t) noexcept {
+    if (t.state >= 0) embed::gil_restore(t);
 }
 
 // True when this thread holds the GIL: the thread state that holds it is this thread's own
@@ -59,6 +54,10 @@ inline bool this_thread_holds_gil() noexcept {
 }
 
 void incref(_object* o) noexcept {
+    if (embed::holds_gil_fast()) { // Note [GIL fast path]
+        Py_INCREF(o);
+        return;
+    }
     if (!alive()) return;
     if (this_thread_holds_gil()) {
         Py_INCREF(o);
@@ -70,6 +69,10 @@ void incref(_object* o) noexcept {
 }
 
 void decref(_object* o) noexcept {
+    if (embed::holds_gil_fast()) { // Note [GIL fast path]
+        Py_DECREF(o);
+        return;
+    }
     if (!alive()) return; // Note [never finalise]: leak at exit
     if (this_thread_holds_gil()) {
         Py_DECREF(o);
@@ -356,9 +359,8 @@ pyvalue make_slice(_object* start, _object* stop, _object* step) {
 
 // ---- pyvalue and the references ----
 
-_object* pyvalue::get() const {
-    ISTHMUS_CHECK(p_, value_error, "the pyvalue is empty (default-constructed or moved from)");
-    return p_;
+void pyvalue::throw_empty() {
+    ISTHMUS_THROW(value_error, "the pyvalue is empty (default-constructed or moved from)");
 }
 
 pyvalue pyvalue::none() {
@@ -374,7 +376,7 @@ _object* attr_ref::get() const {
 }
 
 void attr_ref::set(const pyvalue& v) {
-    detail::gil_hold g;
+    embed::gil_hold g;
     if (PyObject_SetAttrString(obj_, name_.c_str(), v.get()) < 0) embed::throw_python_error();
     cache_ = v;
 }
@@ -385,7 +387,7 @@ _object* item_ref::get() const {
 }
 
 void item_ref::set(const pyvalue& v) {
-    detail::gil_hold g;
+    embed::gil_hold g;
     if (PyObject_SetItem(obj_, key_.get(), v.get()) < 0) embed::throw_python_error();
     cache_ = v;
 }
@@ -397,13 +399,13 @@ std::ostream& operator<<(std::ostream& os, const pyvalue& v) {
 // ---- modules ----
 
 pyvalue pyimport(std::string_view name) {
-    detail::gil_hold g;
+    embed::gil_hold g;
     pyvalue n = detail::name_object(name);
     return embed::check(PyImport_Import(n.get()));
 }
 
 pyvalue builtins() {
-    detail::gil_hold g;
+    embed::gil_hold g;
     static PyObject* mod = nullptr; // Note [never finalise]: kept for the process's life
     if (!mod) mod = pyimport("builtins").release();
     return pyvalue::borrow(mod);
@@ -411,7 +413,7 @@ pyvalue builtins() {
 
 namespace {
 pyvalue run(std::string_view code, const pyvalue& globals, int start) {
-    detail::gil_hold g;
+    embed::gil_hold g;
     pyvalue d = globals.empty() ? embed::check(PyDict_New()) : globals;
     ISTHMUS_CHECK(PyDict_Check(d.get()), type_error, "pyeval/pyexec: globals must be a dict, got ",
                   Py_TYPE(d.get())->tp_name);
@@ -432,7 +434,7 @@ pyvalue pyexec(std::string_view code, const pyvalue& globals) {
 }
 
 pyvalue none() {
-    detail::gil_hold g;
+    embed::gil_hold g;
     return pyvalue::borrow(Py_None);
 }
 

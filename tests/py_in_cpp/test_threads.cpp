@@ -98,3 +98,37 @@ t = threading.Thread(target=spin)
     g["t"].attr("join")();
     CHECK(g["done"].len() == 1);
 }
+
+TEST_CASE("the GIL fast path notices every release of the GIL inside a scope") {
+    // Note [GIL fast path]: inside python::gil, operations only check that the thread still
+    // holds the GIL; releasing it inside the scope (nogil, or Python code that drops it) must
+    // send them back to PyGILState_Ensure.
+    pyvalue g = pyexec("import time\ndef f(x):\n    return x + 1\n");
+    pyvalue f = g["f"];
+    python::gil held;
+    CHECK(python::holds_gil());
+    CHECK(f(1).cast<int>() == 2);
+    {
+        python::nogil free;
+        CHECK_FALSE(python::holds_gil());
+        // another thread can run Python meanwhile, and this one still can too
+        std::thread other([&] { CHECK(f(10).cast<int>() == 11); });
+        pyvalue r = f(2); // takes the GIL again itself
+        CHECK(r.cast<int>() == 3);
+        pyvalue copy = r; // copies and drops without the GIL
+        other.join();
+        CHECK_FALSE(python::holds_gil());
+    }
+    CHECK(python::holds_gil());
+    CHECK(f(3).cast<int>() == 4);
+    // a C++ callback releases the GIL and calls Python from inside
+    pyvalue cb = py_function([&](int x) {
+        python::nogil free;
+        std::thread other([&] { CHECK(f(x).cast<int>() == x + 1); });
+        other.join();
+        return f(x).cast<int>() * 2;
+    });
+    CHECK(cb(5).cast<int>() == 12);
+    CHECK(g["time"].attr("sleep")(0.0).is_none()); // Python releases and re-takes the GIL
+    CHECK(f(4).cast<int>() == 5);
+}

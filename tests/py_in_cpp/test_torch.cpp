@@ -68,3 +68,27 @@ TEST_CASE("torch.no_grad through enter/exit, with and with_guard") {
     auto e = python_error_of([&] { x -= 1.0; }); // outside no_grad: torch refuses
     CHECK(e.type_name() == "RuntimeError");
 }
+
+TEST_CASE("to_torch: memory outlives the tensor handle; reversed, empty and bad tensors") {
+    if (!have_module("torch")) return;
+    pyvalue torch = pyimport("torch");
+    pyvalue pt;
+    {
+        tensor t = tensor::from_vector(std::vector<double>{1, 2, 3, 4}, {4});
+        pt = to_torch(t);
+    } // the torch tensor keeps the memory alive (DLPack deleter)
+    CHECK(pt.attr("dtype").is(torch.attr("float64")));
+    CHECK(from_py<std::vector<double>>(pt.attr("tolist")()) == std::vector<double>{1, 2, 3, 4});
+    // every dtype that torch knows crosses with its values
+    tensor ti = tensor::from_vector(std::vector<int32_t>{-3, 0, 7}, {3});
+    pyvalue pti = to_torch(ti);
+    CHECK(pti.attr("dtype").is(torch.attr("int32")));
+    CHECK(from_py<std::vector<int64_t>>(pti.attr("tolist")()) == std::vector<int64_t>{-3, 0, 7});
+    // empty tensors keep their shape
+    pyvalue pe = to_torch(tensor::empty({0, 3}, dtype::float32, MEMRESOURCE_CPU));
+    CHECK(from_py<std::vector<int64_t>>(builtins().attr("list")(pe.attr("shape"))) ==
+          std::vector<int64_t>{0, 3});
+    // bfloat16 and undefined tensors: typed errors, nothing handed over
+    CHECK_THROWS_AS(to_torch(tensor::empty({2}, dtype::bfloat16)), type_error);
+    CHECK_THROWS_AS(to_torch(tensor()), value_error);
+}

@@ -31,7 +31,7 @@ enum class tensor_target : uint8_t { numpy, torch };
 /// as the array (or any view NumPy makes of it) lives, so writes on either side are seen by
 /// the other. bfloat16 has no NumPy dtype: type_error.
 ISTHMUS_API pyvalue to_numpy(const tensor& t);
-/// A torch tensor viewing `t`'s memory (torch.from_numpy on to_numpy(t); no copy).
+/// A torch tensor viewing `t`'s memory (through a DLPack capsule; no copy).
 ISTHMUS_API pyvalue to_torch(const tensor& t);
 /// A tensor from a Python array-like: NumPy arrays and CPU torch tensors are shared without a
 /// copy when their layout allows (`copy=false` then throws value_error when it does not);

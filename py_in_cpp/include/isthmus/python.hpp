@@ -13,6 +13,20 @@ namespace isthmus {
 
 class pyvalue;
 
+namespace detail {
+/// What gil_ensure did, for gil_release to undo: `state` < 0 when the calling thread already
+/// held the GIL through an enclosing isthmus scope (nothing to undo), else the PyGILState_STATE
+/// to restore and the enclosing scope's holder record (Note [GIL fast path] in interpreter.cpp).
+struct gil_token {
+    int state;
+    void* prev;
+};
+/// Makes sure the calling thread holds the GIL (starting the interpreter on first use).
+ISTHMUS_API gil_token gil_ensure();
+/// Undoes gil_ensure (the slow case; inline callers skip tokens with state < 0).
+ISTHMUS_API void gil_release(gil_token t) noexcept;
+} // namespace detail
+
 namespace python {
 
 /// Starts the embedded interpreter on first use, or attaches to the running one when isthmus
@@ -34,7 +48,8 @@ public:
 };
 
 /// RAII: holds the GIL for a scope (PyGILState_Ensure/Release; nests, any thread). pyvalue
-/// operations take the GIL themselves; hold one explicitly to batch many of them.
+/// operations take the GIL themselves; hold one explicitly to batch many of them: inside it,
+/// each pyvalue operation only checks that the thread still holds the GIL (a few ns).
 class ISTHMUS_API gil {
 public:
     gil();
@@ -43,7 +58,7 @@ public:
     gil& operator=(const gil&) = delete;
 
 private:
-    int state_;
+    detail::gil_token token_;
 };
 
 /// RAII: releases the GIL for a scope of native work when the calling thread holds it (and

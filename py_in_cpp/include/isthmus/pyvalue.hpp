@@ -30,21 +30,22 @@ T from_py(const pyvalue& v);
 namespace detail {
 
 // ---- exported primitives (pyvalue.cpp); each takes the GIL itself ----
-ISTHMUS_API int gil_ensure();
-ISTHMUS_API void gil_release(int state) noexcept;
 ISTHMUS_API void incref(_object* o) noexcept;
 ISTHMUS_API void decref(_object* o) noexcept;
 
-/// RAII GIL holder used by the inline templates (one PyGILState_Ensure for a whole call).
+/// RAII GIL holder used by the inline templates (one acquisition for a whole call: the
+/// conversions, the call and the argument references it drops).
 class gil_scope {
 public:
-    gil_scope() : s_(gil_ensure()) {}
-    ~gil_scope() { gil_release(s_); }
+    gil_scope() : t_(gil_ensure()) {}
+    ~gil_scope() {
+        if (t_.state >= 0) gil_release(t_);
+    }
     gil_scope(const gil_scope&) = delete;
     gil_scope& operator=(const gil_scope&) = delete;
 
 private:
-    int s_;
+    gil_token t_;
 };
 
 /// Python operators, in the order of the table in pyvalue.cpp.
@@ -188,9 +189,14 @@ public:
     /// Gives up the reference without decrementing it.
     _object* release() noexcept { return std::exchange(p_, nullptr); }
     /// The object (throws value_error when empty).
-    _object* get() const;
+    _object* get() const {
+        if (!p_) [[unlikely]]
+            throw_empty();
+        return p_;
+    }
 
 private:
+    [[noreturn]] static void throw_empty();
     _object* p_ = nullptr;
 };
 
