@@ -94,6 +94,8 @@ bool is_qvalue(py::handle obj);
 /// A Python number (bool, int, float, complex, NumPy scalar) as a scalar, converted to `dt`
 /// when given. Python floats become scalar_dtype() and complex numbers cscalar_dtype().
 scalar scalar_from_py(py::handle obj, std::optional<dtype> dt);
+/// True for NumPy scalars (np.float64, np.int32, ...; not Python's own numbers).
+bool is_numpy_scalar(py::handle obj);
 /// True for Python numbers and NumPy scalars (not 0-d arrays).
 bool is_py_number(py::handle obj);
 /// `q.value(obj, dtype)`: a new value holding a copy of `obj` (qvalue, number, string, list,

@@ -145,13 +145,20 @@ bool is_qvalue(py::handle obj) {
     return py::isinstance<value>(obj);
 }
 
+bool is_numpy_scalar(py::handle obj) {
+    PyObject* o = obj.ptr();
+    if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o) || PyComplex_CheckExact(o))
+        return false;
+    static py::object* generic = new py::object(numpy().attr("generic"));
+    return py::isinstance(obj, *generic) && !py::isinstance<py::str>(obj) &&
+           !py::isinstance<py::bytes>(obj);
+}
+
 bool is_py_number(py::handle obj) {
     if (PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr()) ||
         PyComplex_Check(obj.ptr()))
         return true;
-    static py::object* generic = new py::object(numpy().attr("generic"));
-    return py::isinstance(obj, *generic) && !py::isinstance<py::str>(obj) &&
-           !py::isinstance<py::bytes>(obj);
+    return is_numpy_scalar(obj);
 }
 
 namespace {
@@ -186,9 +193,13 @@ scalar scalar_from_py(py::handle obj, std::optional<dtype> dt) {
         ISTHMUS_THROW(value_error, "the integer ", py::str(obj).cast<std::string>(),
                       " does not fit in 64 bits");
     }
-    if (PyFloat_Check(o))
+    // Note [numpy float scalars]: np.float64 and np.complex128 subclass Python's float and
+    // complex; they keep their dtype (the NumPy-scalar branch below), not the `scalar` precision.
+    const bool numpy_scalar = !PyFloat_CheckExact(o) && !PyComplex_CheckExact(o) &&
+                              (PyFloat_Check(o) || PyComplex_Check(o)) && is_numpy_scalar(obj);
+    if (PyFloat_Check(o) && !numpy_scalar)
         return convert_scalar(scalar::of(PyFloat_AS_DOUBLE(o), scalar_dtype()), dt);
-    if (PyComplex_Check(o)) {
+    if (PyComplex_Check(o) && !numpy_scalar) {
         const complex128_t c(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
         const scalar s = cscalar_dtype() == dtype::complex64 ? scalar(complex64_t(c)) : scalar(c);
         return convert_scalar(s, dt);

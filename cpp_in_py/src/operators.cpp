@@ -30,7 +30,8 @@ bool to_operand(py::handle obj, operand& out) {
         return true;
     }
     PyObject* o = obj.ptr();
-    if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o)) {
+    if (PyBool_Check(o) || PyLong_Check(o) ||
+        ((PyFloat_Check(o) || PyComplex_Check(o)) && !is_numpy_scalar(obj))) {
         out.is_scalar = true;
         out.s = scalar_from_py(obj, std::nullopt);
         return true;

@@ -157,3 +157,15 @@ def test_advanced_indexing():
     with pytest.raises(IndexError):
         X[np.array([0.5])]
     np.testing.assert_array_equal(X.to_py(), x)
+
+
+def test_numpy_float_scalars_are_strong_and_exact():
+    # np.float64 / np.complex128 subclass Python's float / complex but are NumPy scalars:
+    # strong operands that keep their dtype and value (Note [numpy float scalars]).
+    X = q.value(np.ones(3, np.float32))
+    assert (X + np.float64(1.5)).dtype == np.float64
+    assert (X + 1.5).dtype == np.float32  # a Python float stays weak
+    assert (X * np.complex128(1j)).dtype == np.complex128
+    s = q.value(np.float64(0.1))
+    assert s.dtype == np.float64 and float(s) == 0.1
+    assert q.value(0.1).dtype == np.float32  # the `scalar` precision for Python floats
