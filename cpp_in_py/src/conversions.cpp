@@ -142,7 +142,10 @@ const char* buffer_format(dtype dt) {
 // ---- numbers ----
 
 bool is_qvalue(py::handle obj) {
-    return py::isinstance<value>(obj);
+    // Every operator asks this of both operands: the qvalue type object is looked up in
+    // pybind11's registry once rather than on every call (the type lives as long as the module).
+    static PyTypeObject* const type = reinterpret_cast<PyTypeObject*>(py::type::of<value>().ptr());
+    return PyObject_TypeCheck(obj.ptr(), type) != 0;
 }
 
 bool is_py_number(py::handle obj) {
