@@ -302,8 +302,12 @@ bool storage::valid_on(resource_id resource) const {
 
 std::vector<resource_id> storage::valid_resources() const {
     std::vector<resource_id> out;
-    for (const auto& c : copies())
-        if (c.valid) out.push_back(c.resource);
+    {
+        std::lock_guard lk(mu_);
+        for (const auto& s : slots_)
+            if (s.ptr && s.valid) out.push_back(s.res);
+    }
+    std::sort(out.begin(), out.end());
     return out;
 }
 
