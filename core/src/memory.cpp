@@ -42,7 +42,11 @@ struct registry {
     std::mutex mu;
     std::array<std::shared_ptr<memory_resource>, max_resource_id + 1> slots;
     std::atomic<resource_id> default_id{MEMRESOURCE_CPU};
-    registry() { slots[MEMRESOURCE_CPU] = std::make_shared<cpu_resource>(); }
+    memory_resource* cpu = nullptr; // slots[MEMRESOURCE_CPU], fixed for the process's lifetime
+    registry() {
+        slots[MEMRESOURCE_CPU] = std::make_shared<cpu_resource>();
+        cpu = slots[MEMRESOURCE_CPU].get();
+    }
 };
 
 registry& reg() {
@@ -52,7 +56,11 @@ registry& reg() {
 
 } // namespace
 
+// Note [cpu fast path]: the host resource is registered when the registry is made and can
+// never be unregistered (unregister_resource refuses it), so lookups of it skip the registry's
+// mutex: every lock/unlock of every small op asks for it several times.
 memory_resource* find_resource(resource_id id) noexcept {
+    if (id == MEMRESOURCE_CPU) return reg().cpu;
     if (id < 0 || id > max_resource_id) return nullptr;
     auto& r = reg();
     std::lock_guard lk(r.mu);
@@ -60,6 +68,7 @@ memory_resource* find_resource(resource_id id) noexcept {
 }
 
 std::shared_ptr<memory_resource> resource_handle(resource_id id) {
+    if (id == MEMRESOURCE_CPU) return reg().slots[MEMRESOURCE_CPU]; // Note [cpu fast path]
     id = resolve_resource(id);
     auto& r = reg();
     std::lock_guard lk(r.mu);
@@ -104,6 +113,7 @@ void set_default_resource(resource_id id) {
 }
 
 resource_id resolve_resource(resource_id id) {
+    if (id == MEMRESOURCE_CPU) return id; // Note [cpu fast path]
     ISTHMUS_CHECK(id != MEMRESOURCE_SINGLE_OPENCL, not_implemented_error,
                   "MEMRESOURCE_SINGLE_OPENCL: OpenCL is not supported by isthmus");
     if (id == MEMRESOURCE_DEVICE0) id = default_resource();

@@ -51,8 +51,11 @@ std::string res_name(resource_id r) {
 
 std::atomic<uint64_t> g_tick{0};
 
-// Note [eviction registry]: every live storage is listed here so that a failed allocation can
-// evict other storages' unlocked copies. Lock order: a storage's own mutex, then this registry's
+// Note [eviction registry]: every live storage with a copy off the host is listed here so that
+// a failed allocation can evict other storages' unlocked copies. Host copies are never evicted,
+// so a storage joins the list only when it first gets a copy elsewhere (and stays until it is
+// destroyed): host-only storages, every small op's output among them, skip the registry's mutex
+// and its node allocation. Lock order: a storage's own mutex, then this registry's
 // mutex, then other storages' mutexes only through try_lock (a busy storage is skipped), so two
 // threads evicting at once never deadlock.
 struct live_storages {
@@ -75,14 +78,18 @@ struct storage_registry_access {
     static resource_id pinned(storage& s) { return s.pinned_; }
 };
 
-storage::storage(size_t nbytes) : nbytes_(nbytes) {
+storage::storage(size_t nbytes) : nbytes_(nbytes) {}
+
+void storage::join_registry(resource_id r) {
+    if (r == MEMRESOURCE_CPU || registered_) return;
     auto& l = live();
     std::lock_guard lk(l.mu);
     l.all.insert(this);
+    registered_ = true;
 }
 
 storage::~storage() {
-    {
+    if (registered_) {
         auto& l = live();
         std::lock_guard lk(l.mu);
         l.all.erase(this);
@@ -97,9 +104,14 @@ std::shared_ptr<storage> storage::create(size_t nbytes) {
 }
 
 std::shared_ptr<storage> storage::allocate(size_t nbytes, resource_id resource) {
+    // What lock(write) + unlock(write) would do on a fresh storage (no other copies, no locks,
+    // not pinned), with one pass through the mutex.
+    resource = resolve_resource(resource);
     auto s = create(nbytes);
-    s->lock(lock_mode::write, resource);
-    s->unlock(lock_mode::write, resource);
+    std::unique_lock lk(s->mu_);
+    copy_slot& d = s->ensure_allocated(resource, lk);
+    d.valid = true;
+    d.last_use = ++g_tick;
     return s;
 }
 
@@ -116,6 +128,7 @@ std::shared_ptr<storage> storage::wrap(void* ptr, size_t nbytes, resource_id res
     c.valid = true;
     c.owned = false;
     s->slots_.push_back(std::move(c));
+    s->join_registry(resource);
     s->release_ = std::move(release);
     s->pinned_ = resource;
     s->pin_count_ = 1; // the wrap's own pin, held for the storage's lifetime
@@ -154,6 +167,7 @@ storage::copy_slot& storage::ensure_allocated(resource_id r, std::unique_lock<st
     c.handle = std::move(handle);
     c.ptr = p;
     slots_.push_back(std::move(c));
+    join_registry(r); // lock order: this storage's mutex, then the registry's (Note above)
     return slots_.back();
 }
 
@@ -288,8 +302,12 @@ bool storage::valid_on(resource_id resource) const {
 
 std::vector<resource_id> storage::valid_resources() const {
     std::vector<resource_id> out;
-    for (const auto& c : copies())
-        if (c.valid) out.push_back(c.resource);
+    {
+        std::lock_guard lk(mu_);
+        for (const auto& s : slots_)
+            if (s.ptr && s.valid) out.push_back(s.res);
+    }
+    std::sort(out.begin(), out.end());
     return out;
 }
 

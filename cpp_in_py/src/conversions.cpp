@@ -1,6 +1,8 @@
 // Python <-> isthmus conversions: dtypes, numbers, lists, sizes, and values back to Python.
 #include "bindings.hpp"
 
+#include <atomic>
+
 #include <pybind11/numpy.h>
 
 #include <complex>
@@ -142,7 +144,19 @@ const char* buffer_format(dtype dt) {
 // ---- numbers ----
 
 bool is_qvalue(py::handle obj) {
-    return py::isinstance<value>(obj);
+    // Every operator asks this of both operands: the qvalue type object is looked up in
+    // pybind11's registry once it exists rather than on every call (it lives as long as the
+    // process). An embedding program may convert values before the module registered the type:
+    // then nothing is a qvalue yet.
+    static std::atomic<PyTypeObject*> type{nullptr};
+    PyTypeObject* t = type.load(std::memory_order_acquire);
+    if (!t) {
+        const py::detail::type_info* info = py::detail::get_type_info(typeid(value));
+        if (!info) return false;
+        t = info->type;
+        type.store(t, std::memory_order_release);
+    }
+    return PyObject_TypeCheck(obj.ptr(), t) != 0;
 }
 
 bool is_numpy_scalar(py::handle obj) {

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <optional>
 
 namespace isthmus::pymod {
 
@@ -363,7 +364,11 @@ py::object export_capsule(const tensor& t, bool versioned, bool copied) {
     ctx->strides = t.strides();
     void* data = nullptr;
     {
-        py::gil_scoped_release nogil; // pinning may transfer from a device
+        // Pinning may transfer from a device, which is worth releasing the GIL for; a host copy
+        // that is already valid (the common case) makes it a few bookkeeping steps, cheaper than
+        // the GIL round trip.
+        std::optional<py::gil_scoped_release> nogil;
+        if (!t.storage()->valid_on(MEMRESOURCE_CPU)) nogil.emplace();
         t.storage()->pin(MEMRESOURCE_CPU);
         ctx->pinned = true;
         data = t.lock(LOCK_READ, MEMRESOURCE_CPU);
@@ -653,7 +658,14 @@ py::object torch_capsule(py::handle obj) {
         }
     }
     if (reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())) != tensor_type) return {};
-    if (obj.attr("is_conj")().cast<bool>() || obj.attr("is_neg")().cast<bool>()) return {};
+    // Interned names and direct method calls: no str objects made per call.
+    static PyObject* const is_conj = PyUnicode_InternFromString("is_conj");
+    static PyObject* const is_neg = PyUnicode_InternFromString("is_neg");
+    for (PyObject* method : {is_conj, is_neg}) {
+        auto bit = py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(obj.ptr(), method));
+        if (!bit) throw py::error_already_set();
+        if (bit.ptr() != Py_False) return {}; // set (or an odd answer): the generic way
+    }
     return (*to_dlpack)(obj);
 }
 
@@ -677,13 +689,15 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device)
     const auto dev = import_device(device);
     if (PyCapsule_CheckExact(obj.ptr())) return consume_capsule(obj, policy);
 
-    if (py::hasattr(obj, "requires_grad")) {
-        py::object rg = obj.attr("requires_grad");
-        if (PyBool_Check(rg.ptr()) && rg.ptr() == Py_True)
-            throw_buffer_error(
-                "cannot share a tensor that requires grad: autograd would not see isthmus's reads "
-                "and writes. Pass t.detach() (shares memory) or use q.torch.from_tensor(t), which "
-                "detaches");
+    static PyObject* const requires_grad = PyUnicode_InternFromString("requires_grad");
+    auto rg = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), requires_grad));
+    if (!rg) {
+        PyErr_Clear(); // no such attribute (as hasattr): not a torch-like tensor
+    } else if (rg.ptr() == Py_True) {
+        throw_buffer_error(
+            "cannot share a tensor that requires grad: autograd would not see isthmus's reads "
+            "and writes. Pass t.detach() (shares memory) or use q.torch.from_tensor(t), which "
+            "detaches");
     }
     ISTHMUS_CHECK(PyObject_HasAttr(obj.ptr(), dlpack_attr().ptr()) == 1, type_error,
                   "from_dlpack: expected an object with __dlpack__ (a NumPy array, a torch "

@@ -8,6 +8,9 @@
 
 #include <pybind11/numpy.h>
 
+#include <optional>
+#include <string_view>
+
 namespace isthmus::pymod {
 
 // Note [operands]: the other operand of a qvalue operator may be a qvalue, a Python number, a
@@ -57,6 +60,55 @@ bool to_operand(py::handle obj, operand& out) {
     return false;
 }
 
+namespace {
+
+// Note [small ops keep the GIL]: releasing and re-taking the GIL costs about as much as a whole
+// 1k-element add, and no other thread gets meaningful work done in that window, so ops whose
+// output is known to be small run with the GIL held (NumPy's ufuncs do the same below a size
+// threshold). They are still counted as native sections, so _native_stats() reports every op.
+// Broadcasting two tensors of different shapes can make a large output from small inputs, so
+// only same-shape and tensor-with-scalar ops qualify.
+constexpr int64_t keep_gil_below = 8192; // elements
+
+class op_section {
+public:
+    explicit op_section(bool small) {
+        if (!small) {
+            released_.emplace();
+            return;
+        }
+        native_counters& c = native_stats();
+        c.entered.fetch_add(1, std::memory_order_relaxed);
+        const int now = c.active.fetch_add(1, std::memory_order_relaxed) + 1;
+        int seen = c.max_active.load(std::memory_order_relaxed);
+        while (now > seen &&
+               !c.max_active.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
+        }
+    }
+    ~op_section() {
+        if (!released_) native_stats().active.fetch_sub(1, std::memory_order_relaxed);
+    }
+    op_section(const op_section&) = delete;
+    op_section& operator=(const op_section&) = delete;
+
+private:
+    std::optional<native_section> released_;
+};
+
+bool small_binary(const operand& x, const operand& y) {
+    if (x.is_scalar && y.is_scalar) return true;
+    if (x.is_scalar) return y.t.numel() < keep_gil_below;
+    if (y.is_scalar) return x.t.numel() < keep_gil_below;
+    return x.t.shape() == y.t.shape() && x.t.numel() < keep_gil_below;
+}
+
+// require_init, without building the op's name unless it has to raise.
+void require_init_op(std::string_view op) {
+    if (!initialized()) require_init(std::string(op).c_str());
+}
+
+} // namespace
+
 py::object not_implemented() {
     return py::reinterpret_borrow<py::object>(Py_NotImplemented);
 }
@@ -67,12 +119,12 @@ py::object wrap_result(tensor r, bool both_scalars) {
 }
 
 py::object apply_binary(binary_op op, py::handle a, py::handle b) {
-    require_init(std::string(name(op)).c_str());
+    require_init_op(name(op));
     operand x, y;
     if (!to_operand(a, x) || !to_operand(b, y)) return not_implemented();
     tensor r;
     {
-        native_section nogil;
+        op_section nogil(small_binary(x, y));
         if (x.is_scalar && y.is_scalar)
             r = binary(op, x.s.to_tensor(), y.s.to_tensor());
         else if (x.is_scalar)
@@ -86,13 +138,15 @@ py::object apply_binary(binary_op op, py::handle a, py::handle b) {
 }
 
 py::object apply_inplace(binary_op op, py::handle self, py::handle other) {
-    require_init(std::string(name(op)).c_str());
+    require_init_op(name(op));
     const value& v = self.cast<const value&>();
     if (!v.is_tensor()) return not_implemented(); // scalars: Python falls back to a = a op b
     operand y;
     if (!to_operand(other, y)) return not_implemented();
     {
-        native_section nogil;
+        operand x;
+        x.t = v.as_tensor();
+        op_section nogil(small_binary(x, y));
         if (y.is_scalar)
             binary_inplace(op, v.as_tensor(), y.s);
         else
@@ -116,14 +170,14 @@ py::object apply_matmul(py::handle a, py::handle b) {
 }
 
 py::object apply_unary(unary_op op, const value& v) {
-    require_init(std::string(name(op)).c_str());
+    require_init_op(name(op));
     const bool sc = v.is_scalar();
     ISTHMUS_CHECK(sc || v.is_tensor(), type_error, name(op), ": not defined for a ", v.kind_name(),
                   " value");
     const tensor t = sc ? v.as_scalar().to_tensor() : v.as_tensor();
     tensor r;
     {
-        native_section nogil;
+        op_section nogil(t.numel() < keep_gil_below);
         r = unary(op, t);
     }
     return wrap_result(std::move(r), sc);

@@ -107,6 +107,7 @@ private:
     void make_valid(copy_slot& dst);
     void free_slot(copy_slot& s);
     bool evict_locked(resource_id r);
+    void join_registry(resource_id r);
     friend struct storage_registry_access;
 
     size_t nbytes_;
@@ -115,6 +116,7 @@ private:
     std::function<void()> release_;
     resource_id pinned_ = -1;
     int pin_count_ = 0;
+    bool registered_ = false; // listed for eviction (Note [eviction registry] in storage.cpp)
 };
 
 /// Evicts unlocked, unpinned copies on `resource`, least recently used first, until at least
