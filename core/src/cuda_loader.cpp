@@ -37,6 +37,7 @@ loader& state() {
     return *l;
 }
 
+#if ISTHMUS_CUDA_MODULE_BUILT
 std::string self_path() {
     Dl_info info{};
     if (dladdr(reinterpret_cast<void*>(&state), &info) && info.dli_fname) return info.dli_fname;
@@ -68,6 +69,7 @@ void promote_self() {
     if (self.empty()) return;
     if (void* h = dlopen(self.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL)) (void)h;
 }
+#endif
 
 // Loads the module and asks it for the device count, once. Called with the mutex held.
 void try_load(loader& l) {

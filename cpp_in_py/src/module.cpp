@@ -49,16 +49,18 @@ std::pair<std::string, int> parse_device(const std::string& given) {
 // Note [init cuda]: init("cuda[:N]") loads the CUDA backend module and makes device N the
 // default resource; on a machine without a driver or GPU it raises RuntimeError naming the
 // cause (isthmus::cuda::init), and nothing changes: init("cpu") still works.
-void start_device(int cuda_device, const std::string& given) {
-    if (cuda_device < 0) {
-        set_default_resource(MEMRESOURCE_CPU);
-        return;
-    }
-    if (!cuda::available())
+void check_device_available(int cuda_device, const std::string& given) {
+    if (cuda_device >= 0 && !cuda::available())
         ISTHMUS_THROW(runtime_error, "init(device=\"", given,
                       "\"): CUDA is not available: ", cuda::unavailable_reason(),
                       "; use init(\"cpu\")");
-    cuda::init(cuda_device);
+}
+
+void start_device(int cuda_device) {
+    if (cuda_device < 0)
+        set_default_resource(MEMRESOURCE_CPU);
+    else
+        cuda::init(cuda_device);
 }
 
 dtype parse_precision(py::handle precision) {
@@ -79,6 +81,7 @@ void init(const std::string& device, py::handle precision, bool load_compiler,
           py::handle load_compiler_alias) {
     // Validate everything before changing any state.
     const auto [dev, cuda_device] = parse_device(device);
+    check_device_available(cuda_device, device);
     const dtype prec = parse_precision(precision);
     if (!load_compiler_alias.is_none()) load_compiler = load_compiler_alias.cast<bool>();
     (void)load_compiler; // Note [load_compiler]: accepted for the seed's API; no compiler yet.
@@ -90,7 +93,7 @@ void init(const std::string& device, py::handle precision, bool load_compiler,
                       "\", precision=\"", name(prec), "\")");
         return; // the same settings again: nothing to do
     }
-    start_device(cuda_device, device);
+    start_device(cuda_device);
     set_scalar_dtype(prec);
     g_device = dev;
     g_precision = prec;
