@@ -15,4 +15,41 @@ if(NOT ISTHMUS_CUDA STREQUAL "OFF")
     message(FATAL_ERROR "ISTHMUS_CUDA=ON but no CUDA compiler (nvcc) was found")
   endif()
 endif()
+if(ISTHMUS_HAVE_CUDA)
+  # Note [cuda architectures]: SASS for the H100/H200 (sm_90) plus compute_90 PTX, which the
+  # driver compiles for newer GPUs. Override with -DCMAKE_CUDA_ARCHITECTURES=...
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES "90-real;90-virtual")
+  endif()
+  enable_language(CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  # cuBLAS for matmul: the toolkit's, else the one pip's nvidia-cublas wheel installs; without
+  # it the module uses its own tiled kernel (docs/cuda.md).
+  set(ISTHMUS_CUBLAS_TARGET "")
+  if(TARGET CUDA::cublas)
+    set(ISTHMUS_CUBLAS_TARGET CUDA::cublas)
+  else()
+    find_package(Python 3 COMPONENTS Interpreter QUIET)
+    if(Python_EXECUTABLE)
+      execute_process(COMMAND "${Python_EXECUTABLE}" -c
+        "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+        OUTPUT_VARIABLE _isthmus_purelib OUTPUT_STRIP_TRAILING_WHITESPACE)
+    endif()
+    find_path(ISTHMUS_CUBLAS_INCLUDE_DIR cublas_v2.h
+      HINTS "${_isthmus_purelib}/nvidia/cu13/include" "${_isthmus_purelib}/nvidia/cublas/include")
+    find_library(ISTHMUS_CUBLAS_LIBRARY NAMES cublas libcublas.so.13 libcublas.so.12
+      HINTS "${_isthmus_purelib}/nvidia/cu13/lib" "${_isthmus_purelib}/nvidia/cublas/lib")
+    if(ISTHMUS_CUBLAS_INCLUDE_DIR AND ISTHMUS_CUBLAS_LIBRARY)
+      add_library(isthmus_cublas INTERFACE)
+      target_include_directories(isthmus_cublas INTERFACE "${ISTHMUS_CUBLAS_INCLUDE_DIR}")
+      target_link_libraries(isthmus_cublas INTERFACE "${ISTHMUS_CUBLAS_LIBRARY}")
+      set(ISTHMUS_CUBLAS_TARGET isthmus_cublas)
+    endif()
+  endif()
+  if(ISTHMUS_CUBLAS_TARGET)
+    message(STATUS "isthmus: cuBLAS found (${ISTHMUS_CUBLAS_TARGET} ${ISTHMUS_CUBLAS_LIBRARY})")
+  else()
+    message(STATUS "isthmus: no cuBLAS; GPU matmul uses the module's own kernel")
+  endif()
+endif()
 message(STATUS "isthmus: CUDA backend ${ISTHMUS_HAVE_CUDA}")

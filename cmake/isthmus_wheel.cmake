@@ -12,10 +12,14 @@ set_target_properties(isthmus PROPERTIES
   VERSION ""
   SOVERSION "")
 # The library finds OpenBLAS and libgomp on the system path; its own directory is enough for
-# anything installed beside it (CUDA backend module, later).
+# anything installed beside it (the CUDA backend module).
 set_target_properties(isthmus PROPERTIES INSTALL_RPATH "$ORIGIN")
 
 install(TARGETS isthmus LIBRARY DESTINATION isthmus COMPONENT isthmus_python)
+# The CUDA backend module beside it, where isthmus::cuda::init looks first (docs/cuda.md).
+if(TARGET isthmus_cuda)
+  install(TARGETS isthmus_cuda LIBRARY DESTINATION isthmus COMPONENT isthmus_python)
+endif()
 file(GLOB _isthmus_wheel_py CONFIGURE_DEPENDS
   "${PROJECT_SOURCE_DIR}/cpp_in_py/isthmus/*.py" "${PROJECT_SOURCE_DIR}/cpp_in_py/isthmus/*.pyi")
 file(WRITE "${PROJECT_BINARY_DIR}/py.typed" "")

@@ -1,5 +1,6 @@
 // Tensor construction, view arithmetic (reshape, transpose, slice, expand) and copies.
 #include "isthmus/tensor.hpp"
+#include "ops/device_ops.hpp"
 #include "cpu/copy.hpp"
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/value.hpp"
@@ -437,7 +438,10 @@ tensor tensor::to(isthmus::dtype dt, bool copy) const {
 
 tensor tensor::to_contiguous_as(isthmus::dtype dt) const {
     check_defined();
-    tensor out = empty(shape_, dt, MEMRESOURCE_CPU);
+    // Note [copies stay put]: the copy is made where the data is (a device with a backend keeps
+    // it on the device), else on the CPU.
+    const resource_id loc = location();
+    tensor out = empty(shape_, dt, ops::has_backend(loc) ? loc : MEMRESOURCE_CPU);
     out.copy_from(*this);
     return out;
 }
@@ -450,6 +454,7 @@ void tensor::copy_from(const tensor& src) {
     // Note [overlapping copies]: when both views share a storage, copy through a temporary so
     // that writes never feed later reads.
     if (s.storage_ == storage_) s = s.clone();
+    if (ops::device_copy(*this, s)) return;
     const void* sp = s.lock(lock_mode::read, MEMRESOURCE_CPU);
     void* dp;
     try {

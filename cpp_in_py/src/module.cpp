@@ -1,12 +1,14 @@
 // The `_isthmus` extension module: init/destroy, the runtime state, constants, and the binders.
 #include "bindings.hpp"
 
+#include "isthmus/cuda.hpp"
 #include "isthmus/version.hpp"
 
 #include <atomic>
 #include <cctype>
 #include <mutex>
 #include <string>
+#include <utility>
 
 namespace isthmus::pymod {
 
@@ -29,23 +31,36 @@ std::string lower(std::string s) {
     return s;
 }
 
-// The device string, validated: "cpu" is accepted; "cuda" and "cuda:N" are known but raise
-// (no CUDA backend is built yet); anything else is a ValueError.
-std::string parse_device(const std::string& given) {
+// The device string, validated: "cpu", "cuda" (device 0) or "cuda:N"; anything else is a
+// ValueError. Returns the normalised name and the CUDA device number (-1 for the CPU).
+std::pair<std::string, int> parse_device(const std::string& given) {
     const std::string d = lower(given);
-    if (d == "cpu") return d;
-    bool cuda = d == "cuda";
-    if (!cuda && d.rfind("cuda:", 0) == 0 && d.size() > 5) {
-        cuda = true;
+    if (d == "cpu") return {d, -1};
+    if (d == "cuda") return {"cuda:0", 0};
+    bool cuda = d.rfind("cuda:", 0) == 0 && d.size() > 5 && d.size() < 9;
+    if (cuda)
         for (size_t i = 5; i < d.size(); ++i)
             if (!std::isdigit(static_cast<unsigned char>(d[i]))) cuda = false;
-    }
-    if (cuda)
-        ISTHMUS_THROW(runtime_error, "init(device=\"", given,
-                      "\"): this build of isthmus has no CUDA backend (none is available yet); "
-                      "use init(\"cpu\")");
+    if (cuda) return {d, std::stoi(d.substr(5))};
     ISTHMUS_THROW(value_error, "init: unknown device \"", given,
                   "\"; expected \"cpu\", \"cuda\" or \"cuda:N\"");
+}
+
+// Note [init cuda]: init("cuda[:N]") loads the CUDA backend module and makes device N the
+// default resource; on a machine without a driver or GPU it raises RuntimeError naming the
+// cause (isthmus::cuda::init), and nothing changes: init("cpu") still works.
+void check_device_available(int cuda_device, const std::string& given) {
+    if (cuda_device >= 0 && !cuda::available())
+        ISTHMUS_THROW(runtime_error, "init(device=\"", given,
+                      "\"): CUDA is not available: ", cuda::unavailable_reason(),
+                      "; use init(\"cpu\")");
+}
+
+void start_device(int cuda_device) {
+    if (cuda_device < 0)
+        set_default_resource(MEMRESOURCE_CPU);
+    else
+        cuda::init(cuda_device);
 }
 
 dtype parse_precision(py::handle precision) {
@@ -65,7 +80,8 @@ dtype parse_precision(py::handle precision) {
 void init(const std::string& device, py::handle precision, bool load_compiler,
           py::handle load_compiler_alias) {
     // Validate everything before changing any state.
-    const std::string dev = parse_device(device);
+    const auto [dev, cuda_device] = parse_device(device);
+    check_device_available(cuda_device, device);
     const dtype prec = parse_precision(precision);
     if (!load_compiler_alias.is_none()) load_compiler = load_compiler_alias.cast<bool>();
     (void)load_compiler; // Note [load_compiler]: accepted for the seed's API; no compiler yet.
@@ -77,8 +93,8 @@ void init(const std::string& device, py::handle precision, bool load_compiler,
                       "\", precision=\"", name(prec), "\")");
         return; // the same settings again: nothing to do
     }
+    start_device(cuda_device);
     set_scalar_dtype(prec);
-    set_default_resource(MEMRESOURCE_CPU);
     g_device = dev;
     g_precision = prec;
     g_state.store(state::running);
@@ -88,6 +104,7 @@ void destroy() {
     std::lock_guard lk(g_mu);
     if (g_state.load() != state::running) return; // destroy() twice is harmless
     set_scalar_dtype(dtype::float32);
+    set_default_resource(MEMRESOURCE_CPU);
     g_state.store(state::destroyed);
 }
 
@@ -129,7 +146,8 @@ PYBIND11_MODULE(_isthmus, m) {
     m.def("init", &pymod::init, py::arg("device") = "cpu", py::arg("precision") = "float32",
           py::arg("load_compiler") = false, py::kw_only(), py::arg("loadCompiler") = py::none(),
           "Starts the isthmus runtime; required before any other call.\n\n"
-          "device: \"cpu\" (\"cuda\"/\"cuda:N\" raise until a CUDA backend exists).\n"
+          "device: \"cpu\", \"cuda\" or \"cuda:N\" (RuntimeError naming the cause when CUDA\n"
+          "cannot run here).\n"
           "precision: \"float32\" (default) or \"float64\", the dtype of Quasar's `scalar`.\n"
           "load_compiler: accepted for PyQuasar compatibility (also as loadCompiler=).");
     m.def("destroy", &pymod::destroy,
@@ -174,4 +192,37 @@ PYBIND11_MODULE(_isthmus, m) {
     bind_qvalue_methods(m);
     bind_dlpack(m);
     bind_plugins(m);
+
+    m.def(
+        "cuda_available", [] { return cuda::available(); },
+        "True when the CUDA backend module loads and sees a GPU (see cuda_unavailable_reason).");
+    m.def(
+        "cuda_unavailable_reason", [] { return cuda::unavailable_reason(); },
+        "Why CUDA cannot run here (\"\" when it can).");
+    m.def(
+        "cuda_synchronize", [](int device) { cuda::synchronize(device); }, py::arg("device") = -1,
+        "Waits for the work queued on a CUDA device (-1: every device).");
+    m.def(
+        "cuda_memory_info",
+        [](int device) {
+            const auto s = cuda::memory_info(device);
+            py::dict d;
+            d["allocated_bytes"] = s.allocated_bytes;
+            d["cached_bytes"] = s.cached_bytes;
+            d["limit_bytes"] = s.limit_bytes;
+            d["device_allocations"] = s.device_allocations;
+            return d;
+        },
+        py::arg("device") = 0, "The CUDA caching allocator's figures for a device.");
+    m.def(
+        "cuda_set_memory_limit",
+        [](int device, py::object bytes) {
+            cuda::set_memory_limit(device, bytes.is_none() ? SIZE_MAX : bytes.cast<size_t>());
+        },
+        py::arg("device"), py::arg("bytes"),
+        "Caps a CUDA device's allocator (None removes the cap); past it unlocked copies are\n"
+        "evicted to the CPU.");
+    m.def(
+        "cuda_empty_cache", [](int device) { return cuda::empty_cache(device); },
+        py::arg("device") = 0, "Frees a CUDA device's cached free blocks; returns the bytes.");
 }

@@ -1,6 +1,7 @@
 // Creation ops: zeros, ones, full, uninit, the *_like forms, fill, arange, linspace, eye, copy.
 #include "isthmus/ops/creation.hpp"
 #include "cpu/fill.hpp"
+#include "ops/device_ops.hpp"
 #include "ops/dispatch.hpp"
 
 #include <cmath>
@@ -40,6 +41,7 @@ dtype default_dtype_of(const scalar& v) {
 void fill(const tensor& t, const scalar& value) {
     ISTHMUS_CHECK(t.defined(), value_error, "fill: the tensor is undefined");
     if (t.numel() == 0) return;
+    if (ops::device_fill(t, value)) return;
     auto out = ops::write_host(t);
     cpu::fill(t, out.data(), value);
 }

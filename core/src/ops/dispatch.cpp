@@ -1,9 +1,11 @@
 // The scheduling rule: which resource an op runs on, and which resources have a backend.
 #include "ops/dispatch.hpp"
+#include "isthmus/backend.hpp"
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <mutex>
 
 namespace isthmus::ops {
 
@@ -63,3 +65,39 @@ resource_id pick_resource(std::initializer_list<const tensor*> inputs) {
 }
 
 } // namespace isthmus::ops
+
+namespace isthmus::backend {
+
+compute::~compute() = default;
+
+namespace {
+struct compute_registry {
+    std::mutex mu;
+    std::array<std::shared_ptr<compute>, max_resource_id + 1> slots;
+};
+compute_registry& computes() {
+    static auto* r = new compute_registry; // never destroyed: backends live until exit
+    return *r;
+}
+} // namespace
+
+void register_compute(resource_id resource, std::shared_ptr<compute> backend) {
+    ISTHMUS_CHECK(resource > MEMRESOURCE_CPU && resource <= max_resource_id, value_error,
+                  "register_compute: resource ", resource, " is not a device slot");
+    const bool on = backend != nullptr;
+    {
+        auto& r = computes();
+        std::lock_guard lk(r.mu);
+        r.slots[static_cast<size_t>(resource)] = std::move(backend);
+    }
+    ops::set_backend(resource, on);
+}
+
+std::shared_ptr<compute> find_compute(resource_id resource) noexcept {
+    if (resource <= MEMRESOURCE_CPU || resource > max_resource_id) return nullptr;
+    auto& r = computes();
+    std::lock_guard lk(r.mu);
+    return r.slots[static_cast<size_t>(resource)];
+}
+
+} // namespace isthmus::backend

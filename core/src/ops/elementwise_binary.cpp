@@ -127,9 +127,12 @@ tensor binary(binary_op op, const tensor& a, const tensor& b) {
     const bool same = a.shape() == b.shape();
     if (!same) broadcast = ops::broadcast_all(what, {&a.shape(), &b.shape()});
     const shape_t& shape = same ? a.shape() : broadcast;
-    ops::elementwise_device({&a, &b});
+    const resource_id where = ops::elementwise_device({&a, &b});
     check_int_pow(sig, b);
     if (numel_of(shape) == 0) return tensor::empty(shape, sig.result, MEMRESOURCE_CPU);
+    if (tensor out; ops::device_binary(where, op, sig.compute, sig.result, shape, {&a, nullptr},
+                                       {&b, nullptr}, out, false))
+        return out;
     return run_binary(sig, shape, host_operand(a, shape), host_operand(b, shape), {&a, &b});
 }
 
@@ -138,9 +141,12 @@ tensor binary(binary_op op, const tensor& a, const scalar& b) {
     ops::check_defined(a, what, "first");
     const dtype bt = ops::weak_scalar_dtype(a.dtype(), b, what);
     const auto sig = ops::binary_types(op, a.dtype(), bt);
-    ops::elementwise_device({&a});
+    const resource_id where = ops::elementwise_device({&a});
     check_int_pow(sig, b);
     if (a.numel() == 0) return tensor::empty(a.shape(), sig.result, MEMRESOURCE_CPU);
+    if (tensor out; ops::device_binary(where, op, sig.compute, sig.result, a.shape(), {&a, nullptr},
+                                       {nullptr, &b}, out, false))
+        return out;
     return run_binary(sig, a.shape(), host_operand(a, a.shape()), host_operand(b, bt, a.shape()),
                       {&a});
 }
@@ -150,9 +156,12 @@ tensor binary(binary_op op, const scalar& a, const tensor& b) {
     ops::check_defined(b, what, "second");
     const dtype at = ops::weak_scalar_dtype(b.dtype(), a, what);
     const auto sig = ops::binary_types(op, at, b.dtype());
-    ops::elementwise_device({&b});
+    const resource_id where = ops::elementwise_device({&b});
     check_int_pow(sig, b);
     if (b.numel() == 0) return tensor::empty(b.shape(), sig.result, MEMRESOURCE_CPU);
+    if (tensor out; ops::device_binary(where, op, sig.compute, sig.result, b.shape(), {nullptr, &a},
+                                       {&b, nullptr}, out, false))
+        return out;
     return run_binary(sig, b.shape(), host_operand(a, at, b.shape()), host_operand(b, b.shape()),
                       {&b});
 }
@@ -165,7 +174,7 @@ void binary_inplace(binary_op op, const tensor& target, const tensor& other) {
     ops::check_inplace_cast(sig.result, target.dtype(), what);
     check_inplace_shape(target, other.shape(), what);
     ops::check_writable(target, what);
-    ops::elementwise_device({&target, &other});
+    const resource_id where = ops::elementwise_device({&target, &other});
     check_int_pow(sig, other);
     if (target.numel() == 0) return;
     // Note [in-place aliasing]: an operand that is exactly the target's view is read element by
@@ -173,6 +182,10 @@ void binary_inplace(binary_op op, const tensor& target, const tensor& other) {
     // from a copy, as NumPy does.
     tensor copy;
     if (ops::overlaps_differently(target, other)) copy = other.clone();
+    if (tensor t = target;
+        ops::device_binary(where, op, sig.compute, sig.result, target.shape(), {&target, nullptr},
+                           {copy.defined() ? &copy : &other, nullptr}, t, true))
+        return;
     run_inplace(sig, target, host_operand(copy.defined() ? copy : other, target.shape()));
 }
 
@@ -183,9 +196,12 @@ void binary_inplace(binary_op op, const tensor& target, const scalar& other) {
     const auto sig = ops::binary_types(op, target.dtype(), bt);
     ops::check_inplace_cast(sig.result, target.dtype(), what);
     ops::check_writable(target, what);
-    ops::elementwise_device({&target});
+    const resource_id where = ops::elementwise_device({&target});
     check_int_pow(sig, other);
     if (target.numel() == 0) return;
+    if (tensor t = target; ops::device_binary(where, op, sig.compute, sig.result, target.shape(),
+                                              {&target, nullptr}, {nullptr, &other}, t, true))
+        return;
     run_inplace(sig, target, host_operand(other, bt, target.shape()));
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cpu/elementwise.hpp"
+#include "ops/device_ops.hpp"
 #include "ops/dispatch.hpp"
 #include "ops/elementwise_types.hpp"
 
@@ -76,15 +77,13 @@ private:
 
 /// The resource an elementwise op runs on.
 ///
-/// Note [elementwise device]: ops ask the scheduling rule (pick_resource) where to run. Only
-/// the CPU has a backend today, and pick_resource maps resources without one to the CPU, so
-/// the answer is the CPU: inputs are locked for reading there and outputs allocated and locked
-/// for writing there. The CUDA backend adds its branch here, next to the same shape and dtype
-/// logic, which stays device-agnostic.
+/// Note [elementwise device]: ops ask the scheduling rule (pick_resource) where to run;
+/// pick_resource maps resources without a backend to the CPU. Ops with a device branch
+/// (ops/device_ops.hpp: binary and unary arithmetic and math) try it when the answer is a
+/// device; the others, and cases the device has no kernel for, run on the CPU: inputs are
+/// locked for reading there and outputs allocated and locked for writing there.
 inline resource_id elementwise_device(std::initializer_list<const tensor*> inputs) {
-    const resource_id r = pick_resource(inputs);
-    (void)r; // every resource runs on the CPU backend for now
-    return MEMRESOURCE_CPU;
+    return pick_resource(inputs);
 }
 
 /// Throws type_error unless a `result` can be stored into a `target` dtype in place.

@@ -103,7 +103,7 @@ tensor unary(unary_op op, const tensor& a) {
     const std::string_view what = name(op);
     ops::check_defined(a, what, "input");
     const auto sig = ops::unary_types(op, a.dtype());
-    ops::elementwise_device({&a});
+    const resource_id where = ops::elementwise_device({&a});
     switch (sig.action) {
     case unary_action::copy:
         return a.to(sig.result);
@@ -120,6 +120,9 @@ tensor unary(unary_op op, const tensor& a) {
     case unary_action::kernel:
         break;
     }
+    if (tensor dev;
+        a.numel() > 0 && ops::device_unary(where, op, sig.compute, sig.result, a, dev, false))
+        return dev;
     tensor out = ops::new_output(a.shape(), sig.result, MEMRESOURCE_CPU, {&a});
     if (out.numel() == 0) return out;
     const ops::host_operand in(a, a.shape());
@@ -135,7 +138,7 @@ void unary_inplace(unary_op op, const tensor& target) {
     const auto sig = ops::unary_types(op, target.dtype());
     ops::check_inplace_cast(sig.result, target.dtype(), what);
     ops::check_writable(target, what);
-    ops::elementwise_device({&target});
+    const resource_id where = ops::elementwise_device({&target});
     if (target.numel() == 0) return;
     tensor t = target; // a handle onto the same view (fill and copy_from are non-const)
     switch (sig.action) {
@@ -157,6 +160,7 @@ void unary_inplace(unary_op op, const tensor& target) {
     case unary_action::kernel:
         break;
     }
+    if (ops::device_unary(where, op, sig.compute, sig.result, target, t, true)) return;
     const ops::host_lock rw(target, lock_mode::readwrite);
     const cpu::operand x{rw.data(), target.dtype(), &target.strides()};
     cpu::unary(op, sig.compute, target.shape(), x, x);

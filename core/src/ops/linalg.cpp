@@ -3,6 +3,7 @@
 #include "isthmus/ops/linalg.hpp"
 
 #include "cpu/matmul.hpp"
+#include "ops/device_ops.hpp"
 #include "ops/dispatch.hpp"
 
 namespace isthmus {
@@ -11,9 +12,8 @@ namespace {
 
 // As Note [reduction device] in reduce.cpp: only the CPU has these kernels so far.
 resource_id linalg_resource(const tensor& a, const tensor& b) {
-    resource_id where = ops::pick_resource({&a, &b});
-    if (where != MEMRESOURCE_CPU) where = MEMRESOURCE_CPU;
-    return where;
+    (void)ops::pick_resource({&a, &b}); // device matmul: see matmul() below
+    return MEMRESOURCE_CPU;
 }
 
 void check_defined(const char* op, const tensor& a, const tensor& b) {
@@ -73,6 +73,16 @@ tensor matmul(const tensor& a, const tensor& b) {
     // Note [matmul dtypes]: float16/bfloat16 multiply in float32 (BLAS has no half gemm) and
     // round once at the end; integers and bool take the exact loop in their own dtype.
     const dtype work = is_floating(dt) && itemsize(dt) == 2 ? dtype::float32 : dt;
+    // The device branch (cuBLAS on CUDA): float32/float64, operands made contiguous there.
+    if (const resource_id where = ops::pick_resource({&a, &b}); where != MEMRESOURCE_CPU)
+        if (auto C = ops::device_matmul(where, work, A.expand(concat(batch, {m, k})),
+                                        B.expand(concat(batch, {k, n})), batch)) {
+            tensor R = work != dt ? C->to(dt) : *C;
+            shape_t result = batch;
+            if (a.dim() > 1) result.push_back(m);
+            if (b.dim() > 1) result.push_back(n);
+            return R.view(result);
+        }
     const tensor A2 = prepare(A, work).expand(concat(batch, {m, k}));
     const tensor B2 = prepare(B, work).expand(concat(batch, {k, n}));
     tensor C = tensor::empty(concat(batch, {m, n}), work, linalg_resource(a, b));

@@ -3,6 +3,7 @@
 #include "isthmus/ops/reduce.hpp"
 
 #include "cpu/reduce.hpp"
+#include "ops/device_ops.hpp"
 #include "ops/dispatch.hpp"
 
 namespace isthmus {
@@ -45,18 +46,38 @@ axes_plan plan_axes(const char* op, const tensor& t, const reduce_axes& axes) {
     return p;
 }
 
-// Note [reduction device]: ops pick their resource by the scheduling rule (ops::pick_resource);
-// only the CPU has reduction kernels so far, so every reduction reads its inputs on the CPU and
-// writes a CPU result. A CUDA backend adds its kernels where `where` is decided.
+// Note [reduction device]: ops pick their resource by the scheduling rule (ops::pick_resource).
+// A device backend runs sum, mean, min and max (ops::device_reduce); the other reductions, and
+// whatever the device has no kernel for, read their inputs on the CPU and write a CPU result.
 resource_id reduction_resource(std::initializer_list<const tensor*> inputs) {
     resource_id where = ops::pick_resource(inputs);
-    if (where != MEMRESOURCE_CPU) where = MEMRESOURCE_CPU; // no reduction kernels there yet
+    if (!ops::device_compute(where)) where = MEMRESOURCE_CPU;
     return where;
+}
+
+std::optional<backend::reduce_kind> device_kind(cpu::reduce_kind kind) {
+    switch (kind) {
+    case cpu::reduce_kind::sum:
+        return backend::reduce_kind::sum;
+    case cpu::reduce_kind::mean:
+        return backend::reduce_kind::mean;
+    case cpu::reduce_kind::min:
+        return backend::reduce_kind::min;
+    case cpu::reduce_kind::max:
+        return backend::reduce_kind::max;
+    default:
+        return std::nullopt;
+    }
 }
 
 // Runs one engine reduction; the result has the kept dimensions (keepdims applied by the caller).
 tensor run_kind(cpu::reduce_kind kind, const tensor& t, const axes_plan& p, double divisor) {
-    const resource_id where = reduction_resource({&t});
+    const resource_id picked = ops::pick_resource({&t});
+    if (const auto dk = device_kind(kind); dk && picked != MEMRESOURCE_CPU)
+        if (auto r = ops::device_reduce(picked, *dk, t, p.reduced, p.kept,
+                                        cpu::reduce_result_dtype(kind, t.dtype())))
+            return *r;
+    const resource_id where = MEMRESOURCE_CPU;
     tensor out = tensor::empty(p.kept, cpu::reduce_result_dtype(kind, t.dtype()), where);
     auto in = ops::read_host(t);
     auto o = ops::write_host(out);

@@ -1,0 +1,79 @@
+// CUDA benchmark: elementwise add GB/s beside cudaMemcpy D2D, 8192 matmul GFLOP/s, transfers.
+#include <isthmus/cuda.hpp>
+#include <isthmus/ops.hpp>
+#include <isthmus/storage.hpp>
+#include <isthmus/tensor.hpp>
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+
+using namespace isthmus;
+
+namespace {
+
+// Best of `reps` timings of f() followed by a device synchronisation, in seconds.
+double best_of(int reps, const std::function<void()>& f) {
+    double best = 1e30;
+    for (int i = 0; i < reps; ++i) {
+        cuda::synchronize();
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        cuda::synchronize();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (s < best) best = s;
+    }
+    return best;
+}
+
+} // namespace
+
+int main() {
+    if (!cuda::available()) {
+        std::printf("no CUDA: %s\n", cuda::unavailable_reason().c_str());
+        return 0;
+    }
+    cuda::init(0);
+    const int64_t n = int64_t{1} << 28; // 1 GiB of float32 per operand
+    tensor a = ones({n}, dtype::float32), b = ones({n}, dtype::float32);
+    tensor c = add(a, b);
+    const double bytes = 3.0 * static_cast<double>(n) * 4;
+    const double t_add = best_of(10, [&] { c = add(a, b); });
+    void* d0 = a.lock(LOCK_READ, MEMRESOURCE_SINGLE_CUDA);
+    void* d1 = c.lock(LOCK_WRITE, MEMRESOURCE_SINGLE_CUDA);
+    const double t_copy =
+        best_of(10, [&] { cudaMemcpy(d1, d0, size_t(n) * 4, cudaMemcpyDefault); });
+    c.unlock(LOCK_WRITE, MEMRESOURCE_SINGLE_CUDA);
+    a.unlock(LOCK_READ, MEMRESOURCE_SINGLE_CUDA);
+    std::printf("add float32 %lld: %.1f GB/s; cudaMemcpy D2D: %.1f GB/s (read+write); ratio %.2f\n",
+                static_cast<long long>(n), bytes / t_add / 1e9, 2.0 * n * 4 / t_copy / 1e9,
+                (bytes / t_add) / (2.0 * n * 4 / t_copy));
+
+    const int64_t m = 8192;
+    tensor x = ones({m, m}, dtype::float32), y = ones({m, m}, dtype::float32);
+    tensor z = matmul(x, y);
+    const double t_mm = best_of(5, [&] { z = matmul(x, y); });
+    std::printf("matmul float32 %lld: %.0f GFLOP/s\n", static_cast<long long>(m),
+                2.0 * m * m * m / t_mm / 1e9);
+
+    tensor h = ones({n}, dtype::float32, MEMRESOURCE_CPU);
+    h.to_vector<float>(); // valid on the CPU
+    const double t_up = best_of(5, [&] {
+        h.lock(LOCK_WRITE, MEMRESOURCE_CPU); // makes the GPU copy stale
+        h.unlock(LOCK_WRITE, MEMRESOURCE_CPU);
+        h.lock(LOCK_READ, MEMRESOURCE_SINGLE_CUDA);
+        h.unlock(LOCK_READ, MEMRESOURCE_SINGLE_CUDA);
+    });
+    const double t_down = best_of(5, [&] {
+        h.lock(LOCK_WRITE, MEMRESOURCE_SINGLE_CUDA);
+        h.unlock(LOCK_WRITE, MEMRESOURCE_SINGLE_CUDA);
+        h.lock(LOCK_READ, MEMRESOURCE_CPU);
+        h.unlock(LOCK_READ, MEMRESOURCE_CPU);
+    });
+    std::printf("host->device %.1f GB/s, device->host %.1f GB/s (pinned staging)\n",
+                n * 4.0 / t_up / 1e9, n * 4.0 / t_down / 1e9);
+    return 0;
+}

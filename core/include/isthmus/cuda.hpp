@@ -1,0 +1,46 @@
+// The CUDA backend from C++: whether it can run here, starting it on a device, its memory.
+#pragma once
+
+#include "isthmus/export.hpp"
+#include "isthmus/memory.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace isthmus::cuda {
+
+/// True when the CUDA backend module loads and sees at least one device. Never throws; the
+/// reason it cannot run is in unavailable_reason().
+ISTHMUS_API bool available() noexcept;
+/// Why available() is false ("" when it is true): the module is missing (not built, or
+/// dlopen's message), or the CUDA runtime reports no driver or no device.
+ISTHMUS_API std::string unavailable_reason();
+/// The number of CUDA devices; throws runtime_error naming the cause when there is none.
+ISTHMUS_API int device_count();
+/// Loads the backend (once), registers every device as a memory resource with a compute backend
+/// (cuda:N is MEMRESOURCE_DEVICE2 + N) and makes `device` the default resource
+/// (MEMRESOURCE_DEVICE0). Throws runtime_error when CUDA cannot run here, value_error for a
+/// device number out of range.
+ISTHMUS_API void init(int device = 0);
+/// True once init() has registered the devices.
+ISTHMUS_API bool initialized() noexcept;
+/// Waits for all work queued on `device` (every device for -1).
+ISTHMUS_API void synchronize(int device = -1);
+
+/// What a device's caching allocator holds.
+struct memory_stats {
+    size_t allocated_bytes = 0;    ///< bytes in blocks handed out to storages
+    size_t cached_bytes = 0;       ///< bytes in free blocks kept for reuse
+    size_t limit_bytes = 0;        ///< the cap set by set_memory_limit (SIZE_MAX: none)
+    size_t device_allocations = 0; ///< cudaMalloc calls so far
+};
+/// The caching allocator's figures for `device`.
+ISTHMUS_API memory_stats memory_info(int device);
+/// Caps the bytes `device`'s allocator may hold (allocated + cached); allocations past it fail,
+/// which makes the storage layer evict unlocked copies to the CPU and retry (for tests and for
+/// sharing a GPU). SIZE_MAX removes the cap.
+ISTHMUS_API void set_memory_limit(int device, size_t bytes);
+/// Frees the cached free blocks of `device`; returns the bytes released.
+ISTHMUS_API size_t empty_cache(int device);
+
+} // namespace isthmus::cuda

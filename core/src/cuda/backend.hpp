@@ -1,0 +1,44 @@
+// The CUDA compute backend of one device (kernels in *.cu, matmul through cuBLAS).
+#pragma once
+
+#include "isthmus/backend.hpp"
+
+#include "cuda/device.hpp"
+#include "cuda/kernels.hpp"
+
+#include <mutex>
+
+namespace isthmus::cudabk {
+
+/// Runs the op layer's kernels on one device's stream (see Note [backend contract]).
+class cuda_compute final : public backend::compute {
+public:
+    explicit cuda_compute(device& dev);
+    ~cuda_compute() override;
+    std::string name() const override;
+    bool supports_binary(binary_op op, dtype dt) const override;
+    void binary(binary_op op, const shape_t& shape, const backend::operand& out,
+                const backend::operand& a, const backend::operand& b) override;
+    bool supports_unary(unary_op op, dtype dt) const override;
+    void unary(unary_op op, const shape_t& shape, const backend::operand& out,
+               const backend::operand& a) override;
+    bool supports_fill(dtype dt) const override;
+    void fill(const shape_t& shape, const backend::operand& out,
+              const backend::operand& value) override;
+    bool supports_copy(dtype out, dtype in) const override;
+    void copy(const shape_t& shape, const backend::operand& out,
+              const backend::operand& in) override;
+    bool supports_reduce(backend::reduce_kind kind, dtype in, dtype out) const override;
+    void reduce(backend::reduce_kind kind, int64_t rows, int64_t cols, void* out, dtype out_dt,
+                const void* in, dtype in_dt) override;
+    bool supports_matmul(dtype dt) const override;
+    void matmul(dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k, const void* a,
+                const void* b, void* c) override;
+
+private:
+    device& dev_;
+    std::mutex blas_mu_;
+    void* blas_ = nullptr; // cublasHandle_t when built with cuBLAS
+};
+
+} // namespace isthmus::cudabk

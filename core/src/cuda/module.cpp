@@ -1,0 +1,129 @@
+// libisthmus_cuda.so's entry point: the plain C table that libisthmus loads with dlopen.
+#include "cuda/backend.hpp"
+#include "cuda/check.hpp"
+#include "cuda/device.hpp"
+#include "cuda/module_abi.h"
+
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace isthmus::cudabk {
+
+namespace {
+
+std::mutex g_mu;
+std::vector<std::shared_ptr<device>>& devices() {
+    static auto* d = new std::vector<std::shared_ptr<device>>; // lives until process exit
+    return *d;
+}
+
+// Runs `f`, turning an exception into a nonzero return and a message (nothing is thrown across
+// the C boundary).
+template <typename F>
+int guarded(char* err, size_t errlen, F&& f) {
+    try {
+        f();
+        return 0;
+    } catch (const std::exception& e) {
+        std::snprintf(err, errlen, "%s", e.what());
+    } catch (...) {
+        std::snprintf(err, errlen, "unknown error in the CUDA backend");
+    }
+    return 1;
+}
+
+int device_count(int* count, char* err, size_t errlen) {
+    *count = 0;
+    const cudaError_t rc = cudaGetDeviceCount(count);
+    if (rc != cudaSuccess) {
+        cudaGetLastError();
+        std::snprintf(err, errlen, "cudaGetDeviceCount failed with %s (%s)%s", cudaGetErrorName(rc),
+                      cudaGetErrorString(rc),
+                      rc == cudaErrorInsufficientDriver || rc == cudaErrorNoDevice
+                          ? ": no usable NVIDIA driver or GPU on this machine"
+                          : "");
+        *count = 0;
+        return 1;
+    }
+    return 0;
+}
+
+int register_devices(char* err, size_t errlen) {
+    return guarded(err, errlen, [] {
+        std::lock_guard lk(g_mu);
+        if (!devices().empty()) return;
+        int n = 0;
+        ISTHMUS_CUDA_CHECK(cudaGetDeviceCount(&n));
+        std::vector<std::shared_ptr<device>> made;
+        for (int i = 0; i < n; ++i) made.push_back(std::make_shared<device>(i));
+        for (auto& d : made) {
+            register_resource(d);
+            backend::register_compute(d->id(), std::make_shared<cuda_compute>(*d));
+        }
+        devices() = std::move(made);
+    });
+}
+
+device& dev(int i) {
+    std::lock_guard lk(g_mu);
+    ISTHMUS_CHECK(i >= 0 && static_cast<size_t>(i) < devices().size(), value_error, "CUDA device ",
+                  i, " is not registered (", devices().size(), " are)");
+    return *devices()[static_cast<size_t>(i)];
+}
+
+int synchronize(int device_index, char* err, size_t errlen) {
+    return guarded(err, errlen, [&] {
+        if (device_index >= 0) return dev(device_index).synchronize();
+        std::vector<std::shared_ptr<device>> all;
+        {
+            std::lock_guard lk(g_mu);
+            all = devices();
+        }
+        for (auto& d : all) d->synchronize();
+    });
+}
+
+int memory_info(int device_index, size_t* stats, char* err, size_t errlen) {
+    return guarded(err, errlen, [&] {
+        caching_allocator& a = dev(device_index).allocator();
+        stats[0] = a.allocated();
+        stats[1] = a.cached();
+        stats[2] = a.limit();
+        stats[3] = a.mallocs();
+    });
+}
+
+int set_memory_limit(int device_index, size_t bytes, char* err, size_t errlen) {
+    return guarded(err, errlen, [&] {
+        device& d = dev(device_index);
+        d.allocator().set_limit(bytes);
+        d.allocator().release_cache(d.stream());
+    });
+}
+
+int empty_cache(int device_index, size_t* released, char* err, size_t errlen) {
+    return guarded(err, errlen, [&] {
+        device& d = dev(device_index);
+        *released = d.allocator().release_cache(d.stream());
+    });
+}
+
+} // namespace
+
+} // namespace isthmus::cudabk
+
+extern "C" __attribute__((visibility("default"))) int
+isthmus_cuda_module_v1(isthmus_cuda_module* table) {
+    using namespace isthmus::cudabk;
+    table->version = ISTHMUS_CUDA_MODULE_VERSION;
+    table->device_count = &device_count;
+    table->register_devices = &register_devices;
+    table->synchronize = &synchronize;
+    table->memory_info = &memory_info;
+    table->set_memory_limit = &set_memory_limit;
+    table->empty_cache = &empty_cache;
+    return 0;
+}

@@ -1,0 +1,40 @@
+/* The plain C entry point between libisthmus and the CUDA backend module (libisthmus_cuda.so). */
+#ifndef ISTHMUS_CUDA_MODULE_ABI_H
+#define ISTHMUS_CUDA_MODULE_ABI_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Note [cuda module abi]: libisthmus never links CUDA. isthmus::cuda::init() dlopens
+ * libisthmus_cuda.so and calls its one exported symbol, ISTHMUS_CUDA_ENTRY, which fills this
+ * table. Each function reports failure by returning nonzero and writing a message into `err`
+ * (never by throwing across the boundary). The module reaches the runtime (register_resource,
+ * register_compute, storages, errors) through libisthmus's exported C++ API, resolved when it is
+ * loaded. Bump the version whenever the table changes; a mismatch is refused with a clear error. */
+#define ISTHMUS_CUDA_MODULE_VERSION 1
+#define ISTHMUS_CUDA_ENTRY "isthmus_cuda_module_v1"
+
+typedef struct isthmus_cuda_module {
+    int version;
+    /* Number of devices into *count; nonzero and a message when CUDA cannot run. */
+    int (*device_count)(int* count, char* err, size_t errlen);
+    /* Registers every device's memory resource and compute backend (idempotent). */
+    int (*register_devices)(char* err, size_t errlen);
+    /* Waits for the queued work of one device (-1: all). */
+    int (*synchronize)(int device, char* err, size_t errlen);
+    /* stats[0..3] = allocated, cached, limit, cudaMalloc calls. */
+    int (*memory_info)(int device, size_t* stats, char* err, size_t errlen);
+    int (*set_memory_limit)(int device, size_t bytes, char* err, size_t errlen);
+    int (*empty_cache)(int device, size_t* released, char* err, size_t errlen);
+} isthmus_cuda_module;
+
+typedef int (*isthmus_cuda_entry_fn)(isthmus_cuda_module* table);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

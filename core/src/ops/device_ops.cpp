@@ -1,0 +1,159 @@
+// Device branches of the ops: locks on the backend's resource, dtype conversion, kernel calls.
+#include "ops/device_ops.hpp"
+
+#include "cpu/elementwise.hpp"
+#include "ops/elementwise_types.hpp"
+
+namespace isthmus::ops {
+
+namespace {
+
+// An operand over `shape` for a tensor locked at `data` (broadcast strides when needed).
+struct dev_operand {
+    backend::operand op;
+    shape_t strides;
+    dev_operand(const tensor& t, const void* data, const shape_t& shape) {
+        strides = t.shape() == shape ? t.strides() : broadcast_strides(t, shape);
+        op.data = data;
+        op.dt = t.dtype();
+        op.strides = &strides;
+    }
+    dev_operand(const scalar& s, dtype dt) {
+        op.data = nullptr;
+        op.dt = dt;
+        op.strides = nullptr;
+        cpu::store_scalar(s, dt, op.value);
+    }
+};
+
+tensor as_compute(const tensor& t, dtype dt) {
+    return t.dtype() == dt ? t : t.to(dt);
+}
+
+} // namespace
+
+bool device_binary(resource_id where, binary_op op, dtype compute, dtype result,
+                   const shape_t& shape, device_input a, device_input b, tensor& out,
+                   bool inplace) {
+    const auto be = device_compute(where);
+    if (!be || !be->supports_binary(op, compute)) return false;
+    if (result != compute && result != dtype::bool_) return false;
+    if (inplace && out.dtype() != result) return false;
+    if (!be->supports_copy(compute, a.t ? a.t->dtype() : compute) ||
+        !be->supports_copy(compute, b.t ? b.t->dtype() : compute))
+        return false;
+    tensor x, y;
+    if (a.t) x = inplace ? *a.t : as_compute(*a.t, compute);
+    if (b.t) y = as_compute(*b.t, compute);
+    if (!inplace)
+        out = a.t && b.t ? new_output(shape, result, where, {a.t, b.t})
+                         : new_output(shape, result, where, {a.t ? a.t : b.t});
+    if (out.numel() == 0) return true;
+    std::optional<access> ra, rb;
+    std::optional<dev_operand> oa, ob;
+    access w(out, inplace ? lock_mode::readwrite : lock_mode::write, where);
+    if (a.t && !inplace) {
+        ra.emplace(x, lock_mode::read, where);
+        oa.emplace(x, ra->data(), shape);
+    } else if (a.t) {
+        oa.emplace(out, w.data(), shape);
+    } else {
+        oa.emplace(*a.s, compute);
+    }
+    if (b.t) {
+        rb.emplace(y, lock_mode::read, where);
+        ob.emplace(y, rb->data(), shape);
+    } else {
+        ob.emplace(*b.s, compute);
+    }
+    const dev_operand o(out, w.data(), shape);
+    be->binary(op, shape, o.op, oa->op, ob->op);
+    return true;
+}
+
+bool device_unary(resource_id where, unary_op op, dtype compute, dtype result, const tensor& a,
+                  tensor& out, bool inplace) {
+    const auto be = device_compute(where);
+    if (!be || !be->supports_unary(op, compute)) return false;
+    if (result != compute && result != dtype::bool_) return false;
+    if (inplace && (out.dtype() != result || a.dtype() != compute)) return false;
+    if (!be->supports_copy(compute, a.dtype())) return false;
+    const tensor x = inplace ? a : as_compute(a, compute);
+    if (!inplace) out = new_output(a.shape(), result, where, {&a});
+    if (out.numel() == 0) return true;
+    access w(out, inplace ? lock_mode::readwrite : lock_mode::write, where);
+    std::optional<access> r;
+    if (!inplace) r.emplace(x, lock_mode::read, where);
+    const dev_operand in(x, inplace ? w.data() : r->data(), a.shape());
+    const dev_operand o(out, w.data(), a.shape());
+    be->unary(op, a.shape(), o.op, in.op);
+    return true;
+}
+
+bool device_fill(const tensor& t, const scalar& value) {
+    const resource_id where = pick_resource({&t});
+    const auto be = device_compute(where);
+    if (!be || !be->supports_fill(t.dtype())) return false;
+    access w(t, lock_mode::write, where);
+    const dev_operand o(t, w.data(), t.shape());
+    const dev_operand v(value, t.dtype());
+    be->fill(t.shape(), o.op, v.op);
+    return true;
+}
+
+bool device_copy(const tensor& dst, const tensor& src) {
+    const resource_id where = pick_resource({&dst, &src});
+    const auto be = device_compute(where);
+    if (!be || !be->supports_copy(dst.dtype(), src.dtype())) return false;
+    access r(src, lock_mode::read, where);
+    access w(dst, lock_mode::write, where);
+    const dev_operand in(src, r.data(), dst.shape());
+    const dev_operand o(dst, w.data(), dst.shape());
+    be->copy(dst.shape(), o.op, in.op);
+    return true;
+}
+
+std::optional<tensor> device_reduce(resource_id where, backend::reduce_kind kind, const tensor& t,
+                                    const std::vector<bool>& reduced, const shape_t& kept,
+                                    dtype out_dt) {
+    const auto be = device_compute(where);
+    if (!be || !be->supports_reduce(kind, t.dtype(), out_dt)) return std::nullopt;
+    // Kept dimensions first, reduced ones last, made contiguous on the device: rows x cols.
+    shape_t perm;
+    int64_t cols = 1;
+    for (size_t d = 0; d < reduced.size(); ++d)
+        if (!reduced[d]) perm.push_back(static_cast<int64_t>(d));
+    for (size_t d = 0; d < reduced.size(); ++d)
+        if (reduced[d]) {
+            perm.push_back(static_cast<int64_t>(d));
+            cols *= t.shape()[d];
+        }
+    const tensor x = t.permute(perm).contiguous();
+    tensor out = tensor::empty(kept, out_dt, where);
+    const int64_t rows = numel_of(kept);
+    if (rows == 0) return out;
+    access r(x, lock_mode::read, where);
+    access w(out, lock_mode::write, where);
+    be->reduce(kind, rows, cols, w.data(), out_dt, r.data(), x.dtype());
+    return out;
+}
+
+std::optional<tensor> device_matmul(resource_id where, dtype dt, const tensor& a, const tensor& b,
+                                    const shape_t& batch) {
+    const auto be = device_compute(where);
+    if (!be || !be->supports_matmul(dt)) return std::nullopt;
+    const tensor A = as_compute(a, dt).contiguous(), B = as_compute(b, dt).contiguous();
+    const int64_t m = A.size(-2), k = A.size(-1), n = B.size(-1);
+    shape_t cs = batch;
+    cs.push_back(m);
+    cs.push_back(n);
+    tensor C = tensor::empty(cs, dt, where);
+    if (C.numel() == 0) return C;
+    access ra(A, lock_mode::read, where);
+    access rb(B, lock_mode::read, where);
+    access w(C, lock_mode::write, where);
+    be->matmul(dt, numel_of(batch), m, n, k, ra.data(), rb.data(), w.data());
+    return C;
+}
+
+} // namespace isthmus::ops

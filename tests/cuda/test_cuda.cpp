@@ -1,0 +1,93 @@
+// CUDA backend tests: the clear error without a GPU; on a GPU, results against the CPU.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <isthmus/cuda.hpp>
+#include <isthmus/error.hpp>
+#include <isthmus/ops.hpp>
+#include <isthmus/storage.hpp>
+#include <isthmus/tensor.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace isthmus;
+
+namespace {
+
+std::vector<float> random_floats(size_t n, unsigned seed) {
+    std::mt19937 g(seed);
+    std::normal_distribution<float> d;
+    std::vector<float> v(n);
+    for (float& x : v) x = d(g);
+    return v;
+}
+
+// A tensor valid only on cuda:0.
+tensor on_gpu(const std::vector<float>& v, shape_t shape) {
+    tensor t = tensor::from_vector(v, std::move(shape));
+    t.lock(LOCK_READ, MEMRESOURCE_SINGLE_CUDA);
+    t.unlock(LOCK_READ, MEMRESOURCE_SINGLE_CUDA);
+    t.storage()->evict(MEMRESOURCE_CPU);
+    return t;
+}
+
+void check_close(const tensor& got, const tensor& ref, double tol) {
+    REQUIRE(got.shape() == ref.shape());
+    const auto g = got.to(dtype::float64).to_vector<double>();
+    const auto r = ref.to(dtype::float64).to_vector<double>();
+    for (size_t i = 0; i < g.size(); ++i)
+        REQUIRE(std::abs(g[i] - r[i]) <= tol * (1 + std::abs(r[i])));
+}
+
+} // namespace
+
+TEST_CASE("cuda: without a GPU, init raises a runtime_error naming the cause") {
+    if (cuda::available()) return; // covered by the GPU cases below
+    const std::string reason = cuda::unavailable_reason();
+    CHECK_FALSE(reason.empty());
+    try {
+        cuda::init(0);
+        FAIL("cuda::init did not throw");
+    } catch (const runtime_error& e) {
+        CHECK(std::string(e.what()).find("CUDA is not available") != std::string::npos);
+        CHECK(std::string(e.what()).find(reason) != std::string::npos);
+    }
+    CHECK_THROWS_AS(cuda::device_count(), runtime_error);
+    CHECK(default_resource() == MEMRESOURCE_CPU);
+    // the CPU keeps working
+    const tensor a = tensor::from_vector<float>({1, 2, 3});
+    CHECK(add(a, a).to_vector<float>() == std::vector<float>{2, 4, 6});
+}
+
+TEST_CASE("cuda: ops on the GPU match the CPU" * doctest::skip(!cuda::available())) {
+    cuda::init(0);
+    const auto x = random_floats(64 * 130, 1), y = random_floats(130, 2);
+    const tensor a = on_gpu(x, {64, 130}), b = on_gpu(y, {130});
+    const tensor ac = tensor::from_vector(x, {64, 130}), bc = tensor::from_vector(y, {130});
+    check_close(add(a, b), add(ac, bc), 1e-6);
+    check_close(maximum(a, b), maximum(ac, bc), 0);
+    check_close(exp(a.t()), exp(ac.t()), 1e-6);
+    check_close(sum(a, {1}), sum(ac, {1}), 1e-5);
+    check_close(mean(a), mean(ac), 1e-5);
+    check_close(max(a, {0}), max(ac, {0}), 0);
+    check_close(matmul(a, a.t()), matmul(ac, ac.t()), 1e-4);
+    // the results were computed on the GPU and are valid only there until read
+    const tensor c = mul(a, scalar(2.0));
+    CHECK(c.storage()->valid_on(MEMRESOURCE_SINGLE_CUDA));
+    CHECK_FALSE(c.storage()->valid_on(MEMRESOURCE_CPU));
+    set_default_resource(MEMRESOURCE_CPU);
+}
+
+TEST_CASE("cuda: eviction under a device memory cap" * doctest::skip(!cuda::available())) {
+    cuda::init(0);
+    cuda::set_memory_limit(0, size_t{8} << 20);
+    const auto x = random_floats(1 << 20, 3); // 4 MiB each
+    std::vector<tensor> ts;
+    for (int i = 0; i < 6; ++i) ts.push_back(on_gpu(x, {1 << 20}));
+    CHECK(cuda::memory_info(0).allocated_bytes <= (size_t{8} << 20));
+    for (const tensor& t : ts) CHECK(t.to_vector<float>() == x);
+    cuda::set_memory_limit(0, SIZE_MAX);
+    set_default_resource(MEMRESOURCE_CPU);
+}
