@@ -1,5 +1,6 @@
-"""Python -> plugin -> Python: ip::call_python (the host's call_python slot) and callback::call."""
+"""Python -> plugin -> Python: ip::call_python (the host slot), callback::call, and a plugin using pyvalue."""
 import math
+import os
 import threading
 
 import numpy as np
@@ -128,3 +129,39 @@ def test_scalar_fast_path_keeps_conversions_and_errors(good):
         good.plus(1.0)
     with pytest.raises(TypeError, match="argument 2"):
         good.plus(1.0, "x")
+
+
+# ---- form (a): a plugin that links libisthmus and uses pyvalue itself ----
+
+PYVALUE_PLUGIN = str(BUILD_DIR / "tests" / "plugins" / "pyvalue_plugin.so")
+
+
+@pytest.fixture(scope="module")
+def pvp():
+    return q.import_native(PYVALUE_PLUGIN)
+
+
+def test_pyvalue_plugin_calls_python(pvp):
+    rng = np.random.default_rng(21)
+    for x in rng.uniform(0.1, 3.0, 5):
+        assert pvp.py_math("log", float(x)) == math.log(x)
+        assert pvp.py_math("sqrt", float(x)) == math.sqrt(x)
+    x = rng.standard_normal(17)
+    for arr in (x, x[::4], q.from_py(x[:5])):
+        assert pvp.py_mean(arr) == pytest.approx(np.mean(np.asarray(arr)), rel=1e-14)
+
+
+def test_pyvalue_plugin_shares_the_loaded_library(pvp):
+    # The plugin resolved libisthmus to the file `import isthmus` mapped: one copy in memory.
+    with open("/proc/self/maps") as f:
+        maps = {line.split()[-1] for line in f if "isthmus" in line and ".so" in line}
+    libs = {os.path.realpath(p) for p in maps if "libisthmus" in p or "_isthmus" in p}
+    assert len(libs) == 1, libs
+
+
+def test_pyvalue_plugin_python_errors_come_back_with_the_message(pvp):
+    with pytest.raises(RuntimeError, match="math domain error"):
+        pvp.py_math("log", -1.0)
+    with pytest.raises(RuntimeError, match="has no attribute 'nope'"):
+        pvp.py_math("nope", 1.0)
+    assert pvp.py_math("sqrt", 4.0) == 2.0  # the plugin and the interpreter are fine afterwards
