@@ -18,11 +18,12 @@ struct peer_value {
 
 PYBIND11_MODULE(isthmus_bench_peer, m) {
     m.doc() = "bench-only: trivial pybind11 functions and a class with a property and a method";
-    m.def("noop", [](py::handle) {}, py::arg("x"));
+    m.def(
+        "noop", [](py::handle) {}, py::arg("x"));
     py::class_<peer_value>(m, "value")
         .def(py::init<>())
-        .def_property_readonly("ndim",
-                               [](const peer_value& v) { return static_cast<int64_t>(v.shape.size()); })
+        .def_property_readonly(
+            "ndim", [](const peer_value& v) { return static_cast<int64_t>(v.shape.size()); })
         .def("numel", [](const peer_value& v) {
             int64_t n = 1;
             for (int64_t s : v.shape) n *= s;

@@ -1,9 +1,9 @@
 // Tensor construction, view arithmetic (reshape, transpose, slice, expand) and copies.
 #include "isthmus/tensor.hpp"
-#include "ops/device_ops.hpp"
 #include "cpu/copy.hpp"
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/value.hpp"
+#include "ops/device_ops.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -5,11 +5,11 @@
 #include "isthmus/dtype.hpp"
 #include "isthmus/error.hpp"
 #include "isthmus/memory.hpp"
+#include "isthmus/ops/elementwise.hpp"
+#include "isthmus/ops/reduce.hpp"
 #include "isthmus/storage.hpp"
 #include "isthmus/tensor.hpp"
 #include "isthmus/value.hpp"
-#include "isthmus/ops/elementwise.hpp"
-#include "isthmus/ops/reduce.hpp"
 
 #include <pybind11/pybind11.h>
 
@@ -52,8 +52,8 @@ public:
         c.entered.fetch_add(1, std::memory_order_relaxed);
         const int now = c.active.fetch_add(1, std::memory_order_relaxed) + 1;
         int seen = c.max_active.load(std::memory_order_relaxed);
-        while (now > seen && !c.max_active.compare_exchange_weak(seen, now,
-                                                                 std::memory_order_relaxed)) {
+        while (now > seen &&
+               !c.max_active.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
         }
     }
     ~native_section() { native_stats().active.fetch_sub(1, std::memory_order_relaxed); }

@@ -26,8 +26,7 @@ namespace {
 // copy=True is np.array(obj, copy=True) and copy=False refuses the objects that always need a
 // conversion (lists, tuples, numbers), as NumPy 2 does.
 py::object asarray_with_copy(py::handle obj, copy_policy policy) {
-    static const bool numpy2 =
-        numpy().attr("__version__").cast<std::string>().rfind("1.", 0) != 0;
+    static const bool numpy2 = numpy().attr("__version__").cast<std::string>().rfind("1.", 0) != 0;
     if (numpy2) {
         py::object copy = policy == copy_policy::always  ? py::object(py::bool_(true))
                           : policy == copy_policy::never ? py::object(py::bool_(false))
@@ -35,11 +34,10 @@ py::object asarray_with_copy(py::handle obj, copy_policy policy) {
         return numpy().attr("asarray")(obj, py::arg("copy") = copy);
     }
     if (policy == copy_policy::always) return numpy().attr("array")(obj, py::arg("copy") = true);
-    ISTHMUS_CHECK(policy != copy_policy::never ||
-                      !(py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj) ||
-                        is_py_number(obj)),
-                  value_error, "from_py(copy=False): a ", type_name(obj),
-                  " cannot be shared without a copy");
+    ISTHMUS_CHECK(
+        policy != copy_policy::never ||
+            !(py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj) || is_py_number(obj)),
+        value_error, "from_py(copy=False): a ", type_name(obj), " cannot be shared without a copy");
     return numpy().attr("asarray")(obj);
 }
 

@@ -180,8 +180,8 @@ void bind_functions(py::module_& m) {
             const uintptr_t s = address_from_py(src, "memcpy: src_ptr");
             ISTHMUS_CHECK(PyIndex_Check(nbytes.ptr()) && !PyBool_Check(nbytes.ptr()), type_error,
                           "memcpy: nbytes must be an int, got ", type_name(nbytes));
-            const auto n = py::reinterpret_steal<py::object>(PyNumber_Index(nbytes.ptr()))
-                               .cast<int64_t>();
+            const auto n =
+                py::reinterpret_steal<py::object>(PyNumber_Index(nbytes.ptr())).cast<int64_t>();
             ISTHMUS_CHECK(n >= 0, value_error, "memcpy: nbytes must be >= 0, got ", n);
             if (n == 0) return;
             ISTHMUS_CHECK(d != 0 && s != 0, value_error, "memcpy: null ", d == 0 ? "dst" : "src",

@@ -27,8 +27,9 @@ tensor tensor_arg(py::handle obj, const char* fn) {
     value v = asvalue(obj);
     if (v.is_tensor()) return v.as_tensor();
     if (v.is_scalar()) return v.as_scalar().to_tensor();
-    ISTHMUS_THROW(type_error, fn, ": expected an array-like (qvalue, NumPy array, number or list), "
-                                  "got ",
+    ISTHMUS_THROW(type_error, fn,
+                  ": expected an array-like (qvalue, NumPy array, number or list), "
+                  "got ",
                   v.is_none() ? std::string("None") : type_name(obj));
 }
 
@@ -225,7 +226,8 @@ py::object clip_function(py::handle a, py::handle lo, py::handle hi) {
     tensor r;
     {
         native_section nogil;
-        r = l.is_scalar && h.is_scalar ? clamp(t, l.s, h.s) : clamp(t, l.as_tensor(), h.as_tensor());
+        r = l.is_scalar && h.is_scalar ? clamp(t, l.s, h.s)
+                                       : clamp(t, l.as_tensor(), h.as_tensor());
     }
     return wrap_result(std::move(r), va.is_scalar() && l.is_scalar && h.is_scalar);
 }
@@ -328,8 +330,9 @@ shape_t sizes_or_keyword(const py::args& args, const py::kwargs& kwargs, const c
         if (key == "dtype") {
             dt = v;
         } else if (key == "size" || key == "shape") {
-            ISTHMUS_CHECK(args.empty(), type_error, fn, ": give the sizes either as arguments or "
-                                                        "as size=, not both");
+            ISTHMUS_CHECK(args.empty(), type_error, fn,
+                          ": give the sizes either as arguments or "
+                          "as size=, not both");
             shape = size_arg(v, fn);
             have_size = true;
         } else {
@@ -546,7 +549,8 @@ void bind_module_ops(py::module_& m) {
             require_init("split");
             const tensor t = tensor_arg(a, "split");
             if (PyIndex_Check(sections.ptr()))
-                return tensor_tuple(isthmus::split(t, int_arg(sections, "split", "sections"), axis));
+                return tensor_tuple(
+                    isthmus::split(t, int_arg(sections, "split", "sections"), axis));
             return tensor_tuple(isthmus::split(t, int_list(sections, "split", "indices"), axis));
         },
         py::arg("a"), py::arg("indices_or_sections"), py::arg("axis") = 0,
@@ -794,7 +798,8 @@ void bind_module_ops(py::module_& m) {
             }
             const scalar a = scalar_arg(start, "arange", "start");
             const scalar b = scalar_arg(stop, "arange", "stop");
-            const scalar c = step.is_none() ? scalar(int64_t{1}) : scalar_arg(step, "arange", "step");
+            const scalar c =
+                step.is_none() ? scalar(int64_t{1}) : scalar_arg(step, "arange", "step");
             native_section nogil;
             return value(isthmus::arange(a, b, c, d));
         },

@@ -111,7 +111,9 @@ void bind_qvalue_methods(py::module_& m) {
         "Removes size-1 dimensions (all, or the given ones, which must have size 1); a view.");
     cls.def(
         "unsqueeze",
-        [](const value& v, int64_t d) { return tensor_value(self_tensor(v, "unsqueeze").unsqueeze(d)); },
+        [](const value& v, int64_t d) {
+            return tensor_value(self_tensor(v, "unsqueeze").unsqueeze(d));
+        },
         py::arg("dim"), "Inserts a size-1 dimension at dim (torch's unsqueeze); a view.");
     cls.def(
         "expand",
@@ -179,8 +181,7 @@ void bind_qvalue_methods(py::module_& m) {
         py::arg("min") = py::none(), py::arg("max") = py::none(),
         "Limits values to [min, max] (either may be None), as q.clip.");
     cls.def(
-        "round",
-        [](const value& v) { return apply_unary(unary_op::round, v); },
+        "round", [](const value& v) { return apply_unary(unary_op::round, v); },
         "Rounds half to even (NumPy's round with decimals=0).");
     cls.def(
         "conj", [](const value& v) { return apply_unary(unary_op::conj, v); },
@@ -189,8 +190,7 @@ void bind_qvalue_methods(py::module_& m) {
         "dot", [](py::object self, py::handle other) { return apply_matmul(self, other); },
         py::arg("other"), "The matrix product self @ other.");
     cls.def(
-        "nonzero",
-        [mod](py::object self) { return mod.attr("nonzero")(self); },
+        "nonzero", [mod](py::object self) { return mod.attr("nonzero")(self); },
         "A tuple of int64 index tensors of the nonzero elements, one per axis.");
     cls.def(
         "take",
@@ -211,8 +211,8 @@ void bind_qvalue_methods(py::module_& m) {
             const tensor& t = self_tensor(v, "fill");
             ISTHMUS_CHECK(is_py_number(x) || (is_qvalue(x) && x.cast<const value&>().is_scalar()),
                           type_error, "fill: expected a number, got ", type_name(x));
-            const scalar s = is_qvalue(x) ? x.cast<const value&>().as_scalar()
-                                          : scalar_from_py(x, std::nullopt);
+            const scalar s =
+                is_qvalue(x) ? x.cast<const value&>().as_scalar() : scalar_from_py(x, std::nullopt);
             native_section nogil;
             isthmus::fill(t, s);
         },

@@ -147,8 +147,8 @@ TEST_CASE("callback::call and call_python from plugin code, in a host without Py
     // A C++ host callable passed as an argument: typed arguments in, typed result out.
     auto pow_k = std::make_shared<pl::callable_object>(
         [](std::span<const value> a) {
-            return value(isthmus::scalar(std::pow(a[0].as_scalar().to<double>(),
-                                                  a[1].as_scalar().to<double>())));
+            return value(isthmus::scalar(
+                std::pow(a[0].as_scalar().to<double>(), a[1].as_scalar().to<double>())));
         },
         "pow_k");
     const value f(std::static_pointer_cast<isthmus::object>(pow_k));

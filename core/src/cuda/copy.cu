@@ -34,8 +34,8 @@ __global__ void copy_kernel(space sp, arg out, arg in) {
 
 template <class O>
 void copy_to(cudaStream_t s, kdt in_t, const space& sp, const arg& out, const arg& in) {
-    ISTHMUS_KDT_SWITCH_ALL(in_t, (copy_kernel<O, T><<<grid_for(sp.numel, 256), 256, 0, s>>>(
-                                     sp, out, in)))
+    ISTHMUS_KDT_SWITCH_ALL(in_t,
+                           (copy_kernel<O, T><<<grid_for(sp.numel, 256), 256, 0, s>>>(sp, out, in)))
 }
 
 } // namespace

@@ -24,7 +24,7 @@ struct bfn;
     };
 ISTHMUS_BFN(add, static_cast<T>(a + b))
 ISTHMUS_BFN(sub, static_cast<T>(a - b))
-ISTHMUS_BFN(mul, static_cast<T>(a * b))
+ISTHMUS_BFN(mul, static_cast<T>(a* b))
 ISTHMUS_BFN(div, static_cast<T>(a / b))
 // NaN propagates, as in NumPy's maximum/minimum.
 ISTHMUS_BFN(maximum, is_nan(a) ? a : (is_nan(b) ? b : (a > b ? a : b)))
@@ -69,7 +69,7 @@ ISTHMUS_UFN(tanh, static_cast<T>(::tanh(a)))
 ISTHMUS_UFN(floor, static_cast<T>(::floor(a)))
 ISTHMUS_UFN(ceil, static_cast<T>(::ceil(a)))
 ISTHMUS_UFN(round, static_cast<T>(::rint(a))) // half to even, as NumPy
-ISTHMUS_UFN(square, static_cast<T>(a * a))
+ISTHMUS_UFN(square, static_cast<T>(a* a))
 ISTHMUS_UFN(reciprocal, static_cast<T>(T(1) / a))
 ISTHMUS_UFN(isnan, static_cast<unsigned char>(is_nan(a)))
 ISTHMUS_UFN(isinf, static_cast<unsigned char>(::isinf(a)))
@@ -97,10 +97,12 @@ __global__ void binary_kernel(F f, space sp, arg out, arg a, arg b, bool vector_
             const int64_t nv = sp.numel / V;
             for (int64_t v = tid; v < nv; v += stride) {
                 vec<T, V> x, y;
-                if (pa) x = reinterpret_cast<const vec<T, V>*>(pa)[v];
+                if (pa)
+                    x = reinterpret_cast<const vec<T, V>*>(pa)[v];
                 else
                     for (int j = 0; j < V; ++j) x.v[j] = sa;
-                if (pb) y = reinterpret_cast<const vec<T, V>*>(pb)[v];
+                if (pb)
+                    y = reinterpret_cast<const vec<T, V>*>(pb)[v];
                 else
                     for (int j = 0; j < V; ++j) y.v[j] = sb;
                 vec<O, V> r;

@@ -51,12 +51,36 @@ inline bool aligned16(const void* a, const void* b = nullptr, const void* c = nu
 /// Calls F<T>() with T the C++ type of the kdt `t` (every kernel element type).
 #define ISTHMUS_KDT_SWITCH_ALL(t, CALL)                                                            \
     switch (t) {                                                                                   \
-    case ::isthmus::cudak::kdt::b8: { using T = unsigned char; CALL; } break;                      \
-    case ::isthmus::cudak::kdt::i8: { using T = int8_t; CALL; } break;                             \
-    case ::isthmus::cudak::kdt::i16: { using T = int16_t; CALL; } break;                           \
-    case ::isthmus::cudak::kdt::i32: { using T = int32_t; CALL; } break;                           \
-    case ::isthmus::cudak::kdt::i64: { using T = int64_t; CALL; } break;                           \
-    case ::isthmus::cudak::kdt::u8: { using T = uint8_t; CALL; } break;                            \
-    case ::isthmus::cudak::kdt::f32: { using T = float; CALL; } break;                             \
-    case ::isthmus::cudak::kdt::f64: { using T = double; CALL; } break;                            \
+    case ::isthmus::cudak::kdt::b8: {                                                              \
+        using T = unsigned char;                                                                   \
+        CALL;                                                                                      \
+    } break;                                                                                       \
+    case ::isthmus::cudak::kdt::i8: {                                                              \
+        using T = int8_t;                                                                          \
+        CALL;                                                                                      \
+    } break;                                                                                       \
+    case ::isthmus::cudak::kdt::i16: {                                                             \
+        using T = int16_t;                                                                         \
+        CALL;                                                                                      \
+    } break;                                                                                       \
+    case ::isthmus::cudak::kdt::i32: {                                                             \
+        using T = int32_t;                                                                         \
+        CALL;                                                                                      \
+    } break;                                                                                       \
+    case ::isthmus::cudak::kdt::i64: {                                                             \
+        using T = int64_t;                                                                         \
+        CALL;                                                                                      \
+    } break;                                                                                       \
+    case ::isthmus::cudak::kdt::u8: {                                                              \
+        using T = uint8_t;                                                                         \
+        CALL;                                                                                      \
+    } break;                                                                                       \
+    case ::isthmus::cudak::kdt::f32: {                                                             \
+        using T = float;                                                                           \
+        CALL;                                                                                      \
+    } break;                                                                                       \
+    case ::isthmus::cudak::kdt::f64: {                                                             \
+        using T = double;                                                                          \
+        CALL;                                                                                      \
+    } break;                                                                                       \
     }

@@ -35,40 +35,65 @@ template <rop OP, class A>
 struct combine {
     __device__ A identity() const {
         if constexpr (OP == rop::min) {
-            if constexpr (std::is_floating_point_v<A>) return A(INFINITY);
-            else return std::numeric_limits<A>::max();
+            if constexpr (std::is_floating_point_v<A>)
+                return A(INFINITY);
+            else
+                return std::numeric_limits<A>::max();
         } else if constexpr (OP == rop::max) {
-            if constexpr (std::is_floating_point_v<A>) return A(-INFINITY);
-            else return std::numeric_limits<A>::lowest();
+            if constexpr (std::is_floating_point_v<A>)
+                return A(-INFINITY);
+            else
+                return std::numeric_limits<A>::lowest();
         } else {
             return A(0);
         }
     }
     __device__ A operator()(A x, A y) const {
-        if constexpr (OP == rop::min) return nan_of(x) ? x : (nan_of(y) ? y : (y < x ? y : x));
-        else if constexpr (OP == rop::max) return nan_of(x) ? x : (nan_of(y) ? y : (y > x ? y : x));
-        else return x + y;
+        if constexpr (OP == rop::min)
+            return nan_of(x) ? x : (nan_of(y) ? y : (y < x ? y : x));
+        else if constexpr (OP == rop::max)
+            return nan_of(x) ? x : (nan_of(y) ? y : (y > x ? y : x));
+        else
+            return x + y;
     }
 };
 
 template <class A>
 __device__ void store(void* out, kdt t, int64_t i, A v) {
     switch (t) {
-    case kdt::b8: static_cast<unsigned char*>(out)[i] = v != A(0); break;
-    case kdt::i8: static_cast<int8_t*>(out)[i] = static_cast<int8_t>(v); break;
-    case kdt::i16: static_cast<int16_t*>(out)[i] = static_cast<int16_t>(v); break;
-    case kdt::i32: static_cast<int32_t*>(out)[i] = static_cast<int32_t>(v); break;
-    case kdt::i64: static_cast<int64_t*>(out)[i] = static_cast<int64_t>(v); break;
-    case kdt::u8: static_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(v); break;
-    case kdt::f32: static_cast<float*>(out)[i] = static_cast<float>(v); break;
-    case kdt::f64: static_cast<double*>(out)[i] = static_cast<double>(v); break;
+    case kdt::b8:
+        static_cast<unsigned char*>(out)[i] = v != A(0);
+        break;
+    case kdt::i8:
+        static_cast<int8_t*>(out)[i] = static_cast<int8_t>(v);
+        break;
+    case kdt::i16:
+        static_cast<int16_t*>(out)[i] = static_cast<int16_t>(v);
+        break;
+    case kdt::i32:
+        static_cast<int32_t*>(out)[i] = static_cast<int32_t>(v);
+        break;
+    case kdt::i64:
+        static_cast<int64_t*>(out)[i] = static_cast<int64_t>(v);
+        break;
+    case kdt::u8:
+        static_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(v);
+        break;
+    case kdt::f32:
+        static_cast<float*>(out)[i] = static_cast<float>(v);
+        break;
+    case kdt::f64:
+        static_cast<double*>(out)[i] = static_cast<double>(v);
+        break;
     }
 }
 
 template <rop OP, class A>
 __device__ void finish(void* out, kdt out_t, int64_t row, A v, int64_t cols) {
-    if constexpr (OP == rop::mean) store(out, out_t, row, static_cast<double>(v) / double(cols));
-    else store(out, out_t, row, v);
+    if constexpr (OP == rop::mean)
+        store(out, out_t, row, static_cast<double>(v) / double(cols));
+    else
+        store(out, out_t, row, v);
 }
 
 constexpr int block = 256;
@@ -101,8 +126,10 @@ __global__ void rows_kernel(const I* in, int64_t rows, int64_t cols, int64_t chu
         for (int64_t j = lo + threadIdx.x; j < hi; j += block) v = c(v, static_cast<A>(p[j]));
         v = block_reduce<OP, A>(v);
         if (threadIdx.x == 0) {
-            if (chunks == 1) finish<OP, A>(out, out_t, row, v, cols);
-            else partial[task] = v;
+            if (chunks == 1)
+                finish<OP, A>(out, out_t, row, v, cols);
+            else
+                partial[task] = v;
         }
         __syncthreads();
     }
@@ -142,7 +169,8 @@ void run(cudaStream_t s, int64_t rows, int64_t cols, const void* in, void* out, 
     const I* pi = static_cast<const I*>(in);
     if (rows == 0) return;
     if (cols <= 32 && rows >= 1024) {
-        short_rows_kernel<OP, I><<<grid_for(rows, block), block, 0, s>>>(pi, rows, cols, out, out_t);
+        short_rows_kernel<OP, I>
+            <<<grid_for(rows, block), block, 0, s>>>(pi, rows, cols, out, out_t);
         return;
     }
     const int64_t chunks = reduce_chunks(rows, cols);
@@ -150,18 +178,22 @@ void run(cudaStream_t s, int64_t rows, int64_t cols, const void* in, void* out, 
     rows_kernel<OP, I><<<grid_for(rows * chunks * block, block), block, 0, s>>>(
         pi, rows, cols, chunks, out, out_t, partial);
     if (chunks > 1)
-        partials_kernel<OP, A><<<grid_for(rows * block, block), block, 0, s>>>(partial, rows, chunks,
-                                                                               cols, out, out_t);
+        partials_kernel<OP, A><<<grid_for(rows * block, block), block, 0, s>>>(
+            partial, rows, chunks, cols, out, out_t);
 }
 
 template <class I>
 void run_op(cudaStream_t s, rop op, int64_t rows, int64_t cols, const void* in, void* out,
             kdt out_t, void* scratch) {
     switch (op) {
-    case rop::sum: return run<rop::sum, I>(s, rows, cols, in, out, out_t, scratch);
-    case rop::mean: return run<rop::mean, I>(s, rows, cols, in, out, out_t, scratch);
-    case rop::min: return run<rop::min, I>(s, rows, cols, in, out, out_t, scratch);
-    case rop::max: return run<rop::max, I>(s, rows, cols, in, out, out_t, scratch);
+    case rop::sum:
+        return run<rop::sum, I>(s, rows, cols, in, out, out_t, scratch);
+    case rop::mean:
+        return run<rop::mean, I>(s, rows, cols, in, out, out_t, scratch);
+    case rop::min:
+        return run<rop::min, I>(s, rows, cols, in, out, out_t, scratch);
+    case rop::max:
+        return run<rop::max, I>(s, rows, cols, in, out, out_t, scratch);
     }
 }
 

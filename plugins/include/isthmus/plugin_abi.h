@@ -245,8 +245,8 @@ typedef struct isthmus_param {
  * call->host->set_error. Arguments are borrowed for the duration of the call.
  */
 typedef int (*isthmus_function_impl)(const struct isthmus_function* self, isthmus_call* call,
-                                      const isthmus_value* args, int32_t nargs,
-                                      isthmus_value* result);
+                                     const isthmus_value* args, int32_t nargs,
+                                     isthmus_value* result);
 
 /** A function (or an object type's method, whose first argument is the instance). */
 typedef struct isthmus_function {
@@ -287,7 +287,7 @@ typedef struct isthmus_kernel {
     const char* doc;
     int32_t nparams; /**< parameters passed by the caller (the position is not counted) */
     const isthmus_param* params;
-    int32_t pos_ndim; /**< rank of the position parameter: dims must have this rank */
+    int32_t pos_ndim;     /**< rank of the position parameter: dims must have this rank */
     int32_t device_types; /**< bit (1 << isthmus_device_type) for each device it runs on */
     isthmus_kernel_launch launch_cpu;
     void* launch_cuda; /**< reserved for CUDA launchers; NULL */
@@ -357,7 +357,7 @@ typedef struct isthmus_plugin {
  * from its own. Returns the descriptor (never NULL).
  */
 typedef const isthmus_plugin* (*isthmus_plugin_entry_fn)(uint32_t host_abi_version,
-                                                          const isthmus_host* host);
+                                                         const isthmus_host* host);
 
 /**
  * Exports `fn` (an isthmus_plugin_entry_fn) as the entry point: an exported `const void*` named
@@ -372,7 +372,7 @@ typedef const isthmus_plugin* (*isthmus_plugin_entry_fn)(uint32_t host_abi_versi
 #endif
 #ifdef __cplusplus
 #define ISTHMUS_PLUGIN_ENTRY(fn)                                                                   \
-    extern "C" ISTHMUS_PLUGIN_EXPORT_ATTR const void* isthmus_plugin_entry;                       \
+    extern "C" ISTHMUS_PLUGIN_EXPORT_ATTR const void* isthmus_plugin_entry;                        \
     ISTHMUS_PLUGIN_EXPORT_ATTR const void* isthmus_plugin_entry =                                  \
         reinterpret_cast<const void*>(reinterpret_cast<intptr_t>(&fn));
 #else
