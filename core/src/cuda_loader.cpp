@@ -221,4 +221,37 @@ size_t empty_cache(int device) {
     return released;
 }
 
+void* stream(int device) {
+    const isthmus_cuda_module& m = module_or_throw("cuda::stream");
+    check_device(device, "cuda::stream");
+    ISTHMUS_CHECK(initialized(), runtime_error, "cuda::stream: call init(\"cuda\") first");
+    char err[1024] = {};
+    void* s = nullptr;
+    check_call(m.stream(device, &s, err, sizeof err), err, "cuda::stream");
+    return s;
+}
+
+void stream_wait_for(int device, void* other) {
+    const isthmus_cuda_module& m = module_or_throw("cuda::stream_wait_for");
+    check_device(device, "cuda::stream_wait_for");
+    char err[1024] = {};
+    check_call(m.stream_wait(device, other, 0, err, sizeof err), err, "cuda::stream_wait_for");
+}
+
+void make_stream_wait(void* other, int device) {
+    const isthmus_cuda_module& m = module_or_throw("cuda::make_stream_wait");
+    check_device(device, "cuda::make_stream_wait");
+    char err[1024] = {};
+    check_call(m.stream_wait(device, other, 1, err, sizeof err), err, "cuda::make_stream_wait");
+}
+
+int pointer_device(const void* ptr) {
+    const isthmus_cuda_module& m = module_or_throw("cuda::pointer_device");
+    char err[1024] = {};
+    int d = -1;
+    const int rc = m.pointer_device(ptr, &d, err, sizeof err);
+    ISTHMUS_CHECK(rc == 0, value_error, "cuda::pointer_device: ", err);
+    return d;
+}
+
 } // namespace isthmus::cuda

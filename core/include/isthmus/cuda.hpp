@@ -43,4 +43,17 @@ ISTHMUS_API void set_memory_limit(int device, size_t bytes);
 /// Frees the cached free blocks of `device`; returns the bytes released.
 ISTHMUS_API size_t empty_cache(int device);
 
+/// The stream every kernel and copy of `device` is queued on, as a `cudaStream_t` (for launching
+/// one's own kernels in order with isthmus's work: plugins, DLPack/`__cuda_array_interface__`
+/// exchange). Requires init().
+ISTHMUS_API void* stream(int device);
+/// Makes `device`'s stream wait (on the GPU, through an event; the host does not wait) for the
+/// work queued so far on `other` (a cudaStream_t; 1 is the legacy default stream, 2 the
+/// per-thread default stream).
+ISTHMUS_API void stream_wait_for(int device, void* other);
+/// Makes `other` wait (on the GPU) for the work queued so far on `device`'s stream.
+ISTHMUS_API void make_stream_wait(void* other, int device);
+/// The CUDA ordinal of the device (or managed) memory at `ptr`; value_error for host memory.
+ISTHMUS_API int pointer_device(const void* ptr);
+
 } // namespace isthmus::cuda

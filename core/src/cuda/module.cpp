@@ -111,12 +111,45 @@ int empty_cache(int device_index, size_t* released, char* err, size_t errlen) {
     });
 }
 
+int stream(int device_index, void** out, char* err, size_t errlen) {
+    return guarded(err, errlen, [&] { *out = dev(device_index).stream(); });
+}
+
+int stream_wait(int device_index, void* other, int other_waits, char* err, size_t errlen) {
+    return guarded(err, errlen, [&] {
+        device& d = dev(device_index);
+        d.activate();
+        const auto o = static_cast<cudaStream_t>(other);
+        cudaStream_t from = other_waits ? d.stream() : o;
+        cudaStream_t to = other_waits ? o : d.stream();
+        if (from == to) return;
+        cudaEvent_t ev = nullptr;
+        ISTHMUS_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+        const cudaError_t rec = cudaEventRecord(ev, from);
+        const cudaError_t wait = rec == cudaSuccess ? cudaStreamWaitEvent(to, ev, 0) : rec;
+        cudaEventDestroy(ev); // released once the recorded work completes
+        ISTHMUS_CUDA_CHECK(wait);
+    });
+}
+
+int pointer_device(const void* ptr, int* device_out, char* err, size_t errlen) {
+    return guarded(err, errlen, [&] {
+        cudaPointerAttributes a{};
+        const cudaError_t rc = cudaPointerGetAttributes(&a, ptr);
+        if (rc != cudaSuccess) cudaGetLastError();
+        ISTHMUS_CHECK(rc == cudaSuccess &&
+                          (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged),
+                      value_error, "address ", ptr, " is not CUDA device memory");
+        *device_out = a.device;
+    });
+}
+
 } // namespace
 
 } // namespace isthmus::cudabk
 
 extern "C" __attribute__((visibility("default"))) int
-isthmus_cuda_module_v1(isthmus_cuda_module* table) {
+isthmus_cuda_module_v2(isthmus_cuda_module* table) {
     using namespace isthmus::cudabk;
     table->version = ISTHMUS_CUDA_MODULE_VERSION;
     table->device_count = &device_count;
@@ -125,5 +158,8 @@ isthmus_cuda_module_v1(isthmus_cuda_module* table) {
     table->memory_info = &memory_info;
     table->set_memory_limit = &set_memory_limit;
     table->empty_cache = &empty_cache;
+    table->stream = &stream;
+    table->stream_wait = &stream_wait;
+    table->pointer_device = &pointer_device;
     return 0;
 }

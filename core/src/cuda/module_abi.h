@@ -14,8 +14,8 @@ extern "C" {
  * (never by throwing across the boundary). The module reaches the runtime (register_resource,
  * register_compute, storages, errors) through libisthmus's exported C++ API, resolved when it is
  * loaded. Bump the version whenever the table changes; a mismatch is refused with a clear error. */
-#define ISTHMUS_CUDA_MODULE_VERSION 1
-#define ISTHMUS_CUDA_ENTRY "isthmus_cuda_module_v1"
+#define ISTHMUS_CUDA_MODULE_VERSION 2
+#define ISTHMUS_CUDA_ENTRY "isthmus_cuda_module_v2"
 
 typedef struct isthmus_cuda_module {
     int version;
@@ -29,6 +29,15 @@ typedef struct isthmus_cuda_module {
     int (*memory_info)(int device, size_t* stats, char* err, size_t errlen);
     int (*set_memory_limit)(int device, size_t bytes, char* err, size_t errlen);
     int (*empty_cache)(int device, size_t* released, char* err, size_t errlen);
+    /* The device's one stream (a cudaStream_t) into *out. */
+    int (*stream)(int device, void** out, char* err, size_t errlen);
+    /* Orders two streams with an event (no host wait). `other` is a cudaStream_t (1: the legacy
+     * default stream, 2: the per-thread default stream). `other_waits` 0: the device's stream
+     * waits for the work queued on `other` so far; 1: `other` waits for the device's stream. */
+    int (*stream_wait)(int device, void* other, int other_waits, char* err, size_t errlen);
+    /* The CUDA ordinal owning device (or managed) memory at `ptr` into *device; nonzero with a
+     * message for host memory or an unknown pointer. */
+    int (*pointer_device)(const void* ptr, int* device, char* err, size_t errlen);
 } isthmus_cuda_module;
 
 typedef int (*isthmus_cuda_entry_fn)(isthmus_cuda_module* table);
