@@ -6,6 +6,7 @@
 #include "isthmus/error.hpp"
 #include "isthmus/memory.hpp"
 #include "isthmus/ops.hpp"
+#include "isthmus/schedule.hpp"
 #include "isthmus/storage.hpp"
 #include "isthmus/tensor.hpp"
 #include "isthmus/types.hpp"

@@ -1,6 +1,7 @@
 // Creation ops: zeros, ones, full, uninit, the *_like forms, fill, arange, linspace, eye, copy.
 #include "isthmus/ops/creation.hpp"
 #include "cpu/fill.hpp"
+#include "isthmus/schedule.hpp"
 #include "ops/device_ops.hpp"
 #include "ops/dispatch.hpp"
 
@@ -12,11 +13,13 @@ namespace isthmus {
 namespace {
 
 // Note [creation placement]: a creation op has no inputs, so by the scheduling rule its result
-// goes to the requested resource (MEMRESOURCE_DEVICE0 = the default device). A resource
+// goes to the requested resource (MEMRESOURCE_DEVICE0 = the default device, or the device of an
+// enclosing device_scope). A resource
 // without a compute backend falls back to the CPU, as in ops::pick_resource. The kernels are
 // the CPU's for now: they write through a host lock, which keeps the storage coherent
 // wherever it was allocated.
 resource_id creation_resource(resource_id requested) {
+    if (requested == MEMRESOURCE_DEVICE0 && scoped_resource() >= 0) requested = scoped_resource();
     const resource_id r = resolve_resource(requested);
     return ops::has_backend(r) ? r : MEMRESOURCE_CPU;
 }

@@ -1,10 +1,12 @@
 // The scheduling rule: which resource an op runs on, and which resources have a backend.
 #include "ops/dispatch.hpp"
 #include "isthmus/backend.hpp"
+#include "isthmus/schedule.hpp"
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 
 namespace isthmus::ops {
@@ -32,8 +34,30 @@ void set_backend(resource_id resource, bool available) {
     backends()[static_cast<size_t>(resource)].store(available);
 }
 
+namespace {
+thread_local resource_id t_scoped = -1;
+
+std::atomic<int64_t>& threshold() {
+    static std::atomic<int64_t> t{[] {
+        const char* env = std::getenv("ISTHMUS_TRANSFER_MIN_ELEMENTS");
+        if (env && *env) {
+            char* end = nullptr;
+            const long long v = std::strtoll(env, &end, 10);
+            if (end && *end == '\0' && v >= 0) return static_cast<int64_t>(v);
+        }
+        return int64_t{65536};
+    }()};
+    return t;
+}
+} // namespace
+
 resource_id pick_resource(std::initializer_list<const tensor*> inputs) {
+    return pick_resource(std::span<const tensor* const>(inputs.begin(), inputs.size()));
+}
+
+resource_id pick_resource(std::span<const tensor* const> inputs) {
     auto usable = [](resource_id r) { return has_backend(r) ? r : MEMRESOURCE_CPU; };
+    if (t_scoped >= 0) return usable(resolve_resource(t_scoped));
     for (const tensor* t : inputs)
         if (t && t->defined())
             if (resource_id p = t->storage()->pinned_to(); p >= 0) return usable(p);
@@ -46,8 +70,10 @@ resource_id pick_resource(std::initializer_list<const tensor*> inputs) {
     // Resources valid for every input.
     std::vector<resource_id> common;
     bool first = true;
+    int64_t elements = 0;
     for (const tensor* t : inputs) {
         if (!t || !t->defined()) continue;
+        elements += t->numel();
         auto v = t->storage()->valid_resources();
         if (first) {
             common = v;
@@ -60,11 +86,48 @@ resource_id pick_resource(std::initializer_list<const tensor*> inputs) {
         }
     }
     if (common.empty()) return usable(def);
-    if (std::find(common.begin(), common.end(), def) != common.end()) return usable(def);
+    // Note [transfer threshold]: inputs valid together only away from the default device stay
+    // there for small work (a transfer would cost more than the op) and move to the default
+    // device, when it has a backend, for work of at least transfer_threshold() elements; once
+    // moved they stay valid there, so the ops after it run there without transfers.
+    if (def != MEMRESOURCE_CPU && has_backend(def) && elements >= threshold().load()) return def;
     return usable(common.front());
 }
 
 } // namespace isthmus::ops
+
+namespace isthmus {
+
+resource_id choose_resource(std::span<const tensor* const> inputs) {
+    return ops::pick_resource(inputs);
+}
+
+device_scope::device_scope(resource_id resource) : previous_(ops::t_scoped) {
+    const resource_id r = resolve_resource(resource);
+    ISTHMUS_CHECK(find_resource(r) != nullptr, value_error, "device_scope: resource ", resource,
+                  " is not registered (call init for its device first)");
+    ops::t_scoped = r;
+}
+
+device_scope::~device_scope() {
+    ops::t_scoped = previous_;
+}
+
+resource_id scoped_resource() noexcept {
+    return ops::t_scoped;
+}
+
+void set_transfer_threshold(int64_t elements) {
+    ISTHMUS_CHECK(elements >= 0, value_error,
+                  "set_transfer_threshold: expected a count of elements >= 0, got ", elements);
+    ops::threshold().store(elements);
+}
+
+int64_t transfer_threshold() noexcept {
+    return ops::threshold().load();
+}
+
+} // namespace isthmus
 
 namespace isthmus::backend {
 

@@ -5,6 +5,7 @@
 #include "isthmus/tensor.hpp"
 
 #include <initializer_list>
+#include <span>
 
 namespace isthmus::ops {
 
@@ -22,6 +23,7 @@ void set_backend(resource_id resource, bool available);
 /// valid nowhere in common go to the default device. A resource with no compute backend falls
 /// back to the CPU. The rule is deterministic and inspectable through tensor::location().
 resource_id pick_resource(std::initializer_list<const tensor*> inputs);
+resource_id pick_resource(std::span<const tensor* const> inputs);
 
 /// Locks a tensor for the lifetime of the object and unlocks it on destruction.
 class access {
