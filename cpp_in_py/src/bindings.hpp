@@ -191,5 +191,6 @@ void bind_module_ops(py::module_& m);
 void bind_qvalue_methods(py::module_& m);
 void bind_dlpack(py::module_& m);
 void bind_plugins(py::module_& m);
+void bind_placement(py::module_& m);
 
 } // namespace isthmus::pymod

@@ -192,6 +192,7 @@ PYBIND11_MODULE(_isthmus, m) {
     bind_qvalue_methods(m);
     bind_dlpack(m);
     bind_plugins(m);
+    bind_placement(m);
 
     m.def(
         "cuda_available", [] { return cuda::available(); },

@@ -33,6 +33,12 @@ private:
 /// The resource of the innermost device_scope on this thread, or -1 when there is none.
 ISTHMUS_API resource_id scoped_resource() noexcept;
 
+/// `t` with its data valid on `resource` (transferred there now if it was not; the copies
+/// elsewhere stay valid), so ops choosing by the scheduling rule run there without a transfer;
+/// returns `t` itself. A pinned value keeps following its pin (see Note [pinning]); with
+/// `copy` true the result is instead a new C-contiguous value made on `resource`.
+ISTHMUS_API tensor to_resource(const tensor& t, resource_id resource, bool copy = false);
+
 /// Ops whose inputs are valid only away from the default device move there when they read at
 /// least this many elements in all (default 65536, or $ISTHMUS_TRANSFER_MIN_ELEMENTS): large
 /// work pays for the transfer, small work stays where its data is. 0 always moves.

@@ -117,6 +117,24 @@ resource_id scoped_resource() noexcept {
     return ops::t_scoped;
 }
 
+tensor to_resource(const tensor& t, resource_id resource, bool copy) {
+    ISTHMUS_CHECK(t.defined(), value_error, "to_resource: the tensor is undefined");
+    const resource_id r = resolve_resource(resource);
+    ISTHMUS_CHECK(find_resource(r) != nullptr, value_error, "to_resource: resource ", resource,
+                  " is not registered (call init for its device first)");
+    if (copy) {
+        tensor out = tensor::empty(t.shape(), t.dtype(), r);
+        device_scope here(r);
+        out.copy_from(t);
+        return out;
+    }
+    if (t.numel() > 0) {
+        t.lock(lock_mode::read, r);
+        t.unlock(lock_mode::read, r);
+    }
+    return t;
+}
+
 void set_transfer_threshold(int64_t elements) {
     ISTHMUS_CHECK(elements >= 0, value_error,
                   "set_transfer_threshold: expected a count of elements >= 0, got ", elements);

@@ -1,0 +1,213 @@
+// The scheduling rule from C++: choose_resource, device_scope, the transfer threshold, to_resource.
+#include "fake_resource.hpp"
+#include "test_support.hpp"
+
+#include <isthmus/ops/creation.hpp>
+#include <isthmus/ops/elementwise.hpp>
+
+#include <isthmus/backend.hpp>
+#include <isthmus/ops.hpp>
+#include <isthmus/schedule.hpp>
+#include <isthmus/storage.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <thread>
+#include <vector>
+
+using namespace isthmus;
+using isthmus_test::registered_fake;
+
+namespace {
+
+constexpr resource_id DEV = MEMRESOURCE_DEVICE3;
+
+// Offset in elements of linear position `i` of `shape` through `strides`.
+int64_t offset_of(int64_t i, const shape_t& shape, const shape_t& strides) {
+    int64_t off = 0;
+    for (size_t d = shape.size(); d-- > 0;) {
+        off += (i % shape[d]) * strides[d];
+        i /= shape[d];
+    }
+    return off;
+}
+
+// A compute backend for the fake device (whose memory is host memory): float32 add, fill and
+// same-dtype copies run "on the device"; everything else falls back to the CPU.
+struct fake_kernels final : backend::compute {
+    std::string name() const override { return "fake compute"; }
+    bool supports_binary(binary_op op, dtype dt) const override {
+        return op == binary_op::add && dt == dtype::float32;
+    }
+    void binary(binary_op, const shape_t& shape, const backend::operand& out,
+                const backend::operand& a, const backend::operand& b) override {
+        REQUIRE((a.data && b.data));
+        auto* o = static_cast<float*>(const_cast<void*>(out.data));
+        const auto* x = static_cast<const float*>(a.data);
+        const auto* y = static_cast<const float*>(b.data);
+        for (int64_t i = 0; i < numel_of(shape); ++i)
+            o[offset_of(i, shape, *out.strides)] =
+                x[offset_of(i, shape, *a.strides)] + y[offset_of(i, shape, *b.strides)];
+    }
+    bool supports_unary(unary_op, dtype) const override { return false; }
+    void unary(unary_op, const shape_t&, const backend::operand&,
+               const backend::operand&) override {}
+    bool supports_fill(dtype dt) const override { return dt == dtype::float32; }
+    void fill(const shape_t& shape, const backend::operand& out,
+              const backend::operand& v) override {
+        float x;
+        std::memcpy(&x, v.value, sizeof x);
+        auto* o = static_cast<float*>(const_cast<void*>(out.data));
+        for (int64_t i = 0; i < numel_of(shape); ++i) o[offset_of(i, shape, *out.strides)] = x;
+    }
+    bool supports_copy(dtype out, dtype in) const override {
+        return out == in && out == dtype::float32;
+    }
+    void copy(const shape_t& shape, const backend::operand& out,
+              const backend::operand& in) override {
+        auto* o = static_cast<float*>(const_cast<void*>(out.data));
+        const auto* x = static_cast<const float*>(in.data);
+        for (int64_t i = 0; i < numel_of(shape); ++i)
+            o[offset_of(i, shape, *out.strides)] = x[offset_of(i, shape, *in.strides)];
+    }
+    bool supports_reduce(backend::reduce_kind, dtype, dtype) const override { return false; }
+    void reduce(backend::reduce_kind, int64_t, int64_t, void*, dtype, const void*, dtype) override {
+    }
+    bool supports_matmul(dtype) const override { return false; }
+    void matmul(dtype, int64_t, int64_t, int64_t, int64_t, const void*, const void*,
+                void*) override {}
+};
+
+// A fake device with a (kernel-less) backend, made the default device for the test's lifetime.
+struct fake_default_device {
+    registered_fake dev{DEV};
+    int64_t saved_threshold = transfer_threshold();
+    fake_default_device() {
+        backend::register_compute(DEV, std::make_shared<fake_kernels>());
+        set_default_resource(DEV);
+    }
+    ~fake_default_device() {
+        set_default_resource(MEMRESOURCE_CPU);
+        backend::register_compute(DEV, nullptr);
+        set_transfer_threshold(saved_threshold);
+    }
+};
+
+resource_id where(std::initializer_list<const tensor*> ts) {
+    return choose_resource(std::span<const tensor* const>(ts.begin(), ts.size()));
+}
+
+tensor host_values(int64_t n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i % 97) - 40.f;
+    return tensor::from_vector(v);
+}
+
+} // namespace
+
+TEST_CASE("schedule: on the CPU everything runs on the CPU") {
+    const tensor a = host_values(10), b = host_values(10);
+    CHECK(where({&a, &b}) == MEMRESOURCE_CPU);
+    CHECK(where({}) == MEMRESOURCE_CPU);
+    CHECK(where({&a, nullptr}) == MEMRESOURCE_CPU);
+    CHECK(scoped_resource() == -1);
+}
+
+TEST_CASE("schedule: small work stays where its data is, large work moves to the default device") {
+    fake_default_device f;
+    set_transfer_threshold(1000);
+    const tensor small = host_values(999), large = host_values(1000);
+    CHECK(where({&small}) == MEMRESOURCE_CPU);
+    CHECK(where({&large}) == DEV);
+    CHECK(where({&small, &small}) == DEV); // 1998 elements read in all
+    set_transfer_threshold(0);
+    CHECK(where({&small}) == DEV);
+    // A result computed there is valid there, equal to the CPU's, and the next op stays there.
+    set_transfer_threshold(1000);
+    const tensor r = binary(binary_op::add, large, large);
+    CHECK(r.location() == DEV);
+    CHECK(where({&r}) == DEV);
+    const std::vector<double> in = values(large);
+    std::vector<double> want;
+    for (double x : in) want.push_back(2 * x);
+    CHECK(values(r) == want);
+    CHECK_ERROR(set_transfer_threshold(-1), value_error, ">= 0", "-1");
+    CHECK(transfer_threshold() == 1000); // unchanged by the refused call
+}
+
+TEST_CASE("schedule: a pinned input decides, a device_scope overrides") {
+    fake_default_device f;
+    set_transfer_threshold(0);
+    std::vector<float> mem(64, 1.f);
+    const tensor pinned = tensor::from_storage(
+        storage::wrap(mem.data(), mem.size() * sizeof(float), MEMRESOURCE_CPU, nullptr),
+        dtype::float32, {64}, {}, 0);
+    const tensor other = host_values(64);
+    CHECK(where({&pinned, &other}) == MEMRESOURCE_CPU);
+    {
+        device_scope s(DEV);
+        CHECK(scoped_resource() == DEV);
+        CHECK(where({&pinned, &other}) == DEV);
+        {
+            device_scope inner(MEMRESOURCE_CPU);
+            CHECK(where({&other}) == MEMRESOURCE_CPU);
+            CHECK(zeros({3}, dtype::float32).location() == MEMRESOURCE_CPU);
+        }
+        CHECK(scoped_resource() == DEV);
+        const tensor z = zeros({3}, dtype::float32, MEMRESOURCE_DEVICE0);
+        CHECK(z.location() == DEV);
+        // An op on the pinned value runs under the scope and still gives the right values.
+        const tensor r = binary(binary_op::add, pinned, other);
+        std::vector<double> want;
+        for (double x : values(other)) want.push_back(x + 1);
+        CHECK(values(r) == want);
+    }
+    CHECK(scoped_resource() == -1);
+}
+
+TEST_CASE("schedule: a device_scope belongs to its thread") {
+    fake_default_device f;
+    set_transfer_threshold(1 << 30);
+    const tensor a = host_values(8);
+    device_scope s(DEV);
+    resource_id seen = -2;
+    std::thread t([&] { seen = where({&a}); });
+    t.join();
+    CHECK(seen == MEMRESOURCE_CPU);
+    CHECK(where({&a}) == DEV);
+}
+
+TEST_CASE("schedule: bad scopes and targets are refused with nothing changed") {
+    CHECK_ERROR(device_scope(MEMRESOURCE_DEVICE4 + 20), value_error, "unknown memory resource");
+    CHECK(scoped_resource() == -1);
+    const tensor a = host_values(4);
+    CHECK_ERROR(to_resource(a, MEMRESOURCE_DEVICE4 + 20), value_error, "unknown memory resource");
+    CHECK(a.location() == MEMRESOURCE_CPU);
+    CHECK_ERROR(to_resource(tensor(), MEMRESOURCE_CPU), value_error, "undefined");
+}
+
+TEST_CASE("schedule: to_resource makes data valid there, or copies it there") {
+    fake_default_device f;
+    set_default_resource(MEMRESOURCE_CPU);
+    registered_fake& dev = f.dev;
+    const tensor a = host_values(100);
+    const size_t before = dev->bytes_to_device;
+    const tensor same = to_resource(a, DEV);
+    CHECK(same.storage() == a.storage());
+    CHECK(a.storage()->valid_on(DEV));
+    CHECK(a.storage()->valid_on(MEMRESOURCE_CPU));
+    CHECK(dev->bytes_to_device - before == 100 * sizeof(float));
+    to_resource(a, DEV); // already valid there: no second transfer
+    CHECK(dev->bytes_to_device - before == 100 * sizeof(float));
+
+    const tensor strided = host_values(40).reshape({5, 8}).permute({1, 0});
+    const tensor c = to_resource(strided, DEV, true);
+    CHECK(c.storage() != strided.storage());
+    CHECK(c.is_contiguous());
+    CHECK(c.shape() == shape_t{8, 5});
+    CHECK(c.storage()->valid_on(DEV));
+    CHECK(values(c) == values(strided));
+    const tensor empty = to_resource(tensor::empty({0, 3}, dtype::int32, MEMRESOURCE_CPU), DEV);
+    CHECK(empty.numel() == 0);
+}
