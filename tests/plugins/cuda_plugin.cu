@@ -7,7 +7,7 @@ namespace {
 
 // A function object opting in to the CUDA launcher (Note [device kernels] in plugin.hpp).
 struct scale_functor {
-    static constexpr bool device = true;
+    using device_kernel = void;
     ISTHMUS_HD void operator()(ip::view<const float, 1> x, ip::view<float, 1> y, float s,
                                int64_t i) const {
         y(i) = s * x(i);

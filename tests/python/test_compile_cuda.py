@@ -112,7 +112,7 @@ def test_checked_access_out_of_bounds_is_an_index_error(cu_image):
         q.parallel_do(4, x, bad, y, q.cu_gather)
     assert np.asarray(y)[0] == x[1]  # the process and the values are fine
     with pytest.raises(TypeError, match="argument 2"):
-        q.parallel_do(4, x, bad.astype(np.float32), y, q.cu_gather)
+        q.parallel_do(4, x, bad.reshape(2, 2), y, q.cu_gather)
 
 
 def test_cuda_compile_error_has_the_users_line_number(cu_cache):

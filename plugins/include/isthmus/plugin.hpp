@@ -892,7 +892,7 @@ struct is_checked_view<view<T, N, access::checked>> : std::true_type {};
 /// F. Only in a translation unit nvcc compiles (elsewhere always false), and then for
 ///  - an extended `[] __host__ __device__ (...) {...}` lambda (nvcc's --extended-lambda; a
 ///    plain lambda is host-only and gets the CPU launcher alone), and
-///  - a function object type that says so with `static constexpr bool device = true;` (its
+///  - a function object type that says so with a member `using device_kernel = void;` (its
 ///    operator() must be `__host__ __device__`, i.e. ISTHMUS_HD).
 /// Specialise it (derive from std::true_type) to opt a type in from outside. Function pointers
 /// are host-only. A device kernel takes views, numbers and vec / ivec only: they are copied by
@@ -905,8 +905,8 @@ template <typename F>
 struct is_device_kernel<F, std::enable_if_t<__nv_is_extended_host_device_lambda_closure_type(F)>>
     : std::true_type {};
 template <typename F>
-struct is_device_kernel<
-    F, std::enable_if_t<!__nv_is_extended_host_device_lambda_closure_type(F) && F::device>>
+struct is_device_kernel<F, std::enable_if_t<!__nv_is_extended_host_device_lambda_closure_type(F),
+                                            std::void_t<typename F::device_kernel>>>
     : std::true_type {};
 #endif
 
