@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <unistd.h>
 
 namespace pl = isthmus::plugins;
@@ -74,6 +75,8 @@ TEST_CASE("CUDA source: a missing nvcc and an unknown language are typed errors"
     CHECK(contains(error_of([&] { pl::compile_string("x", "", o); }),
                    "compile_string: unknown language \"fortran\" (expected \"c++\" or \"cuda\")"));
     CHECK_THROWS_AS(pl::compile_string("x", "", o), isthmus::value_error);
-    CHECK_THROWS_AS(pl::compile_file(__FILE__, o), isthmus::value_error);
+    const std::string file = o.cache_dir + "/lang.cu";
+    std::ofstream(file) << "ISTHMUS_PLUGIN(lang, m) {}\n";
+    CHECK_THROWS_AS(pl::compile_file(file, o), isthmus::value_error);
     std::filesystem::remove_all(o.cache_dir);
 }

@@ -98,12 +98,12 @@ TEST_CASE("cuda plugin: kernels with device bodies get a CUDA launcher, host lam
          {"cu_axpb", "cu_index3", "cu_blur_rgb", "cu_shift_checked", "cu_scale"}) {
         const isthmus_kernel* k = lib->get_kernel(name)->abi();
         CAPTURE(name);
-        CHECK(k->launch_cpu != nullptr);
-        CHECK(k->launch_cuda != nullptr);
+        CHECK(static_cast<bool>(k->launch_cpu));
+        CHECK(static_cast<bool>(k->launch_cuda));
         CHECK(k->device_types == ((1 << ISTHMUS_DEVICE_CPU) | (1 << ISTHMUS_DEVICE_CUDA)));
     }
     const isthmus_kernel* host = lib->get_kernel("cu_host_only")->abi();
-    CHECK(host->launch_cuda == nullptr);
+    CHECK_FALSE(static_cast<bool>(host->launch_cuda));
     CHECK(host->device_types == (1 << ISTHMUS_DEVICE_CPU));
 }
 

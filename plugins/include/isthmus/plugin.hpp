@@ -904,10 +904,17 @@ struct is_device_kernel : std::false_type {};
 template <typename F>
 struct is_device_kernel<F, std::enable_if_t<__nv_is_extended_host_device_lambda_closure_type(F)>>
     : std::true_type {};
+namespace detail {
+// (a concept, not std::void_t: nvcc's front end does not treat void_t's unused argument as a
+// substitution failure)
 template <typename F>
-struct is_device_kernel<F, std::enable_if_t<!__nv_is_extended_host_device_lambda_closure_type(F),
-                                            std::void_t<typename F::device_kernel>>>
-    : std::true_type {};
+concept has_device_kernel_tag = requires {
+    typename F::device_kernel;
+};
+} // namespace detail
+template <typename F>
+struct is_device_kernel<F, std::enable_if_t<!__nv_is_extended_host_device_lambda_closure_type(F) &&
+                                            detail::has_device_kernel_tag<F>>> : std::true_type {};
 #endif
 
 namespace detail {
