@@ -182,7 +182,7 @@ TEST_CASE("cuda plugin: the same kernels on GPU data match the CPU launchers" *
         run("cu_axpb", shape, {xt_gpu, y, 1.5, -0.25});
         CHECK(y.storage()->valid_on(gpu));
         CHECK_FALSE(y.storage()->valid_on(MEMRESOURCE_CPU)); // ran on the GPU, nothing came back
-        check_close(y.to_vector<double>(), axpb_ref(x.t(), 1.5, -0.25), 0);
+        check_close(y.to_vector<double>(), axpb_ref(x.t(), 1.5, -0.25), 1e-12); // FMA on the GPU
     }
     tensor out = on_gpu(zeros({7, 9, 70}, dtype::int64, MEMRESOURCE_CPU));
     run("cu_index3", {7, 9, 70}, {out});
