@@ -449,6 +449,7 @@ class native_kernel:
     doc: str
     signature: str
     plugin_path: str
+    devices: tuple[str, ...]
 
 class native_event:
     def add(self, callback: Callable[..., Any]) -> None: ...

@@ -446,6 +446,15 @@ void bind_plugins(py::module_& m) {
         .def_property_readonly("signature", [](const native_kernel& k) { return k.k->signature(); })
         .def_property_readonly("plugin_path",
                                [](const native_kernel& k) { return k.k->owner()->path(); })
+        .def_property_readonly(
+            "devices",
+            [](const native_kernel& k) {
+                py::list r;
+                if (k.k->abi()->launch_cpu) r.append("cpu");
+                if (k.k->abi()->launch_cuda) r.append("cuda");
+                return py::tuple(r);
+            },
+            "Where the kernel can run: (\"cpu\",), (\"cpu\", \"cuda\") or (\"cuda\",).")
         .def_property_readonly("__doc__",
                                [](const native_kernel& k) {
                                    const char* d = k.k->abi()->doc;

@@ -31,7 +31,7 @@ def main():
     t0 = time.perf_counter()
     mod = q.compile_file(str(HERE / "unsharp.cu"))
     print(f"compiled (or loaded from the cache) in {time.perf_counter() - t0:.1f} s:",
-          mod.unsharp.signature)
+          mod.unsharp.signature, "runs on", mod.unsharp.devices)
     yy, xx = np.mgrid[0:480, 0:640].astype(np.float32)
     img = (128 + 60 * np.sin(xx / 19.0) * np.cos(yy / 13.0)).astype(np.float32)
     x = q.value(img)

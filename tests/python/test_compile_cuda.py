@@ -90,6 +90,22 @@ def test_cuda_module_runs_its_cpu_launcher_and_matches_numpy(cu_image):
     assert np.asarray(y).shape == (0, 4, 3)
 
 
+def test_kernels_say_where_they_run(cu_image, cu_cache):
+    assert q.cu_vignette.devices == ("cpu", "cuda")
+    assert q.cu_gather.devices == ("cpu", "cuda")
+    # `[] ISTHMUS_HD (...)` bodies: the same source built by g++ is an ordinary CPU plugin
+    src = """namespace ip = isthmus::plugin;
+    ISTHMUS_PLUGIN(cu_portable, m) {
+        m.kernel("cu_portable_iota", [] ISTHMUS_HD(ip::view<double, 1> y, int64_t i) { y(i) = i; },
+                 {"y"});
+    }"""
+    mod = q.compile_string("cu_portable", src, lang="c++")
+    assert mod.cu_portable_iota.devices == ("cpu",)
+    y = q.zeros(9, dtype="float64")
+    q.parallel_do(9, y, mod.cu_portable_iota)
+    np.testing.assert_array_equal(np.asarray(y), np.arange(9.0))
+
+
 def test_cuda_source_is_cached(cu_image, cu_cache):
     # the same name and text through compile_string(lang="cuda") hits the cache of compile_file
     assert q.compile_string("cu_image", SOURCE, lang="cuda") is cu_image
