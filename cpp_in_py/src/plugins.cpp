@@ -11,6 +11,7 @@
 #include <array>
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace isthmus::pymod {
 
@@ -445,6 +446,15 @@ void bind_plugins(py::module_& m) {
         .def_property_readonly("signature", [](const native_kernel& k) { return k.k->signature(); })
         .def_property_readonly("plugin_path",
                                [](const native_kernel& k) { return k.k->owner()->path(); })
+        .def_property_readonly(
+            "devices",
+            [](const native_kernel& k) {
+                py::list r;
+                if (k.k->abi()->launch_cpu) r.append("cpu");
+                if (k.k->abi()->launch_cuda) r.append("cuda");
+                return py::tuple(r);
+            },
+            "Where the kernel can run: (\"cpu\",), (\"cpu\", \"cuda\") or (\"cuda\",).")
         .def_property_readonly("__doc__",
                                [](const native_kernel& k) {
                                    const char* d = k.k->abi()->doc;
@@ -543,10 +553,12 @@ void bind_plugins(py::module_& m) {
         "kernels are also added to isthmus itself (a name clash raises ValueError).");
     m.def(
         "compile_string",
-        [](const std::string& name, const std::string& source, std::vector<std::string> flags) {
+        [](const std::string& name, const std::string& source, std::vector<std::string> flags,
+           std::optional<std::string> lang) {
             require_init("compile_string");
             pl::compile_options o;
             o.flags = std::move(flags);
+            o.language = lang.value_or("");
             std::shared_ptr<pl::library> lib;
             {
                 py::gil_scoped_release nogil;
@@ -555,16 +567,20 @@ void bind_plugins(py::module_& m) {
             return import_library(lib);
         },
         py::arg("name"), py::arg("source"), py::arg("flags") = std::vector<std::string>{},
-        "Compiles C++ source (which defines the plugin with ISTHMUS_PLUGIN(name, m); the header\n"
-        "isthmus/plugin.hpp is included for it) into a cached plugin and imports it like\n"
-        "import_native. Cache: $ISTHMUS_CACHE_DIR, else ~/.cache/isthmus. Raises CompileError\n"
-        "with the compiler's diagnostics when the source does not compile.");
+        py::kw_only(), py::arg("lang") = py::none(),
+        "Compiles C++ source, or CUDA source with lang=\"cuda\" (nvcc), which defines the plugin\n"
+        "with ISTHMUS_PLUGIN(name, m) (the header isthmus/plugin.hpp is included for it), into a\n"
+        "cached plugin and imports it like import_native. Cache: $ISTHMUS_CACHE_DIR, else\n"
+        "~/.cache/isthmus. Raises CompileError with the compiler's diagnostics when the source\n"
+        "does not compile, or when no nvcc is found for CUDA source.");
     m.def(
         "compile_file",
-        [](const std::string& path, std::vector<std::string> flags) {
+        [](const std::string& path, std::vector<std::string> flags,
+           std::optional<std::string> lang) {
             require_init("compile_file");
             pl::compile_options o;
             o.flags = std::move(flags);
+            o.language = lang.value_or("");
             std::shared_ptr<pl::library> lib;
             {
                 py::gil_scoped_release nogil;
@@ -572,8 +588,10 @@ void bind_plugins(py::module_& m) {
             }
             return import_library(lib);
         },
-        py::arg("path"), py::arg("flags") = std::vector<std::string>{},
-        "compile_string on a file's contents (the plugin file is named after the file's stem).");
+        py::arg("path"), py::arg("flags") = std::vector<std::string>{}, py::kw_only(),
+        py::arg("lang") = py::none(),
+        "compile_string on a file's contents (the plugin file is named after the file's stem;\n"
+        "a .cu file is CUDA unless lang says otherwise).");
     m.def(
         "parallel_do",
         [](py::args args) {
@@ -596,8 +614,10 @@ void bind_plugins(py::module_& m) {
             pl::parallel_do(dims, vals, *k.k);
         },
         "parallel_do(dims, args..., kernel): runs a plugin kernel at every position of dims\n"
-        "(an int or 1 to 4 sizes), in parallel on the CPU. Tensor arguments are locked for the\n"
-        "duration; argument counts and types are checked before anything runs.");
+        "(an int or 1 to 4 sizes) on the device the scheduling rule picks for its tensor\n"
+        "arguments: on a GPU when the kernel has a CUDA launcher (queued on the device's stream),\n"
+        "else in parallel on the CPU. Tensor arguments are locked there for the duration;\n"
+        "argument counts and types are checked before anything runs.");
     m.def(
         "plugin_cache_dir", [] { return pl::cache_dir(); },
         "The directory compile_string caches plugins in.");

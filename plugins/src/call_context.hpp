@@ -51,10 +51,11 @@ struct call_context {
 /// The host's callback table (one per process).
 const isthmus_host& host_table() noexcept;
 
-/// A value converted for one call; tensors stay locked until the slot is destroyed.
+/// A value converted for one call; tensors stay locked (on `where`) until the slot is destroyed.
 struct arg_slot {
     tensor t;
     lock_mode mode = lock_mode::read;
+    resource_id where = MEMRESOURCE_CPU;
     bool locked = false;
     std::string str;
     ~arg_slot();
@@ -85,9 +86,13 @@ private:
 };
 
 /// Marshals `v` into `out` for parameter `p` (nullptr: generic), converting a read-only tensor's
-/// dtype when check_arg said `convert`; tensors are locked on the CPU through `slot`.
+/// dtype when check_arg said `convert`; tensors are locked through `slot` on `where` (the CPU,
+/// or a CUDA device's resource: then `out` carries a device pointer, device_type CUDA). Fixed
+/// vectors (ISTHMUS_PARAM_VEC) are always locked on the CPU: the launcher reads them on the host.
 void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_value& out,
-             const std::shared_ptr<const library>& lib);
+             const std::shared_ptr<const library>& lib, resource_id where = MEMRESOURCE_CPU);
+/// The CUDA ordinal of resource `r`, or -1 when it is no CUDA device (the CPU, a test double).
+int cuda_ordinal(resource_id r);
 /// Converts a result (or a callback argument) to a runtime value; takes ownership of objects.
 value unmarshal(const isthmus_value& v, call_context& ctx,
                 const std::shared_ptr<const library>& lib);

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -42,6 +44,27 @@ namespace {
 
 constexpr const char* k_fixed_flags[] = {"-std=c++20", "-O3",     "-march=native",
                                          "-fPIC",      "-shared", "-fvisibility=hidden"};
+
+// Note [CUDA plugins]: CUDA source is compiled by nvcc (NVRTC compiles device code only: a
+// plugin also needs its host side, the CPU launcher, the descriptor and the entry point, in one
+// shared library, which takes nvcc and a host compiler). nvcc links the CUDA runtime statically
+// (its default), so the plugin needs only the driver at run time, like libisthmus_cuda.so; the
+// host hands it a stream of the primary context, which every runtime in the process shares.
+// Flags: C++20, extended lambdas (`[] __host__ __device__` kernel bodies), relaxed constexpr
+// (std:: constexpr helpers in device code), PIC and hidden visibility for the host side, and
+// SASS for each architecture in $ISTHMUS_CUDA_ARCH (default "90": H100/H200) plus PTX of the
+// last one, which the driver compiles for newer GPUs.
+constexpr const char* k_nvcc_flags[] = {"-std=c++20",
+                                        "-O3",
+                                        "-shared",
+                                        "-Xcompiler",
+                                        "-fPIC",
+                                        "-Xcompiler",
+                                        "-fvisibility=hidden",
+                                        "-Xcompiler",
+                                        "-march=native",
+                                        "--extended-lambda",
+                                        "--expt-relaxed-constexpr"};
 
 struct fnv {
     uint64_t h = 1469598103934665603ull;
@@ -121,6 +144,87 @@ std::string compiler_identity(const std::string& exe) {
                      std::to_string(static_cast<long long>(st.st_mtime));
     cache.emplace(exe, id);
     return id;
+}
+
+bool executable(const std::string& p) {
+    std::error_code ec;
+    return !p.empty() && fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+}
+
+// Finds nvcc: $ISTHMUS_NVCC, else $CUDACXX (when set, only that one is tried), else
+// $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, /usr/local/cuda/bin/nvcc, nvcc on PATH. Throws
+// compile_error naming every place it looked.
+std::string find_nvcc(const std::string& what) {
+    std::string looked;
+    auto note = [&](const std::string& where, const std::string& why) {
+        looked += "\n  " + where + ": " + why;
+    };
+    for (const char* var : {"ISTHMUS_NVCC", "CUDACXX"}) {
+        const char* v = std::getenv(var);
+        if (!v || !*v) {
+            note(std::string("$") + var, "not set");
+            continue;
+        }
+        const std::string found = find_in_path(v);
+        if (executable(found)) return found;
+        note(std::string("$") + var + "=" + v, "not an executable file");
+        throw compile_error(what + ": the CUDA compiler named by $" + var + " (" + v +
+                                ") was not found",
+                            "looked at:" + looked);
+    }
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+        const char* v = std::getenv(var);
+        if (!v || !*v) {
+            note(std::string("$") + var + "/bin/nvcc", "not set");
+            continue;
+        }
+        const std::string p = (fs::path(v) / "bin" / "nvcc").string();
+        if (executable(p)) return p;
+        note(p, "not found");
+    }
+    if (executable("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
+    note("/usr/local/cuda/bin/nvcc", "not found");
+    const std::string on_path = find_in_path("nvcc");
+    if (executable(on_path)) return on_path;
+    note("nvcc on $PATH", "not found");
+    throw compile_error(what + ": no CUDA compiler (nvcc) found; install the CUDA toolkit or set "
+                               "$ISTHMUS_NVCC",
+                        "looked at:" + looked);
+}
+
+// The architectures to build for, from $ISTHMUS_CUDA_ARCH ("90", "80;90", "80,90", "sm_90").
+std::vector<std::string> cuda_archs(const std::string& what) {
+    const char* env = std::getenv("ISTHMUS_CUDA_ARCH");
+    std::string spec = env && *env ? env : "90";
+    for (char& c : spec)
+        if (c == ';' || c == ',') c = ' ';
+    std::vector<std::string> archs;
+    for (std::string a : split_words(spec)) {
+        if (a.rfind("sm_", 0) == 0 || a.rfind("compute_", 0) == 0) a = a.substr(a.find('_') + 1);
+        const bool digits =
+            !a.empty() && a.size() <= 4 && std::all_of(a.begin(), a.end(), [](char c) {
+                return std::isdigit(static_cast<unsigned char>(c)) || c == 'a';
+            });
+        ISTHMUS_CHECK(
+            digits, value_error, what,
+            ": $ISTHMUS_CUDA_ARCH must list architectures such as \"90\" or \"80;90\", got \"",
+            env ? env : "", "\"");
+        archs.push_back(a);
+    }
+    ISTHMUS_CHECK(!archs.empty(), value_error, what, ": $ISTHMUS_CUDA_ARCH lists no architecture");
+    return archs;
+}
+
+// -gencode flags: SASS for each architecture, PTX for the last.
+std::vector<std::string> gencode_flags(const std::vector<std::string>& archs) {
+    std::vector<std::string> f;
+    for (const auto& a : archs) {
+        f.push_back("-gencode");
+        f.push_back("arch=compute_" + a + ",code=sm_" + a);
+    }
+    f.push_back("-gencode");
+    f.push_back("arch=compute_" + archs.back() + ",code=compute_" + archs.back());
+    return f;
 }
 
 std::string target_identity() {
@@ -260,26 +364,54 @@ std::string plugin_include_dir() {
                                  "ISTHMUS_PLUGIN_INCLUDE_DIR to the directory holding isthmus/)");
 }
 
-std::shared_ptr<library> compile_string(const std::string& name, const std::string& source,
-                                        const compile_options& opts) {
+namespace {
+
+enum class language { cxx, cuda };
+
+language language_of(const std::string& spelled, const std::string& what) {
+    std::string l;
+    for (char c : spelled) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (l.empty() || l == "c++" || l == "cpp" || l == "cxx") return language::cxx;
+    if (l == "cuda" || l == "cu") return language::cuda;
+    ISTHMUS_THROW(value_error, what, ": unknown language \"", spelled,
+                  "\" (expected \"c++\" or \"cuda\")");
+}
+
+std::shared_ptr<library> compile_source(const std::string& name, const std::string& source,
+                                        const compile_options& opts, language lang) {
+    const std::string what = "compile_string(\"" + name + "\")";
     ISTHMUS_CHECK(!name.empty(), value_error, "compile_string: the name must not be empty");
-    const std::vector<std::string> cxx = split_words(compiler());
-    ISTHMUS_CHECK(!cxx.empty(), runtime_error, "compile_string: CXX is empty");
+    const bool cuda = lang == language::cuda;
+    std::vector<std::string> cmd;   // the compiler command (words)
+    std::vector<std::string> fixed; // its fixed flags
+    if (cuda) {
+        cmd.push_back(find_nvcc(what));
+        fixed.assign(std::begin(k_nvcc_flags), std::end(k_nvcc_flags));
+        for (auto& f : gencode_flags(cuda_archs(what))) fixed.push_back(std::move(f));
+    } else {
+        cmd = split_words(compiler());
+        ISTHMUS_CHECK(!cmd.empty(), runtime_error, "compile_string: CXX is empty");
+        fixed.assign(std::begin(k_fixed_flags), std::end(k_fixed_flags));
+    }
     const std::string inc = plugin_include_dir();
     const fs::path dir = cache_dir(opts);
 
     // The compiled text: the author header, then the user's source with its own line numbers.
     const std::string stem_name = sanitize(name);
+    const std::string ext = cuda ? ".cu" : ".cpp";
     const std::string text =
-        "#include <isthmus/plugin.hpp>\n#line 1 \"" + stem_name + ".cpp\"\n" + source + "\n";
+        "#include <isthmus/plugin.hpp>\n#line 1 \"" + stem_name + ext + "\"\n" + source + "\n";
 
     fnv key;
     key.add(name);
+    key.add(cuda ? "cuda" : "c++");
     key.add(text);
-    for (const char* f : k_fixed_flags) key.add(f);
+    for (const auto& f : fixed) key.add(f);
     for (const auto& f : opts.flags) key.add(f);
-    for (const auto& w : cxx) key.add(w);
-    key.add(compiler_identity(cxx.front()));
+    for (const auto& w : cmd) key.add(w);
+    key.add(compiler_identity(cmd.front()));
+    if (cuda && !find_in_path("g++").empty())
+        key.add(compiler_identity("g++")); // nvcc's host compiler
     key.add(std::to_string(ISTHMUS_PLUGIN_ABI_VERSION));
     {
         static std::mutex mu;
@@ -306,12 +438,12 @@ std::shared_ptr<library> compile_string(const std::string& name, const std::stri
     {
         file_lock lock(dir / (stem + ".lock"));
         if (!cache_valid(so, meta)) {
-            const fs::path src = dir / (stem + ".cpp");
+            const fs::path src = dir / (stem + ext);
             write_atomically(src, text);
             const std::string pid = std::to_string(::getpid());
             const fs::path tmp_so = dir / (stem + ".so.tmp." + pid);
-            std::vector<std::string> argv = cxx;
-            for (const char* f : k_fixed_flags) argv.emplace_back(f);
+            std::vector<std::string> argv = cmd;
+            for (const auto& f : fixed) argv.push_back(f);
             for (const auto& f : opts.flags) argv.push_back(f);
             argv.push_back("-I" + inc);
             argv.push_back(src.string());
@@ -321,8 +453,8 @@ std::shared_ptr<library> compile_string(const std::string& name, const std::stri
             const int rc = run_compiler(argv, dir / (stem + ".log." + pid), output);
             if (rc != 0) {
                 fs::remove(tmp_so, ec);
-                throw compile_error("compile_string(\"" + name + "\"): the C++ compiler (" +
-                                        cxx.front() + ") failed with exit code " +
+                throw compile_error(what + ": the " + (cuda ? "CUDA" : "C++") + " compiler (" +
+                                        cmd.front() + ") failed with exit code " +
                                         std::to_string(rc),
                                     output);
             }
@@ -337,11 +469,21 @@ std::shared_ptr<library> compile_string(const std::string& name, const std::stri
     return load(so.string());
 }
 
+} // namespace
+
+std::shared_ptr<library> compile_string(const std::string& name, const std::string& source,
+                                        const compile_options& opts) {
+    return compile_source(name, source, opts, language_of(opts.language, "compile_string"));
+}
+
 std::shared_ptr<library> compile_file(const std::string& path, const compile_options& opts) {
     std::error_code ec;
     ISTHMUS_CHECK(fs::is_regular_file(path, ec), runtime_error, "compile_file: no such file \"",
                   path, "\"");
-    return compile_string(fs::path(path).stem().string(), read_file(path), opts);
+    const language lang = opts.language.empty() && fs::path(path).extension() == ".cu"
+                              ? language::cuda
+                              : language_of(opts.language, "compile_file");
+    return compile_source(fs::path(path).stem().string(), read_file(path), opts, lang);
 }
 
 } // namespace isthmus::plugins

@@ -1,6 +1,9 @@
 // Calling into plugins: functions (overload resolution), object types, and parallel_do.
 #include "call_context.hpp"
 
+#include "isthmus/cuda.hpp"
+#include "isthmus/schedule.hpp"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -139,6 +142,21 @@ std::string kernel::to_string() const {
     return "<kernel " + std::string(k_->signature) + " from plugin " + lib_->name() + ">";
 }
 
+// Note [parallel_do placement]: the kernel runs where the scheduling rule puts its tensor
+// arguments (isthmus::choose_resource, docs/memory-model.md: pinned copies, then where every
+// input is valid, the transfer threshold, a device_scope override). Fixed-vector arguments do
+// not count: they are read on the host. Then:
+//  - on a CUDA device, when the kernel has a CUDA launcher: every tensor argument is locked on
+//    that device, the launcher enqueues the whole range on the device's stream
+//    (isthmus::cuda::stream) and returns without waiting; the locks are released at once, which
+//    is safe because everything that touches those copies later is queued on the same stream or
+//    waits for it (a CPU lock synchronises). The host waits only when it reads.
+//  - otherwise on the CPU when the kernel has a CPU launcher: data valid only on a GPU comes back
+//    through the coherence model (the CPU lock copies it), results are valid on the CPU.
+//  - a kernel with only a CUDA launcher and data away from any GPU runs on the default device
+//    when that is a GPU, else on cuda:0 once CUDA is initialised; without CUDA it raises
+//    runtime_error saying so.
+//
 // Note [parallel_do on the CPU]: the iteration space is flattened in C order and cut into
 // contiguous blocks, several per OpenMP thread (dynamic schedule, for uneven bodies); each block
 // is one call of the kernel's launcher, which loops over its positions with the body inlined.
@@ -155,8 +173,8 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
     for (int64_t d : dims)
         ISTHMUS_CHECK(d >= 0, value_error, "parallel_do(", nm, "): negative size in dims ",
                       shape_str(dims));
-    ISTHMUS_CHECK(ak->launch_cpu != nullptr, not_implemented_error, "parallel_do(", nm,
-                  "): the kernel has no CPU launcher");
+    ISTHMUS_CHECK(ak->launch_cpu != nullptr || ak->launch_cuda != nullptr, not_implemented_error,
+                  "parallel_do(", nm, "): the kernel has no launcher");
     ISTHMUS_CHECK(static_cast<int32_t>(args.size()) == ak->nparams, type_error, ak->signature,
                   ": parallel_do expected ", ak->nparams, " argument(s) before the kernel, got ",
                   args.size());
@@ -166,10 +184,37 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
             ISTHMUS_THROW(type_error, ak->signature, ": argument ", i + 1, " (", ak->params[i].name,
                           "): ", why);
     }
+
+    // Where it runs (Note [parallel_do placement]): a CUDA ordinal, or -1 for the CPU.
+    int device = -1;
+    if (ak->launch_cuda) {
+        arg_buffer<const tensor*> inputs(args.size());
+        size_t ninputs = 0;
+        for (size_t i = 0; i < args.size(); ++i)
+            if (args[i].is_tensor() && ak->params[i].kind != ISTHMUS_PARAM_VEC)
+                inputs[ninputs++] = &args[i].as_tensor();
+        device = detail::cuda_ordinal(
+            choose_resource(std::span<const tensor* const>(inputs.data(), ninputs)));
+        if (device < 0 && !ak->launch_cpu) {
+            if (const int def = detail::cuda_ordinal(default_resource()); def >= 0)
+                device = def;
+            else if (cuda::initialized())
+                device = 0;
+            else
+                ISTHMUS_THROW(runtime_error, "parallel_do(", nm,
+                              "): the kernel runs only on CUDA (it has no CPU launcher) and CUDA "
+                              "is not initialised: call init(\"cuda\") first",
+                              cuda::available() ? std::string()
+                                                : " (CUDA is not available here: " +
+                                                      cuda::unavailable_reason() + ")");
+        }
+    }
+    const resource_id where = device >= 0 ? cuda_resource(device) : MEMRESOURCE_CPU;
+
     arg_buffer<arg_slot> slots(args.size());
     arg_buffer<isthmus_value> vals(args.size());
     for (size_t i = 0; i < args.size(); ++i)
-        detail::marshal(args[i], &ak->params[i], slots[i], vals[i], k.owner());
+        detail::marshal(args[i], &ak->params[i], slots[i], vals[i], k.owner(), where);
 
     int64_t total = 1;
     for (int64_t d : dims) total *= d;
@@ -180,6 +225,16 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
 
     call_context ctx;
     const auto n = static_cast<int32_t>(args.size());
+    if (device >= 0) {
+        isthmus_range r = base;
+        r.begin = 0;
+        r.end = total;
+        if (ak->launch_cuda(ak, &ctx.base, &r, vals.data(), n, device, cuda::stream(device)) != 0 &&
+            !ctx.failed())
+            ctx.fail(ISTHMUS_ERR_RUNTIME, "the CUDA launcher failed without a message");
+        if (ctx.failed()) ctx.rethrow(nm + ": ");
+        return;
+    }
     constexpr int64_t k_serial_cutoff = 4096;
     const int threads = omp_get_max_threads();
     if (total < k_serial_cutoff || threads <= 1) {

@@ -246,7 +246,7 @@ const isthmus_host& host_table() noexcept {
 arg_slot::~arg_slot() {
     if (locked) {
         try {
-            t.unlock(mode, MEMRESOURCE_CPU);
+            t.unlock(mode, where);
         } catch (...) {
         }
     }
@@ -364,8 +364,14 @@ fit check_arg(const isthmus_param& p, const value& v, std::string* why) {
 
 // ---- marshalling -------------------------------------------------------------------------------
 
+int cuda_ordinal(resource_id r) {
+    if (r < MEMRESOURCE_DEVICE2) return -1;
+    const memory_resource* res = find_resource(r);
+    return res && res->name().rfind("cuda:", 0) == 0 ? r - MEMRESOURCE_DEVICE2 : -1;
+}
+
 void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_value& out,
-             const std::shared_ptr<const library>& lib) {
+             const std::shared_ptr<const library>& lib, resource_id where) {
     std::memset(&out, 0, sizeof out);
     out.dtype = ISTHMUS_DT_ANY;
     switch (v.kind()) {
@@ -417,13 +423,21 @@ void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_val
             code_of(slot.t.dtype()) != p->dtype && !writes)
             slot.t = slot.t.to(dtype_of_code(p->dtype)); // a read-only view of another dtype
         slot.mode = writes ? lock_mode::readwrite : lock_mode::read;
-        void* data = slot.t.lock(slot.mode, MEMRESOURCE_CPU);
+        // Note [where arguments are locked]: on the launcher's device, except fixed vectors,
+        // which the author layer reads on the host to fill a vec (a few elements).
+        if (p && p->kind == ISTHMUS_PARAM_VEC) where = MEMRESOURCE_CPU;
+        const int ordinal = where == MEMRESOURCE_CPU ? -1 : cuda_ordinal(where);
+        ISTHMUS_CHECK(where == MEMRESOURCE_CPU || ordinal >= 0, value_error,
+                      "plugin arguments can be locked on the CPU or a CUDA device, not on ",
+                      get_resource(where).name());
+        void* data = slot.t.lock(slot.mode, where);
+        slot.where = where;
         slot.locked = true;
         out.kind = ISTHMUS_VALUE_TENSOR;
         out.dtype = code_of(slot.t.dtype());
         out.u.t = {data,
-                   ISTHMUS_DEVICE_CPU,
-                   0,
+                   ordinal >= 0 ? ISTHMUS_DEVICE_CUDA : ISTHMUS_DEVICE_CPU,
+                   ordinal >= 0 ? ordinal : 0,
                    out.dtype,
                    static_cast<int32_t>(slot.t.dim()),
                    slot.t.shape().data(),

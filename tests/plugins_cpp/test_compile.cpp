@@ -3,7 +3,9 @@
 
 #include <isthmus/plugins.hpp>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <unistd.h>
 
 namespace pl = isthmus::plugins;
@@ -47,5 +49,34 @@ TEST_CASE("compile errors carry the compiler's diagnostics with the user's line 
         CHECK(contains(e.diagnostics(), "undefined_name"));
         CHECK(contains(e.what(), "compile_string(\"broken\")"));
     }
+    std::filesystem::remove_all(o.cache_dir);
+}
+
+TEST_CASE("CUDA source: a missing nvcc and an unknown language are typed errors") {
+    pl::compile_options o;
+    o.cache_dir = temp_cache();
+    o.language = "cuda";
+    const char* before = std::getenv("ISTHMUS_NVCC");
+    const std::string saved = before ? before : "";
+    ::setenv("ISTHMUS_NVCC", "/nonexistent/bin/nvcc", 1);
+    try {
+        pl::compile_string("cu_none", "ISTHMUS_PLUGIN(cu_none, m) {}", o);
+        FAIL("no compile_error");
+    } catch (const pl::compile_error& e) {
+        CHECK(contains(e.what(), "compile_string(\"cu_none\")"));
+        CHECK(contains(e.what(), "$ISTHMUS_NVCC (/nonexistent/bin/nvcc) was not found"));
+        CHECK(contains(e.diagnostics(), "looked at:"));
+    }
+    if (before)
+        ::setenv("ISTHMUS_NVCC", saved.c_str(), 1);
+    else
+        ::unsetenv("ISTHMUS_NVCC");
+    o.language = "fortran";
+    CHECK(contains(error_of([&] { pl::compile_string("x", "", o); }),
+                   "compile_string: unknown language \"fortran\" (expected \"c++\" or \"cuda\")"));
+    CHECK_THROWS_AS(pl::compile_string("x", "", o), isthmus::value_error);
+    const std::string file = o.cache_dir + "/lang.cu";
+    std::ofstream(file) << "ISTHMUS_PLUGIN(lang, m) {}\n";
+    CHECK_THROWS_AS(pl::compile_file(file, o), isthmus::value_error);
     std::filesystem::remove_all(o.cache_dir);
 }

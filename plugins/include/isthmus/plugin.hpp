@@ -37,6 +37,25 @@
 #include <utility>
 #include <vector>
 
+#if defined(__CUDACC__)
+#include <algorithm>
+#include <mutex>
+
+#include <cuda_runtime.h>
+#endif
+
+// Note [one kernel body for CPU and GPU]: what a kernel body touches (vec / ivec, view
+// accessors, the access modifiers' index maps) is marked ISTHMUS_HD, which is
+// `__host__ __device__` under nvcc and nothing for other compilers, so a plain C++ plugin is
+// unchanged and a .cu plugin can call the same body on both sides. In a translation unit that
+// nvcc compiles, m.kernel() also generates a CUDA launcher when the body is device-callable
+// (see is_device_kernel below); the CPU launcher is always generated.
+#if defined(__CUDACC__)
+#define ISTHMUS_HD __host__ __device__
+#else
+#define ISTHMUS_HD
+#endif
+
 namespace isthmus::plugin {
 
 // ---- errors ------------------------------------------------------------------------------
@@ -204,21 +223,21 @@ inline double load_as_double(const void* data, int32_t dt, int64_t i) {
 template <typename T, int N>
 struct vec {
     T v[N];
-    constexpr T& operator[](int i) { return v[i]; }
-    constexpr const T& operator[](int i) const { return v[i]; }
-    static constexpr int size() { return N; }
+    ISTHMUS_HD constexpr T& operator[](int i) { return v[i]; }
+    ISTHMUS_HD constexpr const T& operator[](int i) const { return v[i]; }
+    ISTHMUS_HD static constexpr int size() { return N; }
 #define ISTHMUS_VEC_OP(OP)                                                                         \
-    friend constexpr vec operator OP(const vec& a, const vec& b) {                                 \
+    ISTHMUS_HD friend constexpr vec operator OP(const vec& a, const vec& b) {                      \
         vec r{};                                                                                   \
         for (int i = 0; i < N; ++i) r.v[i] = a.v[i] OP b.v[i];                                     \
         return r;                                                                                  \
     }                                                                                              \
-    friend constexpr vec operator OP(const vec& a, T s) {                                          \
+    ISTHMUS_HD friend constexpr vec operator OP(const vec& a, T s) {                               \
         vec r{};                                                                                   \
         for (int i = 0; i < N; ++i) r.v[i] = a.v[i] OP s;                                          \
         return r;                                                                                  \
     }                                                                                              \
-    friend constexpr vec operator OP(T s, const vec& a) {                                          \
+    ISTHMUS_HD friend constexpr vec operator OP(T s, const vec& a) {                               \
         vec r{};                                                                                   \
         for (int i = 0; i < N; ++i) r.v[i] = s OP a.v[i];                                          \
         return r;                                                                                  \
@@ -228,7 +247,7 @@ struct vec {
     ISTHMUS_VEC_OP(*)
     ISTHMUS_VEC_OP(/)
 #undef ISTHMUS_VEC_OP
-    friend constexpr bool operator==(const vec& a, const vec& b) {
+    ISTHMUS_HD friend constexpr bool operator==(const vec& a, const vec& b) {
         for (int i = 0; i < N; ++i)
             if (!(a.v[i] == b.v[i])) return false;
         return true;
@@ -258,16 +277,48 @@ enum class access {
 };
 
 namespace detail {
+
+/// The message of a 'checked access out of bounds, the same on the CPU and the GPU.
+inline std::string checked_message(int64_t i, int d, int64_t n) {
+    return cat("index ", i, " is out of bounds for dimension ", d, " with size ", n,
+               " ('checked access)");
+}
+
+#if defined(__CUDACC__)
+/// Note [checked access on the GPU]: device code cannot throw, so a 'checked access out of
+/// bounds on the GPU records the first failure here (one word per plugin translation unit and
+/// device, claimed with atomicCAS), reads the nearest element instead, and goes on. The CUDA
+/// launcher of a kernel with a checked view clears the record before the launch and, after
+/// waiting for the stream, reports a recorded failure as index_error with the CPU's message.
+/// Kernels without checked views never wait: their launch returns as soon as it is queued.
+struct device_index_error {
+    unsigned int failed;
+    int dim;
+    long long index;
+    long long size;
+};
+static __device__ device_index_error g_device_index_error;
+#endif
+
 template <access A>
-inline int64_t map_index(int64_t i, int64_t n, int d) {
+ISTHMUS_HD inline int64_t map_index(int64_t i, int64_t n, int d) {
     if constexpr (A == access::unchecked) {
         (void)n;
         (void)d;
         return i;
     } else if constexpr (A == access::checked) {
-        if (i < 0 || i >= n)
-            throw index_error(cat("index ", i, " is out of bounds for dimension ", d, " with size ",
-                                  n, " ('checked access)"));
+        if (i < 0 || i >= n) {
+#if defined(__CUDA_ARCH__)
+            if (atomicCAS(&g_device_index_error.failed, 0u, 1u) == 0u) {
+                g_device_index_error.dim = d;
+                g_device_index_error.index = i;
+                g_device_index_error.size = n;
+            }
+            return i < 0 || n <= 0 ? 0 : n - 1;
+#else
+            throw index_error(checked_message(i, d, n));
+#endif
+        }
         return i;
     } else if constexpr (A == access::clamped) {
         (void)d;
@@ -313,9 +364,9 @@ public:
             strides_[d] = t.strides[d];
         }
     }
-    T* data() const { return data_; }
-    int64_t size(int d) const { return shape_[d]; }
-    int64_t stride(int d) const { return strides_[d]; }
+    ISTHMUS_HD T* data() const { return data_; }
+    ISTHMUS_HD int64_t size(int d) const { return shape_[d]; }
+    ISTHMUS_HD int64_t stride(int d) const { return strides_[d]; }
     /// The view as an ABI tensor (borrowing this view's shape and strides: keep the view alive
     /// while the descriptor is used), e.g. to pass it to call_python or a callback.
     isthmus_tensor abi() const {
@@ -327,14 +378,14 @@ public:
                 shape_,
                 strides_};
     }
-    int64_t numel() const {
+    ISTHMUS_HD int64_t numel() const {
         int64_t n = 1;
         for (int d = 0; d < N; ++d) n *= shape_[d];
         return n;
     }
     /// Element at the given indices (one per dimension), after the access modifier.
     template <typename... I>
-    T& operator()(I... idx) const {
+    ISTHMUS_HD T& operator()(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         const int64_t ii[] = {static_cast<int64_t>(idx)...};
         int64_t off = 0;
@@ -342,14 +393,14 @@ public:
         return data_[off];
     }
     /// Element at a position vector.
-    T& operator[](const ivec<N>& p) const {
+    ISTHMUS_HD T& operator[](const ivec<N>& p) const {
         int64_t off = 0;
         for (int d = 0; d < N; ++d) off += detail::map_index<A>(p[d], shape_[d], d) * strides_[d];
         return data_[off];
     }
     /// K consecutive elements along the last dimension, from `idx...` (Quasar's x[i, j, 0..2]).
     template <int K, typename... I>
-    vec<value_type, K> load(I... idx) const {
+    ISTHMUS_HD vec<value_type, K> load(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         const int64_t ii[] = {static_cast<int64_t>(idx)...};
         vec<value_type, K> r{};
@@ -364,7 +415,7 @@ public:
     }
     /// Stores K consecutive elements along the last dimension, from `idx...`.
     template <int K, typename... I>
-    void store(const vec<value_type, K>& v, I... idx) const {
+    ISTHMUS_HD void store(const vec<value_type, K>& v, I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         const int64_t ii[] = {static_cast<int64_t>(idx)...};
         for (int k = 0; k < K; ++k) {
@@ -783,6 +834,34 @@ void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
     }
 }
 
+inline std::string device_text(int32_t type, int32_t id) {
+    if (type == ISTHMUS_DEVICE_CPU) return "the CPU";
+    if (type == ISTHMUS_DEVICE_CUDA) return cat("cuda:", id);
+    return cat("device type ", type);
+}
+
+/// Checks that a tensor the body sees through parameter type P lives where the launcher runs
+/// (a host bug otherwise: the host locks tensors on the launcher's device).
+template <typename P>
+void check_device(const isthmus_kernel* self, const isthmus_value& v, size_t index, int32_t type,
+                  int32_t id) {
+    using T = std::remove_cvref_t<P>;
+    if constexpr (is_view<T>::value || std::is_same_v<T, isthmus_tensor>) {
+        if (v.kind != ISTHMUS_VALUE_TENSOR) return;
+        const isthmus_tensor& t = v.u.t;
+        if (t.device_type != type || (type == ISTHMUS_DEVICE_CUDA && t.device_id != id))
+            throw value_error(cat(self->signature, ": argument ", index + 1, " is a tensor on ",
+                                  device_text(t.device_type, t.device_id),
+                                  " but the kernel runs on ", device_text(type, id)));
+    }
+}
+
+template <typename Tuple, size_t... I>
+void check_devices(const isthmus_kernel* self, const isthmus_value* args, int32_t type, int32_t id,
+                   std::index_sequence<I...>) {
+    (check_device<std::tuple_element_t<I, Tuple>>(self, args[I], I, type, id), ...);
+}
+
 template <typename F>
 int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_range* range,
                 const isthmus_value* args, int32_t nargs) noexcept {
@@ -792,6 +871,8 @@ int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_ra
     try {
         if (static_cast<size_t>(nargs) != n)
             throw type_error(cat(self->signature, ": expected ", n, " argument(s), got ", nargs));
+        check_devices<typename tr::args>(self, args, ISTHMUS_DEVICE_CPU, 0,
+                                         std::make_index_sequence<n>{});
         kernel_loop<F, typename tr::args>(*static_cast<F*>(self->data), *range, args,
                                           std::make_index_sequence<n>{});
         return 0;
@@ -799,6 +880,170 @@ int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_ra
         return report(call);
     }
 }
+
+template <typename T>
+struct is_checked_view : std::false_type {};
+template <typename T, int N>
+struct is_checked_view<view<T, N, access::checked>> : std::true_type {};
+
+} // namespace detail
+
+/// Note [device kernels]: whether m.kernel() also generates a CUDA launcher for a body of type
+/// F. Only in a translation unit nvcc compiles (elsewhere always false), and then for
+///  - an extended `[] __host__ __device__ (...) {...}` lambda (nvcc's --extended-lambda; a
+///    plain lambda is host-only and gets the CPU launcher alone), and
+///  - a function object type that says so with a member `using device_kernel = void;` (its
+///    operator() must be `__host__ __device__`, i.e. ISTHMUS_HD).
+/// Specialise it (derive from std::true_type) to opt a type in from outside. Function pointers
+/// are host-only. A device kernel takes views, numbers and vec / ivec only: they are copied by
+/// value into the kernel's parameters (strings and raw isthmus_tensor / isthmus_value point to
+/// host memory and are refused at compile time).
+template <typename F, typename = void>
+struct is_device_kernel : std::false_type {};
+#if defined(__CUDACC__)
+template <typename F>
+struct is_device_kernel<F, std::enable_if_t<__nv_is_extended_host_device_lambda_closure_type(F)>>
+    : std::true_type {};
+namespace detail {
+// (a concept, not std::void_t: nvcc's front end does not treat void_t's unused argument as a
+// substitution failure)
+template <typename F>
+concept has_device_kernel_tag = requires {
+    typename F::device_kernel;
+};
+} // namespace detail
+template <typename F>
+struct is_device_kernel<F, std::enable_if_t<!__nv_is_extended_host_device_lambda_closure_type(F) &&
+                                            detail::has_device_kernel_tag<F>>> : std::true_type {};
+#endif
+
+namespace detail {
+
+#if defined(__CUDACC__)
+// Note [CUDA launcher]: one thread per position in a grid-stride loop over [begin, end) of the
+// range; each thread turns its linear position into the ivec position (C order, the last
+// dimension fastest) and calls the body, inlined. Arguments are converted once on the host
+// and copied into the kernel's parameters by value (views carry pointer, shape and strides).
+template <typename F, typename P, typename... V>
+__global__ void device_loop(F f, isthmus_range r, V... v) {
+    const int64_t count = r.end - r.begin;
+    const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < count;
+         t += step) {
+        const int64_t i = r.begin + t;
+        if constexpr (std::is_integral_v<P>) {
+            f(v..., static_cast<P>(i));
+        } else {
+            constexpr int N = P::size();
+            P pos{};
+            int64_t rem = i;
+            for (int d = N - 1; d >= 0; --d) {
+                pos[d] = rem % r.dims[d];
+                rem /= r.dims[d];
+            }
+            f(v..., pos);
+        }
+    }
+}
+
+/// What a device kernel may take: views, numbers, fixed vectors (all copied by value).
+template <typename T>
+struct device_param
+    : std::bool_constant<is_view<T>::value || is_vec<T>::value || std::is_arithmetic_v<T>> {};
+
+/// Serialises the launch-and-check sequence of kernels with checked views (they share the
+/// error record of Note [checked access on the GPU]).
+inline std::mutex& checked_launch_mutex() {
+    static std::mutex m;
+    return m;
+}
+
+inline void cuda_check(cudaError_t e, const isthmus_kernel* self, int32_t device,
+                       const char* what) {
+    if (e != cudaSuccess)
+        throw error(cat("CUDA ", what, " for kernel ", self->name, " on cuda:", device,
+                        " failed: ", cudaGetErrorName(e), ": ", cudaGetErrorString(e)));
+}
+
+/// Restores the calling thread's current device (of the plugin's CUDA runtime) on exit.
+struct device_guard {
+    int previous = -1;
+    device_guard(const isthmus_kernel* self, int32_t device) {
+        if (cudaGetDevice(&previous) != cudaSuccess) previous = -1;
+        cuda_check(cudaSetDevice(device), self, device, "cudaSetDevice");
+    }
+    ~device_guard() {
+        if (previous >= 0) cudaSetDevice(previous);
+    }
+};
+
+template <typename F, typename Tuple, size_t... I>
+void cuda_launch(const isthmus_kernel* self, F& f, const isthmus_range& r,
+                 const isthmus_value* args, int32_t device, cudaStream_t stream,
+                 std::index_sequence<I...>) {
+    using P = std::remove_cvref_t<std::tuple_element_t<sizeof...(I), Tuple>>;
+    static_assert(
+        (std::is_trivially_copyable_v<std::remove_cvref_t<std::tuple_element_t<I, Tuple>>> && ...),
+        "isthmus::plugin: a kernel that runs on the GPU takes trivially copyable parameters only "
+        "(views, numbers, vec / ivec)");
+    static_assert((device_param<std::remove_cvref_t<std::tuple_element_t<I, Tuple>>>::value && ...),
+                  "isthmus::plugin: a kernel that runs on the GPU takes views, numbers and vec / "
+                  "ivec only (strings, isthmus_tensor and isthmus_value point to host memory)");
+    constexpr bool checked =
+        (is_checked_view<std::remove_cvref_t<std::tuple_element_t<I, Tuple>>>::value || ...);
+    const int64_t count = r.end - r.begin;
+    if (count <= 0) return;
+    auto converted = std::make_tuple(arg_caster<std::tuple_element_t<I, Tuple>>::get(args[I])...);
+    device_guard dg(self, device);
+    constexpr int64_t threads = 256;
+    const auto blocks =
+        static_cast<unsigned>(std::min<int64_t>((count + threads - 1) / threads, int64_t{1} << 16));
+    auto launch = [&] {
+        (void)cudaGetLastError(); // clear an earlier, non-sticky error of this runtime
+        device_loop<F, P, std::remove_cvref_t<std::tuple_element_t<I, Tuple>>...>
+            <<<blocks, static_cast<unsigned>(threads), 0, stream>>>(f, r,
+                                                                    std::get<I>(converted)...);
+        cuda_check(cudaGetLastError(), self, device, "kernel launch");
+    };
+    if constexpr (!checked) {
+        launch();
+    } else {
+        std::lock_guard lk(checked_launch_mutex());
+        const device_index_error clear{};
+        cuda_check(cudaMemcpyToSymbolAsync(g_device_index_error, &clear, sizeof clear, 0,
+                                           cudaMemcpyHostToDevice, stream),
+                   self, device, "clearing the checked-access record");
+        launch();
+        device_index_error got{};
+        cuda_check(cudaMemcpyFromSymbolAsync(&got, g_device_index_error, sizeof got, 0,
+                                             cudaMemcpyDeviceToHost, stream),
+                   self, device, "reading the checked-access record");
+        cuda_check(cudaStreamSynchronize(stream), self, device, "kernel execution");
+        if (got.failed) throw index_error(checked_message(got.index, got.dim, got.size));
+    }
+}
+
+template <typename F>
+int kernel_impl_cuda(const isthmus_kernel* self, isthmus_call* call, const isthmus_range* range,
+                     const isthmus_value* args, int32_t nargs, int32_t device,
+                     void* stream) noexcept {
+    using tr = fn_traits<std::decay_t<F>>;
+    constexpr size_t n = std::tuple_size_v<typename tr::args> - 1;
+    call_scope scope(call);
+    try {
+        if (static_cast<size_t>(nargs) != n)
+            throw type_error(cat(self->signature, ": expected ", n, " argument(s), got ", nargs));
+        check_devices<typename tr::args>(self, args, ISTHMUS_DEVICE_CUDA, device,
+                                         std::make_index_sequence<n>{});
+        cuda_launch<F, typename tr::args>(self, *static_cast<F*>(self->data), *range, args, device,
+                                          static_cast<cudaStream_t>(stream),
+                                          std::make_index_sequence<n>{});
+        return 0;
+    } catch (...) {
+        return report(call);
+    }
+}
+#endif
 
 } // namespace detail
 
@@ -923,11 +1168,13 @@ public:
     type_builder& event(const char* name, isthmus::plugin::event<A...> T::*member);
 
 private:
-    module& m_;
+    plugin::module& m_;
     isthmus_type& t_;
 };
 
 /// The plugin being described: functions, kernels and object types.
+// (No line of this class starts with the word `module`: nvcc's C++20 front end would read it as
+// a module declaration; hence the `inline` and `plugin::` prefixes.)
 class module {
 public:
     explicit module(const char* name, const char* description = nullptr) {
@@ -936,13 +1183,13 @@ public:
         desc_.name = st_.keep(name);
         desc_.description = description ? st_.keep(description) : nullptr;
     }
-    module(const module&) = delete;
-    module& operator=(const module&) = delete;
+    inline module(const module&) = delete;
+    inline module& operator=(const module&) = delete;
 
     /// A function; several with one name form an overload set (the host takes the first whose
     /// parameter types match, e.g. a float32 and a float64 version).
     template <typename F>
-    module& def(const char* name, F f, names params = {}, const char* doc = nullptr) {
+    inline module& def(const char* name, F f, names params = {}, const char* doc = nullptr) {
         using tr = detail::fn_traits<std::decay_t<F>>;
         add_function(functions_, name, std::move(f), params, doc,
                      detail::result_name<typename tr::result>(), 0);
@@ -951,7 +1198,7 @@ public:
     /// A kernel: the last parameter is the position (ivec<N>, or int64_t for 1-d); run it with
     /// parallel_do(dims, args..., kernel).
     template <typename F>
-    module& kernel(const char* name, F f, names params = {}, const char* doc = nullptr) {
+    inline module& kernel(const char* name, F f, names params = {}, const char* doc = nullptr) {
         using tr = detail::fn_traits<std::decay_t<F>>;
         using A = typename tr::args;
         constexpr size_t n = std::tuple_size_v<A>;
@@ -974,6 +1221,12 @@ public:
         k.pos_ndim = pos_ndim;
         k.device_types = 1 << ISTHMUS_DEVICE_CPU;
         k.launch_cpu = &detail::kernel_impl<F>;
+#if defined(__CUDACC__)
+        if constexpr (is_device_kernel<std::decay_t<F>>::value) {
+            k.device_types |= 1 << ISTHMUS_DEVICE_CUDA;
+            k.launch_cuda = &detail::kernel_impl_cuda<F>;
+        }
+#endif
         k.data = keep_callable(std::move(f));
         kernels_.push_back(k);
         return *this;

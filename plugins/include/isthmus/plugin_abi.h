@@ -280,7 +280,29 @@ typedef int (*isthmus_kernel_launch)(const struct isthmus_kernel* self, isthmus_
                                      const isthmus_range* range, const isthmus_value* args,
                                      int32_t nargs);
 
-/** A kernel: parameters without the trailing position, which the launcher supplies. */
+/**
+ * A CUDA kernel launcher: enqueues the kernel body for every position of `range` on `stream`
+ * (a cudaStream_t owned by the host, the runtime's stream of CUDA device `device`) and returns
+ * without waiting for it. Tensor arguments carry device pointers (device_type
+ * ISTHMUS_DEVICE_CUDA, device_id `device`), locked by the host until the work queued on
+ * `stream` has used them; stream order keeps the host's later work correct. Called once per
+ * parallel_do with the whole range. Returns 0, or non-zero after set_error (a launch failure,
+ * or an error the launcher chose to wait for, such as a 'checked access out of bounds).
+ *
+ * Note [CUDA launcher slot]: ABI version 1 reserved this slot as `void* launch_cuda`, always
+ * NULL. It now holds this function pointer type, at the same position and with the same size;
+ * NULL still means "no CUDA launcher". So plugins built against the older header stay valid
+ * (their NULL reads as "CPU only") and the ABI version does not change: no field moved and no
+ * meaning of an existing value changed.
+ */
+typedef int (*isthmus_kernel_launch_cuda)(const struct isthmus_kernel* self, isthmus_call* call,
+                                          const isthmus_range* range, const isthmus_value* args,
+                                          int32_t nargs, int32_t device, void* stream);
+
+/**
+ * A kernel: parameters without the trailing position, which the launcher supplies. A kernel has
+ * a CPU launcher, a CUDA launcher, or both (the host picks the device; docs/plugins.md).
+ */
 typedef struct isthmus_kernel {
     const char* name;
     const char* signature;
@@ -289,8 +311,8 @@ typedef struct isthmus_kernel {
     const isthmus_param* params;
     int32_t pos_ndim;     /**< rank of the position parameter: dims must have this rank */
     int32_t device_types; /**< bit (1 << isthmus_device_type) for each device it runs on */
-    isthmus_kernel_launch launch_cpu;
-    void* launch_cuda; /**< reserved for CUDA launchers; NULL */
+    isthmus_kernel_launch launch_cpu;       /**< NULL: the kernel does not run on the CPU */
+    isthmus_kernel_launch_cuda launch_cuda; /**< NULL: the kernel does not run on CUDA */
     void* data;
 } isthmus_kernel;
 

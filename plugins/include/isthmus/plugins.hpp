@@ -182,10 +182,13 @@ private:
 ISTHMUS_API std::shared_ptr<library> load(const std::string& path_or_name);
 
 /// Runs `k` over the iteration space `dims` (1 to 4 dimensions, matching the kernel's position
-/// rank) with `args`, in parallel on the CPU (OpenMP threads, each running a block of
-/// positions through the kernel's own loop). Tensor arguments are locked on the CPU for the
-/// duration. Argument count and types are checked before anything runs; an error raised
-/// inside the kernel is rethrown here as its typed error with the kernel's message.
+/// rank) with `args` on the device the scheduling rule picks for its tensor arguments
+/// (choose_resource): on a CUDA device when the kernel has a CUDA launcher (enqueued on the
+/// device's stream, not waited for), else in parallel on the CPU (OpenMP threads, each running
+/// a block of positions through the kernel's own loop). Tensor arguments are locked on that
+/// device for the duration. Argument count and types are checked before anything runs; an error
+/// raised inside the kernel is rethrown here as its typed error with the kernel's message.
+/// A kernel with only a CUDA launcher raises runtime_error when CUDA is not initialised.
 ISTHMUS_API void parallel_do(const shape_t& dims, std::span<const value> args, const kernel& k);
 
 /// Options for the compiler driver.
@@ -195,15 +198,21 @@ struct compile_options {
     /// Cache directory; empty: $ISTHMUS_CACHE_DIR, else $XDG_CACHE_HOME/isthmus, else
     /// ~/.cache/isthmus.
     std::string cache_dir;
+    /// The source language: "c++" (also "cpp", "cxx"), or "cuda" (also "cu"; compiled with
+    /// nvcc, see docs/plugins.md "CUDA kernels"). Empty: C++ for compile_string; for
+    /// compile_file, CUDA when the file ends in ".cu", else C++. Anything else: value_error.
+    std::string language;
 };
 
-/// Compiles C++ source (which uses isthmus/plugin.hpp, included for it, and defines the plugin
-/// with ISTHMUS_PLUGIN(name, m)) into a cached plugin and loads it. Throws compile_error with
-/// the compiler's diagnostics when the source does not compile.
+/// Compiles C++ or CUDA source (opts.language; it uses isthmus/plugin.hpp, included for it, and
+/// defines the plugin with ISTHMUS_PLUGIN(name, m)) into a cached plugin and loads it. Throws
+/// compile_error with the compiler's diagnostics when the source does not compile, and when
+/// CUDA source finds no nvcc (naming where it looked).
 ISTHMUS_API std::shared_ptr<library> compile_string(const std::string& name,
                                                     const std::string& source,
                                                     const compile_options& opts = {});
-/// compile_string on a file's contents; the plugin is named after the file's stem.
+/// compile_string on a file's contents; the plugin is named after the file's stem, and a ".cu"
+/// file is CUDA unless opts.language says otherwise.
 ISTHMUS_API std::shared_ptr<library> compile_file(const std::string& path,
                                                   const compile_options& opts = {});
 /// The cache directory compile_string would use with `opts`.

@@ -1,0 +1,195 @@
+"""compile_string / compile_file of CUDA source (nvcc): CPU launchers, cache, errors, GPU runs.
+
+nvcc compiles are slow, so the file compiles one module (cu_image) once and shares it; the only
+other nvcc run is the compile-error test, which fails in nvcc's front end.
+"""
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import isthmus as q
+
+
+def _nvcc():
+    for var in ("ISTHMUS_NVCC", "CUDACXX"):
+        if os.environ.get(var):
+            return shutil.which(os.environ[var])
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home and os.access(os.path.join(home, "bin", "nvcc"), os.X_OK):
+            return os.path.join(home, "bin", "nvcc")
+    return shutil.which("nvcc")
+
+
+NVCC = _nvcc()
+pytestmark = pytest.mark.skipif(NVCC is None, reason="no nvcc (CUDA toolkit) on this machine")
+HAVE_CUDA = q.cuda_available()
+NO_CUDA_REASON = "no CUDA: " + (q.cuda_unavailable_reason() or "?")
+
+SOURCE = r"""namespace ip = isthmus::plugin;
+
+ISTHMUS_PLUGIN(cu_image, m) {
+    // darkens an HxWx3 image towards its corners; one body for the CPU and the GPU
+    m.kernel("cu_vignette",
+             [] __host__ __device__(ip::view<const float, 3> x, ip::view<float, 3> y,
+                                    float strength, ip::ivec2 p) {
+                 const float dy = (p[0] + 0.5f) / x.size(0) - 0.5f;
+                 const float dx = (p[1] + 0.5f) / x.size(1) - 0.5f;
+                 const float g = 1.0f - strength * (dx * dx + dy * dy);
+                 y.store(x.load<3>(p[0], p[1], 0) * g, p[0], p[1], 0);
+             },
+             {"x", "y", "strength"});
+    m.kernel("cu_gather",
+             [] __host__ __device__(ip::view<const float, 1, ip::access::checked> x,
+                                    ip::view<const int64_t, 1> idx, ip::view<float, 1> y,
+                                    int64_t i) { y(i) = x(idx(i)); },
+             {"x", "idx", "y"});
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def cu_cache(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cuda_cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ISTHMUS_CACHE_DIR", str(d))
+        yield d
+
+
+@pytest.fixture(scope="module")
+def cu_image(cu_cache, tmp_path_factory):
+    """The shared module, compiled once from a .cu file (the extension selects CUDA)."""
+    f = tmp_path_factory.mktemp("cuda_src") / "cu_image.cu"
+    f.write_text(SOURCE)
+    return q.compile_file(str(f))
+
+
+def vignette_ref(x, strength):
+    h, w, _ = x.shape
+    dy = (np.arange(h, dtype=np.float32) + np.float32(0.5)) / np.float32(h) - np.float32(0.5)
+    dx = (np.arange(w, dtype=np.float32) + np.float32(0.5)) / np.float32(w) - np.float32(0.5)
+    g = np.float32(1) - np.float32(strength) * (dx[None, :] ** 2 + dy[:, None] ** 2)
+    return x * g[:, :, None]
+
+
+rng = np.random.default_rng(11)
+
+
+def test_cuda_module_runs_its_cpu_launcher_and_matches_numpy(cu_image):
+    assert "cu_vignette(x: cube, y: cube, strength: scalar, pos: ivec2)" in cu_image.cu_vignette.signature
+    for shape in [(5, 7, 3), (240, 321, 3)]:
+        img = rng.random(shape, dtype=np.float32) * 255
+        for x in (img, np.ascontiguousarray(img.transpose(1, 0, 2)).transpose(1, 0, 2)):
+            y = q.zeros(*shape)
+            q.parallel_do(shape[:2], x, y, 0.8, q.cu_vignette)
+            np.testing.assert_allclose(np.asarray(y), vignette_ref(img, 0.8), rtol=1e-5, atol=1e-3)
+    # an empty space runs nothing
+    y = q.zeros(0, 4, 3)
+    q.parallel_do([0, 4], np.zeros((0, 4, 3), np.float32), y, 1.0, q.cu_vignette)
+    assert np.asarray(y).shape == (0, 4, 3)
+
+
+def test_kernels_say_where_they_run(cu_image, cu_cache):
+    assert q.cu_vignette.devices == ("cpu", "cuda")
+    assert q.cu_gather.devices == ("cpu", "cuda")
+    # `[] ISTHMUS_HD (...)` bodies: the same source built by g++ is an ordinary CPU plugin
+    src = """namespace ip = isthmus::plugin;
+    ISTHMUS_PLUGIN(cu_portable, m) {
+        m.kernel("cu_portable_iota", [] ISTHMUS_HD(ip::view<double, 1> y, int64_t i) { y(i) = i; },
+                 {"y"});
+    }"""
+    mod = q.compile_string("cu_portable", src, lang="c++")
+    assert mod.cu_portable_iota.devices == ("cpu",)
+    y = q.zeros(9, dtype="float64")
+    q.parallel_do(9, y, mod.cu_portable_iota)
+    np.testing.assert_array_equal(np.asarray(y), np.arange(9.0))
+
+
+def test_cuda_source_is_cached(cu_image, cu_cache):
+    # the same name and text through compile_string(lang="cuda") hits the cache of compile_file
+    assert q.compile_string("cu_image", SOURCE, lang="cuda") is cu_image
+    assert q.compile_string("cu_image", SOURCE, lang="CUDA") is cu_image
+    assert len(list(cu_cache.glob("cu_image-*.so"))) == 1
+    assert len(list(cu_cache.glob("cu_image-*.meta"))) == 1
+    (src,) = cu_cache.glob("cu_image-*.cu")
+    assert SOURCE in src.read_text()
+
+
+def test_checked_access_out_of_bounds_is_an_index_error(cu_image):
+    x = rng.standard_normal(10).astype(np.float32)
+    idx = np.array([3, 0, 9, 2], dtype=np.int64)
+    y = q.zeros(4)
+    q.parallel_do(4, x, idx, y, q.cu_gather)
+    np.testing.assert_array_equal(np.asarray(y), x[idx])
+    bad = np.array([1, 10, 2, 3], dtype=np.int64)
+    with pytest.raises(IndexError, match=r"cu_gather: index 10 is out of bounds for dimension 0 "
+                                         r"with size 10 \('checked access\)"):
+        q.parallel_do(4, x, bad, y, q.cu_gather)
+    assert np.asarray(y)[0] == x[1]  # the process and the values are fine
+    with pytest.raises(TypeError, match="argument 2"):
+        q.parallel_do(4, x, bad.reshape(2, 2), y, q.cu_gather)
+
+
+def test_cuda_compile_error_has_the_users_line_number(cu_cache):
+    src = 'ISTHMUS_PLUGIN(cu_broken, m) {\n    m.kernel("k", [] __host__ __device__(\n' \
+          '        isthmus::plugin::view<float, 1> y, int64_t i) {\n' \
+          '        y(i) = not_declared; }, {"y"});\n}\n'
+    with pytest.raises(q.CompileError) as e:
+        q.compile_string("cu_broken", src, lang="cuda")
+    assert "cu_broken.cu(4)" in e.value.diagnostics
+    assert "not_declared" in e.value.diagnostics
+    assert "the CUDA compiler" in str(e.value)
+    assert not list(cu_cache.glob("cu_broken-*.so"))
+
+
+def test_missing_nvcc_is_a_compile_error_naming_where_it_looked(cu_cache, monkeypatch):
+    monkeypatch.setenv("ISTHMUS_NVCC", "/nonexistent/bin/nvcc")
+    with pytest.raises(q.CompileError, match=r"ISTHMUS_NVCC \(/nonexistent/bin/nvcc\) was not found") as e:
+        q.compile_string("cu_missing", SOURCE.replace("cu_image", "cu_missing"), lang="cuda")
+    assert "/nonexistent/bin/nvcc" in e.value.diagnostics
+    monkeypatch.delenv("ISTHMUS_NVCC")
+    np.testing.assert_array_equal(np.asarray(q.value([1.0, 2.0]) * 2), [2.0, 4.0])  # alive
+
+
+def test_bad_language_and_arch(cu_cache, monkeypatch):
+    with pytest.raises(ValueError, match=r'unknown language "fortran" \(expected "c\+\+" or "cuda"\)'):
+        q.compile_string("cu_lang", "", lang="fortran")
+    monkeypatch.setenv("ISTHMUS_CUDA_ARCH", "hopper")
+    with pytest.raises(ValueError, match="ISTHMUS_CUDA_ARCH"):
+        q.compile_string("cu_arch", SOURCE, lang="cuda")
+    with pytest.raises(TypeError):
+        q.compile_string("cu_lang", "", lang=3)
+
+
+# ---- on a GPU (skipped with the reason elsewhere) ----
+
+def on_gpu(x):
+    v = q.value(x)
+    v.lock(q.LOCK_READ, q.MEMRESOURCE_SINGLE_CUDA)
+    v.unlock(q.LOCK_READ, q.MEMRESOURCE_SINGLE_CUDA)
+    return v
+
+
+@pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
+def test_cuda_module_on_gpu_values_matches_cpu(cu_image):
+    q.destroy()
+    q.init("cuda")
+    try:
+        img = rng.random((97, 131, 3), dtype=np.float32) * 255
+        y = q.zeros(97, 131, 3)
+        q.parallel_do([97, 131], on_gpu(img), y, 0.5, q.cu_vignette)
+        assert y.device.startswith("cuda")
+        np.testing.assert_allclose(np.asarray(y), vignette_ref(img, 0.5), rtol=1e-5, atol=1e-3)
+        x = rng.standard_normal(1000).astype(np.float32)
+        idx = rng.integers(0, 1000, 5000)
+        y = q.zeros(5000)
+        q.parallel_do(5000, on_gpu(x), on_gpu(idx), y, q.cu_gather)
+        np.testing.assert_array_equal(np.asarray(y), x[idx])
+        idx[4321] = 1000
+        with pytest.raises(IndexError, match=r"cu_gather: index 1000 is out of bounds for "
+                                             r"dimension 0 with size 1000"):
+            q.parallel_do(5000, on_gpu(x), on_gpu(idx), y, q.cu_gather)
+    finally:
+        q.destroy()
+        q.init("cpu")
