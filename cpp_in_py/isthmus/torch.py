@@ -51,7 +51,8 @@ def to_tensor(A: Any, device: Any = None, copy: bool = False) -> Any:
       shares the data on that device: A's storage is pinned there (moved there first when it
       lives elsewhere, so A and the tensor stay one buffer). Only a storage already pinned to
       another device (e.g. A wraps a NumPy array, or is shared with NumPy right now) is copied.
-      Other torch devices get a copy made by ``Tensor.to``.
+      Other torch devices get a copy made by ``Tensor.to``, and so does "cuda" when isthmus has
+      no usable CUDA (``q.cuda_available()`` is False).
     copy: False (default) shares A's memory: writes on either side show on the other, and
       A's storage stays pinned to the tensor's device while the tensor lives. True returns a
       copy of its own. As in ``torch.Tensor.to``, copy=False does not forbid the copy that a
@@ -67,7 +68,9 @@ def to_tensor(A: Any, device: Any = None, copy: bool = False) -> Any:
         raise TypeError(f"to_tensor: expected a tensor or scalar value, got a {value.kind}")
     if target is None:
         return torch.from_dlpack(value, copy=True) if copy else torch.from_dlpack(value)
-    if target.type not in ("cpu", "cuda"):
+    if target.type not in ("cpu", "cuda") or (
+            target.type == "cuda" and not _isthmus.cuda_available()):
+        # a device isthmus does not hold data on: torch copies (Tensor.to)
         return torch.from_dlpack(value).to(target)
     if target.type == "cpu":
         dl_device, stream = (1, 0), None

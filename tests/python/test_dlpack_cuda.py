@@ -246,26 +246,44 @@ def test_torch_cpu_paths_unchanged():
 
 GPU_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "bfloat16",
               "float32", "float64", "complex64", "complex128"]
+CUDA0 = q.MEMRESOURCE_SINGLE_CUDA
 
 
 def torch_dtype(name):
     return getattr(torch, name)
 
 
-def random_torch(dtype, shape=(5, 7), device="cuda"):
+def reference(dtype, shape=(5, 7)):
+    """Random float64/complex128/bool NumPy data for `dtype` (exact in every dtype)."""
     if dtype == "bool":
-        t = torch.from_numpy(rng.random(shape) < 0.5)
-    elif dtype.startswith(("int", "uint")):
-        t = torch.from_numpy(rng.integers(0, 100, size=shape))
-    elif dtype.startswith("complex"):
-        t = torch.from_numpy(rng.standard_normal(shape) + 1j * rng.standard_normal(shape))
-    else:
-        t = torch.from_numpy(rng.standard_normal(shape))
-    return t.to(torch_dtype(dtype)).to(device)
+        return rng.random(shape) < 0.5
+    if dtype.startswith(("int", "uint")):
+        return rng.integers(0, 100, size=shape).astype(np.float64)
+    if dtype.startswith("complex"):
+        return np.round(rng.standard_normal(shape) * 8) + 1j * np.round(
+            rng.standard_normal(shape) * 8)
+    return np.round(rng.standard_normal(shape) * 8)  # small integers: exact in float16/bfloat16
+
+
+def random_torch(dtype, shape=(5, 7)):
+    """A torch CUDA tensor of `dtype` and its NumPy reference."""
+    ref = reference(dtype, shape)
+    return torch.from_numpy(ref).to(torch_dtype(dtype)).to("cuda"), ref
+
+
+def on_gpu(dtype, shape=(5, 7)):
+    """A qvalue owned by isthmus whose only valid copy is on cuda:0, and its NumPy reference."""
+    q.cuda_stream()  # registers the devices after init("cpu") too
+    ref = reference(dtype, shape)
+    A = q.value(ref).astype(dtype)
+    A.lock(q.LOCK_READWRITE, CUDA0)  # valid on the GPU, stale on the CPU
+    A.unlock(q.LOCK_READWRITE, CUDA0)
+    assert A.device == "cuda:0" and A._pinned_to() == -1
+    return A, ref
 
 
 def host(x):
-    """A float64/complex/bool NumPy copy of a torch tensor or qvalue (after synchronising)."""
+    """A float64/complex128/bool NumPy copy of a torch tensor or qvalue, after synchronising."""
     if isinstance(x, torch.Tensor):
         torch.cuda.synchronize()
         x = x.cpu()
@@ -278,8 +296,7 @@ def host(x):
     return x.to_py()
 
 
-def device_address(A, dev=0):
-    res = q.MEMRESOURCE_SINGLE_CUDA + dev
+def device_address(A, res=CUDA0):
     p = A.lock(q.LOCK_READ, res)
     A.unlock(q.LOCK_READ, res)
     return p
@@ -299,43 +316,41 @@ def init_device(request):
 @needs_torch_gpu
 @pytest.mark.parametrize("dtype", GPU_DTYPES)
 def test_torch_cuda_to_isthmus_shares_memory(init_device, dtype):
-    t = random_torch(dtype)
-    ref = host(t)
+    t, ref = random_torch(dtype)
     A = q.from_dlpack(t)
     assert A.device == "cuda:0" and A.__dlpack_device__() == (kDLCUDA, 0)
-    assert A._pinned_to() == q.MEMRESOURCE_SINGLE_CUDA
+    assert A._pinned_to() == CUDA0 and str(A.dtype) == dtype
     assert device_address(A) == t.data_ptr()
-    np.testing.assert_array_equal(host(A), ref)
-    # the default device stays what init() chose
-    assert q.value([1.0]).device == ("cpu" if init_device == "cpu" else "cuda:0")
-    # 0-d and empty CUDA tensors
-    z = torch.ones((), dtype=torch_dtype(dtype), device="cuda")
-    Z = q.from_dlpack(z)
-    assert Z.shape == () and device_address(Z) == z.data_ptr()
-    E = q.from_dlpack(torch.empty((0, 3), dtype=torch_dtype(dtype), device="cuda"))
-    assert E.shape == (0, 3)
-    # isthmus writes (queued on isthmus's stream), torch reads after a synchronisation
+    # isthmus writes (queued on isthmus's stream) into torch's memory
     B = q.from_dlpack(t[1:3])
+    assert device_address(B) == t[1:3].data_ptr()
     B.fill(0)
     q.cuda_synchronize()
     got = host(t)
     assert not got[1:3].any()
     np.testing.assert_array_equal(got[[0, 3, 4]], ref[[0, 3, 4]])
+    np.testing.assert_array_equal(np.asarray(A)[[0, 3, 4]], ref[[0, 3, 4]])  # a host copy
+    # 0-d and empty CUDA tensors
+    z = torch.ones((), dtype=torch_dtype(dtype), device="cuda")
+    Z = q.from_dlpack(z)
+    assert Z.shape == () and device_address(Z) == z.data_ptr()
+    E = q.from_dlpack(torch.empty((0, 3), dtype=torch_dtype(dtype), device="cuda"))
+    assert E.shape == (0, 3) and E.to_py().shape == (0, 3)
 
 
 @needs_torch_gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
 def test_torch_cuda_writes_both_ways(init_device, dtype):
-    t = random_torch(dtype)
+    t, ref = random_torch(dtype)
     A = q.torch.from_tensor(t)
     assert device_address(A) == t.data_ptr()
     A += 1  # a GPU op on the pinned device copy, queued on isthmus's stream
     q.cuda_synchronize()
-    ref = host(t)
+    np.testing.assert_array_equal(host(t), ref + 1)
     t.mul_(2)  # torch writes on its stream
     torch.cuda.synchronize()
-    np.testing.assert_array_equal(host(A * 1), ref * 2)  # computed on the GPU from t's memory
-    # isthmus -> torch through to_tensor: the same memory
+    np.testing.assert_array_equal(host(A * 1), (ref + 1) * 2)  # on the GPU, from t's memory
+    # and back to torch: the same memory
     u = q.torch.to_tensor(A)
     assert u.is_cuda and u.data_ptr() == t.data_ptr()
 
@@ -343,17 +358,16 @@ def test_torch_cuda_writes_both_ways(init_device, dtype):
 @needs_torch_gpu
 @pytest.mark.parametrize("dtype", GPU_DTYPES)
 def test_isthmus_cuda_to_torch_shares_memory(init_device, dtype):
-    src = random_torch(dtype, device="cpu")
-    A = q.from_dlpack(src.to("cuda"), copy=True)  # a value owned by isthmus, on the GPU
-    assert A._pinned_to() == -1 and A.device == "cuda:0"
+    A, ref = on_gpu(dtype)
+    assert A.__dlpack_device__() == (kDLCUDA, 0)
     t = torch.from_dlpack(A)
     assert t.is_cuda and t.dtype == torch_dtype(dtype)
     assert t.data_ptr() == device_address(A)
-    assert A._pinned_to() == q.MEMRESOURCE_SINGLE_CUDA  # pinned while torch holds it
-    np.testing.assert_array_equal(host(t), host(src))
-    t.zero_()
+    assert A._pinned_to() == CUDA0  # pinned while torch holds it
+    np.testing.assert_array_equal(host(t), ref)
+    t.zero_()  # torch writes; isthmus reads on the GPU (the only valid copy)
     torch.cuda.synchronize()
-    assert not host(q.from_dlpack(t)).any()
+    assert not host(A).any()
     del t
     gc.collect()
     assert A._pinned_to() == -1
@@ -365,132 +379,161 @@ def test_stream_ordering_torch_side_stream_to_isthmus(init_device):
     side = torch.cuda.Stream()
     with torch.cuda.stream(side):
         t = torch.empty(n, device="cuda")
-        torch.cuda._sleep(20_000_000)  # keeps the side stream busy
-        t.fill_(3.0)  # pending when isthmus imports
+        torch.cuda._sleep(50_000_000)  # keeps the side stream busy
+        t.fill_(3.0)  # still pending when isthmus imports
         A = q.from_dlpack(t)  # torch makes isthmus's stream wait for the side stream
         S = q.sum(A)
-    assert float(S) == pytest.approx(3.0 * n)
+    assert float(S) == 3.0 * n
     t.record_stream(side)
 
 
 @needs_torch_gpu
 def test_stream_ordering_isthmus_to_torch_side_stream(init_device):
     n = 1 << 22
-    A = q.from_dlpack(torch.zeros(n, device="cuda"), copy=True)
+    A, _ = on_gpu("float32", (n,))
+    A.fill(0)
     A += 5  # queued on isthmus's stream
     side = torch.cuda.Stream()
     with torch.cuda.stream(side):
         t = torch.from_dlpack(A)  # the side stream waits for isthmus's stream (an event)
         total = t.sum()
     side.synchronize()
-    assert float(total) == pytest.approx(5.0 * n)
-    # stream=-1: no synchronisation asked; the capsule is still valid
+    assert float(total) == 5.0 * n
+    # stream=-1: no synchronisation asked; the capsule is valid all the same
     cap = A.__dlpack__(stream=-1, max_version=(1, 0))
     q.cuda_synchronize()
-    assert torch.from_dlpack(cap).sum().item() == pytest.approx(5.0 * n)
+    assert torch.from_dlpack(cap).sum().item() == 5.0 * n
     with pytest.raises(ValueError, match="stream=0"):
         A.__dlpack__(stream=0)
-    for s in (None, 1, 2, torch.cuda.current_stream().cuda_stream or 1, q.cuda_stream()):
-        assert torch.from_dlpack(A.__dlpack__(stream=s)).is_cuda
+    with pytest.raises(ValueError, match="stream must be"):
+        A.__dlpack__(stream=-2)
+    for s in (None, 1, 2, side.cuda_stream, q.cuda_stream()):
+        u = torch.from_dlpack(A.__dlpack__(stream=s))
+        assert u.is_cuda and u.data_ptr() == device_address(A)
 
 
 @needs_torch_gpu
 def test_torch_on_isthmus_stream(init_device):
-    A = q.from_dlpack(torch.ones(1000, device="cuda"), copy=True)
+    A, _ = on_gpu("float32", (1000,))
+    A.fill(1)
     with torch.cuda.stream(torch.cuda.ExternalStream(q.cuda_stream())):
         t = torch.from_dlpack(A)
-        t.mul_(4)  # ordered with isthmus's own work, no synchronisation needed
+        t.mul_(4)  # in order with isthmus's own work: no synchronisation needed
     B = A + 1
-    np.testing.assert_array_equal(host(B), np.full(1000, 5.0, dtype=np.float32))
+    np.testing.assert_array_equal(host(B), np.full(1000, 5.0))
 
 
 @needs_torch_gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "bool", "float16", "uint8"])
 def test_cuda_array_interface_round_trip(init_device, dtype):
-    A = q.from_dlpack(random_torch(dtype), copy=True)
+    A, ref = on_gpu(dtype)
     cai = A.__cuda_array_interface__
     assert cai["version"] == 3 and cai["shape"] == A.shape and cai["strides"] is None
     assert cai["data"] == (device_address(A), False) and cai["stream"] == q.cuda_stream()
     assert cai["typestr"] == np.dtype(dtype).str
-    assert A._pinned_to() == q.MEMRESOURCE_SINGLE_CUDA
+    assert A._pinned_to() == CUDA0  # for the rest of A's life
     t = torch.as_tensor(A, device="cuda")
     assert t.data_ptr() == device_address(A)
-    np.testing.assert_array_equal(host(t), host(A))
+    np.testing.assert_array_equal(host(t), ref)
     # and back: torch tensors expose __cuda_array_interface__ too
     B = q.from_dlpack(CAIProducer(t.__cuda_array_interface__))
-    assert device_address(B) == t.data_ptr()
-    np.testing.assert_array_equal(host(B), host(t))
+    assert device_address(B) == t.data_ptr() and B._pinned_to() == CUDA0
+    np.testing.assert_array_equal(host(B), ref)
     ro = dict(t.__cuda_array_interface__)
     ro["data"] = (ro["data"][0], True)
     C = q.from_dlpack(CAIProducer(ro))  # read-only: a copy on the device
-    assert device_address(C) != t.data_ptr()
-    np.testing.assert_array_equal(host(C), host(t))
+    assert C.device == "cuda:0" and device_address(C) != t.data_ptr()
+    np.testing.assert_array_equal(host(C), ref)
     with pytest.raises(ValueError, match="read-only"):
         q.from_dlpack(CAIProducer(ro), copy=False)
+    # a CAI stream entry is waited for
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(20_000_000)
+        t2 = t.clone()
+        D = q.from_dlpack(CAIProducer(t2.__cuda_array_interface__))
+    np.testing.assert_array_equal(host(D), ref)  # the copy back is queued after the wait
+    t2.record_stream(side)
+
+
+@needs_torch_gpu
+def test_bfloat16_goes_through_dlpack(init_device):
+    A, ref = on_gpu("bfloat16")
+    assert not hasattr(A, "__cuda_array_interface__")
+    t = torch.as_tensor(A, device="cuda")  # torch falls back to __dlpack__
+    assert t.dtype == torch.bfloat16 and t.data_ptr() == device_address(A)
+    np.testing.assert_array_equal(host(t), ref)
 
 
 @needs_torch_gpu
 def test_non_contiguous_both_ways(init_device):
-    base = random_torch("float32", (6, 8))
+    base, ref = random_torch("float32", (6, 8))
     t = base.t()[1:, ::2]  # transposed and stepped
     A = q.from_dlpack(t)
     assert device_address(A) == t.data_ptr()
-    np.testing.assert_array_equal(host(A), host(t))
-    np.testing.assert_array_equal(host(q.from_dlpack(CAIProducer(t.__cuda_array_interface__))),
-                                  host(t))
-    V = q.from_dlpack(base, copy=True).T[1:, ::2]
+    np.testing.assert_array_equal(host(A), ref.T[1:, ::2])
+    C = q.from_dlpack(CAIProducer(t.__cuda_array_interface__))
+    np.testing.assert_array_equal(host(C), ref.T[1:, ::2])
+    W, wref = on_gpu("float32", (6, 8))
+    V = W.T[1:, ::2]
     u = torch.from_dlpack(V)
-    assert u.data_ptr() == device_address(V) and u.stride() == t.stride()
-    np.testing.assert_array_equal(host(u), host(t))
-    assert V.__cuda_array_interface__["strides"] is not None
-    np.testing.assert_array_equal(host(torch.as_tensor(V, device="cuda")), host(t))
-    R = q.from_dlpack(base, copy=True)[::-1]
+    assert u.data_ptr() == device_address(V) and u.stride() == (1, 16)
+    np.testing.assert_array_equal(host(u), wref.T[1:, ::2])
+    assert V.__cuda_array_interface__["strides"] == (4, 64)
+    np.testing.assert_array_equal(host(torch.as_tensor(V, device="cuda")), wref.T[1:, ::2])
+    R = W[::-1]
     assert not hasattr(R, "__cuda_array_interface__")  # negative strides: DLPack copies
-    np.testing.assert_array_equal(host(torch.from_dlpack(R)), host(base)[::-1])
+    r = torch.from_dlpack(R)
+    assert r.data_ptr() != device_address(W)
+    np.testing.assert_array_equal(host(r), wref[::-1])
 
 
 @needs_torch_gpu
 def test_dl_device_copies_and_moves(init_device):
-    base = random_torch("float64", (4, 5))
+    base, ref = random_torch("float64", (4, 5))
     A = q.from_dlpack(base)  # pinned to the GPU (torch's memory)
-    # asked for the CPU: a copy (the storage cannot leave torch's memory)
-    cap = A.__dlpack__(dl_device=(kDLCPU, 0), max_version=(1, 0))
-    h = np.from_dlpack(type("H", (), {"__dlpack__": lambda self, **k: cap,
-                                      "__dlpack_device__": lambda self: (kDLCPU, 0)})())
-    np.testing.assert_array_equal(h, host(base))
+    # asked for the CPU: a copy, since the storage cannot leave torch's memory
+    h = np.from_dlpack(A, device="cpu")
+    np.testing.assert_array_equal(h, ref)
     with pytest.raises(BufferError, match="copy"):
         A.__dlpack__(dl_device=(kDLCPU, 0), copy=False)
+    assert A._pinned_to() == CUDA0
     # a CPU value asked for CUDA moves there and stays shared
     C = q.value(sample("float32", (3, 3)))
-    t = torch.from_dlpack(C.__dlpack__(dl_device=(kDLCUDA, 0), stream=None))
-    assert t.is_cuda and C._pinned_to() == q.MEMRESOURCE_SINGLE_CUDA
+    t = torch.utils.dlpack.from_dlpack(C.__dlpack__(dl_device=(kDLCUDA, 0), stream=None))
+    assert t.is_cuda and C._pinned_to() == CUDA0 and t.data_ptr() == device_address(C)
     # from_dlpack(device=...) both ways
-    D = q.from_dlpack(sample("float32", (4,)), device="cuda")
+    x = sample("float32", (4,))
+    D = q.from_dlpack(x, device="cuda")  # NumPy cannot export to CUDA: isthmus copies
     assert D.device == "cuda:0"
+    np.testing.assert_array_equal(host(D), x)
+    with pytest.raises(ValueError, match="copy=False"):
+        q.from_dlpack(x, device="cuda", copy=False)
     E = q.from_dlpack(base, device="cpu")
     assert E.device == "cpu"
-    np.testing.assert_array_equal(E.to_py(), host(base))
-    with pytest.raises(ValueError, match="copy"):
-        q.from_dlpack(base, device="cpu", copy=False)
+    np.testing.assert_array_equal(E.to_py(), ref)
+    F = q.from_dlpack(base, device=(kDLCUDA, 0))
+    assert device_address(F) == base.data_ptr()
 
 
 @needs_torch_gpu
 def test_to_tensor_device_semantics(init_device):
     A = q.value(sample("float32", (3, 4)))
     t = q.torch.to_tensor(A, "cuda")  # moves A to the GPU, shared
-    assert t.is_cuda and t.data_ptr() == device_address(A)
+    assert t.is_cuda and t.data_ptr() == device_address(A) and A.device == "cuda:0"
     c = q.torch.to_tensor(A, "cuda", copy=True)
-    assert c.data_ptr() != t.data_ptr()
+    assert c.is_cuda and c.data_ptr() != t.data_ptr()
     x = np.arange(12.0).reshape(3, 4)
     W = q.from_py(x)  # wraps NumPy memory: pinned to the CPU, so CUDA gets a copy
     w = q.torch.to_tensor(W, "cuda")
     assert w.is_cuda
     np.testing.assert_array_equal(host(w), x)
     # from_tensor on CUDA tensors shares; copy=True stays on the device
-    g = random_torch("float32")
+    g, gref = random_torch("float32")
     assert device_address(q.torch.from_tensor(g)) == g.data_ptr()
     G = q.torch.from_tensor(g, copy=True)
     assert G.device == "cuda:0" and device_address(G) != g.data_ptr()
+    np.testing.assert_array_equal(host(G), gref)
 
 
 @needs_torch_gpu
@@ -498,10 +541,10 @@ def test_release_waits_for_isthmus_work(init_device):
     t = torch.full((1 << 22,), 2.0, device="cuda")
     A = q.from_dlpack(t)
     B = A * 3  # queued on isthmus's stream, reads t's memory
-    del A
-    del t
+    del A, t
     gc.collect()
-    # torch may reuse the block now (zeroing it); isthmus's kernel ran before the deleter
+    # torch may reuse the block now (and overwrite it); isthmus's kernel ran before the deleter
     reuse = [torch.zeros(1 << 22, device="cuda") for _ in range(2)]
     torch.cuda.synchronize()
-    np.testing.assert_array_equal(host(B), np.full(1 << 22, 6.0, dtype=np.float32))
+    np.testing.assert_array_equal(host(B), np.full(1 << 22, 6.0))
+    del reuse
