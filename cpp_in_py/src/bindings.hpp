@@ -158,10 +158,11 @@ py::object dlpack_capsule(const tensor& t, int cuda_device = -1, void* consumer_
 /// `A.__cuda_array_interface__` (version 3) for a tensor located on a CUDA device; AttributeError
 /// for other values, so that consumers testing hasattr move on to DLPack or NumPy.
 py::dict cuda_array_interface(py::object self);
-/// A tensor sharing the device memory an object describes with `__cuda_array_interface__`
-/// (CuPy, Numba, torch): the object is kept alive, its `stream` waited for (an event), read-only
-/// data copied (ValueError with policy never). RuntimeError without CUDA.
-tensor tensor_from_cuda_array_interface(py::handle obj, copy_policy policy);
+/// A tensor sharing the device memory that `interface` (the value of `obj`'s
+/// `__cuda_array_interface__`: CuPy, Numba, torch) describes: `obj` is kept alive, the `stream`
+/// entry waited for (an event), read-only data copied (ValueError with policy never).
+/// RuntimeError without CUDA.
+tensor tensor_from_cuda_array_interface(py::handle obj, py::handle interface, copy_policy policy);
 
 // ---- ops (operators.cpp) ----
 

@@ -147,8 +147,7 @@ py::dict cuda_array_interface(py::object self) {
     return out;
 }
 
-tensor tensor_from_cuda_array_interface(py::handle obj, copy_policy policy) {
-    py::object raw = obj.attr("__cuda_array_interface__");
+tensor tensor_from_cuda_array_interface(py::handle obj, py::handle raw, copy_policy policy) {
     ISTHMUS_CHECK(py::isinstance<py::dict>(raw), type_error,
                   "__cuda_array_interface__ must be a dict, got ", type_name(raw));
     auto d = py::reinterpret_borrow<py::dict>(raw);

@@ -896,12 +896,17 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device)
     }
     if (PyObject_HasAttr(obj.ptr(), dlpack_attr().ptr()) != 1) {
         static PyObject* const cai = PyUnicode_InternFromString("__cuda_array_interface__");
-        ISTHMUS_CHECK(PyObject_HasAttr(obj.ptr(), cai) == 1, type_error,
-                      "from_dlpack: expected an object with __dlpack__ (a NumPy array, a torch "
-                      "tensor, a qvalue, ...), with __cuda_array_interface__, or a DLPack "
-                      "capsule, got ",
-                      type_name(obj));
-        return on_device(tensor_from_cuda_array_interface(obj, policy), want, policy);
+        auto interface = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), cai));
+        if (!interface) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+            PyErr_Clear();
+            ISTHMUS_THROW(type_error,
+                          "from_dlpack: expected an object with __dlpack__ (a NumPy array, a "
+                          "torch tensor, a qvalue, ...), with __cuda_array_interface__, or a "
+                          "DLPack capsule, got ",
+                          type_name(obj));
+        }
+        return on_device(tensor_from_cuda_array_interface(obj, interface, policy), want, policy);
     }
     if (!want)
         if (py::object cap = torch_capsule(obj)) return consume_capsule(cap, policy);
