@@ -17,22 +17,23 @@ namespace isthmus::pymod {
 // Note [dlpack export]: `A.__dlpack__()` hands the consumer a capsule holding a
 // DLManagedTensor(Versioned) whose manager_ctx is an export_ctx: a tensor handle (keeping the
 // storage alive) plus the shape/strides arrays the DLTensor points into. Making it pins the
-// storage to the CPU (Note [export pins] in buffer.cpp, docs/memory-model.md "Pinning"); the
-// deleter unpins and frees it. The deleter runs exactly once: called by the consumer when it is
-// done with the memory (after renaming the capsule "used_dltensor[_versioned]"), or by the
-// capsule's destructor when no consumer ever took it. It needs no GIL and may run on any thread.
-// The capsule is versioned (DLPack 1.x) when the consumer passes max_version >= (1, 0), else
-// legacy (DLPack 0.x, no flags). isthmus tensors are always writable, so READ_ONLY is never set;
-// IS_COPIED is set on copies (copy=True, scalars, Note [negative strides]). `data` is element
-// 0's address and byte_offset is 0, as NumPy and PyTorch do on the CPU.
+// storage to the exported device, the CPU or a CUDA device (Note [export pins] in buffer.cpp,
+// Note [dlpack cuda], docs/memory-model.md "Pinning"); the deleter unpins and frees it. The
+// deleter runs exactly once: called by the consumer when it is done with the memory (after renaming
+// the capsule "used_dltensor[_versioned]"), or by the capsule's destructor when no consumer ever
+// took it. It needs no GIL and may run on any thread. The capsule is versioned (DLPack 1.x) when
+// the consumer passes max_version >= (1, 0), else legacy (DLPack 0.x, no flags). isthmus tensors
+// are always writable, so READ_ONLY is never set; IS_COPIED is set on copies (copy=True, scalars,
+// Note [negative strides]). `data` is element 0's address and byte_offset is 0, as NumPy and
+// PyTorch do on the CPU.
 //
 // Note [dlpack import]: `q.from_dlpack(x)` calls
 // `x.__dlpack__(max_version=(1, 1), copy=..., dl_device=...)`, falling back to a bare
 // `x.__dlpack__()` for producers that predate those keywords (TypeError). It renames the capsule
-// "used_..." and wraps the memory without a copy (tensor::wrap: pinned to the CPU, the
-// producer's deleter as the release callback, run once when the last view of the storage is
-// gone). Everything is validated before the capsule is renamed, so a capsule refused with an
-// error still belongs to its producer, whose capsule destructor frees it. A copy is made
+// "used_..." and wraps the memory without a copy (tensor::wrap: pinned to the CPU or to the
+// CUDA device, the producer's deleter as the release callback, run once when the last view of the
+// storage is gone). Everything is validated before the capsule is renamed, so a capsule refused
+// with an error still belongs to its producer, whose capsule destructor frees it. A copy is made
 // instead (and the deleter called at once) when the tensor is read-only (isthmus tensors are
 // writable, as for NumPy arrays: Note [wrapping rules]), misaligned, empty, or copy=True was
 // asked and the producer did not set IS_COPIED; with copy=False those cases raise ValueError.
