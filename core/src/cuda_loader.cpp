@@ -168,19 +168,29 @@ int device_count() {
     return state().count;
 }
 
+namespace {
+
+// Registers the devices once (module_or_throw succeeded); `what` names the call in errors.
+void register_once(const isthmus_cuda_module& m, const char* what) {
+    loader& l = state();
+    std::lock_guard lk(l.mu);
+    if (l.registered) return;
+    char err[1024] = {};
+    check_call(m.register_devices(err, sizeof err), err, what);
+    l.registered = true;
+}
+
+} // namespace
+
 void init(int device) {
     const isthmus_cuda_module& m = module_or_throw("cuda::init");
     check_device(device, "cuda::init");
-    {
-        loader& l = state();
-        std::lock_guard lk(l.mu);
-        if (!l.registered) {
-            char err[1024] = {};
-            check_call(m.register_devices(err, sizeof err), err, "cuda::init");
-            l.registered = true;
-        }
-    }
+    register_once(m, "cuda::init");
     set_default_resource(cuda_resource(device));
+}
+
+void ensure_registered() {
+    register_once(module_or_throw("cuda::ensure_registered"), "cuda::ensure_registered");
 }
 
 bool initialized() noexcept {

@@ -39,6 +39,7 @@ def cuda_synchronize(device: int = -1) -> None: ...
 def cuda_memory_info(device: int = 0) -> dict[str, int]: ...
 def cuda_set_memory_limit(device: int, bytes: int | None) -> None: ...
 def cuda_empty_cache(device: int = 0) -> int: ...
+def cuda_stream(device: int = 0) -> int: ...
 
 class device_scope:
     """A scope in which new values and ops go to one device (made by q.device)."""
@@ -83,6 +84,13 @@ class qvalue:
     def itemsize(self) -> int: ...
     @property
     def __array_interface__(self) -> dict[str, Any]: ...
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """The CUDA array interface (v3) of a tensor on a CUDA device (AttributeError otherwise).
+
+        Zero-copy: the storage stays pinned to the device while this qvalue lives; `stream` is
+        isthmus's stream, which consumers synchronise with.
+        """
     __array_priority__: int
     @overload
     def size(self) -> tuple[int, ...]: ...
@@ -105,7 +113,7 @@ class qvalue:
     def __dlpack__(
         self,
         *,
-        stream: None = None,
+        stream: int | None = None,
         max_version: tuple[int, int] | None = None,
         dl_device: tuple[int, int] | None = None,
         copy: bool | None = None,
@@ -113,13 +121,16 @@ class qvalue:
         """A DLPack capsule sharing the tensor's memory (scalars: a new 0-d tensor).
 
         max_version >= (1, 0) gives a "dltensor_versioned" capsule, None a legacy "dltensor"
-        one. stream must be None, dl_device None or (1, 0) (kDLCPU; others raise BufferError).
-        copy=True exports a copy (flag IS_COPIED), copy=False raises BufferError when only a
-        copy could be exported (negative strides, scalars). The storage stays pinned to the
-        CPU until the consumer releases the tensor.
+        one. stream: for CUDA data the consumer's stream (None/1 legacy default, 2 per-thread
+        default, a cudaStream_t, -1 no sync; 0 raises ValueError), made to wait for isthmus's
+        work through an event; CPU data takes None only. dl_device: None (where the data is),
+        (1, 0) or (2, n). copy=True exports a copy (flag IS_COPIED), copy=False raises
+        BufferError when only a copy could be exported (negative strides, scalars, storage
+        pinned to another device). The storage stays pinned to the exported device until the
+        consumer releases the tensor.
         """
     def __dlpack_device__(self) -> tuple[int, int]:
-        """The DLPack device of the data: (1, 0), i.e. (kDLCPU, 0)."""
+        """(2, n) (kDLCUDA) for a tensor located on cuda:n, else (1, 0) (kDLCPU)."""
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[qvalue]: ...
     def __getitem__(self, key: Any) -> qvalue: ...
@@ -272,9 +283,10 @@ def from_dlpack(
 ) -> qvalue:
     """A qvalue sharing the memory of a DLPack producer or capsule.
 
-    obj: a NumPy array, a torch tensor, a qvalue, anything with __dlpack__, or a DLPack
-      capsule (consumed: a capsule can be imported once).
-    device: None, "cpu" or (1, 0); CUDA devices raise BufferError (no CUDA backend yet).
+    obj: a NumPy array, a torch tensor (CPU or CUDA), a qvalue, anything with __dlpack__ or
+      __cuda_array_interface__, or a DLPack capsule (consumed: a capsule can be imported once).
+    device: None (where the data is), "cpu"/(1, 0), or "cuda"/"cuda:N"/(2, N); a copy when
+      the producer cannot export there. CUDA producers are passed isthmus's stream.
     copy: None shares when possible and copies read-only or misaligned data; True always gives
       memory of its own; False shares or raises ValueError.
     Tensors that require grad raise BufferError (pass t.detach(), or use q.torch.from_tensor).

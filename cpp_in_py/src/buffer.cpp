@@ -58,6 +58,13 @@ struct export_owner {
     }
 };
 
+// True when the storage is pinned to a resource other than the CPU (foreign device memory, or
+// a live device export): NumPy cannot share it, since a storage is pinned to one resource.
+bool pinned_away(const tensor& t) {
+    const resource_id p = t.storage()->pinned_to();
+    return p != -1 && p != MEMRESOURCE_CPU;
+}
+
 const tensor& exportable_tensor(const value& v, const char* what) {
     require_init(what);
     ISTHMUS_CHECK(v.is_tensor(), type_error, what,
@@ -247,6 +254,11 @@ py::dict array_interface(py::object self) {
         throw py::attribute_error("__array_interface__: only tensor values have one, this is a " +
                                   v.kind_name());
     const tensor& t = exportable_tensor(v, "__array_interface__");
+    if (pinned_away(t)) // NumPy moves on to __array__, which copies
+        throw py::attribute_error(
+            "__array_interface__: the storage is pinned to " +
+            get_resource(t.storage()->pinned_to()).name() +
+            " (shared with a foreign library there), so NumPy cannot share it on the CPU");
     const char* format = buffer_format(t.dtype()); // bfloat16: TypeError
     (void)format;
     void* data = nullptr;
@@ -282,7 +294,15 @@ py::object array_protocol(py::object self, py::object dtype_arg, py::object copy
     const value& v = self.cast<const value&>();
     require_init("__array__");
     py::object arr;
-    const bool must_copy = !copy.is_none() && copy.cast<bool>();
+    bool must_copy = !copy.is_none() && copy.cast<bool>();
+    if (v.is_tensor() && pinned_away(v.as_tensor())) {
+        ISTHMUS_CHECK(copy.is_none() || must_copy, value_error,
+                      "__array__: the storage is pinned to ",
+                      get_resource(v.as_tensor().storage()->pinned_to()).name(),
+                      " (shared with a foreign library there), so a NumPy array of it is a copy, "
+                      "and copy=False was given");
+        must_copy = true;
+    }
     if (v.is_tensor() && !must_copy) {
         buffer_format(v.as_tensor().dtype()); // bfloat16: TypeError
         arr = numpy().attr("asarray")(py::memoryview(self));

@@ -2,6 +2,8 @@
 #include "bindings.hpp"
 #include "dlpack_abi.hpp"
 
+#include "isthmus/cuda.hpp"
+
 #include <pybind11/numpy.h>
 
 #include <cstring>
@@ -15,33 +17,86 @@ namespace isthmus::pymod {
 // Note [dlpack export]: `A.__dlpack__()` hands the consumer a capsule holding a
 // DLManagedTensor(Versioned) whose manager_ctx is an export_ctx: a tensor handle (keeping the
 // storage alive) plus the shape/strides arrays the DLTensor points into. Making it pins the
-// storage to the CPU (Note [export pins] in buffer.cpp, docs/memory-model.md "Pinning"); the
-// deleter unpins and frees it. The deleter runs exactly once: called by the consumer when it is
-// done with the memory (after renaming the capsule "used_dltensor[_versioned]"), or by the
-// capsule's destructor when no consumer ever took it. It needs no GIL and may run on any thread.
-// The capsule is versioned (DLPack 1.x) when the consumer passes max_version >= (1, 0), else
-// legacy (DLPack 0.x, no flags). isthmus tensors are always writable, so READ_ONLY is never set;
-// IS_COPIED is set on copies (copy=True, scalars, Note [negative strides]). `data` is element
-// 0's address and byte_offset is 0, as NumPy and PyTorch do on the CPU.
+// storage to the exported device, the CPU or a CUDA device (Note [export pins] in buffer.cpp,
+// Note [dlpack cuda], docs/memory-model.md "Pinning"); the deleter unpins and frees it. The
+// deleter runs exactly once: called by the consumer when it is done with the memory (after renaming
+// the capsule "used_dltensor[_versioned]"), or by the capsule's destructor when no consumer ever
+// took it. It needs no GIL and may run on any thread. The capsule is versioned (DLPack 1.x) when
+// the consumer passes max_version >= (1, 0), else legacy (DLPack 0.x, no flags). isthmus tensors
+// are always writable, so READ_ONLY is never set; IS_COPIED is set on copies (copy=True, scalars,
+// Note [negative strides]). `data` is element 0's address and byte_offset is 0, as NumPy and
+// PyTorch do on the CPU.
 //
 // Note [dlpack import]: `q.from_dlpack(x)` calls
 // `x.__dlpack__(max_version=(1, 1), copy=..., dl_device=...)`, falling back to a bare
 // `x.__dlpack__()` for producers that predate those keywords (TypeError). It renames the capsule
-// "used_..." and wraps the memory without a copy (tensor::wrap: pinned to the CPU, the
-// producer's deleter as the release callback, run once when the last view of the storage is
-// gone). Everything is validated before the capsule is renamed, so a capsule refused with an
-// error still belongs to its producer, whose capsule destructor frees it. A copy is made
+// "used_..." and wraps the memory without a copy (tensor::wrap: pinned to the CPU or to the
+// CUDA device, the producer's deleter as the release callback, run once when the last view of the
+// storage is gone). Everything is validated before the capsule is renamed, so a capsule refused
+// with an error still belongs to its producer, whose capsule destructor frees it. A copy is made
 // instead (and the deleter called at once) when the tensor is read-only (isthmus tensors are
 // writable, as for NumPy arrays: Note [wrapping rules]), misaligned, empty, or copy=True was
 // asked and the producer did not set IS_COPIED; with copy=False those cases raise ValueError.
 //
-// Note [dlpack cuda]: this build has no CUDA backend, so only host memory crosses: exports are
-// always kDLCPU, imports accept kDLCPU and the host-accessible kDLCUDAHost / kDLROCMHost /
-// kDLCUDAManaged, and every other device raises BufferError. The CUDA backend plugs in at the
-// three places marked "Note [dlpack cuda]": `__dlpack_device__` reports the resource a tensor is
-// pinned to, `__dlpack__` pins to that resource (honouring `stream`: an int, -1 for no sync,
-// ordered after the runtime's stream) and `dl_device`, and imports wrap device pointers with
-// tensor::wrap on cuda_resource(device_id).
+// Note [dlpack cuda]: device memory crosses without a copy in both directions.
+// - Where a value is exported from (`__dlpack_device__`): tensor::location(), i.e. the resource
+//   the storage is pinned to, else the default device when the data is valid there, else the
+//   lowest resource holding a valid copy (the CPU before any GPU). A location on cuda:n reports
+//   (kDLCUDA, n); anything else (kDLCPU, 0). Scalars are (kDLCPU, 0).
+// - `__dlpack__` exports from that device, or from `dl_device` when given: it pins the storage
+//   there (a transfer when the copy there is stale) and hands out that copy's address, so both
+//   sides share one buffer. Only a storage already pinned to another resource (foreign memory
+//   wrapped there, or a live export there) cannot move: it is exported as a copy (IS_COPIED;
+//   BufferError with copy=False). Streams: Note [dlpack streams].
+// - Imports of kDLCUDA tensors wrap the device pointer with tensor::wrap on cuda_resource(n)
+//   (pinned there for the storage's life; the producer's deleter as release callback, run once).
+//   The devices are registered on first use (cuda::ensure_registered, the default device stays
+//   as init() set it); without CUDA the import raises RuntimeError naming the cause. The pointer
+//   is checked with cuda::pointer_device, so a producer that mislabels host memory is refused.
+//   kDLCPU, kDLCUDAHost, kDLROCMHost and kDLCUDAManaged are host memory, wrapped on the CPU.
+//
+// Note [dlpack streams]: the DLPack/array-API rules, as producer and as consumer.
+// - Export of CUDA data: `stream` is the consumer's stream. None means the legacy default stream
+//   (1), 1 and 2 are the legacy and per-thread default streams, larger ints are cudaStream_t
+//   handles: that stream is made to wait (cudaStreamWaitEvent on an event recorded on isthmus's
+//   stream; the host never waits) for everything isthmus queued so far, the pinning transfer
+//   included. -1 means no synchronisation. 0 is refused (ValueError): it is ambiguous. CPU data
+//   takes stream=None only.
+// - Import from a kDLCUDA producer: isthmus asks `__dlpack_device__` first and passes its own
+//   stream for that device (`stream=<isthmus's cudaStream_t as int>`), so the producer orders
+//   its pending work before isthmus's stream. A bare capsule (no producer to ask) is taken as
+//   ready. Later writes by either side are not ordered by DLPack: synchronise them (e.g.
+//   torch.cuda.synchronize(), q.cuda_synchronize(), or run torch on isthmus's stream through
+//   torch.cuda.ExternalStream(q.cuda_stream())).
+// - Release: when the last view of an imported device tensor dies, isthmus waits for its own
+//   stream (a stream sync, not a device sync) before calling the producer's deleter, because
+//   DLPack has no way to hand a stream back with the memory and the producer may reuse it at
+//   once. The same wait precedes the deleter when an import had to copy (read-only, misaligned
+//   or copy=True data): the copy is queued on isthmus's stream.
+
+int cuda_ordinal(resource_id r) {
+    if (r < cuda_resource(0) || !cuda::initialized()) return -1;
+    const memory_resource* res = find_resource(r);
+    if (!res || res->host_accessible() || res->name().rfind("cuda:", 0) != 0) return -1;
+    return r - cuda_resource(0);
+}
+
+void require_cuda(const std::string& what, int device) {
+    if (!cuda::available())
+        ISTHMUS_THROW(runtime_error, what,
+                      ", and CUDA is not available here: ", cuda::unavailable_reason());
+    cuda::ensure_registered();
+    const int n = cuda::device_count();
+    ISTHMUS_CHECK(device >= 0 && device < n, value_error, what, ", and CUDA device ", device,
+                  " does not exist (", n, " device", n == 1 ? "" : "s", " here)");
+}
+
+void wait_for_isthmus(int device) noexcept {
+    try {
+        cuda::synchronize(device);
+    } catch (...) { // a release path: the error already surfaced at the failing op
+    }
+}
 
 namespace {
 
@@ -222,29 +277,69 @@ bool wants_versioned(py::handle max_version) {
     return v[0] >= 1;
 }
 
-void check_stream(py::handle stream) {
+// `stream=` as an int: TypeError for anything but None or an int, ValueError past 64 bits.
+std::optional<int64_t> stream_int(py::handle stream, const char* what) {
+    if (stream.is_none()) return std::nullopt;
+    ISTHMUS_CHECK(!PyBool_Check(stream.ptr()) && PyLong_Check(stream.ptr()), type_error, what,
+                  ": stream must be None or an int (a cudaStream_t, 1, 2 or -1), got a ",
+                  type_name(stream));
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(stream.ptr(), &overflow);
+    ISTHMUS_CHECK(overflow == 0, value_error, what, ": stream ",
+                  py::str(stream).cast<std::string>(), " is not a stream handle");
+    return static_cast<int64_t>(v);
+}
+
+// The stream rule for CPU data: stream must be None.
+void check_cpu_stream(py::handle stream) {
     if (stream.is_none()) return;
-    // Note [dlpack cuda]: CUDA exports will take an int stream here (-1: no synchronisation).
     ISTHMUS_CHECK(!PyBool_Check(stream.ptr()) && PyLong_Check(stream.ptr()), type_error,
                   "__dlpack__: stream must be None for a CPU tensor, got a ", type_name(stream));
     ISTHMUS_THROW(value_error, "__dlpack__: stream must be None for a CPU tensor (streams order ",
                   "work on CUDA/ROCm devices), got ", py::str(stream).cast<std::string>());
 }
 
-void check_export_device(py::handle dl_device) {
-    if (dl_device.is_none()) return;
+// The consumer's stream for an export of CUDA data (Note [dlpack streams]): the cudaStream_t to
+// make wait for isthmus's stream, or nullptr for -1 (no synchronisation).
+void* consumer_stream(py::handle stream) {
+    const std::optional<int64_t> s = stream_int(stream, "__dlpack__");
+    if (!s) return reinterpret_cast<void*>(uintptr_t{1}); // None: the legacy default stream
+    ISTHMUS_CHECK(*s != 0, value_error,
+                  "__dlpack__: stream=0 is not allowed for CUDA data (it is ambiguous); pass None "
+                  "or 1 for the legacy default stream, 2 for the per-thread default stream, a "
+                  "cudaStream_t, or -1 for no synchronisation");
+    ISTHMUS_CHECK(*s >= -1, value_error,
+                  "__dlpack__: stream must be -1, 1, 2 or a cudaStream_t, got ", *s);
+    if (*s == -1) return nullptr;
+    return reinterpret_cast<void*>(static_cast<uintptr_t>(*s));
+}
+
+// dl_device=: nullopt (None), -1 for (kDLCPU, 0), n for (kDLCUDA, n); BufferError otherwise.
+std::optional<int> export_device_arg(py::handle dl_device) {
+    if (dl_device.is_none()) return std::nullopt;
     const auto [type, id] = device_pair(dl_device, "__dlpack__: dl_device");
     if (type == dl::kDLCPU) {
         if (id != 0)
             throw_buffer_error(detail::concat("__dlpack__: dl_device ", dl_device_str(type, id),
                                               ": the CPU device id must be 0"));
-        return;
+        return -1;
     }
-    // Note [dlpack cuda]: CUDA device requests are served here once the backend exists.
+    if (type == dl::kDLCUDA) {
+        if (!cuda::available())
+            throw_buffer_error(detail::concat(
+                "__dlpack__: cannot export to DLPack device ", dl_device_str(type, id),
+                ": CUDA is not available: ", cuda::unavailable_reason()));
+        cuda::ensure_registered();
+        const int n = cuda::device_count();
+        if (id < 0 || id >= n)
+            throw_buffer_error(detail::concat("__dlpack__: dl_device ", dl_device_str(type, id),
+                                              ": CUDA device ", id, " does not exist (", n,
+                                              " device", n == 1 ? "" : "s", " here)"));
+        return static_cast<int>(id);
+    }
     throw_buffer_error(detail::concat(
         "__dlpack__: cannot export to DLPack device ", dl_device_str(type, id),
-        "; this build of isthmus has no CUDA/device backend, only the CPU (kDLCPU, 0) is "
-        "supported"));
+        "; isthmus exports to the CPU (kDLCPU, 0) and to CUDA devices (kDLCUDA, n) only"));
 }
 
 // ---- export ----
@@ -253,6 +348,7 @@ struct export_ctx {
     tensor t;
     shape_t shape, strides;
     bool pinned = false;
+    resource_id resource = MEMRESOURCE_CPU; // where the storage is pinned for the consumer
     dl::DLManagedTensor legacy{};
     dl::DLManagedTensorVersioned versioned{};
 
@@ -262,7 +358,7 @@ struct export_ctx {
     ~export_ctx() {
         if (!pinned) return;
         try {
-            t.storage()->unpin(MEMRESOURCE_CPU);
+            t.storage()->unpin(resource);
         } catch (...) { // never throw from a deleter; the pin count is the storage's
         }
     }
@@ -306,16 +402,42 @@ bool has_negative_stride(const tensor& t) {
     return false;
 }
 
-py::object export_capsule(const tensor& t, bool versioned, bool copied);
+py::object export_capsule(const tensor& t, bool versioned, bool copied, resource_id resource);
+
+// The resource an export to `cuda_device` (-1: the CPU) pins.
+resource_id export_resource(int cuda_device) {
+    return cuda_device < 0 ? MEMRESOURCE_CPU : cuda_resource(cuda_device);
+}
+
+// A copy of `t` on `resource` (contiguous, owned by isthmus, not pinned).
+tensor copy_to(const tensor& t, resource_id resource) {
+    tensor out = tensor::empty(t.shape(), t.dtype(), resource);
+    out.copy_from(t);
+    return out;
+}
 
 py::object dlpack_export(const value& v, py::handle stream, py::handle max_version,
                          py::handle dl_device, py::handle copy) {
     // Validate every argument before touching the value.
     const copy_policy policy = copy_arg(copy, "__dlpack__");
     const bool versioned = wants_versioned(max_version);
-    check_export_device(dl_device);
-    check_stream(stream);
+    const std::optional<int> asked = export_device_arg(dl_device);
+    stream_int(stream, "__dlpack__"); // the type, for every device
     require_init("__dlpack__");
+    if (!v.is_tensor() && !v.is_scalar())
+        throw_buffer_error(detail::concat("__dlpack__: only tensor and scalar values can be "
+                                          "exported through DLPack, this value is a ",
+                                          v.kind_name()));
+
+    // Note [dlpack cuda]: from where the data is, or from the device the consumer asked for.
+    const int source = v.is_tensor() ? cuda_ordinal(v.as_tensor().location()) : -1;
+    const int target = asked.value_or(source);
+    void* wait_stream = nullptr;
+    if (target < 0)
+        check_cpu_stream(stream);
+    else
+        wait_stream = consumer_stream(stream);
+    const resource_id resource = export_resource(target);
 
     tensor t;
     bool copied = false;
@@ -323,60 +445,70 @@ py::object dlpack_export(const value& v, py::handle stream, py::handle max_versi
         t = v.as_tensor();
         // Note [negative strides]: DLPack allows negative strides, but common consumers do not
         // (PyTorch 2.x aborts the process on them), so such views are exported as a copy.
-        if (policy == copy_policy::always || has_negative_stride(t)) {
-            if (policy == copy_policy::never)
-                throw_buffer_error(
-                    "__dlpack__: the tensor has negative strides, which DLPack consumers such as "
-                    "PyTorch do not accept, so it can only be exported as a copy; pass "
-                    "copy=None/True or export A.contiguous()");
+        const resource_id pinned = t.storage()->pinned_to();
+        const std::string why =
+            has_negative_stride(t)
+                ? std::string("the tensor has negative strides, which DLPack consumers such as "
+                              "PyTorch do not accept, so it can only be exported as a copy; pass "
+                              "copy=None/True or export A.contiguous()")
+            : pinned != -1 && pinned != resource
+                ? detail::concat("the storage is shared with a foreign library on ",
+                                 get_resource(pinned).name(), ", so it cannot move to ",
+                                 get_resource(resource).name(),
+                                 " and can only be exported there as a copy; pass copy=None/True")
+                : std::string();
+        if (policy == copy_policy::always || !why.empty()) {
+            if (policy == copy_policy::never) throw_buffer_error("__dlpack__: " + why);
             py::gil_scoped_release nogil;
-            t = t.clone();
+            t = copy_to(t, resource);
             copied = true;
         }
-    } else if (v.is_scalar()) {
+    } else {
         if (policy == copy_policy::never)
             throw_buffer_error("__dlpack__: a scalar value has no memory to share, so it is "
                                "exported as a new 0-d tensor; pass copy=None/True");
         t = v.as_scalar().to_tensor();
+        if (target >= 0) {
+            py::gil_scoped_release nogil;
+            t = copy_to(t, resource);
+        }
         copied = true;
-    } else {
-        throw_buffer_error(detail::concat("__dlpack__: only tensor and scalar values can be "
-                                          "exported through DLPack, this value is a ",
-                                          v.kind_name()));
     }
-    return export_capsule(t, versioned, copied);
+    py::object cap = export_capsule(t, versioned, copied, resource);
+    // Note [dlpack streams]: the consumer's stream waits for isthmus's work (the pinning
+    // transfer or the copy included); on error the capsule's destructor gives the pin back.
+    if (wait_stream) cuda::make_stream_wait(wait_stream, target);
+    return cap;
 }
 
-// The capsule for `t` itself (its layout as it is): the tail of dlpack_export, shared with
-// dlpack_capsule (C++ hosts' to_torch).
-py::object export_capsule(const tensor& t, bool versioned, bool copied) {
-    // Note [dlpack cuda]: a tensor pinned to a device will be exported from there.
-    ISTHMUS_CHECK(t.storage()->pinned_to() == -1 || t.storage()->pinned_to() == MEMRESOURCE_CPU,
-                  runtime_error, "__dlpack__: the tensor is pinned to ",
-                  get_resource(t.storage()->pinned_to()).name(),
-                  ", and this build exports CPU memory only");
-
+// The capsule for `t` itself (its layout as it is), pinned to and exported from `resource`: the
+// tail of dlpack_export, shared with dlpack_capsule (C++ hosts' to_torch).
+py::object export_capsule(const tensor& t, bool versioned, bool copied, resource_id resource) {
     auto ctx = std::make_unique<export_ctx>();
     ctx->t = t;
+    ctx->resource = resource;
     ctx->shape.reserve(1); // a non-null pointer for 0-d tensors too
     ctx->strides.reserve(1);
     ctx->shape = t.shape();
     ctx->strides = t.strides();
     void* data = nullptr;
     {
-        // Pinning may transfer from a device, which is worth releasing the GIL for; a host copy
+        // Pinning may transfer between resources, which is worth releasing the GIL for; a copy
         // that is already valid (the common case) makes it a few bookkeeping steps, cheaper than
         // the GIL round trip.
         std::optional<py::gil_scoped_release> nogil;
-        if (!t.storage()->valid_on(MEMRESOURCE_CPU)) nogil.emplace();
-        t.storage()->pin(MEMRESOURCE_CPU);
+        if (!t.storage()->valid_on(resource)) nogil.emplace();
+        t.storage()->pin(resource);
         ctx->pinned = true;
-        data = t.lock(LOCK_READ, MEMRESOURCE_CPU);
-        t.unlock(LOCK_READ, MEMRESOURCE_CPU);
+        data = t.lock(LOCK_READ, resource);
+        t.unlock(LOCK_READ, resource);
     }
     dl::DLTensor tensor_desc{};
     tensor_desc.data = data;
-    tensor_desc.device = dl::DLDevice{dl::kDLCPU, 0};
+    tensor_desc.device =
+        resource == MEMRESOURCE_CPU
+            ? dl::DLDevice{dl::kDLCPU, 0}
+            : dl::DLDevice{dl::kDLCUDA, static_cast<int32_t>(resource - cuda_resource(0))};
     tensor_desc.ndim = static_cast<int32_t>(t.dim());
     tensor_desc.dtype = dl_dtype(t.dtype());
     tensor_desc.shape = ctx->shape.data();
@@ -410,11 +542,9 @@ py::object export_capsule(const tensor& t, bool versioned, bool copied) {
 
 py::tuple dlpack_device(const value& v) {
     if (v.is_tensor()) {
-        const tensor& t = v.as_tensor();
-        const resource_id r = t.location();
-        // Note [dlpack cuda]: report (kDLCUDA, n) for tensors pinned to cuda_resource(n).
-        ISTHMUS_CHECK(r == MEMRESOURCE_CPU, runtime_error, "__dlpack_device__: the tensor is on ",
-                      get_resource(r).name(), ", and this build exports CPU memory only");
+        // Note [dlpack cuda]: where tensor::location() is.
+        const int n = cuda_ordinal(v.as_tensor().location());
+        if (n >= 0) return py::make_tuple(static_cast<int>(dl::kDLCUDA), n);
     } else if (!v.is_scalar()) {
         throw_buffer_error(detail::concat("__dlpack_device__: only tensor and scalar values can "
                                           "be exported through DLPack, this value is a ",
@@ -461,6 +591,7 @@ struct parsed_capsule {
     dtype dt = dtype::float32;
     shape_t shape, strides;
     char* data = nullptr;
+    int cuda_device = -1; // the CUDA ordinal for kDLCUDA data, else -1 (host memory)
     bool read_only = false;
     bool is_copied = false;
     bool aligned = true;
@@ -516,13 +647,19 @@ parsed_capsule parse_capsule(py::handle cap) {
         t = &static_cast<dl::DLManagedTensor*>(out.owner.managed)->dl_tensor;
     }
 
-    // Note [dlpack cuda]: device memory will be wrapped on cuda_resource(device_id) here.
-    if (!host_accessible(t->device.device_type))
+    // Note [dlpack cuda]: host memory is wrapped on the CPU, CUDA memory on its device.
+    if (t->device.device_type == dl::kDLCUDA) {
+        out.cuda_device = t->device.device_id;
+        require_cuda(
+            detail::concat("from_dlpack: the tensor is on CUDA device ", t->device.device_id),
+            t->device.device_id);
+    } else if (!host_accessible(t->device.device_type)) {
         throw_buffer_error(detail::concat(
             "from_dlpack: the tensor is on DLPack device ",
             dl_device_str(t->device.device_type, t->device.device_id),
-            "; this build of isthmus has no CUDA/device backend and reads host memory only "
-            "(copy it to the CPU first, e.g. t.cpu())"));
+            "; isthmus reads host memory and CUDA devices (kDLCUDA) only (copy it to the CPU "
+            "first, e.g. t.cpu())"));
+    }
     out.dt = dtype_from_dl(t->dtype);
     ISTHMUS_CHECK(t->ndim >= 0 && t->ndim <= max_rank, value_error,
                   "from_dlpack: malformed DLPack tensor: ndim is ", t->ndim,
@@ -573,6 +710,19 @@ parsed_capsule parse_capsule(py::handle cap) {
                   "from_dlpack: malformed DLPack tensor: data is NULL for ", numel, " elements");
     out.data = static_cast<char*>(t->data) + t->byte_offset;
     out.aligned = reinterpret_cast<uintptr_t>(out.data) % alignment_of(out.dt) == 0;
+    if (out.cuda_device >= 0 && numel > 0) {
+        // A producer that labels host memory kDLCUDA would make every kernel fault: check.
+        int owner = -1;
+        try {
+            owner = cuda::pointer_device(out.data);
+        } catch (const value_error&) {
+        }
+        ISTHMUS_CHECK(owner == out.cuda_device, value_error,
+                      "from_dlpack: malformed DLPack tensor: the producer says CUDA device ",
+                      out.cuda_device, ", but its data ", static_cast<const void*>(out.data),
+                      owner < 0 ? std::string(" is not CUDA device memory")
+                                : detail::concat(" is memory of CUDA device ", owner));
+    }
     return out;
 }
 
@@ -587,13 +737,18 @@ tensor consume_capsule(py::handle cap, copy_policy policy) {
         ISTHMUS_THROW(value_error, "from_dlpack: cannot share the tensor without a copy: ", why,
                       "; pass copy=None (or True) to allow a copy");
     const bool copy = why || empty || (policy == copy_policy::always && !pc.is_copied);
+    const int dev = pc.cuda_device;
+    const resource_id resource = dev < 0 ? MEMRESOURCE_CPU : cuda_resource(dev);
 
     if (copy) {
-        tensor out = tensor::empty(pc.shape, pc.dt, MEMRESOURCE_CPU);
+        tensor out = tensor::empty(pc.shape, pc.dt, resource);
         if (!empty) {
-            tensor view = tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, MEMRESOURCE_CPU, {});
+            tensor view = tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource, {});
             py::gil_scoped_release nogil;
             out.copy_from(view);
+            // Note [dlpack streams]: the copy is queued on isthmus's stream; the producer gets
+            // its memory back only once it ran.
+            if (dev >= 0) cuda::synchronize(dev);
         }
         // The bytes are ours now: take the capsule and give the producer's memory back.
         if (PyCapsule_SetName(cap.ptr(), pc.used_name) != 0) throw py::error_already_set();
@@ -603,32 +758,65 @@ tensor consume_capsule(py::handle cap, copy_policy policy) {
     if (PyCapsule_SetName(cap.ptr(), pc.used_name) != 0) throw py::error_already_set();
     try {
         // tensor::wrap either throws before its storage owns the callback, or owns it.
-        return tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, MEMRESOURCE_CPU,
-                            [owner = pc.owner]() { owner.release(); });
+        if (dev < 0)
+            return tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource,
+                                [owner = pc.owner]() { owner.release(); });
+        return tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource,
+                            [owner = pc.owner, dev]() {
+                                // Note [dlpack streams]: isthmus's queued work first.
+                                if (!interpreter_finalizing()) wait_for_isthmus(dev);
+                                owner.release();
+                            });
     } catch (...) {
         pc.owner.release(); // the capsule is renamed: its deleter is ours to call
         throw;
     }
 }
 
-std::optional<std::pair<int64_t, int64_t>> import_device(py::handle device) {
+// from_dlpack's `device=`: nullopt (None), -1 for the CPU, n for CUDA device n ("cuda",
+// "cuda:n", (kDLCUDA, n)); CUDA devices must exist (RuntimeError without CUDA).
+std::optional<int> import_device(py::handle device) {
     if (device.is_none()) return std::nullopt;
     if (py::isinstance<py::str>(device)) {
-        std::string d = device.cast<std::string>();
-        if (d == "cpu" || d == "CPU") return std::make_pair(int64_t{dl::kDLCPU}, int64_t{0});
-        if (d.rfind("cuda", 0) == 0)
-            throw_buffer_error(detail::concat("from_dlpack: device=\"", d,
-                                              "\": this build of isthmus has no CUDA backend; "
-                                              "only device=\"cpu\" is supported"));
-        ISTHMUS_THROW(value_error, "from_dlpack: unknown device \"", d,
-                      "\"; expected \"cpu\" or a (device_type, device_id) tuple such as (1, 0)");
+        const std::string d = device.cast<std::string>();
+        if (d == "cpu" || d == "CPU") return -1;
+        int n = -1;
+        if (d == "cuda" || d == "CUDA") n = 0;
+        if ((d.rfind("cuda:", 0) == 0 || d.rfind("CUDA:", 0) == 0) && d.size() > 5 &&
+            d.size() < 9 && d.find_first_not_of("0123456789", 5) == std::string::npos)
+            n = std::stoi(d.substr(5));
+        ISTHMUS_CHECK(n >= 0, value_error, "from_dlpack: unknown device \"", d,
+                      "\"; expected \"cpu\", \"cuda\", \"cuda:N\" or a (device_type, device_id) "
+                      "tuple such as (1, 0) or (2, 0)");
+        require_cuda(detail::concat("from_dlpack(device=\"", d, "\")"), n);
+        return n;
     }
     const auto [type, id] = device_pair(device, "from_dlpack: device");
-    if (type != dl::kDLCPU || id != 0)
-        throw_buffer_error(detail::concat("from_dlpack: device ", dl_device_str(type, id),
-                                          " is not supported; this build of isthmus has no "
-                                          "CUDA/device backend, only the CPU (1, 0)"));
-    return std::make_pair(type, id);
+    if (type == dl::kDLCPU && id == 0) return -1;
+    if (type == dl::kDLCUDA) {
+        ISTHMUS_CHECK(id >= 0 && id < 100000, value_error, "from_dlpack: device ",
+                      dl_device_str(type, id), " has no valid device id");
+        require_cuda(detail::concat("from_dlpack(device=", dl_device_str(type, id), ")"),
+                     static_cast<int>(id));
+        return static_cast<int>(id);
+    }
+    throw_buffer_error(detail::concat("from_dlpack: device ", dl_device_str(type, id),
+                                      " is not supported; isthmus holds data on the CPU (1, 0) "
+                                      "and on CUDA devices (2, n)"));
+}
+
+// `t` on the device `want` asked for (-1: the CPU): itself when it is there, else a copy
+// (ValueError when copy=False forbids it).
+tensor on_device(tensor t, std::optional<int> want, copy_policy policy) {
+    if (!want) return t;
+    const resource_id resource = *want < 0 ? MEMRESOURCE_CPU : cuda_resource(*want);
+    const resource_id pinned = t.storage()->pinned_to();
+    if (pinned == resource || (pinned == -1 && t.location() == resource)) return t;
+    ISTHMUS_CHECK(policy != copy_policy::never, value_error, "from_dlpack: the data is on ",
+                  get_resource(t.location()).name(), " and device ", get_resource(resource).name(),
+                  " was asked: that needs a copy, and copy=False was given");
+    py::gil_scoped_release nogil;
+    return copy_to(t, resource);
 }
 
 // Note [torch fast path]: torch.Tensor.__dlpack__ and __dlpack_device__ are Python functions
@@ -637,7 +825,8 @@ std::optional<std::pair<int64_t, int64_t>> import_device(py::handle device) {
 // a microsecond; a legacy capsule, which loses nothing since torch tensors are never read-only
 // and the device is checked in the capsule). to_dlpack skips two checks that __dlpack__ makes:
 // requires_grad (refused by tensor_from_dlpack before this) and the conjugate/negative bits,
-// whose tensors go the generic way, where torch refuses them with its own message.
+// whose tensors go the generic way, where torch refuses them with its own message. CUDA tensors
+// go the generic way too: they need the stream handshake (Note [dlpack streams]).
 py::object torch_capsule(py::handle obj) {
     if (std::strcmp(Py_TYPE(obj.ptr())->tp_name, "Tensor") != 0) return {};
     static PyObject* tensor_type = nullptr; // leaked with the module handles (Note in numpy())
@@ -659,6 +848,10 @@ py::object torch_capsule(py::handle obj) {
     }
     if (reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())) != tensor_type) return {};
     // Interned names and direct method calls: no str objects made per call.
+    static PyObject* const is_cuda = PyUnicode_InternFromString("is_cuda");
+    auto on_gpu = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), is_cuda));
+    if (!on_gpu) throw py::error_already_set();
+    if (on_gpu.ptr() != Py_False) return {};
     static PyObject* const is_conj = PyUnicode_InternFromString("is_conj");
     static PyObject* const is_neg = PyUnicode_InternFromString("is_neg");
     for (PyObject* method : {is_conj, is_neg}) {
@@ -682,12 +875,15 @@ bool is_dlpack_producer(py::handle obj) {
         PyList_Check(o) || PyTuple_Check(o) || o == Py_None || PyBool_Check(o))
         return false;
     if (is_qvalue(obj) || py::isinstance<py::array>(obj)) return false;
-    return PyObject_HasAttr(o, dlpack_attr().ptr()) == 1;
+    if (PyObject_HasAttr(o, dlpack_attr().ptr()) == 1) return true;
+    static PyObject* const cai = PyUnicode_InternFromString("__cuda_array_interface__");
+    return PyObject_HasAttr(o, cai) == 1; // CuPy, Numba and other CUDA producers
 }
 
 tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device) {
-    const auto dev = import_device(device);
-    if (PyCapsule_CheckExact(obj.ptr())) return consume_capsule(obj, policy);
+    const std::optional<int> want = import_device(device);
+    if (PyCapsule_CheckExact(obj.ptr()))
+        return on_device(consume_capsule(obj, policy), want, policy);
 
     static PyObject* const requires_grad = PyUnicode_InternFromString("requires_grad");
     auto rg = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), requires_grad));
@@ -699,46 +895,93 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device)
             "and writes. Pass t.detach() (shares memory) or use q.torch.from_tensor(t), which "
             "detaches");
     }
-    ISTHMUS_CHECK(PyObject_HasAttr(obj.ptr(), dlpack_attr().ptr()) == 1, type_error,
-                  "from_dlpack: expected an object with __dlpack__ (a NumPy array, a torch "
-                  "tensor, a qvalue, ...) or a DLPack capsule, got ",
-                  type_name(obj));
-    // Note [dlpack cuda]: __dlpack_device__ is not called: CPU data needs no stream, and the
-    // capsule's own device is checked before it is consumed. The CUDA backend will call it to
-    // pick the stream to pass.
-    if (!dev)
+    if (PyObject_HasAttr(obj.ptr(), dlpack_attr().ptr()) != 1) {
+        static PyObject* const cai = PyUnicode_InternFromString("__cuda_array_interface__");
+        auto interface = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), cai));
+        if (!interface) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+            PyErr_Clear();
+            ISTHMUS_THROW(type_error,
+                          "from_dlpack: expected an object with __dlpack__ (a NumPy array, a "
+                          "torch tensor, a qvalue, ...), with __cuda_array_interface__, or a "
+                          "DLPack capsule, got ",
+                          type_name(obj));
+        }
+        return on_device(tensor_from_cuda_array_interface(obj, interface, policy), want, policy);
+    }
+    if (!want)
         if (py::object cap = torch_capsule(obj)) return consume_capsule(cap, policy);
 
-    py::dict kwargs;
-    kwargs["max_version"] = py::make_tuple(dl::version_major, dl::version_minor);
-    if (policy != copy_policy::if_needed) kwargs["copy"] = py::bool_(policy == copy_policy::always);
-    if (dev) kwargs["dl_device"] = py::make_tuple(dev->first, dev->second);
-    py::object fn = obj.attr("__dlpack__");
-    py::object cap;
-    try {
-        cap = fn(**kwargs);
-    } catch (py::error_already_set& e) {
-        if (!e.matches(PyExc_TypeError)) throw;
-        // A producer that predates DLPack 1.0's keywords: the bare call, legacy capsule.
-        cap = fn();
+    // Note [dlpack streams]: the producer's device decides whether a stream is passed.
+    int source = -1;
+    static PyObject* const device_attr = PyUnicode_InternFromString("__dlpack_device__");
+    if (PyObject_HasAttr(obj.ptr(), device_attr) == 1) {
+        const auto [type, id] =
+            device_pair(obj.attr("__dlpack_device__")(), "from_dlpack: __dlpack_device__()");
+        if (type == dl::kDLCUDA) source = static_cast<int>(id);
     }
-    return consume_capsule(cap, policy);
+    // The keywords for an export to `target` (-1: the CPU); `ask` passes dl_device.
+    auto call = [&](int target, bool ask) -> py::object {
+        py::dict kwargs, legacy;
+        kwargs["max_version"] = py::make_tuple(dl::version_major, dl::version_minor);
+        if (policy != copy_policy::if_needed)
+            kwargs["copy"] = py::bool_(policy == copy_policy::always);
+        if (ask)
+            kwargs["dl_device"] =
+                py::make_tuple(int{target < 0 ? dl::kDLCPU : dl::kDLCUDA}, target < 0 ? 0 : target);
+        if (target >= 0) {
+            require_cuda(
+                detail::concat("from_dlpack: the producer's data is on CUDA device ", target),
+                target);
+            const auto s = reinterpret_cast<uintptr_t>(cuda::stream(target));
+            kwargs["stream"] = py::int_(s);
+            legacy["stream"] = py::int_(s);
+        }
+        py::object fn = obj.attr("__dlpack__");
+        try {
+            return fn(**kwargs);
+        } catch (py::error_already_set& e) {
+            if (!e.matches(PyExc_TypeError)) throw;
+            // A producer that predates DLPack 1.0's keywords: a legacy capsule (with the
+            // stream, which DLPack 0.x producers such as torch 1.x take).
+            return fn(**legacy);
+        }
+    };
+    py::object cap;
+    if (want && *want != source) {
+        try {
+            cap = call(*want, true);
+        } catch (py::error_already_set& e) {
+            // The producer cannot export to that device (NumPy to CUDA): take the data where it
+            // is, and copy it below.
+            if (!e.matches(PyExc_BufferError)) throw;
+            cap = call(source, false);
+        }
+    } else {
+        cap = call(want.value_or(source), want.has_value());
+    }
+    return on_device(consume_capsule(cap, policy), want, policy);
 }
 
 value from_dlpack(py::handle obj, py::handle device, py::handle copy) {
     require_init("from_dlpack");
     const copy_policy policy = copy_arg(copy, "from_dlpack");
     if (is_qvalue(obj)) { // no capsule needed: the value itself (or a copy)
-        import_device(device);
+        const std::optional<int> want = import_device(device);
         const value& v = obj.cast<const value&>();
-        if (v.is_scalar()) return v;
-        ISTHMUS_CHECK(v.is_tensor(), type_error,
+        if (v.is_scalar() && (!want || *want < 0)) return v; // scalars are immutable
+        ISTHMUS_CHECK(v.is_tensor() || v.is_scalar(), type_error,
                       "from_dlpack: only tensor and scalar values hold DLPack data, this value "
                       "is a ",
                       v.kind_name());
-        if (policy != copy_policy::always) return v;
+        const tensor t = v.is_tensor() ? v.as_tensor() : v.as_scalar().to_tensor();
+        if (policy != copy_policy::always) {
+            tensor moved = on_device(t, want, policy);
+            return moved.storage() == t.storage() && v.is_tensor() ? v : value(moved);
+        }
+        const int where = want.value_or(cuda_ordinal(t.location()));
         py::gil_scoped_release nogil;
-        return value(v.as_tensor().clone());
+        return value(copy_to(t, where < 0 ? MEMRESOURCE_CPU : cuda_resource(where)));
     }
     return value(tensor_from_dlpack(obj, policy, device));
 }
@@ -749,27 +992,40 @@ void bind_dlpack(py::module_& m) {
             py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
             py::arg("copy") = py::none(),
             "Exports the tensor as a DLPack capsule sharing its memory (docs/interop.md).\n\n"
-            "stream: None (CPU tensors have no stream).\n"
+            "stream: for CUDA data, the consumer's stream, made to wait for isthmus's work\n"
+            "  through an event: None or 1 the legacy default stream, 2 the per-thread default\n"
+            "  stream, a cudaStream_t as int, -1 no synchronisation (0 is refused). CPU data\n"
+            "  takes None only.\n"
             "max_version: the consumer's newest DLPack version; (1, x) or later gives a versioned\n"
             "  \"dltensor_versioned\" capsule, None a legacy \"dltensor\" one.\n"
-            "dl_device: None or (1, 0) (kDLCPU); other devices raise BufferError.\n"
+            "dl_device: None (where the data is: __dlpack_device__), (1, 0) for the CPU or\n"
+            "  (2, n) for CUDA device n; other devices raise BufferError.\n"
             "copy: None shares when possible, True exports a copy (flagged IS_COPIED), False\n"
             "  raises BufferError when only a copy could be exported.\n"
-            "The storage stays pinned to the CPU until the consumer releases the tensor.");
+            "The storage stays pinned to the exported device until the consumer releases the\n"
+            "tensor (docs/interop.md).");
     cls.def("__dlpack_device__", &dlpack_device,
-            "The DLPack device of the data: (1, 0), i.e. (kDLCPU, 0).");
+            "The DLPack device of the data: (2, n) (kDLCUDA) when tensor::location() is\n"
+            "cuda:n, else (1, 0) (kDLCPU).");
     m.def("from_dlpack", &from_dlpack, py::arg("obj"), py::pos_only(), py::kw_only(),
           py::arg("device") = py::none(), py::arg("copy") = py::none(),
           "A qvalue sharing the memory of any DLPack producer (NumPy array, torch tensor,\n"
           "qvalue, anything with __dlpack__) or of a DLPack capsule.\n\n"
-          "device: None, \"cpu\" or (1, 0); CUDA raises BufferError (no CUDA backend yet).\n"
+          "device: None (where the producer's data is), \"cpu\"/(1, 0), or \"cuda\"/\"cuda:N\"/(2, "
+          "N);\n"
+          "  the producer is asked for that device, and isthmus copies if it did not comply.\n"
+          "CUDA producers are passed isthmus's stream (DLPack stream rules); objects with only\n"
+          "__cuda_array_interface__ (CuPy, Numba) are accepted too.\n"
           "copy: None shares when possible and copies read-only or misaligned data; True\n"
           "  always gives memory of its own; False shares or raises ValueError.\n"
           "Torch tensors that require grad raise BufferError (pass t.detach()).");
 }
 
-py::object dlpack_capsule(const tensor& t) {
-    return export_capsule(t, /*versioned=*/false, /*copied=*/false);
+py::object dlpack_capsule(const tensor& t, int cuda_device, void* consumer_stream) {
+    py::object cap =
+        export_capsule(t, /*versioned=*/false, /*copied=*/false, export_resource(cuda_device));
+    if (cuda_device >= 0 && consumer_stream) cuda::make_stream_wait(consumer_stream, cuda_device);
+    return cap;
 }
 
 } // namespace isthmus::pymod

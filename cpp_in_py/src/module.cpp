@@ -224,6 +224,16 @@ PYBIND11_MODULE(_isthmus, m) {
         "Caps a CUDA device's allocator (None removes the cap); past it unlocked copies are\n"
         "evicted to the CPU.");
     m.def(
+        "cuda_stream",
+        [](int device) {
+            cuda::ensure_registered(); // also after init("cpu"): the default device stays
+            return reinterpret_cast<uintptr_t>(cuda::stream(device));
+        },
+        py::arg("device") = 0,
+        "isthmus's stream on a CUDA device as an int (a cudaStream_t): every kernel and copy of\n"
+        "that device is queued on it. Wrap it with torch.cuda.ExternalStream to run torch work in\n"
+        "order with isthmus's (docs/interop.md).");
+    m.def(
         "cuda_empty_cache", [](int device) { return cuda::empty_cache(device); },
         py::arg("device") = 0, "Frees a CUDA device's cached free blocks; returns the bytes.");
 }

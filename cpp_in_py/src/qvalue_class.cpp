@@ -223,6 +223,11 @@ void bind_qvalue(py::module_& m) {
         },
         "Where the data is now (\"cpu\", \"cuda:0\", ...).");
     cls.def_property_readonly(
+        "__cuda_array_interface__", &cuda_array_interface,
+        "The CUDA array interface (v3) of a tensor located on a CUDA device, zero-copy: pins the\n"
+        "storage to that device for the rest of this qvalue's life; `stream` is isthmus's\n"
+        "stream. AttributeError for other values (docs/interop.md).");
+    cls.def_property_readonly(
         "nbytes", [](const value& v) { return tensor_of(v, "nbytes").nbytes(); },
         "Bytes of the tensor's elements.");
     cls.def_property_readonly(

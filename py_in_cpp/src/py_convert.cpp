@@ -3,6 +3,8 @@
 
 #include "bindings.hpp" // numpy(), numpy_dtype, tensor_from_array, is_qvalue (cpp_in_py)
 
+#include "isthmus/cuda.hpp"
+
 #include <pybind11/numpy.h>
 
 #include <limits>
@@ -109,7 +111,10 @@ pyvalue to_numpy(const tensor& t) {
 // cheaper than its from_numpy (measured: ~0.6 us against ~0.8 us, bench/README.md). The capsule
 // pins the storage to the CPU until torch drops the memory, as the NumPy view does. Tensors with
 // negative strides (which torch's DLPack import does not accept) and empty tensors keep the
-// NumPy route, so the results are the same as before.
+// NumPy route, so the results are the same as before. A tensor located on a CUDA device (and not
+// pinned elsewhere) crosses as a CUDA tensor on that device, torch's current stream made to wait
+// for isthmus's stream (the DLPack stream rules, Note [dlpack streams] in
+// cpp_in_py/src/dlpack.cpp).
 pyvalue to_torch(const tensor& t) {
     ISTHMUS_CHECK(t.defined(), value_error, "to_torch: the tensor is undefined");
     ISTHMUS_CHECK(t.dtype() != dtype::bfloat16, type_error,
@@ -130,6 +135,18 @@ pyvalue to_torch(const tensor& t) {
         from_numpy = fn.release();
     }
     if (negative || t.numel() == 0) return pyvalue::borrow(from_numpy)(to_numpy(t));
+    const int dev = pymod::cuda_ordinal(t.location());
+    const resource_id pinned = t.storage()->pinned_to();
+    if (dev >= 0 && (pinned == -1 || pinned == cuda_resource(dev))) {
+        pyvalue cap = guarded([&] {
+            py::object stream =
+                py::module_::import("torch").attr("cuda").attr("current_stream")(dev);
+            auto s = stream.attr("cuda_stream").cast<uintptr_t>();
+            if (s == 0) s = 1; // torch's default stream is the legacy default stream
+            return from_py_object(pymod::dlpack_capsule(t, dev, reinterpret_cast<void*>(s)));
+        });
+        return pyvalue::borrow(from_dlpack)(cap);
+    }
     pyvalue cap = guarded([&] { return from_py_object(pymod::dlpack_capsule(t)); });
     return pyvalue::borrow(from_dlpack)(cap);
 }
@@ -149,6 +166,15 @@ tensor tensor_from_py(const pyvalue& obj, bool allow_copy) {
         if (is_torch_tensor(o)) {
             py::object t = h.attr("detach")();
             const std::string dev = py::str(t.attr("device").attr("type"));
+            if (dev == "cuda" && cuda::available()) { // shared on the GPU, with the stream rules
+                if (t.attr("is_conj")().cast<bool>() || t.attr("is_neg")().cast<bool>()) {
+                    ISTHMUS_CHECK(allow_copy, value_error,
+                                  "from_py<tensor>: a conjugate or "
+                                  "negative view cannot be shared without a copy");
+                    t = t.attr("resolve_conj")().attr("resolve_neg")();
+                }
+                return pymod::tensor_from_dlpack(t, policy);
+            }
             if (dev != "cpu") {
                 ISTHMUS_CHECK(allow_copy, value_error, "from_py<tensor>: a torch tensor on ", dev,
                               " cannot be shared without a copy (isthmus has no ", dev,

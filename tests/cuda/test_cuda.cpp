@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace isthmus;
@@ -90,4 +91,28 @@ TEST_CASE("cuda: eviction under a device memory cap" * doctest::skip(!cuda::avai
     for (const tensor& t : ts) CHECK(t.to_vector<float>() == x);
     cuda::set_memory_limit(0, SIZE_MAX);
     set_default_resource(MEMRESOURCE_CPU);
+}
+
+TEST_CASE("cuda: ensure_registered registers the devices and keeps the default device") {
+    const resource_id before = default_resource();
+    if (!cuda::available()) {
+        try {
+            cuda::ensure_registered();
+            FAIL("cuda::ensure_registered did not throw");
+        } catch (const runtime_error& e) {
+            CHECK(std::string(e.what()).find("CUDA is not available") != std::string::npos);
+            CHECK(std::string(e.what()).find(cuda::unavailable_reason()) != std::string::npos);
+        }
+        CHECK_FALSE(cuda::initialized());
+        CHECK(default_resource() == before);
+        return;
+    }
+    cuda::ensure_registered();
+    cuda::ensure_registered(); // idempotent
+    CHECK(cuda::initialized());
+    CHECK(default_resource() == before); // DLPack imports after init("cpu") rely on this
+    for (int n = 0; n < cuda::device_count(); ++n) {
+        CHECK(find_resource(cuda_resource(n)) != nullptr);
+        CHECK(cuda::stream(n) != nullptr);
+    }
 }

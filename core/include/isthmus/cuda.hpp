@@ -22,7 +22,12 @@ ISTHMUS_API int device_count();
 /// (MEMRESOURCE_DEVICE0). Throws runtime_error when CUDA cannot run here, value_error for a
 /// device number out of range.
 ISTHMUS_API void init(int device = 0);
-/// True once init() has registered the devices.
+/// Loads the backend (once) and registers every device as a memory resource with a compute
+/// backend, without changing the default resource (for foreign CUDA memory met after
+/// init("cpu"): DLPack and `__cuda_array_interface__` imports). Idempotent. Throws runtime_error
+/// naming the cause when CUDA cannot run here.
+ISTHMUS_API void ensure_registered();
+/// True once init() or ensure_registered() has registered the devices.
 ISTHMUS_API bool initialized() noexcept;
 /// Waits for all work queued on `device` (every device for -1).
 ISTHMUS_API void synchronize(int device = -1);
