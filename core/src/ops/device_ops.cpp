@@ -75,7 +75,9 @@ bool device_unary(resource_id where, unary_op op, dtype compute, dtype result, c
                   tensor& out, bool inplace) {
     const auto be = device_compute(where);
     if (!be || !be->supports_unary(op, compute)) return false;
-    if (result != compute && result != dtype::bool_) return false;
+    if (result != compute && result != dtype::bool_ &&
+        !(is_complex(compute) && result == real_dtype(compute))) // abs of a complex
+        return false;
     if (inplace && (out.dtype() != result || a.dtype() != compute)) return false;
     if (!be->supports_copy(compute, a.dtype())) return false;
     const tensor x = inplace ? a : as_compute(a, compute);
@@ -87,6 +89,49 @@ bool device_unary(resource_id where, unary_op op, dtype compute, dtype result, c
     const dev_operand in(x, inplace ? w.data() : r->data(), a.shape());
     const dev_operand o(out, w.data(), a.shape());
     be->unary(op, a.shape(), o.op, in.op);
+    return true;
+}
+
+bool device_ternary(resource_id where, backend::ternary_op op, dtype dt, const shape_t& shape,
+                    device_input a, device_input b, device_input c, tensor& out, bool inplace,
+                    std::initializer_list<const tensor*> layout) {
+    const auto be = device_compute(where);
+    if (!be || !be->supports_ternary(op, dt)) return false;
+    const dtype at = op == backend::ternary_op::where ? dtype::bool_ : dt;
+    if (inplace && (out.dtype() != dt || !a.t)) return false;
+    // inputs in their op dtypes, converted on the device (tensors only: scalars are stored
+    // in the op dtype directly)
+    tensor x, y, z;
+    if (a.t) x = inplace ? *a.t : as_compute(*a.t, at);
+    if (b.t) y = as_compute(*b.t, dt);
+    if (c.t) z = as_compute(*c.t, dt);
+    if (!inplace) out = new_output(shape, dt, where, layout);
+    if (out.numel() == 0) return true;
+    access w(out, inplace ? lock_mode::readwrite : lock_mode::write, where);
+    std::optional<access> ra, rb, rc;
+    std::optional<dev_operand> oa, ob, oc;
+    if (a.t && inplace) {
+        oa.emplace(out, w.data(), shape);
+    } else if (a.t) {
+        ra.emplace(x, lock_mode::read, where);
+        oa.emplace(x, ra->data(), shape);
+    } else {
+        oa.emplace(*a.s, at);
+    }
+    if (b.t) {
+        rb.emplace(y, lock_mode::read, where);
+        ob.emplace(y, rb->data(), shape);
+    } else {
+        ob.emplace(*b.s, dt);
+    }
+    if (c.t) {
+        rc.emplace(z, lock_mode::read, where);
+        oc.emplace(z, rc->data(), shape);
+    } else {
+        oc.emplace(*c.s, dt);
+    }
+    const dev_operand o(out, w.data(), shape);
+    be->ternary(op, shape, o.op, oa->op, ob->op, oc->op);
     return true;
 }
 
@@ -141,19 +186,29 @@ std::optional<tensor> device_reduce(resource_id where, backend::reduce_kind kind
 std::optional<tensor> device_matmul(resource_id where, dtype dt, const tensor& a, const tensor& b,
                                     const shape_t& batch) {
     const auto be = device_compute(where);
-    if (!be || !be->supports_matmul(dt)) return std::nullopt;
-    const tensor A = as_compute(a, dt).contiguous(), B = as_compute(b, dt).contiguous();
+    if (!be) return std::nullopt;
+    // Note [matmul dtypes] (linalg.cpp): half types multiply with float32 accumulation. A
+    // backend with a half gemm takes them as they are; otherwise they are widened to float32
+    // on the device and the result rounded back once.
+    dtype work = dt;
+    if (!be->supports_matmul(dt)) {
+        if (!(is_floating(dt) && itemsize(dt) == 2) || !be->supports_matmul(dtype::float32))
+            return std::nullopt;
+        work = dtype::float32;
+    }
+    const tensor A = as_compute(a, work).contiguous(), B = as_compute(b, work).contiguous();
     const int64_t m = A.size(-2), k = A.size(-1), n = B.size(-1);
     shape_t cs = batch;
     cs.push_back(m);
     cs.push_back(n);
-    tensor C = tensor::empty(cs, dt, where);
-    if (C.numel() == 0) return C;
-    access ra(A, lock_mode::read, where);
-    access rb(B, lock_mode::read, where);
-    access w(C, lock_mode::write, where);
-    be->matmul(dt, numel_of(batch), m, n, k, ra.data(), rb.data(), w.data());
-    return C;
+    tensor C = tensor::empty(cs, work, where);
+    if (C.numel() > 0) {
+        access ra(A, lock_mode::read, where);
+        access rb(B, lock_mode::read, where);
+        access w(C, lock_mode::write, where);
+        be->matmul(work, numel_of(batch), m, n, k, ra.data(), rb.data(), w.data());
+    }
+    return work == dt ? C : C.to(dt);
 }
 
 } // namespace isthmus::ops

@@ -33,6 +33,12 @@ bool device_binary(resource_id where, binary_op op, dtype compute, dtype result,
 /// out = op(a) on `where` (a fresh output, or in place into `out` when `inplace`).
 bool device_unary(resource_id where, unary_op op, dtype compute, dtype result, const tensor& a,
                   tensor& out, bool inplace);
+/// out = op(a, b, c) on `where` with the op's dtype `dt` (see backend::ternary_op: a is the
+/// condition, converted to bool, for where); out is allocated there laid out like `layout`,
+/// unless `inplace` (then `out` is the target and also `a`). False when the backend cannot.
+bool device_ternary(resource_id where, backend::ternary_op op, dtype dt, const shape_t& shape,
+                    device_input a, device_input b, device_input c, tensor& out, bool inplace,
+                    std::initializer_list<const tensor*> layout);
 /// t = value on the resource the scheduling rule picks for t; false when it is the CPU.
 bool device_fill(const tensor& t, const scalar& value);
 /// dst = src (already expanded to dst's shape) on a device; false when it is the CPU.
@@ -43,7 +49,8 @@ std::optional<tensor> device_reduce(resource_id where, backend::reduce_kind kind
                                     const std::vector<bool>& reduced, const shape_t& kept,
                                     dtype out_dt);
 /// C = A @ B for A (batch..., m, k) and B (batch..., k, n) already expanded to one batch
-/// shape, on `where`; nullopt when the backend cannot.
+/// shape, on `where`, of dtype `dt` (half types accumulate in float32); nullopt when the
+/// backend cannot.
 std::optional<tensor> device_matmul(resource_id where, dtype dt, const tensor& a, const tensor& b,
                                     const shape_t& batch);
 

@@ -2,13 +2,15 @@
 #include "isthmus/ops/reduce.hpp"
 
 #include "cpu/reduce.hpp"
+#include "ops/device_ops.hpp"
 #include "ops/dispatch.hpp"
 
 namespace isthmus {
 
 namespace {
 
-// As Note [reduction device] in reduce.cpp: only the CPU has these kernels so far.
+// As Note [reduction device] in reduce.cpp: argmin/argmax try the device backend first
+// (ops::device_reduce); cumulative ops have CPU kernels only so far.
 resource_id index_resource(const tensor& t) {
     resource_id where = ops::pick_resource({&t});
     if (where != MEMRESOURCE_CPU) where = MEMRESOURCE_CPU;
@@ -28,6 +30,14 @@ tensor arg_along(const char* op, bool is_max, const tensor& t, int64_t axis, boo
     for (int64_t d = 0; d < rank; ++d)
         if (d != a) kept.push_back(t.shape()[static_cast<size_t>(d)]);
     with_one[static_cast<size_t>(a)] = 1;
+    if (const resource_id where = ops::pick_resource({&t}); where != MEMRESOURCE_CPU) {
+        std::vector<bool> reduced(static_cast<size_t>(rank), false);
+        reduced[static_cast<size_t>(a)] = true;
+        if (auto r = ops::device_reduce(
+                where, is_max ? backend::reduce_kind::argmax : backend::reduce_kind::argmin, t,
+                reduced, kept, dtype::int64))
+            return keepdims ? r->view(with_one) : *r;
+    }
     tensor out = tensor::empty(kept, dtype::int64, index_resource(t));
     {
         auto in = ops::read_host(t);
