@@ -9,6 +9,11 @@
 #include <cstdint>
 #include <type_traits>
 
+/// Element functions callable on the device and on the host: the kernels use them, and
+/// tests/cuda/test_cuda_semantics.cu checks them against the CPU kernels on a machine without
+/// a GPU.
+#define ISTHMUS_HD __host__ __device__
+
 namespace isthmus::cudak {
 
 /// float16 as stored (its bits); arithmetic goes through float (see Note [kernel support table]).
@@ -105,18 +110,18 @@ using compute_t = std::conditional_t<K == kdt::f16 || K == kdt::bf16, float, sto
 
 // ---- half conversions (round to nearest even, as the CPU's float16_t/bfloat16_t) ----
 
-__host__ __device__ inline float to_float(f16_t h) {
+ISTHMUS_HD inline float to_float(f16_t h) {
     __half_raw r;
     r.x = h.bits;
     return __half2float(__half(r));
 }
-__host__ __device__ inline float to_float(bf16_t h) {
+ISTHMUS_HD inline float to_float(bf16_t h) {
     __nv_bfloat16_raw r;
     r.x = h.bits;
     return __bfloat162float(__nv_bfloat16(r));
 }
 template <class H>
-__host__ __device__ inline H half_from_float(float x) {
+ISTHMUS_HD inline H half_from_float(float x) {
     if constexpr (std::is_same_v<H, f16_t>)
         return H{static_cast<__half_raw>(__float2half_rn(x)).x};
     else
@@ -125,7 +130,7 @@ __host__ __device__ inline H half_from_float(float x) {
 // Note [single rounding to half types] (core/src/cpu/convert.hpp): a double rounds once,
 // directly, as the CPU's round-to-odd path does.
 template <class H>
-__host__ __device__ inline H half_from_double(double x) {
+ISTHMUS_HD inline H half_from_double(double x) {
     if constexpr (std::is_same_v<H, f16_t>)
         return H{static_cast<__half_raw>(__double2half(x)).x};
     else
@@ -134,7 +139,7 @@ __host__ __device__ inline H half_from_double(double x) {
 
 /// Loads a stored element as its compute type.
 template <kdt K>
-__device__ inline compute_t<K> up(storage_t<K> x) {
+ISTHMUS_HD inline compute_t<K> up(storage_t<K> x) {
     if constexpr (K == kdt::f16 || K == kdt::bf16)
         return to_float(x);
     else
@@ -142,7 +147,7 @@ __device__ inline compute_t<K> up(storage_t<K> x) {
 }
 /// Stores a compute-type value as kdt K (half types round once).
 template <kdt K>
-__device__ inline storage_t<K> down(compute_t<K> x) {
+ISTHMUS_HD inline storage_t<K> down(compute_t<K> x) {
     if constexpr (K == kdt::f16 || K == kdt::bf16)
         return half_from_float<storage_t<K>>(x);
     else
@@ -151,7 +156,7 @@ __device__ inline storage_t<K> down(compute_t<K> x) {
 
 /// `x != 0` for any stored or compute type.
 template <class T>
-__device__ inline bool truthy(T x) {
+ISTHMUS_HD inline bool truthy(T x) {
     if constexpr (is_cplx_v<T>)
         return x.re != 0 || x.im != 0;
     else if constexpr (is_half_v<T>)
@@ -166,7 +171,7 @@ __device__ inline bool truthy(T x) {
 /// CUDA's saturating conversion); half types go through float; doubles and wide integers round
 /// once to a half type.
 template <kdt O, kdt I>
-__device__ inline storage_t<O> convert(storage_t<I> x) {
+ISTHMUS_HD inline storage_t<O> convert(storage_t<I> x) {
     using To = storage_t<O>;
     using From = storage_t<I>;
     if constexpr (O == I) {

@@ -18,24 +18,24 @@ template <class T>
 using wrap_t = typename wrap<T>::type;
 
 template <class T>
-__device__ inline T wrap_neg(T a) {
+ISTHMUS_HD inline T wrap_neg(T a) {
     return static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(a));
 }
 
 template <class T>
-__device__ inline bool is_nan(T x) {
+ISTHMUS_HD inline bool is_nan(T x) {
     return x != x;
 }
 
 // ---- complex arithmetic (the few ops with complex kernels) ----
 
 template <class R>
-__device__ inline cplx<R> cmul(cplx<R> a, cplx<R> b) {
+ISTHMUS_HD inline cplx<R> cmul(cplx<R> a, cplx<R> b) {
     return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
 }
 // Smith's algorithm: scales by the larger part of the divisor, so |b|^2 never overflows.
 template <class R>
-__device__ inline cplx<R> cdiv(cplx<R> a, cplx<R> b) {
+ISTHMUS_HD inline cplx<R> cdiv(cplx<R> a, cplx<R> b) {
     if (::fabs(b.re) >= ::fabs(b.im)) {
         if (b.re == R(0) && b.im == R(0)) return {a.re / ::fabs(b.re), a.im / ::fabs(b.im)};
         const R r = b.im / b.re, d = b.re + b.im * r;
@@ -48,7 +48,7 @@ __device__ inline cplx<R> cdiv(cplx<R> a, cplx<R> b) {
 // ---- integer division, modulo and power (Note [integer division] in the CPU kernels) ----
 
 template <class T>
-__device__ inline T int_floor_div(T a, T b) {
+ISTHMUS_HD inline T int_floor_div(T a, T b) {
     if (b == 0) return 0;
     if constexpr (std::is_signed_v<T>) {
         if (b == -1) return wrap_neg(a);
@@ -61,7 +61,7 @@ __device__ inline T int_floor_div(T a, T b) {
 }
 
 template <class T>
-__device__ inline T int_mod(T a, T b) {
+ISTHMUS_HD inline T int_mod(T a, T b) {
     if (b == 0) return 0;
     if constexpr (std::is_signed_v<T>) {
         if (b == -1) return 0;
@@ -75,7 +75,7 @@ __device__ inline T int_mod(T a, T b) {
 
 // NumPy's npy_divmod for floats, as the CPU kernel.
 template <class T>
-__device__ inline T float_floor_div(T a, T b) {
+ISTHMUS_HD inline T float_floor_div(T a, T b) {
     if (b == T(0)) return a / b;
     const T mod = ::fmod(a, b);
     T div = (a - mod) / b;
@@ -89,7 +89,7 @@ __device__ inline T float_floor_div(T a, T b) {
 }
 
 template <class T>
-__device__ inline T float_mod(T a, T b) {
+ISTHMUS_HD inline T float_mod(T a, T b) {
     if (b == T(0)) return ::fmod(a, b);
     T mod = ::fmod(a, b);
     if (mod != T(0)) {
@@ -101,7 +101,7 @@ __device__ inline T float_mod(T a, T b) {
 }
 
 template <class T>
-__device__ inline T int_pow(T a, T b) {
+ISTHMUS_HD inline T int_pow(T a, T b) {
     if constexpr (std::is_signed_v<T>)
         if (b < 0) return 0; // never reached: the op layer refuses negative exponents
     wrap_t<T> base = static_cast<wrap_t<T>>(a), r = 1;
@@ -116,7 +116,7 @@ __device__ inline T int_pow(T a, T b) {
 
 /// op(a, b) on kdt K's compute type C: C, or unsigned char for binary_gives_bool(OP).
 template <bop OP, kdt K>
-__device__ inline auto bapply(compute_t<K> a, compute_t<K> b) {
+ISTHMUS_HD inline auto bapply(compute_t<K> a, compute_t<K> b) {
     using C = compute_t<K>;
     using U = unsigned char;
     constexpr bool cx = is_cplx(K), in = is_int(K);
@@ -215,7 +215,7 @@ __device__ inline auto bapply(compute_t<K> a, compute_t<K> b) {
 /// op(a) on kdt K's compute type: the compute type of unary_result(OP, K) (unsigned char for
 /// the tests, the real type for abs of a complex).
 template <uop OP, kdt K>
-__device__ inline auto uapply(compute_t<K> a) {
+ISTHMUS_HD inline auto uapply(compute_t<K> a) {
     using C = compute_t<K>;
     using U = unsigned char;
     constexpr bool cx = is_cplx(K), in = is_int(K);
