@@ -439,3 +439,29 @@ TEST_CASE("cuda ops: random numbers equal the CPU's for the same seed" *
         "randint full int64 range", 0);
     set_default_resource(MEMRESOURCE_CPU);
 }
+
+TEST_CASE("cuda ops: cumsum and cumprod along every axis" * doctest::skip(!cuda::available())) {
+    cuda::init(0);
+    for (dtype dt : {dtype::bool_, dtype::int8, dtype::uint32, dtype::int64, dtype::float16,
+                     dtype::float32, dtype::float64}) {
+        const tensor x = random_tensor(dt, {5, 300, 7}, 23);
+        // products of floats near 1; of integers in {-1, 0, 1, 2} (wrapping alike on both sides)
+        const tensor p =
+            is_floating(dt) ? add(mul(random_tensor(dt, {5, 300, 7}, 24), 0.01), 1.0) : x;
+        // double accumulation on both sides, in another order on the GPU: the float64 sums
+        // may differ in the last bits of the largest partial sums
+        const double tol = dt == dtype::float64 ? 1e-11 : (is_floating(dt) ? tolerance(dt) : 0);
+        for (int64_t axis : {0, 1, 2, -1}) {
+            const std::string what = name_of(dt) + " axis " + std::to_string(axis);
+            both([&] { return cumsum(x, axis); }, "cumsum " + what, tol);
+            both([&] { return cumprod(p, axis); }, "cumprod " + what, tol);
+            both([&] { return cumsum(x.permute({2, 0, 1}), axis); }, "cumsum strided " + what, tol);
+        }
+        both([&] { return cumsum(x); }, "flat cumsum " + name_of(dt), tol);
+        both([&] { return cumsum(random_tensor(dt, {0, 3}, 25), 0); }, "empty cumsum", tol);
+    }
+    // one long line: many chunks
+    const tensor big = random_tensor(dtype::float32, {2000003}, 26);
+    both([&] { return cumsum(big); }, "cumsum of 2M float32", 1e-5);
+    set_default_resource(MEMRESOURCE_CPU);
+}

@@ -72,6 +72,12 @@ public:
     virtual bool supports_reduce(reduce_kind kind, dtype in, dtype out) const = 0;
     virtual void reduce(reduce_kind kind, int64_t rows, int64_t cols, void* out, dtype out_dt,
                         const void* in, dtype in_dt) = 0;
+    /// out = the running sum (or product when `prod`) along the middle axis of a contiguous
+    /// (pre, len, post) `in`, both of dtype `dt` (the CPU's work dtypes: int64, uint64,
+    /// float32, float64, complex).
+    virtual bool supports_cumulative(bool prod, dtype dt) const = 0;
+    virtual void cumulative(bool prod, int64_t pre, int64_t len, int64_t post, void* out,
+                            const void* in, dtype dt) = 0;
     /// Random fills of `n` contiguous elements at `data` that equal the CPU generator's for the
     /// same seed and first Philox block (core/src/cpu/random.hpp): random_real for float16,
     /// bfloat16, float32, float64 (uniform in [a, b), or normal(a, b)); random_int for real

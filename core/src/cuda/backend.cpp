@@ -284,6 +284,29 @@ void cuda_compute::reduce(backend::reduce_kind kind, int64_t rows, int64_t cols,
     dev_.free_scratch(scratch); // reused only by later work on the same stream
 }
 
+bool cuda_compute::supports_cumulative(bool, dtype dt) const {
+    return cudak::cumulative_ok(kernel_type(dt));
+}
+
+void cuda_compute::cumulative(bool prod, int64_t pre, int64_t len, int64_t post, void* out,
+                              const void* in, dtype dt) {
+    ISTHMUS_ASSERT(cudak::cumulative_ok(kernel_type(dt)), "cuda cumulative: no kernel for ", dt);
+    if (pre * len * post == 0) return;
+    dev_.activate();
+    const int64_t chunks = cudak::cumulative_chunks(pre, len, post);
+    void* scratch =
+        chunks > 1 ? dev_.scratch(static_cast<size_t>(pre * post * chunks) * 8) : nullptr;
+    try {
+        cudak::launch_cumulative(dev_.stream(), prod, kernel_type(dt), pre, len, post, in, out,
+                                 scratch);
+        ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "cumulative");
+    } catch (...) {
+        dev_.free_scratch(scratch);
+        throw;
+    }
+    dev_.free_scratch(scratch); // reused only by later work on the same stream
+}
+
 bool cuda_compute::supports_random(dtype dt, bool integer) const {
     if (integer) return !is_complex(dt);
     return is_floating(dt);

@@ -35,6 +35,9 @@ public:
     bool supports_reduce(backend::reduce_kind kind, dtype in, dtype out) const override;
     void reduce(backend::reduce_kind kind, int64_t rows, int64_t cols, void* out, dtype out_dt,
                 const void* in, dtype in_dt) override;
+    bool supports_cumulative(bool prod, dtype dt) const override;
+    void cumulative(bool prod, int64_t pre, int64_t len, int64_t post, void* out, const void* in,
+                    dtype dt) override;
     bool supports_random(dtype dt, bool integer) const override;
     void random_real(dtype dt, bool normal, void* data, int64_t n, uint64_t seed,
                      uint64_t first_block, double a, double b) override;
