@@ -242,7 +242,7 @@ void check_unary(unary_op op, dtype dt) {
                            op == unary_op::ceil || op == unary_op::round ||
                            op == unary_op::logical_not || op == unary_op::bit_not ||
                            op == unary_op::conj || op == unary_op::isnan || op == unary_op::isinf ||
-                           op == unary_op::isfinite || !k::is_cplx(K) && op == unary_op::abs;
+                           op == unary_op::isfinite || (!k::is_cplx(K) && op == unary_op::abs);
         const double tol =
             exact ? 0 : (dt == dtype::float16 || dt == dtype::bfloat16 ? 1e-2 : 1e-6);
         check_values(from_raw<RK>(out, ref.dtype()), ref, tol, what);
@@ -290,8 +290,10 @@ void check_unaries(dtype dt) {
 
 template <k::kdt O, k::kdt I>
 void check_cast(dtype to, dtype from) {
-    // scaled past the small types' ranges
-    const tensor src = is_bool(from) ? values(from, 64, 4) : mul(values(from, 64, 4), 1000);
+    // scaled past the small types' ranges (in float64 or complex128, then cast)
+    const dtype wide = is_complex(from) ? dtype::complex128 : dtype::float64;
+    const tensor src =
+        is_bool(from) ? values(from, 64, 4) : mul(values(from, 64, 4).to(wide), 1000.0).to(from);
     const auto x = raw<k::storage_t<I>>(src);
     std::vector<k::storage_t<O>> out(x.size());
     for (size_t i = 0; i < x.size(); ++i) out[i] = k::convert<O, I>(x[i]);
