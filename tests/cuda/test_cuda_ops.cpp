@@ -113,7 +113,9 @@ void check_same(const tensor& got, const tensor& ref, double tol, const std::str
 }
 
 // Runs `op` on the CPU and on cuda:0 and compares (Note [cross-backend tests]).
-void both(const std::function<tensor()>& op, const std::string& what, double tol = -1) {
+// `on_device` false: the op is expected to fall back to the CPU (the values must still agree).
+void both(const std::function<tensor()>& op, const std::string& what, double tol = -1,
+          bool on_device = true) {
     tensor ref, got;
     {
         device_scope s(MEMRESOURCE_CPU);
@@ -124,7 +126,7 @@ void both(const std::function<tensor()>& op, const std::string& what, double tol
         got = op();
     }
     INFO(what);
-    if (got.numel() > 0) {
+    if (got.numel() > 0 && on_device) {
         CHECK(got.storage()->valid_on(gpu));
         CHECK_FALSE(got.storage()->valid_on(MEMRESOURCE_CPU));
     }
@@ -463,5 +465,75 @@ TEST_CASE("cuda ops: cumsum and cumprod along every axis" * doctest::skip(!cuda:
     // one long line: many chunks
     const tensor big = random_tensor(dtype::float32, {2000003}, 26);
     both([&] { return cumsum(big); }, "cumsum of 2M float32", 1e-5);
+    set_default_resource(MEMRESOURCE_CPU);
+}
+
+TEST_CASE("cuda ops: gather and scatter by integer index arrays and masks" *
+          doctest::skip(!cuda::available())) {
+    cuda::init(0);
+    for (dtype dt :
+         {dtype::bool_, dtype::int16, dtype::float32, dtype::float64, dtype::complex128}) {
+        const std::string what = name_of(dt);
+        const tensor x = random_tensor(dt, {6, 7, 5}, 27);
+        // indices with negatives and repeats (a gather may repeat rows)
+        const tensor i = tensor::from_vector<int64_t>({0, -1, 3, 3, 5, -6});
+        const tensor j = tensor::from_vector<int32_t>({6, 0, -7}, {3, 1});
+        const index_slice all;
+        both([&] { return index(x, {i}); }, "x[i] " + what);
+        both([&] { return index(x, {all, j}); }, "x[:, j] " + what);
+        both(
+            [&] {
+                return index(x, {i.slice(0, 0, 3), all, j.view({3, 1})});
+            },
+            "x[i, :, j] (separated) " + what);
+        both([&] { return index(x.permute({2, 0, 1}), {all, i}); }, "strided source " + what);
+        both(
+            [&] {
+                return take(x, tensor::from_vector<int64_t>({0, 209, -1, 17}));
+            },
+            "take flat " + what);
+        both([&] { return take_along_axis(x, argmax(x.to(dtype::float64), 1, true), 1); },
+             "take_along_axis " + what);
+        const tensor mask = gt(random_tensor(dtype::float32, {6, 7}, 28), 0.0);
+        both([&] { return index(x, {mask}); }, "x[mask] " + what);
+        both([&] { return index(x, {tensor::from_vector<int64_t>({}, {0})}); }, "empty " + what);
+        // assignment: distinct rows run on the GPU; repeated rows keep the last value (CPU)
+        const tensor vals = random_tensor(dt, {3, 7, 5}, 29);
+        both(
+            [&] {
+                tensor t = x.clone();
+                index_put(t, {tensor::from_vector<int64_t>({4, 0, -1})}, vals);
+                return t;
+            },
+            "x[rows] = v " + what);
+        both(
+            [&] {
+                tensor t = x.clone();
+                index_put(t, {all, j.view({3})}, vals.select(0, 0).slice(0, 0, 3).t().t());
+                return t;
+            },
+            "x[:, j] = v " + what);
+        both(
+            [&] {
+                tensor t = x.clone();
+                index_put(t, {mask}, scalar(int64_t{1}));
+                return t;
+            },
+            "x[mask] = 1 " + what);
+        both(
+            [&] {
+                tensor t = x.clone();
+                index_put(t, {tensor::from_vector<int64_t>({2, 2, 5})}, vals);
+                return t;
+            },
+            "repeated rows, last wins " + what, 0, false);
+    }
+    // an out-of-range index raises before anything is written, on the GPU too
+    device_scope s(gpu);
+    const tensor x = random_tensor(dtype::float32, {4, 3}, 30);
+    const tensor before = x.clone();
+    CHECK_THROWS_AS(index(x, {tensor::from_vector<int64_t>({1, 4})}), index_error);
+    CHECK_THROWS_AS(index_put(x, {tensor::from_vector<int64_t>({-5})}, scalar(1.0)), index_error);
+    check_same(x, before, 0, "unchanged after the errors");
     set_default_resource(MEMRESOURCE_CPU);
 }

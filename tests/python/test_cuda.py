@@ -391,3 +391,34 @@ def test_cumulative_matches_numpy(device, fn, axis, dtype):
     finally:
         q.destroy()
         q.init("cpu")
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex64])
+def test_advanced_indexing_matches_numpy(device, dtype):
+    q.destroy()
+    q.init(device)
+    try:
+        x = (rng.standard_normal((8, 9, 4)) * 10).astype(dtype)
+        i = np.array([0, -1, 3, 3, 7])
+        j = np.array([[8], [0], [-9]])
+        mask = rng.random((8, 9)) > 0.5
+        g = on_gpu(x)
+        np.testing.assert_array_equal(np.asarray(g[i]), x[i])
+        np.testing.assert_array_equal(np.asarray(g[:, j]), x[:, j])
+        np.testing.assert_array_equal(np.asarray(g[i[:3], :, j[:, 0] % 4]), x[i[:3], :, j[:, 0] % 4])
+        np.testing.assert_array_equal(np.asarray(g[on_gpu(mask)]), x[mask])
+        y = x.copy()
+        t = on_gpu(x)
+        t[np.array([5, 1, -2])] = on_gpu(x[:3])
+        y[np.array([5, 1, -2])] = x[:3]
+        np.testing.assert_array_equal(np.asarray(t), y)
+        t[on_gpu(mask)] = 0
+        y[mask] = 0
+        np.testing.assert_array_equal(np.asarray(t), y)
+        with pytest.raises(IndexError):
+            g[np.array([8])]
+        np.testing.assert_array_equal(np.asarray(g), x)  # unchanged
+    finally:
+        q.destroy()
+        q.init("cpu")

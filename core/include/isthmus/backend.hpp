@@ -78,6 +78,18 @@ public:
     virtual bool supports_cumulative(bool prod, dtype dt) const = 0;
     virtual void cumulative(bool prod, int64_t pre, int64_t len, int64_t post, void* out,
                             const void* in, dtype dt) = 0;
+    /// Advanced-index rows (Note [gpu index rows]): for each row r < rows, a block of elements of
+    /// `itemsize` bytes shaped `rest`. gather: out + r * out_row + out_rest(i) receives
+    /// src + row_off[r] + src_rest(i); scatter: dst + row_off[r] + dst_rest(i) receives
+    /// val + r * val_row + val_rest(i), rows never repeating. row_off is a device array of
+    /// byte offsets; all strides are in bytes.
+    virtual bool supports_index(size_t itemsize) const = 0;
+    virtual void gather(size_t itemsize, int64_t rows, const int64_t* row_off, void* out,
+                        int64_t out_row, const void* src, const shape_t& rest,
+                        const shape_t& out_rest, const shape_t& src_rest) = 0;
+    virtual void scatter(size_t itemsize, int64_t rows, const int64_t* row_off, void* dst,
+                         const void* val, int64_t val_row, const shape_t& rest,
+                         const shape_t& dst_rest, const shape_t& val_rest) = 0;
     /// Random fills of `n` contiguous elements at `data` that equal the CPU generator's for the
     /// same seed and first Philox block (core/src/cpu/random.hpp): random_real for float16,
     /// bfloat16, float32, float64 (uniform in [a, b), or normal(a, b)); random_int for real

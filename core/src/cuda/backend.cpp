@@ -307,6 +307,49 @@ void cuda_compute::cumulative(bool prod, int64_t pre, int64_t len, int64_t post,
     dev_.free_scratch(scratch); // reused only by later work on the same stream
 }
 
+namespace {
+cudak::rest_layout rest_of(const shape_t& rest, const shape_t& a, const shape_t& b) {
+    ISTHMUS_ASSERT(rest.size() <= static_cast<size_t>(cudak::max_dims) && a.size() == rest.size() &&
+                       b.size() == rest.size(),
+                   "cuda index: rank ", rest.size());
+    cudak::rest_layout g;
+    g.rank = static_cast<int>(rest.size());
+    for (size_t d = 0; d < rest.size(); ++d) {
+        g.shape[d] = rest[d];
+        g.a[d] = a[d];
+        g.b[d] = b[d];
+        g.numel *= rest[d];
+    }
+    return g;
+}
+} // namespace
+
+bool cuda_compute::supports_index(size_t itemsize) const {
+    return itemsize == 1 || itemsize == 2 || itemsize == 4 || itemsize == 8 || itemsize == 16;
+}
+
+void cuda_compute::gather(size_t itemsize, int64_t rows, const int64_t* row_off, void* out,
+                          int64_t out_row, const void* src, const shape_t& rest,
+                          const shape_t& out_rest, const shape_t& src_rest) {
+    const cudak::rest_layout g = rest_of(rest, src_rest, out_rest);
+    if (rows == 0 || g.numel == 0) return;
+    dev_.activate();
+    cudak::launch_index(dev_.stream(), false, itemsize, rows, row_off, const_cast<void*>(src), out,
+                        out_row, g);
+    ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "gather");
+}
+
+void cuda_compute::scatter(size_t itemsize, int64_t rows, const int64_t* row_off, void* dst,
+                           const void* val, int64_t val_row, const shape_t& rest,
+                           const shape_t& dst_rest, const shape_t& val_rest) {
+    const cudak::rest_layout g = rest_of(rest, dst_rest, val_rest);
+    if (rows == 0 || g.numel == 0) return;
+    dev_.activate();
+    cudak::launch_index(dev_.stream(), true, itemsize, rows, row_off, dst, const_cast<void*>(val),
+                        val_row, g);
+    ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "scatter");
+}
+
 bool cuda_compute::supports_random(dtype dt, bool integer) const {
     if (integer) return !is_complex(dt);
     return is_floating(dt);

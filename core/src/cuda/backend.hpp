@@ -38,6 +38,13 @@ public:
     bool supports_cumulative(bool prod, dtype dt) const override;
     void cumulative(bool prod, int64_t pre, int64_t len, int64_t post, void* out, const void* in,
                     dtype dt) override;
+    bool supports_index(size_t itemsize) const override;
+    void gather(size_t itemsize, int64_t rows, const int64_t* row_off, void* out, int64_t out_row,
+                const void* src, const shape_t& rest, const shape_t& out_rest,
+                const shape_t& src_rest) override;
+    void scatter(size_t itemsize, int64_t rows, const int64_t* row_off, void* dst, const void* val,
+                 int64_t val_row, const shape_t& rest, const shape_t& dst_rest,
+                 const shape_t& val_rest) override;
     bool supports_random(dtype dt, bool integer) const override;
     void random_real(dtype dt, bool normal, void* data, int64_t n, uint64_t seed,
                      uint64_t first_block, double a, double b) override;

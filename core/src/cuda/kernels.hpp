@@ -247,6 +247,22 @@ int64_t cumulative_chunks(int64_t pre, int64_t len, int64_t post);
 /// (pre, len, post) `in` of type `t` (float32 accumulates in double, integers wrap in uint64).
 void launch_cumulative(cudaStream_t s, bool prod, kdt t, int64_t pre, int64_t len, int64_t post,
                        const void* in, void* out, void* scratch);
+/// The element layout of an advanced-index gather or scatter beyond its rows: the "rest" shape
+/// with the byte strides of the row-indexed side (`a`: the source of a gather, the target of a
+/// scatter) and of the dense side (`b`: the output of a gather, the values of a scatter).
+struct rest_layout {
+    int rank = 0;
+    int64_t shape[max_dims] = {};
+    int64_t a[max_dims] = {};
+    int64_t b[max_dims] = {};
+    int64_t numel = 1;
+};
+/// Gather (scatter == false): b_base + r * b_row + b(rest) = a_base + row_off[r] + a(rest) for
+/// r < rows; scatter: the other direction. Elements of `itemsize` bytes (1, 2, 4, 8 or 16);
+/// row_off is a device array of byte offsets.
+void launch_index(cudaStream_t s, bool scatter, size_t itemsize, int64_t rows,
+                  const int64_t* row_off, void* a_base, void* b_base, int64_t b_row,
+                  const rest_layout& rest);
 /// True when launch_gemm has a kernel for `t` (f16, bf16, f32, f64, c64, c128).
 constexpr bool gemm_ok(kdt t) {
     return is_float(t) || is_cplx(t);

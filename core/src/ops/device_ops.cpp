@@ -2,7 +2,11 @@
 #include "ops/device_ops.hpp"
 
 #include "cpu/elementwise.hpp"
+#include "cpu/gather.hpp"
 #include "ops/elementwise_types.hpp"
+
+#include <algorithm>
+#include <vector>
 
 namespace isthmus::ops {
 
@@ -28,6 +32,26 @@ struct dev_operand {
 
 tensor as_compute(const tensor& t, dtype dt) {
     return t.dtype() == dt ? t : t.to(dt);
+}
+
+// The byte offsets of advanced-index rows (indices already checked on the host).
+std::vector<int64_t> row_byte_offsets(const cpu::row_offsets& at, int64_t rows) {
+    std::vector<int64_t> off(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+        if (at.off) {
+            off[static_cast<size_t>(r)] = at.off[r];
+        } else {
+            const int64_t i = at.idx[r] < 0 ? at.idx[r] + at.size : at.idx[r];
+            off[static_cast<size_t>(r)] = i * at.stride_bytes;
+        }
+    }
+    return off;
+}
+
+shape_t in_bytes(const shape_t& strides, int64_t itemsize) {
+    shape_t b = strides;
+    for (int64_t& s : b) s *= itemsize;
+    return b;
 }
 
 } // namespace
@@ -132,6 +156,44 @@ bool device_ternary(resource_id where, backend::ternary_op op, dtype dt, const s
     }
     const dev_operand o(out, w.data(), shape);
     be->ternary(op, shape, o.op, oa->op, ob->op, oc->op);
+    return true;
+}
+
+bool device_gather(resource_id where, const tensor& v, const tensor& out,
+                   const cpu::row_offsets& at, int64_t rows, int64_t out_row_bytes,
+                   const shape_t& rest, const shape_t& out_rest, const shape_t& src_rest) {
+    const auto be = device_compute(where);
+    if (!be || !be->supports_index(v.itemsize())) return false;
+    const auto isz = static_cast<int64_t>(v.itemsize());
+    // the offsets travel to the device as a small int64 tensor (freed into the stream-ordered
+    // cache once the kernel is queued)
+    const tensor offs = tensor::from_vector(row_byte_offsets(at, rows));
+    access ro(offs, lock_mode::read, where);
+    access rs(v, lock_mode::read, where);
+    access w(out, lock_mode::write, where);
+    be->gather(v.itemsize(), rows, ro.as<const int64_t>(), w.data(), out_row_bytes, rs.data(), rest,
+               in_bytes(out_rest, isz), in_bytes(src_rest, isz));
+    return true;
+}
+
+bool device_scatter(resource_id where, const tensor& v, const tensor& val,
+                    const cpu::row_offsets& at, int64_t rows, int64_t val_row_bytes,
+                    const shape_t& rest, const shape_t& dst_rest, const shape_t& val_rest) {
+    const auto be = device_compute(where);
+    if (!be || !be->supports_index(v.itemsize())) return false;
+    std::vector<int64_t> off = row_byte_offsets(at, rows);
+    {
+        std::vector<int64_t> sorted = off;
+        std::sort(sorted.begin(), sorted.end());
+        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return false;
+    }
+    const auto isz = static_cast<int64_t>(v.itemsize());
+    const tensor offs = tensor::from_vector(off);
+    access ro(offs, lock_mode::read, where);
+    access rv(val, lock_mode::read, where);
+    access w(v, lock_mode::readwrite, where);
+    be->scatter(v.itemsize(), rows, ro.as<const int64_t>(), w.data(), rv.data(), val_row_bytes,
+                rest, in_bytes(dst_rest, isz), in_bytes(val_rest, isz));
     return true;
 }
 
