@@ -541,22 +541,31 @@ TEST_CASE("cuda ops: gather and scatter by integer index arrays and masks" *
 TEST_CASE("cuda ops: concat, stack, pad, tile and repeat copy on the GPU" *
           doctest::skip(!cuda::available())) {
     cuda::init(0);
-    for (dtype dt : {dtype::bool_, dtype::uint8, dtype::bfloat16, dtype::float64,
-                     dtype::complex64}) {
+    for (dtype dt :
+         {dtype::bool_, dtype::uint8, dtype::bfloat16, dtype::float64, dtype::complex64}) {
         const std::string what = name_of(dt);
         const tensor a = random_tensor(dt, {3, 4, 5}, 31), b = random_tensor(dt, {3, 2, 5}, 32);
         both([&] { return concat({a, b, a.slice(1, 0, 1)}, 1); }, "concat " + what);
-        both([&] { return concat({a, random_tensor(dtype::int16, {3, 4, 5}, 33)}, -1); },
-             "concat with promotion " + what);
+        both(
+            [&] {
+                return concat({a, random_tensor(dtype::int16, {3, 4, 5}, 33)}, -1);
+            },
+            "concat with promotion " + what);
         both([&] { return stack({a, a.permute({0, 1, 2}), a}, 3); }, "stack " + what);
         for (pad_mode m : {pad_mode::constant, pad_mode::edge, pad_mode::reflect,
                            pad_mode::symmetric, pad_mode::wrap})
-            both([&] { return pad(a, {{1, 2}, {0, 3}, {2, 2}}, m, scalar(int64_t{1})); },
-                 "pad " + what);
+            both(
+                [&] {
+                    return pad(a, {{1, 2}, {0, 3}, {2, 2}}, m, scalar(int64_t{1}));
+                },
+                "pad " + what);
         both([&] { return tile(a.t(), {2, 1, 3}); }, "tile " + what);
         both([&] { return repeat(a, 3, 1); }, "repeat " + what);
-        both([&] { return repeat(a, tensor::from_vector<int64_t>({2, 0, 1}), 0); },
-             "repeat counts " + what);
+        both(
+            [&] {
+                return repeat(a, tensor::from_vector<int64_t>({2, 0, 1}), 0);
+            },
+            "repeat counts " + what);
     }
     set_default_resource(MEMRESOURCE_CPU);
 }
