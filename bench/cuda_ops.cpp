@@ -1,5 +1,4 @@
-// CUDA benchmark: add GB/s beside cudaMemcpy, 8192 matmul GFLOP/s (f32/bf16/f16), casts,
-// reductions.
+// CUDA benchmark: add vs cudaMemcpy GB/s, 8192 matmul (f32/bf16/f16), casts, reductions.
 #include <isthmus/cuda.hpp>
 #include <isthmus/ops.hpp>
 #include <isthmus/storage.hpp>
