@@ -278,7 +278,7 @@ TEST_CASE("cuda ops: casts between every pair of dtypes, special values included
     set_default_resource(MEMRESOURCE_CPU);
 }
 
-TEST_CASE("cuda ops: where and clamp with broadcasting and scalars" *
+TEST_CASE("cuda ops: where, clamp and fma with broadcasting and scalars" *
           doctest::skip(!cuda::available())) {
     cuda::init(0);
     for (dtype dt : {dtype::bool_, dtype::int8, dtype::uint64, dtype::float16, dtype::bfloat16,
@@ -292,6 +292,7 @@ TEST_CASE("cuda ops: where and clamp with broadcasting and scalars" *
         both([&] { return where(c, a, scalar(int64_t{1})); }, "where scalar " + what);
         both([&] { return where(c.select(0, 0), scalar(1.5), scalar(int64_t{2})); },
              "where two scalars " + what);
+        both([&] { return fma(a, s, random_tensor(dt, {5, 1}, 34)); }, "fma " + what);
         if (is_complex(dt) || is_bool(dt)) continue;
         const int64_t lo = is_unsigned_int(dt) ? 1 : -2; // weak scalars must fit the dtype
         both([&] { return clamp(a, scalar(lo), scalar(int64_t{3})); }, "clamp " + what);

@@ -27,6 +27,7 @@ struct operand {
 enum class ternary_op : int {
     where, ///< out = a ? b : c, a of dtype bool, b, c and out of the op's dtype
     clamp, ///< out = minimum(maximum(a, b), c) (NaN propagates), all of the op's dtype
+    fma,   ///< out = a * b + c, all of the op's dtype (bool: (a and b) or c)
 };
 
 /// The reductions a backend may run (the rest run on the CPU). argmin/argmax write the int64

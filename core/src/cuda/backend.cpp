@@ -219,7 +219,8 @@ void cuda_compute::ternary(backend::ternary_op op, const shape_t& shape,
                            const backend::operand& out, const backend::operand& a,
                            const backend::operand& b, const backend::operand& c) {
     static_assert(static_cast<int>(backend::ternary_op::clamp) ==
-                  static_cast<int>(cudak::top::clamp));
+                      static_cast<int>(cudak::top::clamp) &&
+                  static_cast<int>(backend::ternary_op::fma) == static_cast<int>(cudak::top::fma));
     const auto k = static_cast<cudak::top>(static_cast<int>(op));
     ISTHMUS_ASSERT(cudak::ternary_ok(k, kernel_type(out.dt)) && b.dt == out.dt && c.dt == out.dt &&
                        a.dt == (op == backend::ternary_op::where ? dtype::bool_ : out.dt),

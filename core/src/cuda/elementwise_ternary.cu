@@ -1,4 +1,4 @@
-// CUDA ternary elementwise kernels: where(cond, a, b) and clamp(x, lo, hi), with broadcasting.
+// CUDA ternary elementwise kernels: where(cond, a, b), clamp(x, lo, hi), fma(a, b, c).
 #include "cuda/elementwise_ops.cuh"
 
 namespace isthmus::cudak {
@@ -22,6 +22,13 @@ __global__ void ternary_kernel(space sp, arg out, arg a, arg b, arg c) {
     auto f = [](SA x, S lo, S hi) -> S {
         if constexpr (OP == top::where) {
             return x ? lo : hi;
+        } else if constexpr (OP == top::fma) { // x * lo + hi
+            if constexpr (K == kdt::b8) {
+                return static_cast<S>((x && lo) || hi);
+            } else {
+                const auto p = bapply<bop::mul, K>(up<K>(x), up<K>(lo));
+                return down<K>(bapply<bop::add, K>(p, up<K>(hi)));
+            }
         } else {
             const auto m = bapply<bop::maximum, K>(up<K>(x), up<K>(lo));
             return down<K>(bapply<bop::minimum, K>(m, up<K>(hi)));
@@ -53,6 +60,8 @@ void launch_ternary(cudaStream_t s, top op, kdt t, const space& sp, const arg& o
                     const arg& b, const arg& c) {
     if (op == top::where) {
         ISTHMUS_KDT_DISPATCH(t, (run_ternary<top::where, K>(s, sp, out, a, b, c)))
+    } else if (op == top::fma) {
+        ISTHMUS_KDT_DISPATCH(t, (run_ternary<top::fma, K>(s, sp, out, a, b, c)))
     } else {
         ISTHMUS_KDT_DISPATCH(t, (run_ternary<top::clamp, K>(s, sp, out, a, b, c)))
     }

@@ -170,11 +170,12 @@ constexpr kdt unary_result(uop op, kdt t) {
 }
 
 /// Ternary ops with GPU kernels (same order as backend::ternary_op).
-enum class top : int { where, clamp };
+enum class top : int { where, clamp, fma };
 
-/// where(cond, a, b): any type (cond is b8); clamp(x, lo, hi): integers and floats.
+/// where(cond, a, b) and fma(a, b, c): any type (cond is b8); clamp(x, lo, hi): integers and
+/// floats.
 constexpr bool ternary_ok(top op, kdt t) {
-    return op == top::where || is_int(t) || is_float(t);
+    return op != top::clamp || is_int(t) || is_float(t);
 }
 
 /// Reductions with GPU kernels (same order as backend::reduce_kind).
@@ -215,7 +216,8 @@ void launch_binary(cudaStream_t s, bop op, kdt t, const space& sp, const arg& ou
 /// out = op(a); a of type `t`; out of type unary_result(op, t). Only unary_ok pairs launch.
 void launch_unary(cudaStream_t s, uop op, kdt t, const space& sp, const arg& out, const arg& a);
 /// where: out = a ? b : c with a of type b8; clamp: out = minimum(maximum(a, b), c) (NaN
-/// propagates); b, c and out of type `t` (and a too for clamp).
+/// propagates); fma: out = a * b + c (integers wrap, bool: (a and b) or c); b, c and out of
+/// type `t` (and a too for clamp and fma).
 void launch_ternary(cudaStream_t s, top op, kdt t, const space& sp, const arg& out, const arg& a,
                     const arg& b, const arg& c);
 /// out = in converted with the CPU's cast rules (in may be a scalar: a fill).

@@ -38,8 +38,9 @@ bool device_binary(resource_id where, binary_op op, dtype compute, dtype result,
 bool device_unary(resource_id where, unary_op op, dtype compute, dtype result, const tensor& a,
                   tensor& out, bool inplace);
 /// out = op(a, b, c) on `where` with the op's dtype `dt` (see backend::ternary_op: a is the
-/// condition, converted to bool, for where); out is allocated there laid out like `layout`,
-/// unless `inplace` (then `out` is the target and also `a`). False when the backend cannot.
+/// condition, converted to bool, for where; the inputs are converted to dt otherwise); out is
+/// allocated there laid out like `layout`, unless `inplace` (then `out` is the target and also
+/// `a`). False when the backend cannot.
 bool device_ternary(resource_id where, backend::ternary_op op, dtype dt, const shape_t& shape,
                     device_input a, device_input b, device_input c, tensor& out, bool inplace,
                     std::initializer_list<const tensor*> layout);
