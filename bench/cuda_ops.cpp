@@ -1,4 +1,4 @@
-// CUDA benchmark: elementwise add GB/s beside cudaMemcpy D2D, 8192 matmul GFLOP/s, transfers.
+// CUDA benchmark: add vs cudaMemcpy GB/s, 8192 matmul (f32/bf16/f16), casts, reductions.
 #include <isthmus/cuda.hpp>
 #include <isthmus/ops.hpp>
 #include <isthmus/storage.hpp>
@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <string>
 
 using namespace isthmus;
 
@@ -58,6 +59,30 @@ int main() {
     const double t_mm = best_of(5, [&] { z = matmul(x, y); });
     std::printf("matmul float32 %lld: %.0f GFLOP/s\n", static_cast<long long>(m),
                 2.0 * m * m * m / t_mm / 1e9);
+    // half inputs and output, float32 accumulation (cublasGemmStridedBatchedEx)
+    for (dtype dt : {dtype::bfloat16, dtype::float16}) {
+        tensor xh = ones({m, m}, dt), yh = ones({m, m}, dt);
+        tensor zh = matmul(xh, yh);
+        const double t = best_of(5, [&] { zh = matmul(xh, yh); });
+        std::printf("matmul %s %lld: %.0f GFLOP/s\n", std::string(name(dt)).c_str(),
+                    static_cast<long long>(m), 2.0 * m * m * m / t / 1e9);
+    }
+
+    // the newer kernels: a cast (float32 -> bfloat16), a bf16 add, prod and argmax reductions
+    tensor hb = a.to(dtype::bfloat16);
+    const double t_cast = best_of(10, [&] { hb = a.to(dtype::bfloat16); });
+    std::printf("cast float32 -> bfloat16 %lld: %.1f GB/s\n", static_cast<long long>(n),
+                6.0 * n / t_cast / 1e9);
+    tensor hc = add(hb, hb);
+    const double t_hadd = best_of(10, [&] { hc = add(hb, hb); });
+    std::printf("add bfloat16 %lld: %.1f GB/s\n", static_cast<long long>(n),
+                6.0 * n / t_hadd / 1e9);
+    tensor r = prod(a);
+    const double t_prod = best_of(10, [&] { r = prod(a); });
+    tensor am = argmax(a.view({1 << 14, n >> 14}), 1);
+    const double t_arg = best_of(10, [&] { am = argmax(a.view({1 << 14, n >> 14}), 1); });
+    std::printf("prod float32 %lld: %.1f GB/s; argmax rows: %.1f GB/s\n", static_cast<long long>(n),
+                4.0 * n / t_prod / 1e9, 4.0 * n / t_arg / 1e9);
 
     tensor h = ones({n}, dtype::float32, MEMRESOURCE_CPU);
     h.to_vector<float>(); // valid on the CPU

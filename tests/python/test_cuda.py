@@ -152,3 +152,273 @@ def test_lock_transitions_and_eviction(device):
         q.cuda_set_memory_limit(0, None)
         q.destroy()
         q.init("cpu")
+
+
+# ---- every dtype and the ops added to the GPU (issue 7, item 4) ----
+
+INT_OPS = ["floor_divide", "mod", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+           "right_shift", "logical_xor", "maximum", "less_equal"]
+
+
+def _operands(dtype, shape_a, shape_b):
+    """Random operands of `dtype` with zeros and negatives (for the sign rules of // and %)."""
+    if np.dtype(dtype).kind in "iu":
+        lo = 0 if np.dtype(dtype).kind == "u" else -60
+        return (rng.integers(lo, 60, shape_a).astype(dtype),
+                rng.integers(lo, 60, shape_b).astype(dtype))
+    return ((rng.standard_normal(shape_a) * 5).astype(dtype),
+            (rng.standard_normal(shape_b) * 5).astype(dtype))
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64])
+@pytest.mark.parametrize("op", INT_OPS)
+def test_integer_ops_match_numpy(device, dtype, op):
+    q.destroy()
+    q.init(device)
+    try:
+        a, b = _operands(dtype, (31, 17), (17,))
+        if op in ("left_shift", "right_shift"):
+            b = (np.abs(b.astype(np.int64)) % (8 * np.dtype(dtype).itemsize)).astype(dtype)
+        with np.errstate(divide="ignore"):
+            ref = getattr(np, op)(a, b)
+        if op in ("floor_divide", "mod"):
+            ref = np.where(b == 0, 0, ref)  # NumPy gives 0 with a warning; isthmus the same
+        got = getattr(q, op)(on_gpu(a), on_gpu(b))
+        np.testing.assert_array_equal(np.asarray(got), ref)
+        got_t = getattr(q, op)(on_gpu(np.ascontiguousarray(a.T)).T, on_gpu(b[:, None]).T)
+        np.testing.assert_array_equal(np.asarray(got_t), ref)
+    finally:
+        q.destroy()
+        q.init("cpu")
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("op", ["floor_divide", "mod", "power", "arctan2", "divide"])
+def test_float_ops_match_numpy(device, dtype, op):
+    q.destroy()
+    q.init(device)
+    try:
+        a, b = _operands(dtype, (40, 9), (40, 1))
+        if op == "power":
+            a = np.abs(a)
+        with np.errstate(all="ignore"):
+            ref = getattr(np, op)(a.astype(np.float32 if dtype == np.float16 else dtype),
+                                  b.astype(np.float32 if dtype == np.float16 else dtype))
+        got = np.asarray(getattr(q, op)(on_gpu(a), on_gpu(b)))
+        assert got.dtype == dtype
+        tol = 2e-3 if dtype == np.float16 else (2e-6 if dtype == np.float32 else 1e-13)
+        np.testing.assert_allclose(got.astype(np.float64), ref.astype(dtype).astype(np.float64),
+                                   rtol=tol, atol=tol)
+    finally:
+        q.destroy()
+        q.init("cpu")
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_ops_match_numpy(device, dtype):
+    q.destroy()
+    q.init(device)
+    try:
+        a = (rng.standard_normal((20, 30)) + 1j * rng.standard_normal((20, 30))).astype(dtype)
+        b = (rng.standard_normal(30) + 1j * rng.standard_normal(30)).astype(dtype)
+        tol = 1e-5 if dtype == np.complex64 else 1e-12
+        for fn, ref in [(lambda x, y: x + y, a + b), (lambda x, y: x * y, a * b),
+                        (lambda x, y: x / y, a / b), (lambda x, y: -x, -a),
+                        (lambda x, y: q.conj(x), np.conj(a)), (lambda x, y: abs(x), np.abs(a)),
+                        (lambda x, y: q.equal(x, x), np.ones(a.shape, bool))]:
+            np.testing.assert_allclose(np.asarray(fn(on_gpu(a), on_gpu(b))), ref, rtol=tol)
+    finally:
+        q.destroy()
+        q.init("cpu")
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("src", [np.float64, np.float32, np.float16, np.int64, np.uint8,
+                                 np.bool_, np.complex64])
+@pytest.mark.parametrize("dst", [np.int8, np.uint16, np.int64, np.float16, np.float32,
+                                 np.complex128, np.bool_])
+def test_casts_match_numpy(device, src, dst):
+    q.destroy()
+    q.init(device)
+    try:
+        x = np.array([0, 1, -1, 2.5, -2.5, 100.7, -128.9, 255.2, 1000.5, 65504, 1e5],
+                     dtype=np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            a = x.astype(src) if np.dtype(src).kind != "b" else x > 1
+            if np.dtype(src).kind in "fc" and np.dtype(dst).kind in "iu":
+                # in range for dst: NumPy's out-of-range float -> int is platform-defined
+                info = np.iinfo(dst)
+                a = a[(np.real(a) > info.min - 1) & (np.real(a) < info.max + 1)]
+            ref = a.astype(dst) if np.dtype(src).kind != "c" or np.dtype(dst).kind == "c" \
+                else np.real(a).astype(dst)
+        got = np.asarray(on_gpu(a).astype(dst))
+        np.testing.assert_array_equal(got, ref)
+    finally:
+        q.destroy()
+        q.init("cpu")
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("dtype", [np.int32, np.float16, np.float32, np.complex64])
+def test_where_and_clip_match_numpy(device, dtype):
+    q.destroy()
+    q.init(device)
+    try:
+        c = rng.random((6, 1)) > 0.5
+        a, b = _operands(np.float64, (6, 7), (7,))
+        a, b = a.astype(dtype), b.astype(dtype)
+        np.testing.assert_array_equal(np.asarray(q.where(on_gpu(c), on_gpu(a), on_gpu(b))),
+                                      np.where(c, a, b))
+        np.testing.assert_array_equal(np.asarray(q.where(on_gpu(c), on_gpu(a), 0)),
+                                      np.where(c, a, dtype(0)))
+        if np.dtype(dtype).kind != "c":
+            np.testing.assert_array_equal(np.asarray(q.clip(on_gpu(a), -1, 2)),
+                                          np.clip(a, dtype(-1), dtype(2)))
+            lo, hi = a[0], a[1]  # tensor bounds, broadcast
+            np.testing.assert_array_equal(
+                np.asarray(q.clip(on_gpu(a), on_gpu(lo), on_gpu(hi))),
+                np.minimum(np.maximum(a, lo), hi))
+    finally:
+        q.destroy()
+        q.init("cpu")
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("red", ["prod", "any", "all", "argmin", "argmax", "var", "std"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+@pytest.mark.parametrize("dtype", [np.int16, np.float32, np.float64])
+def test_more_reductions_match_numpy(device, red, axis, dtype):
+    q.destroy()
+    q.init(device)
+    try:
+        x = rng.integers(-3, 4, (37, 211)).astype(dtype)  # ties for argmin/argmax
+        if red == "prod":
+            x = (1 + x / 100).astype(dtype) if np.dtype(dtype).kind == "f" else x % 3
+        if red == "all":
+            x[5] = 0
+        got = np.asarray(getattr(q, red)(on_gpu(x), axis=axis))
+        exact = red in ("argmin", "argmax", "any", "all") or (
+            red == "prod" and np.dtype(dtype).kind in "iu")  # integer products wrap alike
+        if exact:
+            np.testing.assert_array_equal(got, getattr(np, red)(x, axis=axis))
+        else:  # float64 references; float32 results accumulate in double, round once
+            ref = getattr(np, red)(x.astype(np.float64), axis=axis)
+            np.testing.assert_allclose(got, ref, rtol=2e-6 if dtype == np.float32 else 1e-12)
+        if red in ("argmin", "argmax") and np.dtype(dtype).kind == "f":
+            x[3, 7] = np.nan
+            x[3, 9] = np.nan
+            np.testing.assert_array_equal(np.asarray(getattr(q, red)(on_gpu(x), axis=axis)),
+                                          getattr(np, red)(x, axis=axis))
+    finally:
+        q.destroy()
+        q.init("cpu")
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("dtype", [np.float16, np.complex64, np.complex128])
+def test_matmul_half_and_complex(device, dtype):
+    q.destroy()
+    q.init(device)
+    try:
+        a = rng.standard_normal((2, 33, 48))
+        b = rng.standard_normal((48, 21))
+        if np.dtype(dtype).kind == "c":
+            a = a + 1j * rng.standard_normal(a.shape)
+            b = b + 1j * rng.standard_normal(b.shape)
+        a, b = a.astype(dtype), b.astype(dtype)
+        got = np.asarray(on_gpu(a) @ on_gpu(b))
+        assert got.dtype == dtype
+        ref = a.astype(np.complex128) @ b.astype(np.complex128)
+        tol = 1e-2 if dtype == np.float16 else (1e-4 if dtype == np.complex64 else 1e-12)
+        np.testing.assert_allclose(got, ref, rtol=tol, atol=tol * 10)
+    finally:
+        q.destroy()
+        q.init("cpu")
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("draw", ["rand", "uniform", "randint", "randn"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_random_on_gpu_equals_cpu(device, draw, dtype):
+    def sample():
+        q.manual_seed(1234)
+        if draw == "rand":
+            return np.asarray(q.rand(999, dtype=dtype))
+        if draw == "uniform":
+            return np.asarray(q.uniform(-3.0, 7.0, size=999, dtype=dtype))
+        if draw == "randint":
+            return np.asarray(q.randint(-50, 50, size=999, dtype=dtype))
+        return np.asarray(q.randn(999, dtype=dtype))
+
+    q.destroy()
+    q.init(device)
+    try:
+        gpu = sample()
+    finally:
+        q.destroy()
+        q.init("cpu")
+    cpu = sample()
+    if draw == "randn":  # CUDA's log/sin/cos: within a few ulp
+        tol = {"float16": 2e-3, "float32": 2e-6, "float64": 1e-14}[dtype]
+        np.testing.assert_allclose(gpu.astype(np.float64), cpu.astype(np.float64), rtol=tol,
+                                   atol=tol)
+    else:  # bit-identical
+        np.testing.assert_array_equal(gpu, cpu)
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("fn", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("axis", [None, 0, 1, 2])
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float32, np.float64])
+def test_cumulative_matches_numpy(device, fn, axis, dtype):
+    q.destroy()
+    q.init(device)
+    try:
+        if fn == "cumprod" and np.dtype(dtype).kind == "f":
+            x = (1 + rng.standard_normal((4, 500, 3)) / 100).astype(dtype)
+        else:
+            x = rng.integers(0 if np.dtype(dtype).kind == "u" else -2, 3, (4, 500, 3)).astype(dtype)
+        got = np.asarray(getattr(q, fn)(on_gpu(x), axis=axis))
+        if np.dtype(dtype).kind in "iu":  # int64 / uint64 results, wrapping alike
+            np.testing.assert_array_equal(got, getattr(np, fn)(x, axis=axis))
+        else:
+            ref = getattr(np, fn)(x.astype(np.float64), axis=axis)
+            np.testing.assert_allclose(got, ref, rtol=1e-6 if dtype == np.float32 else 1e-12,
+                                       atol=1e-5 if dtype == np.float32 else 1e-10)
+    finally:
+        q.destroy()
+        q.init("cpu")
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex64])
+def test_advanced_indexing_matches_numpy(device, dtype):
+    q.destroy()
+    q.init(device)
+    try:
+        x = (rng.standard_normal((8, 9, 4)) * 10).astype(dtype)
+        i = np.array([0, -1, 3, 3, 7])
+        j = np.array([[8], [0], [-9]])
+        mask = rng.random((8, 9)) > 0.5
+        g = on_gpu(x)
+        np.testing.assert_array_equal(np.asarray(g[i]), x[i])
+        np.testing.assert_array_equal(np.asarray(g[:, j]), x[:, j])
+        np.testing.assert_array_equal(np.asarray(g[i[:3], :, j[:, 0] % 4]), x[i[:3], :, j[:, 0] % 4])
+        np.testing.assert_array_equal(np.asarray(g[on_gpu(mask)]), x[mask])
+        y = x.copy()
+        t = on_gpu(x)
+        t[np.array([5, 1, -2])] = on_gpu(x[:3])
+        y[np.array([5, 1, -2])] = x[:3]
+        np.testing.assert_array_equal(np.asarray(t), y)
+        t[on_gpu(mask)] = 0
+        y[mask] = 0
+        np.testing.assert_array_equal(np.asarray(t), y)
+        with pytest.raises(IndexError):
+            g[np.array([8])]
+        np.testing.assert_array_equal(np.asarray(g), x)  # unchanged
+    finally:
+        q.destroy()
+        q.init("cpu")

@@ -23,8 +23,16 @@ struct operand {
     alignas(16) unsigned char value[16] = {};
 };
 
-/// The reductions a backend may run (the rest run on the CPU).
-enum class reduce_kind : int { sum, mean, min, max };
+/// The ternary elementwise ops a backend may run.
+enum class ternary_op : int {
+    where, ///< out = a ? b : c, a of dtype bool, b, c and out of the op's dtype
+    clamp, ///< out = minimum(maximum(a, b), c) (NaN propagates), all of the op's dtype
+    fma,   ///< out = a * b + c, all of the op's dtype (bool: (a and b) or c)
+};
+
+/// The reductions a backend may run (the rest run on the CPU). argmin/argmax write the int64
+/// index of the first extreme of each row (a NaN counts as the extreme).
+enum class reduce_kind : int { sum, mean, min, max, prod, any, all, argmin, argmax };
 
 /// A compute backend for one memory resource.
 ///
@@ -48,6 +56,11 @@ public:
     /// out = op(a) with a.dt == `dt` (the op's compute dtype).
     virtual bool supports_unary(unary_op op, dtype dt) const = 0;
     virtual void unary(unary_op op, const shape_t& shape, const operand& out, const operand& a) = 0;
+    /// out = op(a, b, c) over `shape` with the op's dtype `dt` (see ternary_op); any operand
+    /// may be a scalar or broadcast.
+    virtual bool supports_ternary(ternary_op op, dtype dt) const = 0;
+    virtual void ternary(ternary_op op, const shape_t& shape, const operand& out, const operand& a,
+                         const operand& b, const operand& c) = 0;
     /// out = value (the scalar operand holds it, stored as out.dt).
     virtual bool supports_fill(dtype dt) const = 0;
     virtual void fill(const shape_t& shape, const operand& out, const operand& value) = 0;
@@ -55,11 +68,40 @@ public:
     virtual bool supports_copy(dtype out, dtype in) const = 0;
     virtual void copy(const shape_t& shape, const operand& out, const operand& in) = 0;
     /// Reduces each row of a contiguous (rows, cols) `in` into the contiguous `out` of `rows`
-    /// elements of dtype `out_dt`; mean divides by `cols`.
+    /// elements of dtype `out_dt` (the CPU's result dtype for the kind and input); mean divides
+    /// by `cols`.
     virtual bool supports_reduce(reduce_kind kind, dtype in, dtype out) const = 0;
     virtual void reduce(reduce_kind kind, int64_t rows, int64_t cols, void* out, dtype out_dt,
                         const void* in, dtype in_dt) = 0;
-    /// C[b] = A[b] @ B[b] for `batch` contiguous row-major (m, k) and (k, n) matrices.
+    /// out = the running sum (or product when `prod`) along the middle axis of a contiguous
+    /// (pre, len, post) `in`, both of dtype `dt` (the CPU's work dtypes: int64, uint64,
+    /// float32, float64, complex).
+    virtual bool supports_cumulative(bool prod, dtype dt) const = 0;
+    virtual void cumulative(bool prod, int64_t pre, int64_t len, int64_t post, void* out,
+                            const void* in, dtype dt) = 0;
+    /// Advanced-index rows (Note [gpu index rows]): for each row r < rows, a block of elements of
+    /// `itemsize` bytes shaped `rest`. gather: out + r * out_row + out_rest(i) receives
+    /// src + row_off[r] + src_rest(i); scatter: dst + row_off[r] + dst_rest(i) receives
+    /// val + r * val_row + val_rest(i), rows never repeating. row_off is a device array of
+    /// byte offsets; all strides are in bytes.
+    virtual bool supports_index(size_t itemsize) const = 0;
+    virtual void gather(size_t itemsize, int64_t rows, const int64_t* row_off, void* out,
+                        int64_t out_row, const void* src, const shape_t& rest,
+                        const shape_t& out_rest, const shape_t& src_rest) = 0;
+    virtual void scatter(size_t itemsize, int64_t rows, const int64_t* row_off, void* dst,
+                         const void* val, int64_t val_row, const shape_t& rest,
+                         const shape_t& dst_rest, const shape_t& val_rest) = 0;
+    /// Random fills of `n` contiguous elements at `data` that equal the CPU generator's for the
+    /// same seed and first Philox block (core/src/cpu/random.hpp): random_real for float16,
+    /// bfloat16, float32, float64 (uniform in [a, b), or normal(a, b)); random_int for real
+    /// dtypes (lo + [0, range)).
+    virtual bool supports_random(dtype dt, bool integer) const = 0;
+    virtual void random_real(dtype dt, bool normal, void* data, int64_t n, uint64_t seed,
+                             uint64_t first_block, double a, double b) = 0;
+    virtual void random_int(dtype dt, void* data, int64_t n, uint64_t seed, uint64_t first_block,
+                            int64_t lo, uint64_t range) = 0;
+    /// C[b] = A[b] @ B[b] for `batch` contiguous row-major (m, k) and (k, n) matrices, all of
+    /// dtype `dt`; float16/bfloat16 accumulate in float32 and round once (Note [matmul dtypes]).
     virtual bool supports_matmul(dtype dt) const = 0;
     virtual void matmul(dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k, const void* a,
                         const void* b, void* c) = 0;

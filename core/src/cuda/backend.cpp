@@ -13,66 +13,45 @@ namespace isthmus::cudabk {
 
 namespace {
 
-std::optional<cudak::kdt> kernel_type(dtype dt) {
-    switch (dt) {
-    case dtype::bool_:
-        return cudak::kdt::b8;
-    case dtype::int8:
-        return cudak::kdt::i8;
-    case dtype::int16:
-        return cudak::kdt::i16;
-    case dtype::int32:
-        return cudak::kdt::i32;
-    case dtype::int64:
-        return cudak::kdt::i64;
-    case dtype::uint8:
-        return cudak::kdt::u8;
-    case dtype::float32:
-        return cudak::kdt::f32;
-    case dtype::float64:
-        return cudak::kdt::f64;
-    default:
-        return std::nullopt;
-    }
-}
-
-bool compute_type(dtype dt) {
-    return dt == dtype::int32 || dt == dtype::int64 || dt == dtype::float32 || dt == dtype::float64;
+// Every isthmus dtype has a kernel type (the enums list them in the same order).
+cudak::kdt kernel_type(dtype dt) {
+    static_assert(dtype_count == 15 && static_cast<int>(dtype::complex128) == 14 &&
+                  static_cast<int>(cudak::kdt::c128) == 14);
+    return static_cast<cudak::kdt>(static_cast<int>(dt));
 }
 
 std::optional<cudak::bop> kernel_op(binary_op op) {
     switch (op) {
-    case binary_op::add:
-        return cudak::bop::add;
-    case binary_op::sub:
-        return cudak::bop::sub;
-    case binary_op::mul:
-        return cudak::bop::mul;
-    case binary_op::div:
-        return cudak::bop::div;
-    case binary_op::maximum:
-        return cudak::bop::maximum;
-    case binary_op::minimum:
-        return cudak::bop::minimum;
-    case binary_op::pow:
-        return cudak::bop::pow;
-    case binary_op::atan2:
-        return cudak::bop::atan2;
-    case binary_op::eq:
-        return cudak::bop::eq;
-    case binary_op::ne:
-        return cudak::bop::ne;
-    case binary_op::lt:
-        return cudak::bop::lt;
-    case binary_op::le:
-        return cudak::bop::le;
-    case binary_op::gt:
-        return cudak::bop::gt;
-    case binary_op::ge:
-        return cudak::bop::ge;
-    default:
-        return std::nullopt;
+#define ISTHMUS_MAP(X)                                                                             \
+    case binary_op::X:                                                                             \
+        return cudak::bop::X;
+        ISTHMUS_MAP(add)
+        ISTHMUS_MAP(sub)
+        ISTHMUS_MAP(mul)
+        ISTHMUS_MAP(div)
+        ISTHMUS_MAP(floor_div)
+        ISTHMUS_MAP(mod)
+        ISTHMUS_MAP(pow)
+        ISTHMUS_MAP(maximum)
+        ISTHMUS_MAP(minimum)
+        ISTHMUS_MAP(atan2)
+        ISTHMUS_MAP(eq)
+        ISTHMUS_MAP(ne)
+        ISTHMUS_MAP(lt)
+        ISTHMUS_MAP(le)
+        ISTHMUS_MAP(gt)
+        ISTHMUS_MAP(ge)
+        ISTHMUS_MAP(logical_and)
+        ISTHMUS_MAP(logical_or)
+        ISTHMUS_MAP(logical_xor)
+        ISTHMUS_MAP(bit_and)
+        ISTHMUS_MAP(bit_or)
+        ISTHMUS_MAP(bit_xor)
+        ISTHMUS_MAP(shift_left)
+        ISTHMUS_MAP(shift_right)
+#undef ISTHMUS_MAP
     }
+    return std::nullopt;
 }
 
 std::optional<cudak::uop> kernel_op(unary_op op) {
@@ -108,22 +87,20 @@ std::optional<cudak::uop> kernel_op(unary_op op) {
         ISTHMUS_MAP(isnan)
         ISTHMUS_MAP(isinf)
         ISTHMUS_MAP(isfinite)
+        ISTHMUS_MAP(logical_not)
+        ISTHMUS_MAP(bit_not)
+        ISTHMUS_MAP(conj)
 #undef ISTHMUS_MAP
     default:
         return std::nullopt;
     }
 }
 
-bool float_only(cudak::uop op) {
-    using cudak::uop;
-    return !(op == uop::neg || op == uop::abs || op == uop::sign || op == uop::square);
-}
-
 // Builds the launch's iteration space and operand strides, merging neighbouring dimensions
 // where every operand allows it (so most launches have rank 1 or 2).
 struct launch {
     cudak::space sp;
-    cudak::arg args[3];
+    cudak::arg args[4];
 
     launch(const shape_t& shape, std::initializer_list<const backend::operand*> ops) {
         const int n = static_cast<int>(ops.size());
@@ -198,40 +175,66 @@ std::string cuda_compute::name() const {
 
 bool cuda_compute::supports_binary(binary_op op, dtype dt) const {
     const auto k = kernel_op(op);
-    if (!k || !compute_type(dt)) return false;
-    using cudak::bop;
-    if ((*k == bop::div || *k == bop::pow || *k == bop::atan2) && !is_floating(dt)) return false;
-    return true;
+    return k && cudak::binary_ok(*k, kernel_type(dt));
 }
 
 void cuda_compute::binary(binary_op op, const shape_t& shape, const backend::operand& out,
                           const backend::operand& a, const backend::operand& b) {
+    const cudak::bop k = *kernel_op(op);
+    ISTHMUS_ASSERT(a.dt == b.dt && cudak::binary_ok(k, kernel_type(a.dt)) &&
+                       out.dt == (cudak::binary_gives_bool(k) ? dtype::bool_ : a.dt),
+                   "cuda binary ", isthmus::name(op), ": operands ", a.dt, ", ", b.dt, " -> ",
+                   out.dt);
     launch l(shape, {&out, &a, &b});
     if (l.sp.numel == 0) return;
     dev_.activate();
-    cudak::launch_binary(dev_.stream(), *kernel_op(op), *kernel_type(a.dt), *kernel_type(out.dt),
-                         l.sp, l.args[0], l.args[1], l.args[2]);
+    cudak::launch_binary(dev_.stream(), k, kernel_type(a.dt), l.sp, l.args[0], l.args[1],
+                         l.args[2]);
     ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "binary");
 }
 
 bool cuda_compute::supports_unary(unary_op op, dtype dt) const {
     const auto k = kernel_op(op);
-    if (!k || !compute_type(dt)) return false;
-    return !float_only(*k) || is_floating(dt);
+    return k && cudak::unary_ok(*k, kernel_type(dt));
 }
 
 void cuda_compute::unary(unary_op op, const shape_t& shape, const backend::operand& out,
                          const backend::operand& a) {
+    const cudak::uop k = *kernel_op(op);
+    ISTHMUS_ASSERT(cudak::unary_ok(k, kernel_type(a.dt)) &&
+                       kernel_type(out.dt) == cudak::unary_result(k, kernel_type(a.dt)),
+                   "cuda unary ", isthmus::name(op), ": operand ", a.dt, " -> ", out.dt);
     launch l(shape, {&out, &a});
     if (l.sp.numel == 0) return;
     dev_.activate();
-    cudak::launch_unary(dev_.stream(), *kernel_op(op), *kernel_type(a.dt), *kernel_type(out.dt),
-                        l.sp, l.args[0], l.args[1]);
+    cudak::launch_unary(dev_.stream(), k, kernel_type(a.dt), l.sp, l.args[0], l.args[1]);
     ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "unary");
 }
 
-bool cuda_compute::supports_fill(dtype dt) const {
-    return kernel_type(dt).has_value();
+bool cuda_compute::supports_ternary(backend::ternary_op op, dtype dt) const {
+    return cudak::ternary_ok(static_cast<cudak::top>(static_cast<int>(op)), kernel_type(dt));
+}
+
+void cuda_compute::ternary(backend::ternary_op op, const shape_t& shape,
+                           const backend::operand& out, const backend::operand& a,
+                           const backend::operand& b, const backend::operand& c) {
+    static_assert(static_cast<int>(backend::ternary_op::clamp) ==
+                      static_cast<int>(cudak::top::clamp) &&
+                  static_cast<int>(backend::ternary_op::fma) == static_cast<int>(cudak::top::fma));
+    const auto k = static_cast<cudak::top>(static_cast<int>(op));
+    ISTHMUS_ASSERT(cudak::ternary_ok(k, kernel_type(out.dt)) && b.dt == out.dt && c.dt == out.dt &&
+                       a.dt == (op == backend::ternary_op::where ? dtype::bool_ : out.dt),
+                   "cuda ternary: operands ", a.dt, ", ", b.dt, ", ", c.dt, " -> ", out.dt);
+    launch l(shape, {&out, &a, &b, &c});
+    if (l.sp.numel == 0) return;
+    dev_.activate();
+    cudak::launch_ternary(dev_.stream(), k, kernel_type(out.dt), l.sp, l.args[0], l.args[1],
+                          l.args[2], l.args[3]);
+    ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "ternary");
+}
+
+bool cuda_compute::supports_fill(dtype) const {
+    return true;
 }
 
 void cuda_compute::fill(const shape_t& shape, const backend::operand& out,
@@ -239,8 +242,8 @@ void cuda_compute::fill(const shape_t& shape, const backend::operand& out,
     copy(shape, out, value);
 }
 
-bool cuda_compute::supports_copy(dtype out, dtype in) const {
-    return kernel_type(out).has_value() && kernel_type(in).has_value();
+bool cuda_compute::supports_copy(dtype, dtype) const {
+    return true;
 }
 
 void cuda_compute::copy(const shape_t& shape, const backend::operand& out,
@@ -248,25 +251,32 @@ void cuda_compute::copy(const shape_t& shape, const backend::operand& out,
     launch l(shape, {&out, &in});
     if (l.sp.numel == 0) return;
     dev_.activate();
-    cudak::launch_copy(dev_.stream(), *kernel_type(out.dt), *kernel_type(in.dt), l.sp, l.args[0],
+    cudak::launch_copy(dev_.stream(), kernel_type(out.dt), kernel_type(in.dt), l.sp, l.args[0],
                        l.args[1]);
     ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "copy");
 }
 
-bool cuda_compute::supports_reduce(backend::reduce_kind, dtype in, dtype out) const {
-    return kernel_type(in).has_value() && kernel_type(out).has_value();
+namespace {
+cudak::rop kernel_reduce(backend::reduce_kind kind) {
+    static_assert(static_cast<int>(backend::reduce_kind::argmax) ==
+                  static_cast<int>(cudak::rop::argmax));
+    return static_cast<cudak::rop>(static_cast<int>(kind));
+}
+} // namespace
+
+bool cuda_compute::supports_reduce(backend::reduce_kind kind, dtype in, dtype out) const {
+    return cudak::reduce_ok(kernel_reduce(kind), kernel_type(in), kernel_type(out));
 }
 
 void cuda_compute::reduce(backend::reduce_kind kind, int64_t rows, int64_t cols, void* out,
                           dtype out_dt, const void* in, dtype in_dt) {
     if (rows == 0) return;
     dev_.activate();
-    const int64_t chunks = cudak::reduce_chunks(rows, cols);
+    const int64_t chunks = cudak::reduce_chunks(kernel_reduce(kind), rows, cols);
     void* scratch = chunks > 1 ? dev_.scratch(static_cast<size_t>(rows * chunks) * 8) : nullptr;
     try {
-        cudak::launch_reduce(dev_.stream(), static_cast<cudak::rop>(static_cast<int>(kind)),
-                             *kernel_type(in_dt), *kernel_type(out_dt), rows, cols, in, out,
-                             scratch);
+        cudak::launch_reduce(dev_.stream(), kernel_reduce(kind), kernel_type(in_dt),
+                             kernel_type(out_dt), rows, cols, in, out, scratch);
         ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "reduce");
     } catch (...) {
         dev_.free_scratch(scratch);
@@ -275,8 +285,98 @@ void cuda_compute::reduce(backend::reduce_kind kind, int64_t rows, int64_t cols,
     dev_.free_scratch(scratch); // reused only by later work on the same stream
 }
 
+bool cuda_compute::supports_cumulative(bool, dtype dt) const {
+    return cudak::cumulative_ok(kernel_type(dt));
+}
+
+void cuda_compute::cumulative(bool prod, int64_t pre, int64_t len, int64_t post, void* out,
+                              const void* in, dtype dt) {
+    ISTHMUS_ASSERT(cudak::cumulative_ok(kernel_type(dt)), "cuda cumulative: no kernel for ", dt);
+    if (pre * len * post == 0) return;
+    dev_.activate();
+    const int64_t chunks = cudak::cumulative_chunks(pre, len, post);
+    void* scratch =
+        chunks > 1 ? dev_.scratch(static_cast<size_t>(pre * post * chunks) * 8) : nullptr;
+    try {
+        cudak::launch_cumulative(dev_.stream(), prod, kernel_type(dt), pre, len, post, in, out,
+                                 scratch);
+        ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "cumulative");
+    } catch (...) {
+        dev_.free_scratch(scratch);
+        throw;
+    }
+    dev_.free_scratch(scratch); // reused only by later work on the same stream
+}
+
+namespace {
+cudak::rest_layout rest_of(const shape_t& rest, const shape_t& a, const shape_t& b) {
+    ISTHMUS_ASSERT(rest.size() <= static_cast<size_t>(cudak::max_dims) && a.size() == rest.size() &&
+                       b.size() == rest.size(),
+                   "cuda index: rank ", rest.size());
+    cudak::rest_layout g;
+    g.rank = static_cast<int>(rest.size());
+    for (size_t d = 0; d < rest.size(); ++d) {
+        g.shape[d] = rest[d];
+        g.a[d] = a[d];
+        g.b[d] = b[d];
+        g.numel *= rest[d];
+    }
+    return g;
+}
+} // namespace
+
+bool cuda_compute::supports_index(size_t itemsize) const {
+    return itemsize == 1 || itemsize == 2 || itemsize == 4 || itemsize == 8 || itemsize == 16;
+}
+
+void cuda_compute::gather(size_t itemsize, int64_t rows, const int64_t* row_off, void* out,
+                          int64_t out_row, const void* src, const shape_t& rest,
+                          const shape_t& out_rest, const shape_t& src_rest) {
+    const cudak::rest_layout g = rest_of(rest, src_rest, out_rest);
+    if (rows == 0 || g.numel == 0) return;
+    dev_.activate();
+    cudak::launch_index(dev_.stream(), false, itemsize, rows, row_off, const_cast<void*>(src), out,
+                        out_row, g);
+    ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "gather");
+}
+
+void cuda_compute::scatter(size_t itemsize, int64_t rows, const int64_t* row_off, void* dst,
+                           const void* val, int64_t val_row, const shape_t& rest,
+                           const shape_t& dst_rest, const shape_t& val_rest) {
+    const cudak::rest_layout g = rest_of(rest, dst_rest, val_rest);
+    if (rows == 0 || g.numel == 0) return;
+    dev_.activate();
+    cudak::launch_index(dev_.stream(), true, itemsize, rows, row_off, dst, const_cast<void*>(val),
+                        val_row, g);
+    ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "scatter");
+}
+
+bool cuda_compute::supports_random(dtype dt, bool integer) const {
+    if (integer) return !is_complex(dt);
+    return is_floating(dt);
+}
+
+void cuda_compute::random_real(dtype dt, bool normal, void* data, int64_t n, uint64_t seed,
+                               uint64_t first_block, double a, double b) {
+    ISTHMUS_ASSERT(is_floating(dt), "cuda random_real: not a real floating dtype: ", dt);
+    if (n == 0) return;
+    dev_.activate();
+    cudak::launch_random_real(dev_.stream(), kernel_type(dt), normal, data, n, seed, first_block, a,
+                              b);
+    ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "random_real");
+}
+
+void cuda_compute::random_int(dtype dt, void* data, int64_t n, uint64_t seed, uint64_t first_block,
+                              int64_t lo, uint64_t range) {
+    ISTHMUS_ASSERT(!is_complex(dt), "cuda random_int: complex dtype");
+    if (n == 0) return;
+    dev_.activate();
+    cudak::launch_random_int(dev_.stream(), kernel_type(dt), data, n, seed, first_block, lo, range);
+    ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "random_int");
+}
+
 bool cuda_compute::supports_matmul(dtype dt) const {
-    return dt == dtype::float32 || dt == dtype::float64;
+    return cudak::gemm_ok(kernel_type(dt));
 }
 
 void cuda_compute::matmul(dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k, const void* a,
@@ -292,31 +392,71 @@ void cuda_compute::matmul(dtype dt, int64_t batch, int64_t m, int64_t n, int64_t
     // Note [row-major gemm]: cuBLAS is column-major; a row-major C = A B is the column-major
     // C^T = B^T A^T, so B and A are passed in swapped order with their row lengths as leading
     // dimensions, and nothing is transposed or copied.
+    ISTHMUS_CHECK(m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX && batch <= INT32_MAX,
+                  value_error, "matmul on ", name(), ": dimensions past 2^31 are not supported by ",
+                  "cuBLAS (got ", m, "x", k, " @ ", k, "x", n, ", batch ", batch, ")");
     std::lock_guard lk(blas_mu_);
     auto h = static_cast<cublasHandle_t>(blas_);
-    cublasStatus_t st;
-    const int M = static_cast<int>(m), N = static_cast<int>(n), K = static_cast<int>(k);
-    ISTHMUS_CHECK(m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX, value_error, "matmul on ",
-                  name(), ": dimensions past 2^31 are not supported by cuBLAS");
-    if (dt == dtype::float32) {
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+    const char* fn = "";
+    const int M = static_cast<int>(m), N = static_cast<int>(n), K = static_cast<int>(k),
+              B = static_cast<int>(batch);
+    const long long sa = m * k, sb = k * n, sc = m * n;
+    switch (dt) {
+    case dtype::float32: {
         const float one = 1.f, zero = 0.f;
-        st = cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one,
-                                       static_cast<const float*>(b), N, k * n,
-                                       static_cast<const float*>(a), K, m * k, &zero,
-                                       static_cast<float*>(c), N, m * n, static_cast<int>(batch));
-    } else {
+        fn = "cublasSgemmStridedBatched";
+        st = cublasSgemmStridedBatched(
+            h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, static_cast<const float*>(b), N, sb,
+            static_cast<const float*>(a), K, sa, &zero, static_cast<float*>(c), N, sc, B);
+        break;
+    }
+    case dtype::float64: {
         const double one = 1.0, zero = 0.0;
-        st = cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one,
-                                       static_cast<const double*>(b), N, k * n,
-                                       static_cast<const double*>(a), K, m * k, &zero,
-                                       static_cast<double*>(c), N, m * n, static_cast<int>(batch));
+        fn = "cublasDgemmStridedBatched";
+        st = cublasDgemmStridedBatched(
+            h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, static_cast<const double*>(b), N, sb,
+            static_cast<const double*>(a), K, sa, &zero, static_cast<double*>(c), N, sc, B);
+        break;
+    }
+    case dtype::float16:
+    case dtype::bfloat16: {
+        // Note [half gemm]: half inputs and output, float32 accumulation (the tensor cores'
+        // mode), one rounding at the end: the CPU path's result (Note [matmul dtypes]).
+        const float one = 1.f, zero = 0.f;
+        const cudaDataType t = dt == dtype::float16 ? CUDA_R_16F : CUDA_R_16BF;
+        fn = "cublasGemmStridedBatchedEx";
+        st = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, b, t, N, sb, a,
+                                        t, K, sa, &zero, c, t, N, sc, B, CUBLAS_COMPUTE_32F,
+                                        CUBLAS_GEMM_DEFAULT);
+        break;
+    }
+    case dtype::complex64: {
+        const cuComplex one{1.f, 0.f}, zero{0.f, 0.f};
+        fn = "cublasCgemmStridedBatched";
+        st = cublasCgemmStridedBatched(
+            h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, static_cast<const cuComplex*>(b), N, sb,
+            static_cast<const cuComplex*>(a), K, sa, &zero, static_cast<cuComplex*>(c), N, sc, B);
+        break;
+    }
+    case dtype::complex128: {
+        const cuDoubleComplex one{1.0, 0.0}, zero{0.0, 0.0};
+        fn = "cublasZgemmStridedBatched";
+        st = cublasZgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one,
+                                       static_cast<const cuDoubleComplex*>(b), N, sb,
+                                       static_cast<const cuDoubleComplex*>(a), K, sa, &zero,
+                                       static_cast<cuDoubleComplex*>(c), N, sc, B);
+        break;
+    }
+    default:
+        ISTHMUS_ASSERT(false, "cuda matmul: no kernel for ", dt);
     }
     ISTHMUS_CHECK(st == CUBLAS_STATUS_SUCCESS, runtime_error, "cuBLAS error ",
-                  cublasGetStatusName(st), " in cublas", dt == dtype::float32 ? "S" : "D",
-                  "gemmStridedBatched(", m, "x", k, " @ ", k, "x", n, ", batch ", batch, ") on ",
-                  name(), " at ", __FILE__, ":", __LINE__);
+                  cublasGetStatusName(st), " in ", fn, "(", m, "x", k, " @ ", k, "x", n, ", batch ",
+                  batch, ", ", dt, ") on ", name(), " at ", __FILE__, ":", __LINE__);
 #else
-    cudak::launch_gemm(dev_.stream(), *kernel_type(dt), batch, m, n, k, a, b, c);
+    ISTHMUS_ASSERT(cudak::gemm_ok(kernel_type(dt)), "cuda matmul: no kernel for ", dt);
+    cudak::launch_gemm(dev_.stream(), kernel_type(dt), batch, m, n, k, a, b, c);
     ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "gemm");
 #endif
 }

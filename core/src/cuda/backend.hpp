@@ -22,6 +22,10 @@ public:
     bool supports_unary(unary_op op, dtype dt) const override;
     void unary(unary_op op, const shape_t& shape, const backend::operand& out,
                const backend::operand& a) override;
+    bool supports_ternary(backend::ternary_op op, dtype dt) const override;
+    void ternary(backend::ternary_op op, const shape_t& shape, const backend::operand& out,
+                 const backend::operand& a, const backend::operand& b,
+                 const backend::operand& c) override;
     bool supports_fill(dtype dt) const override;
     void fill(const shape_t& shape, const backend::operand& out,
               const backend::operand& value) override;
@@ -31,6 +35,21 @@ public:
     bool supports_reduce(backend::reduce_kind kind, dtype in, dtype out) const override;
     void reduce(backend::reduce_kind kind, int64_t rows, int64_t cols, void* out, dtype out_dt,
                 const void* in, dtype in_dt) override;
+    bool supports_cumulative(bool prod, dtype dt) const override;
+    void cumulative(bool prod, int64_t pre, int64_t len, int64_t post, void* out, const void* in,
+                    dtype dt) override;
+    bool supports_index(size_t itemsize) const override;
+    void gather(size_t itemsize, int64_t rows, const int64_t* row_off, void* out, int64_t out_row,
+                const void* src, const shape_t& rest, const shape_t& out_rest,
+                const shape_t& src_rest) override;
+    void scatter(size_t itemsize, int64_t rows, const int64_t* row_off, void* dst, const void* val,
+                 int64_t val_row, const shape_t& rest, const shape_t& dst_rest,
+                 const shape_t& val_rest) override;
+    bool supports_random(dtype dt, bool integer) const override;
+    void random_real(dtype dt, bool normal, void* data, int64_t n, uint64_t seed,
+                     uint64_t first_block, double a, double b) override;
+    void random_int(dtype dt, void* data, int64_t n, uint64_t seed, uint64_t first_block,
+                    int64_t lo, uint64_t range) override;
     bool supports_matmul(dtype dt) const override;
     void matmul(dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k, const void* a,
                 const void* b, void* c) override;

@@ -7,11 +7,54 @@
 
 namespace isthmus::cudak {
 
-/// Element types the kernels know (the backend maps isthmus dtypes onto these).
-enum class kdt : int { b8, i8, i16, i32, i64, u8, f32, f64 };
+/// Element types the kernels know (the backend maps isthmus dtypes onto these one to one).
+enum class kdt : int { b8, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, c64, c128 };
 
-/// Binary ops with GPU kernels.
-enum class bop : int { add, sub, mul, div, maximum, minimum, pow, atan2, eq, ne, lt, le, gt, ge };
+constexpr bool is_signed(kdt t) {
+    return t == kdt::i8 || t == kdt::i16 || t == kdt::i32 || t == kdt::i64;
+}
+constexpr bool is_unsigned(kdt t) {
+    return t == kdt::u8 || t == kdt::u16 || t == kdt::u32 || t == kdt::u64;
+}
+/// Signed or unsigned integers (not bool).
+constexpr bool is_int(kdt t) {
+    return is_signed(t) || is_unsigned(t);
+}
+/// float16, bfloat16, float32, float64.
+constexpr bool is_float(kdt t) {
+    return t == kdt::f16 || t == kdt::bf16 || t == kdt::f32 || t == kdt::f64;
+}
+constexpr bool is_cplx(kdt t) {
+    return t == kdt::c64 || t == kdt::c128;
+}
+
+/// Binary ops with GPU kernels (the op layer's binary_op, mapped in backend.cpp).
+enum class bop : int {
+    add,
+    sub,
+    mul,
+    div,
+    floor_div,
+    mod,
+    pow,
+    maximum,
+    minimum,
+    atan2,
+    eq,
+    ne,
+    lt,
+    le,
+    gt,
+    ge,
+    logical_and,
+    logical_or,
+    logical_xor,
+    bit_and,
+    bit_or,
+    bit_xor,
+    shift_left,
+    shift_right
+};
 /// Unary ops with GPU kernels.
 enum class uop : int {
     neg,
@@ -41,10 +84,112 @@ enum class uop : int {
     reciprocal,
     isnan,
     isinf,
-    isfinite
+    isfinite,
+    logical_not,
+    bit_not,
+    conj
 };
-/// Reductions with GPU kernels.
-enum class rop : int { sum, mean, min, max };
+
+/// Note [kernel support table]: binary_ok/unary_ok are the one list of (op, compute type)
+/// pairs with kernels. The backend's supports_* answer from them and the .cu files instantiate
+/// exactly these pairs (`if constexpr`), so the two can never disagree. Half types compute in
+/// float (loaded, computed in float32, rounded once on store, as the CPU path).
+constexpr bool binary_ok(bop op, kdt t) {
+    switch (op) {
+    case bop::add:
+    case bop::sub:
+    case bop::mul:
+        return t != kdt::b8;
+    case bop::div:
+        return is_float(t) || is_cplx(t);
+    case bop::floor_div:
+    case bop::mod:
+    case bop::pow:
+    case bop::maximum:
+    case bop::minimum:
+        return is_int(t) || is_float(t);
+    case bop::atan2:
+        return is_float(t);
+    case bop::eq:
+    case bop::ne:
+    case bop::logical_and:
+    case bop::logical_or:
+    case bop::logical_xor:
+        return true;
+    case bop::lt:
+    case bop::le:
+    case bop::gt:
+    case bop::ge:
+        return !is_cplx(t);
+    case bop::bit_and:
+    case bop::bit_or:
+    case bop::bit_xor:
+        return t == kdt::b8 || is_int(t);
+    case bop::shift_left:
+    case bop::shift_right:
+        return is_int(t);
+    }
+    return false;
+}
+
+/// True for the binary ops whose result is bool (b8) rather than the compute type.
+constexpr bool binary_gives_bool(bop op) {
+    return op == bop::eq || op == bop::ne || op == bop::lt || op == bop::le || op == bop::gt ||
+           op == bop::ge || op == bop::logical_and || op == bop::logical_or ||
+           op == bop::logical_xor;
+}
+
+constexpr bool unary_ok(uop op, kdt t) {
+    switch (op) {
+    case uop::neg:
+    case uop::square:
+        return t != kdt::b8;
+    case uop::abs:
+        return is_int(t) || is_float(t) || is_cplx(t);
+    case uop::sign:
+        return is_int(t) || is_float(t);
+    case uop::logical_not:
+        return true;
+    case uop::bit_not:
+        return t == kdt::b8 || is_int(t);
+    case uop::conj:
+        return is_cplx(t);
+    default: // math, rounding, reciprocal and the float tests
+        return is_float(t);
+    }
+}
+
+/// The result type of unary op `op` on compute type `t`: bool for the tests, the real type for
+/// abs of a complex, else `t`.
+constexpr kdt unary_result(uop op, kdt t) {
+    if (op == uop::isnan || op == uop::isinf || op == uop::isfinite || op == uop::logical_not)
+        return kdt::b8;
+    if (op == uop::abs && t == kdt::c64) return kdt::f32;
+    if (op == uop::abs && t == kdt::c128) return kdt::f64;
+    return t;
+}
+
+/// Ternary ops with GPU kernels (same order as backend::ternary_op).
+enum class top : int { where, clamp, fma };
+
+/// where(cond, a, b) and fma(a, b, c): any type (cond is b8); clamp(x, lo, hi): integers and
+/// floats.
+constexpr bool ternary_ok(top op, kdt t) {
+    return op != top::clamp || is_int(t) || is_float(t);
+}
+
+/// Reductions with GPU kernels (same order as backend::reduce_kind).
+enum class rop : int { sum, mean, min, max, prod, any, all, argmin, argmax };
+
+/// True when the reduction kernels take (op, input type, output type): real inputs; any/all
+/// give bool, argmin/argmax int64 indices, the others any real output type the op layer asks
+/// for (the CPU's result dtypes: sums of integers in int64/uint64, means in float64, ...).
+constexpr bool reduce_ok(rop op, kdt in, kdt out) {
+    if (is_cplx(in) || is_cplx(out)) return false;
+    if (op == rop::any || op == rop::all) return out == kdt::b8;
+    if (op == rop::argmin || op == rop::argmax) return out == kdt::i64;
+    return true;
+}
 
 inline constexpr int max_dims = 32;
 
@@ -64,21 +209,68 @@ struct space {
     bool contiguous = false; ///< every tensor operand is dense and row-major over the space
 };
 
-/// out = op(a, b); a and b of type `t`; out of type `t`, or b8 for comparisons.
-void launch_binary(cudaStream_t s, bop op, kdt t, kdt out_t, const space& sp, const arg& out,
-                   const arg& a, const arg& b);
-/// out = op(a); a of type `t`; out of type `t`, or b8 for the isnan/isinf/isfinite tests.
-void launch_unary(cudaStream_t s, uop op, kdt t, kdt out_t, const space& sp, const arg& out,
-                  const arg& a);
-/// out = in converted (in may be a scalar: a fill).
+/// out = op(a, b); a and b of type `t`; out of type `t`, or b8 (binary_gives_bool). Only pairs
+/// with binary_ok(op, t) launch anything.
+void launch_binary(cudaStream_t s, bop op, kdt t, const space& sp, const arg& out, const arg& a,
+                   const arg& b);
+/// out = op(a); a of type `t`; out of type unary_result(op, t). Only unary_ok pairs launch.
+void launch_unary(cudaStream_t s, uop op, kdt t, const space& sp, const arg& out, const arg& a);
+/// where: out = a ? b : c with a of type b8; clamp: out = minimum(maximum(a, b), c) (NaN
+/// propagates); fma: out = a * b + c (integers wrap, bool: (a and b) or c); b, c and out of
+/// type `t` (and a too for clamp and fma).
+void launch_ternary(cudaStream_t s, top op, kdt t, const space& sp, const arg& out, const arg& a,
+                    const arg& b, const arg& c);
+/// out = in converted with the CPU's cast rules (in may be a scalar: a fill).
 void launch_copy(cudaStream_t s, kdt out_t, kdt in_t, const space& sp, const arg& out,
                  const arg& in);
-/// Row reductions of a contiguous (rows, cols) input; `scratch` holds rows * chunks(rows, cols)
-/// accumulators of 8 bytes each when reduce_chunks > 1.
-int64_t reduce_chunks(int64_t rows, int64_t cols);
+/// Row reductions of a contiguous (rows, cols) input into `rows` outputs; `scratch` holds
+/// rows * reduce_chunks(op, rows, cols) accumulators of 8 bytes each when that is above 1.
+/// argmin/argmax write the first index of the extreme in each row (a NaN wins).
+int64_t reduce_chunks(rop op, int64_t rows, int64_t cols);
 void launch_reduce(cudaStream_t s, rop op, kdt in_t, kdt out_t, int64_t rows, int64_t cols,
                    const void* in, void* out, void* scratch);
-/// C = A @ B for `batch` contiguous row-major matrices (the kernel used without cuBLAS).
+/// Fills `n` contiguous elements of real floating type `t` (f16, bf16, f32, f64) from Philox
+/// blocks first_block... under `seed`, exactly as the CPU's random_real: uniform in [a, b), or
+/// normal(mean a, std b) when `normal`.
+void launch_random_real(cudaStream_t s, kdt t, bool normal, void* data, int64_t n, uint64_t seed,
+                        uint64_t first_block, double a, double b);
+/// Fills `n` elements of the real type `t` with integers lo + [0, range), as the CPU's
+/// random_int.
+void launch_random_int(cudaStream_t s, kdt t, void* data, int64_t n, uint64_t seed,
+                       uint64_t first_block, int64_t lo, uint64_t range);
+/// Cumulative sums/products run on the op layer's work types (int64, uint64, float32, float64).
+constexpr bool cumulative_ok(kdt t) {
+    return t == kdt::i64 || t == kdt::u64 || t == kdt::f32 || t == kdt::f64;
+}
+/// The chunks each line of a (pre, len, post) cumulative op is cut into; launch_cumulative's
+/// `scratch` holds pre * post * chunks accumulators of 8 bytes when that is above 1.
+int64_t cumulative_chunks(int64_t pre, int64_t len, int64_t post);
+/// out = the inclusive running sum (or product) along the middle axis of a contiguous
+/// (pre, len, post) `in` of type `t` (float32 accumulates in double, integers wrap in uint64).
+void launch_cumulative(cudaStream_t s, bool prod, kdt t, int64_t pre, int64_t len, int64_t post,
+                       const void* in, void* out, void* scratch);
+/// The element layout of an advanced-index gather or scatter beyond its rows: the "rest" shape
+/// with the byte strides of the row-indexed side (`a`: the source of a gather, the target of a
+/// scatter) and of the dense side (`b`: the output of a gather, the values of a scatter).
+struct rest_layout {
+    int rank = 0;
+    int64_t shape[max_dims] = {};
+    int64_t a[max_dims] = {};
+    int64_t b[max_dims] = {};
+    int64_t numel = 1;
+};
+/// Gather (scatter == false): b_base + r * b_row + b(rest) = a_base + row_off[r] + a(rest) for
+/// r < rows; scatter: the other direction. Elements of `itemsize` bytes (1, 2, 4, 8 or 16);
+/// row_off is a device array of byte offsets.
+void launch_index(cudaStream_t s, bool scatter, size_t itemsize, int64_t rows,
+                  const int64_t* row_off, void* a_base, void* b_base, int64_t b_row,
+                  const rest_layout& rest);
+/// True when launch_gemm has a kernel for `t` (f16, bf16, f32, f64, c64, c128).
+constexpr bool gemm_ok(kdt t) {
+    return is_float(t) || is_cplx(t);
+}
+/// C = A @ B for `batch` contiguous row-major matrices (the kernel used without cuBLAS); half
+/// types accumulate in float and round once on store.
 void launch_gemm(cudaStream_t s, kdt t, int64_t batch, int64_t m, int64_t n, int64_t k,
                  const void* a, const void* b, void* c);
 

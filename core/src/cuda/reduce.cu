@@ -1,8 +1,9 @@
-// CUDA row reductions (sum, mean, min, max): float32 sums accumulate in double.
+// CUDA row reductions: sum, mean, prod (floats accumulate in double), min, max, any, all,
+// argmin, argmax.
+#include "cuda/device_types.cuh"
 #include "cuda/elementwise_common.cuh"
 
-#include <cfloat>
-#include <climits>
+#include <limits>
 
 namespace isthmus::cudak {
 
@@ -10,197 +11,282 @@ namespace {
 
 // Note [gpu reductions]: the op layer hands over a contiguous (rows, cols) input. Each row is
 // split into `chunks` pieces, one block each, reduced with a grid-stride loop and a block tree;
-// with more than one chunk the partial results (in the accumulator type) go to scratch memory
-// and a second kernel combines them per row. Sums accumulate in double for floating inputs and
-// int64 for integers; min/max keep the input type and propagate NaN, as NumPy does.
-template <rop OP, class I>
-struct acc_of {
-    using type = std::conditional_t<std::is_floating_point_v<I>, double, int64_t>;
-};
-template <class I>
-struct acc_of<rop::min, I> {
-    using type = I;
-};
-template <class I>
-struct acc_of<rop::max, I> {
-    using type = I;
-};
+// with more than one chunk the partial results (in the accumulator type, 8 bytes at most) go
+// to scratch memory and a second kernel combines them per row. The accumulators are the CPU's
+// (Note [float32 summation]): sums, means and products of floating data (half types too) in
+// double, of integers in uint64 (wrapping as NumPy's int64), means of integers in double;
+// min/max in the compute type with NaN propagating; any/all as bytes. argmin/argmax carry
+// (value, index, is-NaN) and take one block per row (no chunks).
+constexpr kdt acc_kdt(rop op, kdt in) {
+    switch (op) {
+    case rop::sum:
+    case rop::prod:
+        return is_float(in) ? kdt::f64 : kdt::u64;
+    case rop::mean:
+        return kdt::f64;
+    case rop::any:
+    case rop::all:
+        return kdt::b8;
+    default: // min, max, argmin, argmax: the compute type
+        return in == kdt::f16 || in == kdt::bf16 ? kdt::f32 : in;
+    }
+}
 
 template <class A>
 __device__ inline bool nan_of(A x) {
     return x != x;
 }
 
-template <rop OP, class A>
+template <rop OP, kdt I>
 struct combine {
+    static constexpr kdt AK = acc_kdt(OP, I);
+    using A = storage_t<AK>;
     __device__ A identity() const {
         if constexpr (OP == rop::min) {
-            if constexpr (std::is_floating_point_v<A>)
+            if constexpr (is_float(AK))
                 return A(INFINITY);
             else
                 return std::numeric_limits<A>::max();
         } else if constexpr (OP == rop::max) {
-            if constexpr (std::is_floating_point_v<A>)
+            if constexpr (is_float(AK))
                 return A(-INFINITY);
             else
                 return std::numeric_limits<A>::lowest();
+        } else if constexpr (OP == rop::prod || OP == rop::all) {
+            return A(1);
         } else {
             return A(0);
         }
+    }
+    /// An input element as an accumulator.
+    __device__ A load(storage_t<I> x) const {
+        if constexpr (OP == rop::any || OP == rop::all)
+            return static_cast<A>(truthy(x));
+        else if constexpr (OP == rop::min || OP == rop::max)
+            return up<I>(x);
+        else
+            return convert<AK, I>(x);
     }
     __device__ A operator()(A x, A y) const {
         if constexpr (OP == rop::min)
             return nan_of(x) ? x : (nan_of(y) ? y : (y < x ? y : x));
         else if constexpr (OP == rop::max)
             return nan_of(x) ? x : (nan_of(y) ? y : (y > x ? y : x));
+        else if constexpr (OP == rop::prod)
+            return static_cast<A>(x * y);
+        else if constexpr (OP == rop::any)
+            return static_cast<A>(x | y);
+        else if constexpr (OP == rop::all)
+            return static_cast<A>(x & y);
         else
-            return x + y;
+            return static_cast<A>(x + y);
     }
 };
 
-template <class A>
-__device__ void store(void* out, kdt t, int64_t i, A v) {
-    switch (t) {
-    case kdt::b8:
-        static_cast<unsigned char*>(out)[i] = v != A(0);
-        break;
-    case kdt::i8:
-        static_cast<int8_t*>(out)[i] = static_cast<int8_t>(v);
-        break;
-    case kdt::i16:
-        static_cast<int16_t*>(out)[i] = static_cast<int16_t>(v);
-        break;
-    case kdt::i32:
-        static_cast<int32_t*>(out)[i] = static_cast<int32_t>(v);
-        break;
-    case kdt::i64:
-        static_cast<int64_t*>(out)[i] = static_cast<int64_t>(v);
-        break;
-    case kdt::u8:
-        static_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(v);
-        break;
-    case kdt::f32:
-        static_cast<float*>(out)[i] = static_cast<float>(v);
-        break;
-    case kdt::f64:
-        static_cast<double*>(out)[i] = static_cast<double>(v);
-        break;
-    }
+// Writes accumulator `v` (of kdt AK) as element i of `out` (of kdt t), with the CPU's casts.
+template <kdt AK>
+__device__ void store(void* out, kdt t, int64_t i, storage_t<AK> v) {
+    ISTHMUS_KDT_DISPATCH(t, (static_cast<storage_t<K>*>(out)[i] = convert<K, AK>(v)))
 }
 
-template <rop OP, class A>
-__device__ void finish(void* out, kdt out_t, int64_t row, A v, int64_t cols) {
+template <rop OP, kdt I>
+__device__ void finish(void* out, kdt out_t, int64_t row, storage_t<acc_kdt(OP, I)> v,
+                       int64_t cols) {
     if constexpr (OP == rop::mean)
-        store(out, out_t, row, static_cast<double>(v) / double(cols));
+        store<kdt::f64>(out, out_t, row, v / double(cols));
     else
-        store(out, out_t, row, v);
+        store<acc_kdt(OP, I)>(out, out_t, row, v);
 }
 
 constexpr int block = 256;
 
-// The block's combined value of each thread's `v` (valid in thread 0).
-template <rop OP, class A>
-__device__ A block_reduce(A v) {
+// The block's combined value of each thread's `v` (valid in every thread on return).
+template <class A, class F>
+__device__ A block_reduce(A v, F c) {
     __shared__ A shared[block];
-    const combine<OP, A> c;
     shared[threadIdx.x] = v;
     __syncthreads();
     for (int s = block / 2; s > 0; s >>= 1) {
         if (threadIdx.x < s) shared[threadIdx.x] = c(shared[threadIdx.x], shared[threadIdx.x + s]);
         __syncthreads();
     }
-    return shared[0];
+    const A r = shared[0];
+    __syncthreads(); // shared is reused by the next task of the block
+    return r;
 }
 
-template <rop OP, class I>
-__global__ void rows_kernel(const I* in, int64_t rows, int64_t cols, int64_t chunks, void* out,
-                            kdt out_t, typename acc_of<OP, I>::type* partial) {
-    using A = typename acc_of<OP, I>::type;
-    const combine<OP, A> c;
+template <rop OP, kdt I>
+__global__ void rows_kernel(const storage_t<I>* in, int64_t rows, int64_t cols, int64_t chunks,
+                            void* out, kdt out_t, storage_t<acc_kdt(OP, I)>* partial) {
+    using A = storage_t<acc_kdt(OP, I)>;
+    const combine<OP, I> c;
     for (int64_t task = blockIdx.x; task < rows * chunks; task += gridDim.x) {
         const int64_t row = task / chunks, chunk = task % chunks;
         const int64_t per = (cols + chunks - 1) / chunks;
         const int64_t lo = chunk * per, hi = lo + per < cols ? lo + per : cols;
-        const I* p = in + row * cols;
+        const storage_t<I>* p = in + row * cols;
         A v = c.identity();
-        for (int64_t j = lo + threadIdx.x; j < hi; j += block) v = c(v, static_cast<A>(p[j]));
-        v = block_reduce<OP, A>(v);
+        for (int64_t j = lo + threadIdx.x; j < hi; j += block) v = c(v, c.load(p[j]));
+        v = block_reduce(v, c);
         if (threadIdx.x == 0) {
             if (chunks == 1)
-                finish<OP, A>(out, out_t, row, v, cols);
+                finish<OP, I>(out, out_t, row, v, cols);
             else
                 partial[task] = v;
         }
-        __syncthreads();
     }
 }
 
-template <rop OP, class A>
-__global__ void partials_kernel(const A* partial, int64_t rows, int64_t chunks, int64_t cols,
-                                void* out, kdt out_t) {
-    const combine<OP, A> c;
+template <rop OP, kdt I>
+__global__ void partials_kernel(const storage_t<acc_kdt(OP, I)>* partial, int64_t rows,
+                                int64_t chunks, int64_t cols, void* out, kdt out_t) {
+    using A = storage_t<acc_kdt(OP, I)>;
+    const combine<OP, I> c;
     for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
         A v = c.identity();
         for (int64_t j = threadIdx.x; j < chunks; j += block) v = c(v, partial[row * chunks + j]);
-        v = block_reduce<OP, A>(v);
-        if (threadIdx.x == 0) finish<OP, A>(out, out_t, row, v, cols);
-        __syncthreads();
+        v = block_reduce(v, c);
+        if (threadIdx.x == 0) finish<OP, I>(out, out_t, row, v, cols);
     }
 }
 
 // Short rows: one thread per row.
-template <rop OP, class I>
-__global__ void short_rows_kernel(const I* in, int64_t rows, int64_t cols, void* out, kdt out_t) {
-    using A = typename acc_of<OP, I>::type;
-    const combine<OP, A> c;
+template <rop OP, kdt I>
+__global__ void short_rows_kernel(const storage_t<I>* in, int64_t rows, int64_t cols, void* out,
+                                  kdt out_t) {
+    using A = storage_t<acc_kdt(OP, I)>;
+    const combine<OP, I> c;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; row < rows;
          row += stride) {
         A v = c.identity();
-        for (int64_t j = 0; j < cols; ++j) v = c(v, static_cast<A>(in[row * cols + j]));
-        finish<OP, A>(out, out_t, row, v, cols);
+        for (int64_t j = 0; j < cols; ++j) v = c(v, c.load(in[row * cols + j]));
+        finish<OP, I>(out, out_t, row, v, cols);
     }
 }
 
-template <rop OP, class I>
+// ---- argmin / argmax ----
+
+template <class C>
+struct arg_acc {
+    C v;
+    int64_t i; // -1: nothing seen yet
+    bool nan;
+};
+
+// The better of two candidates: a NaN wins (the first NaN), else the extreme value, ties to the
+// lower index, as the CPU's arg_reduce and NumPy.
+template <bool MAX, class C>
+struct arg_combine {
+    __device__ arg_acc<C> operator()(arg_acc<C> x, arg_acc<C> y) const {
+        if (x.i < 0) return y;
+        if (y.i < 0) return x;
+        if (x.nan || y.nan) {
+            if (x.nan && y.nan) return x.i <= y.i ? x : y;
+            return x.nan ? x : y;
+        }
+        const bool better = MAX ? y.v > x.v : y.v < x.v;
+        if (better || (y.v == x.v && y.i < x.i)) return y;
+        return x;
+    }
+};
+
+template <bool MAX, kdt I>
+__global__ void arg_rows_kernel(const storage_t<I>* in, int64_t rows, int64_t cols, int64_t* out) {
+    using C = compute_t<I>;
+    const arg_combine<MAX, C> c;
+    for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+        const storage_t<I>* p = in + row * cols;
+        arg_acc<C> v{C(), -1, false};
+        // each thread walks its elements in increasing order, so within a thread the first
+        // occurrence is kept by the strict comparisons
+        for (int64_t j = threadIdx.x; j < cols; j += block) {
+            const C x = up<I>(p[j]);
+            v = c(v, arg_acc<C>{x, j, nan_of(x)});
+        }
+        v = block_reduce(v, c);
+        if (threadIdx.x == 0) out[row] = v.i;
+    }
+}
+
+template <bool MAX, kdt I>
+__global__ void arg_short_rows_kernel(const storage_t<I>* in, int64_t rows, int64_t cols,
+                                      int64_t* out) {
+    using C = compute_t<I>;
+    const arg_combine<MAX, C> c;
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    for (int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; row < rows;
+         row += stride) {
+        arg_acc<C> v{C(), -1, false};
+        for (int64_t j = 0; j < cols; ++j) {
+            const C x = up<I>(in[row * cols + j]);
+            v = c(v, arg_acc<C>{x, j, nan_of(x)});
+        }
+        out[row] = v.i;
+    }
+}
+
+bool short_rows(int64_t rows, int64_t cols) {
+    return cols <= 32 && rows >= 1024;
+}
+
+template <rop OP, kdt I>
 void run(cudaStream_t s, int64_t rows, int64_t cols, const void* in, void* out, kdt out_t,
          void* scratch) {
-    using A = typename acc_of<OP, I>::type;
-    const I* pi = static_cast<const I*>(in);
-    if (rows == 0) return;
-    if (cols <= 32 && rows >= 1024) {
-        short_rows_kernel<OP, I>
-            <<<grid_for(rows, block), block, 0, s>>>(pi, rows, cols, out, out_t);
-        return;
+    const auto* pi = static_cast<const storage_t<I>*>(in);
+    if constexpr (OP == rop::argmin || OP == rop::argmax) {
+        constexpr bool mx = OP == rop::argmax;
+        auto* po = static_cast<int64_t*>(out);
+        if (short_rows(rows, cols))
+            arg_short_rows_kernel<mx, I>
+                <<<grid_for(rows, block), block, 0, s>>>(pi, rows, cols, po);
+        else
+            arg_rows_kernel<mx, I>
+                <<<grid_for(rows * block, block), block, 0, s>>>(pi, rows, cols, po);
+    } else {
+        using A = storage_t<acc_kdt(OP, I)>;
+        if (short_rows(rows, cols)) {
+            short_rows_kernel<OP, I>
+                <<<grid_for(rows, block), block, 0, s>>>(pi, rows, cols, out, out_t);
+            return;
+        }
+        const int64_t chunks = reduce_chunks(OP, rows, cols);
+        A* partial = static_cast<A*>(scratch);
+        rows_kernel<OP, I><<<grid_for(rows * chunks * block, block), block, 0, s>>>(
+            pi, rows, cols, chunks, out, out_t, partial);
+        if (chunks > 1)
+            partials_kernel<OP, I><<<grid_for(rows * block, block), block, 0, s>>>(
+                partial, rows, chunks, cols, out, out_t);
     }
-    const int64_t chunks = reduce_chunks(rows, cols);
-    A* partial = static_cast<A*>(scratch);
-    rows_kernel<OP, I><<<grid_for(rows * chunks * block, block), block, 0, s>>>(
-        pi, rows, cols, chunks, out, out_t, partial);
-    if (chunks > 1)
-        partials_kernel<OP, A><<<grid_for(rows * block, block), block, 0, s>>>(
-            partial, rows, chunks, cols, out, out_t);
 }
 
-template <class I>
+template <kdt I>
 void run_op(cudaStream_t s, rop op, int64_t rows, int64_t cols, const void* in, void* out,
             kdt out_t, void* scratch) {
-    switch (op) {
-    case rop::sum:
-        return run<rop::sum, I>(s, rows, cols, in, out, out_t, scratch);
-    case rop::mean:
-        return run<rop::mean, I>(s, rows, cols, in, out, out_t, scratch);
-    case rop::min:
-        return run<rop::min, I>(s, rows, cols, in, out, out_t, scratch);
-    case rop::max:
-        return run<rop::max, I>(s, rows, cols, in, out, out_t, scratch);
+    if constexpr (!is_cplx(I)) {
+        switch (op) {
+#define ISTHMUS_CASE(OP)                                                                           \
+    case rop::OP:                                                                                  \
+        return run<rop::OP, I>(s, rows, cols, in, out, out_t, scratch);
+            ISTHMUS_CASE(sum)
+            ISTHMUS_CASE(mean)
+            ISTHMUS_CASE(min)
+            ISTHMUS_CASE(max)
+            ISTHMUS_CASE(prod)
+            ISTHMUS_CASE(any)
+            ISTHMUS_CASE(all)
+            ISTHMUS_CASE(argmin)
+            ISTHMUS_CASE(argmax)
+#undef ISTHMUS_CASE
+        }
     }
 }
 
 } // namespace
 
-int64_t reduce_chunks(int64_t rows, int64_t cols) {
-    if (rows <= 0 || (cols <= 32 && rows >= 1024)) return 1;
+int64_t reduce_chunks(rop op, int64_t rows, int64_t cols) {
+    if (op == rop::argmin || op == rop::argmax) return 1;
+    if (rows <= 0 || short_rows(rows, cols)) return 1;
     int64_t chunks = (cols + 4095) / 4096; // about 16 elements per thread per chunk
     const int64_t cap = rows >= 4096 ? 1 : 4096 / rows;
     if (chunks > cap) chunks = cap;
@@ -209,7 +295,8 @@ int64_t reduce_chunks(int64_t rows, int64_t cols) {
 
 void launch_reduce(cudaStream_t s, rop op, kdt in_t, kdt out_t, int64_t rows, int64_t cols,
                    const void* in, void* out, void* scratch) {
-    ISTHMUS_KDT_SWITCH_ALL(in_t, run_op<T>(s, op, rows, cols, in, out, out_t, scratch))
+    if (rows == 0) return;
+    ISTHMUS_KDT_DISPATCH(in_t, run_op<K>(s, op, rows, cols, in, out, out_t, scratch))
 }
 
 } // namespace isthmus::cudak

@@ -130,7 +130,7 @@ tensor binary(binary_op op, const tensor& a, const tensor& b) {
     const resource_id where = ops::elementwise_device({&a, &b});
     check_int_pow(sig, b);
     if (numel_of(shape) == 0) return tensor::empty(shape, sig.result, MEMRESOURCE_CPU);
-    if (tensor out; ops::device_binary(where, op, sig.compute, sig.result, shape, {&a, nullptr},
+    if (tensor out; ops::device_binary(where, sig.op, sig.compute, sig.result, shape, {&a, nullptr},
                                        {&b, nullptr}, out, false))
         return out;
     return run_binary(sig, shape, host_operand(a, shape), host_operand(b, shape), {&a, &b});
@@ -144,8 +144,8 @@ tensor binary(binary_op op, const tensor& a, const scalar& b) {
     const resource_id where = ops::elementwise_device({&a});
     check_int_pow(sig, b);
     if (a.numel() == 0) return tensor::empty(a.shape(), sig.result, MEMRESOURCE_CPU);
-    if (tensor out; ops::device_binary(where, op, sig.compute, sig.result, a.shape(), {&a, nullptr},
-                                       {nullptr, &b}, out, false))
+    if (tensor out; ops::device_binary(where, sig.op, sig.compute, sig.result, a.shape(),
+                                       {&a, nullptr}, {nullptr, &b}, out, false))
         return out;
     return run_binary(sig, a.shape(), host_operand(a, a.shape()), host_operand(b, bt, a.shape()),
                       {&a});
@@ -159,8 +159,8 @@ tensor binary(binary_op op, const scalar& a, const tensor& b) {
     const resource_id where = ops::elementwise_device({&b});
     check_int_pow(sig, b);
     if (b.numel() == 0) return tensor::empty(b.shape(), sig.result, MEMRESOURCE_CPU);
-    if (tensor out; ops::device_binary(where, op, sig.compute, sig.result, b.shape(), {nullptr, &a},
-                                       {&b, nullptr}, out, false))
+    if (tensor out; ops::device_binary(where, sig.op, sig.compute, sig.result, b.shape(),
+                                       {nullptr, &a}, {&b, nullptr}, out, false))
         return out;
     return run_binary(sig, b.shape(), host_operand(a, at, b.shape()), host_operand(b, b.shape()),
                       {&b});
@@ -183,8 +183,8 @@ void binary_inplace(binary_op op, const tensor& target, const tensor& other) {
     tensor copy;
     if (ops::overlaps_differently(target, other)) copy = other.clone();
     if (tensor t = target;
-        ops::device_binary(where, op, sig.compute, sig.result, target.shape(), {&target, nullptr},
-                           {copy.defined() ? &copy : &other, nullptr}, t, true))
+        ops::device_binary(where, sig.op, sig.compute, sig.result, target.shape(),
+                           {&target, nullptr}, {copy.defined() ? &copy : &other, nullptr}, t, true))
         return;
     run_inplace(sig, target, host_operand(copy.defined() ? copy : other, target.shape()));
 }
@@ -199,8 +199,9 @@ void binary_inplace(binary_op op, const tensor& target, const scalar& other) {
     const resource_id where = ops::elementwise_device({&target});
     check_int_pow(sig, other);
     if (target.numel() == 0) return;
-    if (tensor t = target; ops::device_binary(where, op, sig.compute, sig.result, target.shape(),
-                                              {&target, nullptr}, {nullptr, &other}, t, true))
+    if (tensor t = target;
+        ops::device_binary(where, sig.op, sig.compute, sig.result, target.shape(),
+                           {&target, nullptr}, {nullptr, &other}, t, true))
         return;
     run_inplace(sig, target, host_operand(other, bt, target.shape()));
 }

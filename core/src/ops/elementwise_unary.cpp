@@ -1,4 +1,5 @@
 // Unary elementwise ops, casts and the complex parts (real/imag views, conj).
+#include "isthmus/ops/creation.hpp"
 #include "ops/elementwise_host.hpp"
 
 namespace isthmus {
@@ -14,10 +15,9 @@ tensor part_view(const tensor& t, bool imag) {
                                 t.offset() * 2 + (imag ? 1 : 0));
 }
 
-tensor filled(const shape_t& shape, dtype dt, double v) {
-    tensor out = tensor::empty(shape, dt, MEMRESOURCE_CPU);
-    out.fill(v);
-    return out;
+// A constant result (isnan of an integer, ...), made on the resource the op runs on.
+tensor filled(const shape_t& shape, dtype dt, double v, resource_id where) {
+    return full(shape, scalar(v), dt, where);
 }
 
 } // namespace
@@ -108,11 +108,11 @@ tensor unary(unary_op op, const tensor& a) {
     case unary_action::copy:
         return a.to(sig.result);
     case unary_action::fill_false:
-        return filled(a.shape(), sig.result, 0.0);
+        return filled(a.shape(), sig.result, 0.0, where);
     case unary_action::fill_true:
-        return filled(a.shape(), sig.result, 1.0);
+        return filled(a.shape(), sig.result, 1.0, where);
     case unary_action::zeros:
-        return filled(a.shape(), sig.result, 0.0);
+        return filled(a.shape(), sig.result, 0.0, where);
     case unary_action::real_part:
         return part_view(a, false).clone();
     case unary_action::imag_part:
@@ -178,7 +178,8 @@ tensor real(const tensor& t) {
 
 tensor imag(const tensor& t) {
     ops::check_defined(t, "imag", "input");
-    return is_complex(t.dtype()) ? part_view(t, true) : filled(t.shape(), t.dtype(), 0.0);
+    return is_complex(t.dtype()) ? part_view(t, true)
+                                 : filled(t.shape(), t.dtype(), 0.0, ops::elementwise_device({&t}));
 }
 
 tensor conj(const tensor& t) {

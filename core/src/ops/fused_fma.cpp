@@ -2,6 +2,7 @@
 #include "cpu/convert.hpp"
 #include "cpu/strided_loop.hpp"
 #include "isthmus/ops/fused.hpp"
+#include "ops/device_ops.hpp"
 #include "ops/dispatch.hpp"
 
 #include <cmath>
@@ -45,7 +46,11 @@ tensor fma(const tensor& a, const tensor& b, const tensor& c) {
                   "fma: undefined tensor argument");
     const shape_t shape = broadcast_shapes(broadcast_shapes(a.shape(), b.shape()), c.shape());
     const dtype dt = promote_types(promote_types(a.dtype(), b.dtype()), c.dtype());
-    (void)ops::pick_resource({&a, &b, &c}); // only the CPU has a backend so far
+    const resource_id where = ops::pick_resource({&a, &b, &c});
+    if (numel_of(shape) > 0)
+        if (tensor out; ops::device_ternary(where, backend::ternary_op::fma, dt, shape, {&a}, {&b},
+                                            {&c}, out, false, {&a, &b, &c}))
+            return out;
     tensor out = tensor::empty(shape, dt, MEMRESOURCE_CPU);
     if (out.numel() == 0) return out;
     const tensor x = a.to(dt, false).expand(shape), y = b.to(dt, false).expand(shape),

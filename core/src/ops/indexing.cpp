@@ -3,6 +3,7 @@
 #include "cpu/fill.hpp"
 #include "cpu/gather.hpp"
 #include "isthmus/ops/creation.hpp"
+#include "ops/device_ops.hpp"
 #include "ops/dispatch.hpp"
 
 #include <deque>
@@ -393,9 +394,10 @@ void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& v
         dst.copy_from(value);
         return;
     }
-    // Only the CPU has kernels so far: whatever ops::pick_resource chooses, the scatter runs
-    // here through host locks (Note [scheduling rule]).
-    [[maybe_unused]] const resource_id where = ops::pick_resource({&target, &value_in});
+    // Note [device indexing]: the indices are checked and turned into row offsets on the host
+    // (index arrays are usually small); the gather or scatter of the rows runs where the
+    // scheduling rule puts it, on a device backend when it has the kernel.
+    const resource_id where = ops::pick_resource({&target, &value_in});
     const advanced_layout L = layout_of(v, p.adv);
     tensor value = strip_leading_ones(value_in, static_cast<int64_t>(L.result.size()));
     check_assignable(value, L.result);
@@ -419,6 +421,10 @@ void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& v
     const shape_t dst_rest = rest_strides(v, adv_mask);
     const shape_t val_rest = strides_without_block(vr, L.block, L.common.size());
     const auto isz = static_cast<int64_t>(v.itemsize());
+    if (where != MEMRESOURCE_CPU &&
+        ops::device_scatter(where, v, vr, rows.at, rows.rows, row_stride * isz, L.rest, dst_rest,
+                            val_rest))
+        return;
     const auto plan = cpu::make_plan<2>(L.rest, {&dst_rest, &val_rest}, {isz, isz});
     auto src = ops::read_host(vr);
     auto dst = ops::readwrite_host(v);
@@ -431,13 +437,14 @@ void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& v
 tensor index(const tensor& t, const std::vector<index_item>& items) {
     const parsed_subscript p = parse_subscript(t, items);
     if (p.adv.empty()) return p.view;
-    // Only the CPU has kernels so far: whatever ops::pick_resource chooses, the gather runs
-    // here through host locks and its result lives on the CPU (Note [scheduling rule]).
-    [[maybe_unused]] const resource_id where = ops::pick_resource({&t});
+    // Note [device indexing] (put_parsed): rows located on the host, gathered where the
+    // scheduling rule says.
+    resource_id where = ops::pick_resource({&t});
+    if (!ops::device_compute(where)) where = MEMRESOURCE_CPU;
     const tensor& v = p.view;
     const advanced_layout L = layout_of(v, p.adv);
-    tensor out = tensor::empty(L.result, v.dtype(), MEMRESOURCE_CPU);
     const located_rows rows = locate_rows(v, p.adv, L.common);
+    tensor out = tensor::empty(L.result, v.dtype(), where);
     if (rows.rows == 0 || out.numel() == 0) return out;
 
     const uint64_t adv_mask = advanced_mask(p.adv);
@@ -446,6 +453,9 @@ tensor index(const tensor& t, const std::vector<index_item>& items) {
     const auto isz = static_cast<int64_t>(v.itemsize());
     const int64_t row_bytes =
         out.strides()[static_cast<size_t>(L.block) + L.common.size() - 1] * isz;
+    if (where != MEMRESOURCE_CPU && ops::device_gather(where, v, out, rows.at, rows.rows, row_bytes,
+                                                       L.rest, out_rest, src_rest))
+        return out;
     const auto plan = cpu::make_plan<2>(L.rest, {&out_rest, &src_rest}, {isz, isz});
     auto src = ops::read_host(v);
     auto dst = ops::write_host(out);

@@ -73,15 +73,15 @@ tensor matmul(const tensor& a, const tensor& b) {
     // Note [matmul dtypes]: float16/bfloat16 multiply in float32 (BLAS has no half gemm) and
     // round once at the end; integers and bool take the exact loop in their own dtype.
     const dtype work = is_floating(dt) && itemsize(dt) == 2 ? dtype::float32 : dt;
-    // The device branch (cuBLAS on CUDA): float32/float64, operands made contiguous there.
+    // The device branch (cuBLAS on CUDA): floating and complex dtypes (half ones with float32
+    // accumulation), operands made contiguous there.
     if (const resource_id where = ops::pick_resource({&a, &b}); where != MEMRESOURCE_CPU)
-        if (auto C = ops::device_matmul(where, work, A.expand(concat(batch, {m, k})),
+        if (auto C = ops::device_matmul(where, dt, A.expand(concat(batch, {m, k})),
                                         B.expand(concat(batch, {k, n})), batch)) {
-            tensor R = work != dt ? C->to(dt) : *C;
             shape_t result = batch;
             if (a.dim() > 1) result.push_back(m);
             if (b.dim() > 1) result.push_back(n);
-            return R.view(result);
+            return C->view(result);
         }
     const tensor A2 = prepare(A, work).expand(concat(batch, {m, k}));
     const tensor B2 = prepare(B, work).expand(concat(batch, {k, n}));

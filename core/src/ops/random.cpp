@@ -1,6 +1,7 @@
 // Random tensors: the default generator, rand / uniform / randn / normal / randint.
 #include "cpu/random.hpp"
 #include "isthmus/ops/creation.hpp"
+#include "ops/device_ops.hpp"
 #include "ops/dispatch.hpp"
 
 #include <cmath>
@@ -31,12 +32,20 @@ tensor draw_real(const char* what, const shape_t& shape, dtype dt, generator* ge
                  resource_id resource, bool normal, double a, double b) {
     ISTHMUS_CHECK(is_inexact(dt), type_error, what, ": needs a floating or complex dtype, got ",
                   dt);
-    tensor t = tensor::empty(shape, dt, random_resource(resource));
+    const resource_id where = random_resource(resource);
+    tensor t = tensor::empty(shape, dt, where);
     const dtype comp = real_dtype(dt);
     const int64_t n = t.numel() * (is_complex(dt) ? 2 : 1);
     generator& g = gen ? *gen : default_generator();
     const uint64_t first = g.reserve(cpu::random_blocks(n, cpu::random_words(comp, false)));
     if (n == 0) return t;
+    // Note [device random]: a device backend draws the same Philox words and maps them as the
+    // CPU does, so a seed gives the same tensor on either side (docs/cuda.md).
+    if (const auto be = ops::device_compute(where); be && be->supports_random(comp, false)) {
+        ops::access w(t, lock_mode::write, where);
+        be->random_real(comp, normal, w.data(), n, g.seed(), first, a, b);
+        return t;
+    }
     auto out = ops::write_host(t);
     cpu::random_real(comp, normal, out.data(), n, g.seed(), first, a, b);
     return t;
@@ -136,13 +145,19 @@ tensor randint(int64_t lo, int64_t hi, const shape_t& shape, dtype dt, generator
     exact_range(dt, dlo, dhi);
     ISTHMUS_CHECK(static_cast<long double>(lo) >= dlo && static_cast<long double>(hi) - 1 <= dhi,
                   value_error, "randint: the range [", lo, ", ", hi, ") does not fit in ", dt);
-    tensor t = tensor::empty(shape, dt, random_resource(resource));
+    const resource_id where = random_resource(resource);
+    tensor t = tensor::empty(shape, dt, where);
     const int64_t n = t.numel();
     generator& g = gen ? *gen : default_generator();
     const uint64_t first = g.reserve(cpu::random_blocks(n, cpu::random_words(dt, true)));
     if (n == 0) return t;
-    auto out = ops::write_host(t);
     const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+    if (const auto be = ops::device_compute(where); be && be->supports_random(dt, true)) {
+        ops::access w(t, lock_mode::write, where);
+        be->random_int(dt, w.data(), n, g.seed(), first, lo, range);
+        return t;
+    }
+    auto out = ops::write_host(t);
     cpu::random_int(dt, out.data(), n, g.seed(), first, lo, range);
     return t;
 }

@@ -1,6 +1,7 @@
 // Reduction ops (sum, prod, mean, min, max, any, all, var, std): axes, keepdims, result dtypes
 // and checks, then the CPU kernels.
 #include "isthmus/ops/reduce.hpp"
+#include "isthmus/ops/elementwise.hpp"
 
 #include "cpu/reduce.hpp"
 #include "ops/device_ops.hpp"
@@ -47,8 +48,9 @@ axes_plan plan_axes(const char* op, const tensor& t, const reduce_axes& axes) {
 }
 
 // Note [reduction device]: ops pick their resource by the scheduling rule (ops::pick_resource).
-// A device backend runs sum, mean, min and max (ops::device_reduce); the other reductions, and
-// whatever the device has no kernel for, read their inputs on the CPU and write a CPU result.
+// A device backend runs sum, prod, mean, min, max, any and all (ops::device_reduce), and var/std
+// as device ops (Note [variance]); whatever the device has no kernel for reads its inputs on
+// the CPU and writes a CPU result.
 resource_id reduction_resource(std::initializer_list<const tensor*> inputs) {
     resource_id where = ops::pick_resource(inputs);
     if (!ops::device_compute(where)) where = MEMRESOURCE_CPU;
@@ -65,9 +67,14 @@ std::optional<backend::reduce_kind> device_kind(cpu::reduce_kind kind) {
         return backend::reduce_kind::min;
     case cpu::reduce_kind::max:
         return backend::reduce_kind::max;
-    default:
-        return std::nullopt;
+    case cpu::reduce_kind::prod:
+        return backend::reduce_kind::prod;
+    case cpu::reduce_kind::any:
+        return backend::reduce_kind::any;
+    case cpu::reduce_kind::all:
+        return backend::reduce_kind::all;
     }
+    return std::nullopt;
 }
 
 // Runs one engine reduction; the result has the kept dimensions (keepdims applied by the caller).
@@ -113,6 +120,20 @@ tensor variance(const char* op, const tensor& t, const reduce_axes& axes, bool k
                          .view(p.with_ones)
                          .expand(x.shape());
     const resource_id where = reduction_resource({&t});
+    const auto divisor = static_cast<double>(std::max<int64_t>(p.count - ddof, 0));
+    if (where != MEMRESOURCE_CPU && !is_complex(x.dtype())) {
+        // On a device, the same two passes as elementwise ops and reductions that run there:
+        // the deviations in the work dtype, their squares summed in double (float32 data)
+        // and divided once. (Complex inputs take the CPU path below.)
+        const dtype work = cpu::var_work_dtype(x.dtype());
+        const tensor d = binary(binary_op::sub, x.to(work, false), m.to(work, false));
+        const tensor sq = unary(unary_op::square, d);
+        tensor out =
+            binary(binary_op::div, run_kind(cpu::reduce_kind::sum, sq, p, 1.0), scalar(divisor));
+        if (root) out = unary(unary_op::sqrt, out);
+        if (out.dtype() != result) out = out.to(result);
+        return finish(out, p, keepdims);
+    }
     tensor dev = tensor::empty(x.shape(), cpu::var_work_dtype(x.dtype()), where);
     {
         auto xin = ops::read_host(x);
@@ -120,7 +141,6 @@ tensor variance(const char* op, const tensor& t, const reduce_axes& axes, bool k
         auto d = ops::write_host(dev);
         cpu::squared_deviation(dev, d.data(), x, xin.data(), m, mh.data());
     }
-    const auto divisor = static_cast<double>(std::max<int64_t>(p.count - ddof, 0));
     tensor out = run_kind(cpu::reduce_kind::mean, dev, p, divisor);
     if (root) {
         auto o = ops::readwrite_host(out);

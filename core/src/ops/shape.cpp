@@ -42,8 +42,11 @@ tensor concat(const std::vector<tensor>& ts, int64_t axis) {
         shape[au] += t.shape()[au];
         dt = promote_types(dt, t.dtype());
     }
-    // Each input is one strided, multi-threaded copy (with the cast) into its slab of the output.
-    tensor out = tensor::empty(shape, dt, MEMRESOURCE_CPU);
+    // Each input is one strided copy (with the cast) into its slab of the output, made where
+    // the inputs are (Note [copying shape ops]).
+    std::vector<const tensor*> inputs;
+    for (const tensor& t : ts) inputs.push_back(&t);
+    tensor out = tensor::empty(shape, dt, ops::pick_resource(inputs));
     int64_t off = 0;
     for (const tensor& t : ts) {
         const int64_t n = t.shape()[au];

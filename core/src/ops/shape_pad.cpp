@@ -1,6 +1,7 @@
 // pad: constant, edge, reflect, symmetric and wrap borders (NumPy's pad modes).
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/ops/shape.hpp"
+#include "ops/dispatch.hpp"
 
 namespace isthmus {
 
@@ -82,7 +83,10 @@ tensor pad(const tensor& t, const std::vector<std::pair<int64_t, int64_t>>& pad_
                       mode_name(mode), "' (only 'constant' can)");
         shape[d] += pw[d].first + pw[d].second;
     }
-    tensor out = tensor::empty(shape, t.dtype(), MEMRESOURCE_CPU);
+    // Note [copying shape ops]: concat, stack, pad, tile and repeat allocate their result where
+    // the scheduling rule puts their inputs and fill it with copies and fills, which run on a
+    // device backend there (the copy kernel) or on the CPU.
+    tensor out = tensor::empty(shape, t.dtype(), ops::pick_resource({&t}));
     if (out.numel() == 0) return out;
     tensor interior = out;
     for (size_t d = 0; d < rank; ++d) {

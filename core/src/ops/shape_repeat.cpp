@@ -1,6 +1,7 @@
 // Shape ops that repeat data: tile and repeat (whole-count and per-element counts).
 #include "isthmus/ops/indexing.hpp"
 #include "isthmus/ops/shape.hpp"
+#include "ops/dispatch.hpp"
 
 namespace isthmus {
 
@@ -33,7 +34,8 @@ tensor tile(const tensor& t, const shape_t& reps) {
         expanded.push_back(shape[i]);
         result.push_back(r[i] * shape[i]);
     }
-    tensor out = tensor::empty(expanded, t.dtype(), MEMRESOURCE_CPU);
+    tensor out =
+        tensor::empty(expanded, t.dtype(), ops::pick_resource({&t})); // Note [copying shape ops]
     if (out.numel() > 0) out.copy_from(v.expand(expanded));
     return out.view(result);
 }
@@ -48,7 +50,8 @@ tensor repeat(const tensor& t, int64_t repeats, std::optional<int64_t> axis) {
     expanded.insert(expanded.begin() + a + 1, repeats);
     shape_t result = src.shape();
     result[au] *= repeats;
-    tensor out = tensor::empty(expanded, t.dtype(), MEMRESOURCE_CPU);
+    tensor out =
+        tensor::empty(expanded, t.dtype(), ops::pick_resource({&t})); // Note [copying shape ops]
     if (out.numel() == 0) return out.view(result);
     int64_t after = 1; // elements after the axis: the broadcast copy's contiguous run
     for (size_t d = au + 1; d < src.shape().size(); ++d) after *= src.shape()[d];

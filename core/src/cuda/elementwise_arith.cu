@@ -1,0 +1,39 @@
+// CUDA binary arithmetic kernels (add ... atan2) for every kernel type, and launch_binary.
+#include "cuda/elementwise_ops.cuh"
+
+namespace isthmus::cudak {
+
+namespace {
+
+template <kdt K>
+void arith_of(cudaStream_t s, bop op, const space& sp, const arg& out, const arg& a, const arg& b) {
+    switch (op) {
+#define ISTHMUS_CASE(OP)                                                                           \
+    case bop::OP:                                                                                  \
+        return run_binary<bop::OP, K>(s, sp, out, a, b);
+        ISTHMUS_CASE(add)
+        ISTHMUS_CASE(sub)
+        ISTHMUS_CASE(mul)
+        ISTHMUS_CASE(div)
+        ISTHMUS_CASE(floor_div)
+        ISTHMUS_CASE(mod)
+        ISTHMUS_CASE(pow)
+        ISTHMUS_CASE(maximum)
+        ISTHMUS_CASE(minimum)
+        ISTHMUS_CASE(atan2)
+#undef ISTHMUS_CASE
+    default:
+        return;
+    }
+}
+
+} // namespace
+
+void launch_binary(cudaStream_t s, bop op, kdt t, const space& sp, const arg& out, const arg& a,
+                   const arg& b) {
+    if (static_cast<int>(op) >= static_cast<int>(bop::eq))
+        return launch_binary_logic(s, op, t, sp, out, a, b);
+    ISTHMUS_KDT_DISPATCH(t, arith_of<K>(s, op, sp, out, a, b))
+}
+
+} // namespace isthmus::cudak

@@ -1,0 +1,409 @@
+// The elementwise ops on device compute types, with the CPU kernels' exact integer semantics.
+#pragma once
+
+#include "cuda/device_types.cuh"
+#include "cuda/elementwise_common.cuh"
+
+#include <cmath>
+
+namespace isthmus::cudak {
+
+/// The unsigned type integer arithmetic wraps in (at least `unsigned`, as cpu::wrap_t).
+template <class T>
+struct wrap {
+    using type =
+        std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+};
+template <class T>
+using wrap_t = typename wrap<T>::type;
+
+template <class T>
+ISTHMUS_HD inline T wrap_neg(T a) {
+    return static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(a));
+}
+
+template <class T>
+ISTHMUS_HD inline bool is_nan(T x) {
+    return x != x;
+}
+
+// ---- complex arithmetic (the few ops with complex kernels) ----
+
+template <class R>
+ISTHMUS_HD inline cplx<R> cmul(cplx<R> a, cplx<R> b) {
+    return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+// Smith's algorithm: scales by the larger part of the divisor, so |b|^2 never overflows.
+template <class R>
+ISTHMUS_HD inline cplx<R> cdiv(cplx<R> a, cplx<R> b) {
+    if (::fabs(b.re) >= ::fabs(b.im)) {
+        if (b.re == R(0) && b.im == R(0)) return {a.re / ::fabs(b.re), a.im / ::fabs(b.im)};
+        const R r = b.im / b.re, d = b.re + b.im * r;
+        return {(a.re + a.im * r) / d, (a.im - a.re * r) / d};
+    }
+    const R r = b.re / b.im, d = b.re * r + b.im;
+    return {(a.re * r + a.im) / d, (a.im * r - a.re) / d};
+}
+
+// ---- integer division, modulo and power (Note [integer division] in the CPU kernels) ----
+
+template <class T>
+ISTHMUS_HD inline T int_floor_div(T a, T b) {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed_v<T>) {
+        if (b == -1) return wrap_neg(a);
+        T q = static_cast<T>(a / b);
+        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+        return q;
+    } else {
+        return static_cast<T>(a / b);
+    }
+}
+
+template <class T>
+ISTHMUS_HD inline T int_mod(T a, T b) {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed_v<T>) {
+        if (b == -1) return 0;
+        T r = static_cast<T>(a % b);
+        if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+        return r;
+    } else {
+        return static_cast<T>(a % b);
+    }
+}
+
+// NumPy's npy_divmod for floats, as the CPU kernel.
+template <class T>
+ISTHMUS_HD inline T float_floor_div(T a, T b) {
+    if (b == T(0)) return a / b;
+    const T mod = ::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+    if (div != T(0)) {
+        T fl = ::floor(div);
+        if (div - fl > T(0.5)) fl += T(1);
+        return fl;
+    }
+    return ::copysign(T(0), a / b);
+}
+
+template <class T>
+ISTHMUS_HD inline T float_mod(T a, T b) {
+    if (b == T(0)) return ::fmod(a, b);
+    T mod = ::fmod(a, b);
+    if (mod != T(0)) {
+        if ((b < T(0)) != (mod < T(0))) mod += b;
+    } else {
+        mod = ::copysign(T(0), b);
+    }
+    return mod;
+}
+
+template <class T>
+ISTHMUS_HD inline T int_pow(T a, T b) {
+    if constexpr (std::is_signed_v<T>)
+        if (b < 0) return 0; // never reached: the op layer refuses negative exponents
+    wrap_t<T> base = static_cast<wrap_t<T>>(a), r = 1;
+    auto e = static_cast<std::make_unsigned_t<T>>(b);
+    while (e) {
+        if (e & 1u) r = static_cast<wrap_t<T>>(r * base);
+        base = static_cast<wrap_t<T>>(base * base);
+        e = static_cast<std::make_unsigned_t<T>>(e >> 1);
+    }
+    return static_cast<T>(r);
+}
+
+/// op(a, b) on kdt K's compute type C: C, or unsigned char for binary_gives_bool(OP).
+template <bop OP, kdt K>
+ISTHMUS_HD inline auto bapply(compute_t<K> a, compute_t<K> b) {
+    using C = compute_t<K>;
+    using U = unsigned char;
+    constexpr bool cx = is_cplx(K), in = is_int(K);
+    if constexpr (OP == bop::add) {
+        if constexpr (cx)
+            return C{a.re + b.re, a.im + b.im};
+        else if constexpr (in)
+            return static_cast<C>(wrap_t<C>(a) + wrap_t<C>(b));
+        else
+            return static_cast<C>(a + b);
+    } else if constexpr (OP == bop::sub) {
+        if constexpr (cx)
+            return C{a.re - b.re, a.im - b.im};
+        else if constexpr (in)
+            return static_cast<C>(wrap_t<C>(a) - wrap_t<C>(b));
+        else
+            return static_cast<C>(a - b);
+    } else if constexpr (OP == bop::mul) {
+        if constexpr (cx)
+            return cmul(a, b);
+        else if constexpr (in)
+            return static_cast<C>(wrap_t<C>(a) * wrap_t<C>(b));
+        else
+            return static_cast<C>(a * b);
+    } else if constexpr (OP == bop::div) {
+        if constexpr (cx)
+            return cdiv(a, b);
+        else
+            return static_cast<C>(a / b);
+    } else if constexpr (OP == bop::floor_div) {
+        if constexpr (in)
+            return int_floor_div(a, b);
+        else
+            return float_floor_div(a, b);
+    } else if constexpr (OP == bop::mod) {
+        if constexpr (in)
+            return int_mod(a, b);
+        else
+            return float_mod(a, b);
+    } else if constexpr (OP == bop::pow) {
+        if constexpr (in)
+            return int_pow(a, b);
+        else
+            return static_cast<C>(::pow(a, b));
+    } else if constexpr (OP == bop::maximum) {
+        return is_nan(a) ? a : (is_nan(b) ? b : (a > b ? a : b)); // NaN propagates
+    } else if constexpr (OP == bop::minimum) {
+        return is_nan(a) ? a : (is_nan(b) ? b : (a < b ? a : b));
+    } else if constexpr (OP == bop::atan2) {
+        return static_cast<C>(::atan2(a, b));
+    } else if constexpr (OP == bop::eq) {
+        if constexpr (cx)
+            return static_cast<U>(a.re == b.re && a.im == b.im);
+        else
+            return static_cast<U>(a == b);
+    } else if constexpr (OP == bop::ne) {
+        if constexpr (cx)
+            return static_cast<U>(a.re != b.re || a.im != b.im);
+        else
+            return static_cast<U>(a != b);
+    } else if constexpr (OP == bop::lt) {
+        return static_cast<U>(a < b);
+    } else if constexpr (OP == bop::le) {
+        return static_cast<U>(a <= b);
+    } else if constexpr (OP == bop::gt) {
+        return static_cast<U>(a > b);
+    } else if constexpr (OP == bop::ge) {
+        return static_cast<U>(a >= b);
+    } else if constexpr (OP == bop::logical_and) {
+        return static_cast<U>(truthy(a) && truthy(b));
+    } else if constexpr (OP == bop::logical_or) {
+        return static_cast<U>(truthy(a) || truthy(b));
+    } else if constexpr (OP == bop::logical_xor) {
+        return static_cast<U>(truthy(a) != truthy(b));
+    } else if constexpr (OP == bop::bit_and) {
+        return static_cast<C>(a & b);
+    } else if constexpr (OP == bop::bit_or) {
+        return static_cast<C>(a | b);
+    } else if constexpr (OP == bop::bit_xor) {
+        return static_cast<C>(a ^ b);
+    } else if constexpr (OP == bop::shift_left) {
+        // Note [shift counts] in the CPU kernels: counts past the width give 0
+        if (static_cast<std::make_unsigned_t<C>>(b) >= sizeof(C) * 8) return C(0);
+        return static_cast<C>(static_cast<wrap_t<C>>(a) << b);
+    } else { // shift_right: the sign fills past the width
+        if (static_cast<std::make_unsigned_t<C>>(b) >= sizeof(C) * 8) {
+            if constexpr (std::is_signed_v<C>)
+                return a < 0 ? C(-1) : C(0);
+            else
+                return C(0);
+        }
+        return static_cast<C>(a >> b);
+    }
+}
+
+/// op(a) on kdt K's compute type: the compute type of unary_result(OP, K) (unsigned char for
+/// the tests, the real type for abs of a complex).
+template <uop OP, kdt K>
+ISTHMUS_HD inline auto uapply(compute_t<K> a) {
+    using C = compute_t<K>;
+    using U = unsigned char;
+    constexpr bool cx = is_cplx(K), in = is_int(K);
+    if constexpr (OP == uop::neg) {
+        if constexpr (cx)
+            return C{-a.re, -a.im};
+        else if constexpr (in)
+            return wrap_neg(a);
+        else
+            return static_cast<C>(-a);
+    } else if constexpr (OP == uop::abs) {
+        if constexpr (cx)
+            return ::hypot(a.re, a.im);
+        else if constexpr (is_signed(K))
+            return a < 0 ? wrap_neg(a) : a; // abs(INT_MIN) == INT_MIN
+        else if constexpr (in)
+            return a;
+        else
+            return static_cast<C>(::fabs(a));
+    } else if constexpr (OP == uop::sign) {
+        if constexpr (is_unsigned(K))
+            return static_cast<C>(a > C(0));
+        else if constexpr (in)
+            return static_cast<C>((a > C(0)) - (a < C(0)));
+        else
+            return is_nan(a) ? a : (a > C(0) ? C(1) : (a < C(0) ? C(-1) : C(0)));
+    } else if constexpr (OP == uop::square) {
+        if constexpr (cx)
+            return cmul(a, a);
+        else if constexpr (in)
+            return static_cast<C>(wrap_t<C>(a) * wrap_t<C>(a));
+        else
+            return static_cast<C>(a * a);
+    } else if constexpr (OP == uop::logical_not) {
+        return static_cast<U>(!truthy(a));
+    } else if constexpr (OP == uop::bit_not) {
+        if constexpr (K == kdt::b8)
+            return static_cast<U>(!a);
+        else
+            return static_cast<C>(~a);
+    } else if constexpr (OP == uop::conj) {
+        return C{a.re, -a.im};
+    } else if constexpr (OP == uop::isnan) {
+        return static_cast<U>(is_nan(a));
+    } else if constexpr (OP == uop::isinf) {
+        return static_cast<U>(::isinf(a));
+    } else if constexpr (OP == uop::isfinite) {
+        return static_cast<U>(::isfinite(a));
+    } else {
+        C r;
+        switch (OP) { // the float math (unary_ok sends only floats here)
+        case uop::exp:
+            r = ::exp(a);
+            break;
+        case uop::log:
+            r = ::log(a);
+            break;
+        case uop::log2:
+            r = ::log2(a);
+            break;
+        case uop::log10:
+            r = ::log10(a);
+            break;
+        case uop::expm1:
+            r = ::expm1(a);
+            break;
+        case uop::log1p:
+            r = ::log1p(a);
+            break;
+        case uop::sqrt:
+            r = ::sqrt(a);
+            break;
+        case uop::rsqrt:
+            r = C(1) / ::sqrt(a);
+            break;
+        case uop::sin:
+            r = ::sin(a);
+            break;
+        case uop::cos:
+            r = ::cos(a);
+            break;
+        case uop::tan:
+            r = ::tan(a);
+            break;
+        case uop::asin:
+            r = ::asin(a);
+            break;
+        case uop::acos:
+            r = ::acos(a);
+            break;
+        case uop::atan:
+            r = ::atan(a);
+            break;
+        case uop::sinh:
+            r = ::sinh(a);
+            break;
+        case uop::cosh:
+            r = ::cosh(a);
+            break;
+        case uop::tanh:
+            r = ::tanh(a);
+            break;
+        case uop::floor:
+            r = ::floor(a);
+            break;
+        case uop::ceil:
+            r = ::ceil(a);
+            break;
+        case uop::round:
+            r = ::rint(a);
+            break; // half to even, as NumPy
+        default:
+            r = C(1) / a;
+            break; // reciprocal
+        }
+        return r;
+    }
+}
+
+/// Launch geometry shared by the elementwise kernels.
+inline constexpr int ew_block = 256;
+
+/// Binary launches of the comparison, logic and bit ops (elementwise_logic.cu).
+void launch_binary_logic(cudaStream_t s, bop op, kdt t, const space& sp, const arg& out,
+                         const arg& a, const arg& b);
+
+// Note [elementwise kernel paths]: one kernel per (op, type) with three paths chosen at launch
+// (uniform branches): vectorised 16-byte loads when every tensor operand is contiguous and
+// aligned, a flat loop when contiguous but unaligned, and a strided loop (offsets from the
+// coalesced shape) otherwise. Scalars are kernel parameters, broadcast operands have stride 0.
+// Elements are loaded in their stored type, computed in the compute type, stored back.
+template <bop OP, kdt K>
+__global__ void binary_kernel(space sp, arg out, arg a, arg b, bool vector_ok) {
+    using S = storage_t<K>;
+    using O = std::conditional_t<binary_gives_bool(OP), unsigned char, S>;
+    auto f = [](S x, S y) -> O {
+        if constexpr (binary_gives_bool(OP))
+            return bapply<OP, K>(up<K>(x), up<K>(y));
+        else
+            return down<K>(bapply<OP, K>(up<K>(x), up<K>(y)));
+    };
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const S* pa = static_cast<const S*>(a.data);
+    const S* pb = static_cast<const S*>(b.data);
+    O* po = static_cast<O*>(const_cast<void*>(out.data));
+    const S sa = pa ? S() : scalar_of<S>(a), sb = pb ? S() : scalar_of<S>(b);
+    if (sp.contiguous) {
+        int64_t start = 0;
+        if (vector_ok) {
+            constexpr int V = 16 / sizeof(S);
+            const int64_t nv = sp.numel / V;
+            for (int64_t v = tid; v < nv; v += stride) {
+                vec<S, V> x, y;
+                if (pa)
+                    x = reinterpret_cast<const vec<S, V>*>(pa)[v];
+                else
+                    for (int j = 0; j < V; ++j) x.v[j] = sa;
+                if (pb)
+                    y = reinterpret_cast<const vec<S, V>*>(pb)[v];
+                else
+                    for (int j = 0; j < V; ++j) y.v[j] = sb;
+                vec<O, V> r;
+                for (int j = 0; j < V; ++j) r.v[j] = f(x.v[j], y.v[j]);
+                reinterpret_cast<vec<O, V>*>(po)[v] = r;
+            }
+            start = nv * V;
+        }
+        for (int64_t i = start + tid; i < sp.numel; i += stride)
+            po[i] = f(pa ? pa[i] : sa, pb ? pb[i] : sb);
+        return;
+    }
+    const int64_t* const strides[3] = {out.strides, a.strides, b.strides};
+    for (int64_t i = tid; i < sp.numel; i += stride) {
+        int64_t off[3];
+        offsets<3>(sp, i, strides, off);
+        po[off[0]] = f(pa ? pa[off[1]] : sa, pb ? pb[off[2]] : sb);
+    }
+}
+
+template <bop OP, kdt K>
+void run_binary(cudaStream_t s, const space& sp, const arg& out, const arg& a, const arg& b) {
+    if constexpr (binary_ok(OP, K)) {
+        using S = storage_t<K>;
+        const bool vok = aligned16(out.data, a.data, b.data);
+        const int64_t work = vok && sp.contiguous ? sp.numel / (16 / sizeof(S)) + 1 : sp.numel;
+        binary_kernel<OP, K><<<grid_for(work, ew_block), ew_block, 0, s>>>(sp, out, a, b, vok);
+    }
+}
+
+} // namespace isthmus::cudak
