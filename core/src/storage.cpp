@@ -243,6 +243,15 @@ void storage::unlock(lock_mode mode, resource_id resource) {
         copy_bytes(*p->handle, p->ptr, *d->handle, d->ptr, nbytes_);
         p->valid = true;
     }
+    // Note [copies away from a pin]: the foreign library may write the pinned copy at any time
+    // without telling isthmus, so a copy elsewhere is trusted only while it is locked: when its
+    // last lock ends it becomes invalid (the allocation stays for reuse) and the next lock there
+    // transfers again. A read of shared memory from another device therefore always sees the
+    // foreign side's latest writes.
+    if (pinned_ != -1 && pinned_ != resource && d->locks() == 0) {
+        const copy_slot* p = slot(pinned_);
+        if (p && p->ptr && p->valid) d->valid = false;
+    }
 }
 
 void storage::pin(resource_id resource) {
@@ -259,6 +268,9 @@ void storage::pin(resource_id resource) {
     d.last_use = ++g_tick;
     pinned_ = resource;
     ++pin_count_;
+    // Note [copies away from a pin]: from now on the foreign side may write the pinned copy.
+    for (auto& s : slots_)
+        if (s.res != resource && s.locks() == 0) s.valid = false;
 }
 
 void storage::unpin(resource_id resource) {

@@ -562,7 +562,8 @@ TEST_CASE("storage: a write elsewhere is written back into wrapped host memory o
             s->unlock(LOCK_WRITE, DEV);
             CHECK(data == std::vector<int32_t>{10, 20, 30, 40});
             CHECK(dev->bytes_to_host == 16u);
-            CHECK(s->valid_resources() == ids{CPU, DEV});
+            // Note [copies away from a pin]: the device copy is trusted only while locked.
+            CHECK(s->valid_resources() == ids{CPU});
         }
         SUBCASE("readwrite lock, nested") {
             auto* p = static_cast<int32_t*>(s->lock(LOCK_READWRITE, DEV));
@@ -578,7 +579,13 @@ TEST_CASE("storage: a write elsewhere is written back into wrapped host memory o
             CHECK(static_cast<const int32_t*>(s->lock(LOCK_READ, DEV))[3] == 4);
             s->unlock(LOCK_READ, DEV);
             CHECK(dev->bytes_to_host == 0u);
-            CHECK(s->valid_resources() == ids{CPU, DEV});
+            CHECK(s->valid_resources() == ids{CPU});
+            // The foreign side writes its memory; the next read elsewhere sees it.
+            data[3] = 44;
+            CHECK(static_cast<const int32_t*>(s->lock(LOCK_READ, DEV))[3] == 44);
+            CHECK(s->valid_resources() == ids{CPU, DEV}); // valid while locked
+            s->unlock(LOCK_READ, DEV);
+            CHECK(dev->bytes_to_device == 32u); // transferred once per lock
         }
         CHECK(s->pinned_to() == CPU);
         CHECK(s->lock(LOCK_READ, CPU) == data.data());
@@ -634,7 +641,9 @@ TEST_CASE("storage: pin and unpin count, and refuse mismatches") {
     write_cpu(*s, 8);
     s->pin(DEV);
     CHECK(s->pinned_to() == DEV);
-    CHECK(s->valid_resources() == ids{CPU, DEV}); // pinning makes the pinned copy valid
+    // Pinning makes the pinned copy valid, and the unlocked copies elsewhere invalid (the
+    // foreign side may write the pinned copy from now on).
+    CHECK(s->valid_resources() == ids{DEV});
     CHECK(dev->bytes_to_device == 24u);
     s->pin(DEV);
     s->unpin(DEV);
