@@ -74,6 +74,20 @@ struct fake_kernels final : backend::compute {
     bool supports_reduce(backend::reduce_kind, dtype, dtype) const override { return false; }
     void reduce(backend::reduce_kind, int64_t, int64_t, void*, dtype, const void*, dtype) override {
     }
+    bool supports_ternary(backend::ternary_op, dtype) const override { return false; }
+    void ternary(backend::ternary_op, const shape_t&, const backend::operand&,
+                 const backend::operand&, const backend::operand&,
+                 const backend::operand&) override {}
+    bool supports_cumulative(bool, dtype) const override { return false; }
+    void cumulative(bool, int64_t, int64_t, int64_t, void*, const void*, dtype) override {}
+    bool supports_index(size_t) const override { return false; }
+    void gather(size_t, int64_t, const int64_t*, void*, int64_t, const void*, const shape_t&,
+                const shape_t&, const shape_t&) override {}
+    void scatter(size_t, int64_t, const int64_t*, void*, const void*, int64_t, const shape_t&,
+                 const shape_t&, const shape_t&) override {}
+    bool supports_random(dtype, bool) const override { return false; }
+    void random_real(dtype, bool, void*, int64_t, uint64_t, uint64_t, double, double) override {}
+    void random_int(dtype, void*, int64_t, uint64_t, uint64_t, int64_t, uint64_t) override {}
     bool supports_matmul(dtype) const override { return false; }
     void matmul(dtype, int64_t, int64_t, int64_t, int64_t, const void*, const void*,
                 void*) override {}
