@@ -100,7 +100,15 @@ storage::~storage() {
 }
 
 std::shared_ptr<storage> storage::create(size_t nbytes) {
-    return std::shared_ptr<storage>(new storage(nbytes));
+    // One allocation for the storage and its control block (make_shared needs a public
+    // constructor, hence the local subclass), and room for two copies (host + one device)
+    // reserved up front: every op output goes through here.
+    struct enabler : storage {
+        explicit enabler(size_t n) : storage(n) {}
+    };
+    std::shared_ptr<storage> s = std::make_shared<enabler>(nbytes);
+    s->slots_.reserve(2);
+    return s;
 }
 
 std::shared_ptr<storage> storage::allocate(size_t nbytes, resource_id resource) {
