@@ -1,39 +1,22 @@
 // Internal: the Philox4x32-10 counter-based generator and the CPU random fill kernels.
 #pragma once
 
+#include "../philox.hpp" // relative: tests include this header by path
 #include "isthmus/dtype.hpp"
 
 #include <cstdint>
 
 namespace isthmus::cpu {
 
-inline constexpr uint32_t philox_m0 = 0xD2511F53u;
-inline constexpr uint32_t philox_m1 = 0xCD9E8D57u;
-inline constexpr uint32_t philox_w0 = 0x9E3779B9u;
-inline constexpr uint32_t philox_w1 = 0xBB67AE85u;
+inline constexpr uint32_t philox_m0 = philox::m0;
+inline constexpr uint32_t philox_m1 = philox::m1;
+inline constexpr uint32_t philox_w0 = philox::w0;
+inline constexpr uint32_t philox_w1 = philox::w1;
 
-/// One Philox4x32-10 block (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
-/// SC'11; the Random123 reference): 128 random bits from a 128-bit counter and a 64-bit key.
-/// The scalar reference; the kernels run a vectorised batch form of the same rounds.
+/// One Philox4x32-10 block (philox.hpp): the scalar reference; the CPU kernels run a
+/// vectorised batch form of the same rounds.
 inline void philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
-    uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
-    uint32_t k0 = key[0], k1 = key[1];
-    for (int r = 0; r < 10; ++r) {
-        const uint64_t p0 = static_cast<uint64_t>(philox_m0) * c0;
-        const uint64_t p1 = static_cast<uint64_t>(philox_m1) * c2;
-        const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
-        const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
-        c1 = static_cast<uint32_t>(p1);
-        c3 = static_cast<uint32_t>(p0);
-        c0 = n0;
-        c2 = n2;
-        k0 += philox_w0;
-        k1 += philox_w1;
-    }
-    out[0] = c0;
-    out[1] = c1;
-    out[2] = c2;
-    out[3] = c3;
+    philox::block(ctr, key, out);
 }
 
 /// 32-bit words of the stream one element of the real dtype `dt` takes: 1 for dtypes of at

@@ -3,14 +3,11 @@
 #pragma once
 
 #include "cuda/device_types.cuh"
+#include "philox.hpp"
 
 #include <cmath>
 
 namespace isthmus::cudak {
-
-// The constants of core/src/cpu/random.hpp (Philox4x32-10, Salmon et al. 2011).
-inline constexpr uint32_t philox_m0 = 0xD2511F53u, philox_m1 = 0xCD9E8D57u, philox_w0 = 0x9E3779B9u,
-                          philox_w1 = 0xBB67AE85u;
 
 // Note [gpu random]: the CPU fills element e from word e * words_per_element (+ j) of the
 // stream of Philox blocks first_block, first_block + 1, ... (block = word / 4, lane = word % 4),
@@ -20,24 +17,9 @@ inline constexpr uint32_t philox_m0 = 0xD2511F53u, philox_m1 = 0xCD9E8D57u, phil
 // to the CPU's; normals go through log/sqrt/cos/sin, whose last bit may differ from the host's
 // libm (equal within a few ulp).
 ISTHMUS_HD inline void philox(uint64_t seed, uint64_t ctr, uint32_t (&w)[4]) {
-    uint32_t c0 = static_cast<uint32_t>(ctr), c1 = static_cast<uint32_t>(ctr >> 32), c2 = 0, c3 = 0;
-    uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-    for (int r = 0; r < 10; ++r) {
-        const uint64_t p0 = static_cast<uint64_t>(philox_m0) * c0;
-        const uint64_t p1 = static_cast<uint64_t>(philox_m1) * c2;
-        const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
-        const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
-        c1 = static_cast<uint32_t>(p1);
-        c3 = static_cast<uint32_t>(p0);
-        c0 = n0;
-        c2 = n2;
-        k0 += philox_w0;
-        k1 += philox_w1;
-    }
-    w[0] = c0;
-    w[1] = c1;
-    w[2] = c2;
-    w[3] = c3;
+    const uint32_t c[4] = {static_cast<uint32_t>(ctr), static_cast<uint32_t>(ctr >> 32), 0, 0};
+    const uint32_t k[2] = {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
+    isthmus::philox::block(c, k, w); // Note [one philox]
 }
 
 ISTHMUS_HD inline uint64_t word64(const uint32_t* w) {
