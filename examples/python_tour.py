@@ -58,6 +58,13 @@ img = q.arange(12).reshape(3, 4)
 print("where(img % 2 == 0, img, -1) =\n", q.where(img % 2 == 0, img, -1))
 print("concatenate + transpose:", q.concatenate([img, img.T.reshape(3, 4)], axis=1).shape)
 
+# Where work runs: q.placement says, `with q.device(...)` decides, A.to(...) moves data ahead.
+# (With q.init("cuda") the same lines put values and ops on the GPU.)
+print("an op on img would run on:", q.placement(img, img))
+with q.device("cpu"):
+    print("made inside q.device('cpu'):", q.ones(2).device)
+print("img.to('cpu') is img:", img.to("cpu") is img)
+
 # Errors are typed Python exceptions with the runtime's message; values stay unchanged.
 try:
     q.zeros(2, 3) + q.zeros(4)

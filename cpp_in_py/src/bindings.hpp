@@ -27,6 +27,9 @@ namespace py = pybind11;
 void require_init(const char* what);
 /// True between init() and destroy().
 bool initialized() noexcept;
+/// A device name ("cpu", "cuda", "cuda:N", any case): -1 for the CPU, N for CUDA device N;
+/// nullopt for anything else (each caller raises ValueError with its own message).
+std::optional<int> device_number(const std::string& name);
 
 // ---- releasing the GIL (module.cpp) ----
 

@@ -3,6 +3,7 @@
 #include "dlpack_abi.hpp"
 
 #include "isthmus/cuda.hpp"
+#include "isthmus/schedule.hpp"
 
 #include <pybind11/numpy.h>
 
@@ -409,13 +410,6 @@ resource_id export_resource(int cuda_device) {
     return cuda_device < 0 ? MEMRESOURCE_CPU : cuda_resource(cuda_device);
 }
 
-// A copy of `t` on `resource` (contiguous, owned by isthmus, not pinned).
-tensor copy_to(const tensor& t, resource_id resource) {
-    tensor out = tensor::empty(t.shape(), t.dtype(), resource);
-    out.copy_from(t);
-    return out;
-}
-
 py::object dlpack_export(const value& v, py::handle stream, py::handle max_version,
                          py::handle dl_device, py::handle copy) {
     // Validate every argument before touching the value.
@@ -460,7 +454,7 @@ py::object dlpack_export(const value& v, py::handle stream, py::handle max_versi
         if (policy == copy_policy::always || !why.empty()) {
             if (policy == copy_policy::never) throw_buffer_error("__dlpack__: " + why);
             py::gil_scoped_release nogil;
-            t = copy_to(t, resource);
+            t = to_resource(t, resource, true);
             copied = true;
         }
     } else {
@@ -470,7 +464,7 @@ py::object dlpack_export(const value& v, py::handle stream, py::handle max_versi
         t = v.as_scalar().to_tensor();
         if (target >= 0) {
             py::gil_scoped_release nogil;
-            t = copy_to(t, resource);
+            t = to_resource(t, resource, true);
         }
         copied = true;
     }
@@ -779,15 +773,12 @@ std::optional<int> import_device(py::handle device) {
     if (device.is_none()) return std::nullopt;
     if (py::isinstance<py::str>(device)) {
         const std::string d = device.cast<std::string>();
-        if (d == "cpu" || d == "CPU") return -1;
-        int n = -1;
-        if (d == "cuda" || d == "CUDA") n = 0;
-        if ((d.rfind("cuda:", 0) == 0 || d.rfind("CUDA:", 0) == 0) && d.size() > 5 &&
-            d.size() < 9 && d.find_first_not_of("0123456789", 5) == std::string::npos)
-            n = std::stoi(d.substr(5));
-        ISTHMUS_CHECK(n >= 0, value_error, "from_dlpack: unknown device \"", d,
+        const std::optional<int> number = device_number(d);
+        ISTHMUS_CHECK(number.has_value(), value_error, "from_dlpack: unknown device \"", d,
                       "\"; expected \"cpu\", \"cuda\", \"cuda:N\" or a (device_type, device_id) "
                       "tuple such as (1, 0) or (2, 0)");
+        if (*number < 0) return -1;
+        const int n = *number;
         require_cuda(detail::concat("from_dlpack(device=\"", d, "\")"), n);
         return n;
     }
@@ -816,7 +807,7 @@ tensor on_device(tensor t, std::optional<int> want, copy_policy policy) {
                   get_resource(t.location()).name(), " and device ", get_resource(resource).name(),
                   " was asked: that needs a copy, and copy=False was given");
     py::gil_scoped_release nogil;
-    return copy_to(t, resource);
+    return to_resource(t, resource, true);
 }
 
 // Note [torch fast path]: torch.Tensor.__dlpack__ and __dlpack_device__ are Python functions
@@ -981,7 +972,7 @@ value from_dlpack(py::handle obj, py::handle device, py::handle copy) {
         }
         const int where = want.value_or(cuda_ordinal(t.location()));
         py::gil_scoped_release nogil;
-        return value(copy_to(t, where < 0 ? MEMRESOURCE_CPU : cuda_resource(where)));
+        return value(to_resource(t, where < 0 ? MEMRESOURCE_CPU : cuda_resource(where), true));
     }
     return value(tensor_from_dlpack(obj, policy, device));
 }

@@ -12,6 +12,17 @@
 
 namespace isthmus::pymod {
 
+std::optional<int> device_number(const std::string& name) {
+    std::string d;
+    for (char c : name) d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (d == "cpu") return -1;
+    if (d == "cuda") return 0;
+    if (d.rfind("cuda:", 0) != 0 || d.size() <= 5 || d.size() >= 9 ||
+        d.find_first_not_of("0123456789", 5) != std::string::npos)
+        return std::nullopt;
+    return std::stoi(d.substr(5));
+}
+
 namespace {
 
 // Note [init state]: PyQuasar requires init() before anything else, and so do we: value
@@ -34,16 +45,10 @@ std::string lower(std::string s) {
 // The device string, validated: "cpu", "cuda" (device 0) or "cuda:N"; anything else is a
 // ValueError. Returns the normalised name and the CUDA device number (-1 for the CPU).
 std::pair<std::string, int> parse_device(const std::string& given) {
-    const std::string d = lower(given);
-    if (d == "cpu") return {d, -1};
-    if (d == "cuda") return {"cuda:0", 0};
-    bool cuda = d.rfind("cuda:", 0) == 0 && d.size() > 5 && d.size() < 9;
-    if (cuda)
-        for (size_t i = 5; i < d.size(); ++i)
-            if (!std::isdigit(static_cast<unsigned char>(d[i]))) cuda = false;
-    if (cuda) return {d, std::stoi(d.substr(5))};
-    ISTHMUS_THROW(value_error, "init: unknown device \"", given,
+    const std::optional<int> n = device_number(given);
+    ISTHMUS_CHECK(n.has_value(), value_error, "init: unknown device \"", given,
                   "\"; expected \"cpu\", \"cuda\" or \"cuda:N\"");
+    return {*n < 0 ? std::string("cpu") : "cuda:" + std::to_string(*n), *n};
 }
 
 // Note [init cuda]: init("cuda[:N]") loads the CUDA backend module and makes device N the

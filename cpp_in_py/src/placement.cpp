@@ -6,7 +6,6 @@
 
 #include <pybind11/stl.h>
 
-#include <cctype>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,23 +18,11 @@ namespace {
 
 // A device name ("cpu", "cuda", "cuda:N", case-insensitive) as a registered resource.
 resource_id resource_of(const std::string& given, const char* fn) {
-    std::string d;
-    for (char c : given) d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (d == "cpu") return MEMRESOURCE_CPU;
-    int n = -1;
-    if (d == "cuda") n = 0;
-    if (d.rfind("cuda:", 0) == 0 && d.size() > 5 && d.size() < 9) {
-        n = 0;
-        for (size_t i = 5; i < d.size(); ++i) {
-            if (!std::isdigit(static_cast<unsigned char>(d[i]))) {
-                n = -1;
-                break;
-            }
-            n = n * 10 + (d[i] - '0');
-        }
-    }
-    ISTHMUS_CHECK(n >= 0, value_error, fn, ": unknown device \"", given,
+    const std::optional<int> number = device_number(given);
+    ISTHMUS_CHECK(number.has_value(), value_error, fn, ": unknown device \"", given,
                   "\"; expected \"cpu\", \"cuda\" or \"cuda:N\"");
+    if (*number < 0) return MEMRESOURCE_CPU;
+    const int n = *number;
     ISTHMUS_CHECK(cuda::available(), runtime_error, fn, "(\"", given,
                   "\"): CUDA is not available: ", cuda::unavailable_reason());
     ISTHMUS_CHECK(cuda::initialized(), runtime_error, fn, "(\"", given,

@@ -52,8 +52,8 @@ struct copy_state {
 /// the pinned copy when its last write lock is released, so the foreign view is never stale
 /// outside a lock and never dangling. Copies elsewhere are valid only while locked (the
 /// foreign side may write the pinned copy at any time): pinning, and the last unlock of a copy
-/// elsewhere, invalidate them, so the next lock there transfers the foreign side's latest data. Several pins on one resource count; pins on two
-/// different resources at once are refused.
+/// elsewhere, invalidate them, so the next lock there transfers the foreign side's latest data.
+/// Several pins on one resource count; pins on two different resources at once are refused.
 class ISTHMUS_API storage : public std::enable_shared_from_this<storage> {
 public:
     /// A new storage of `nbytes`, with nothing allocated until the first lock.

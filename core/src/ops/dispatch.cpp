@@ -57,7 +57,7 @@ resource_id pick_resource(std::initializer_list<const tensor*> inputs) {
 
 resource_id pick_resource(std::span<const tensor* const> inputs) {
     auto usable = [](resource_id r) { return has_backend(r) ? r : MEMRESOURCE_CPU; };
-    if (t_scoped >= 0) return usable(resolve_resource(t_scoped));
+    if (t_scoped >= 0) return usable(t_scoped); // resolved by device_scope
     for (const tensor* t : inputs)
         if (t && t->defined())
             if (resource_id p = t->storage()->pinned_to(); p >= 0) return usable(p);
