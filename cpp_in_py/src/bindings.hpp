@@ -94,6 +94,8 @@ inline std::string type_name(py::handle obj) {
 }
 /// True for qvalue instances.
 bool is_qvalue(py::handle obj);
+/// The value a qvalue object holds (no copy), or nullptr when `obj` is not a qvalue.
+const value* qvalue_ptr(py::handle obj);
 /// A Python number (bool, int, float, complex, NumPy scalar) as a scalar, converted to `dt`
 /// when given. Python floats become scalar_dtype() and complex numbers cscalar_dtype().
 scalar scalar_from_py(py::handle obj, std::optional<dtype> dt);
@@ -174,9 +176,23 @@ tensor tensor_from_cuda_array_interface(py::handle obj, py::handle interface, co
 struct operand {
     bool is_scalar = false;
     scalar s;
-    tensor t;
+    operand() = default;
+    operand(const operand&) = delete; // tp may point into the object itself
+    operand& operator=(const operand&) = delete;
+    /// The tensor operand: one inside a qvalue (borrowed: the caller holds the Python object),
+    /// or one made for it (arrays, lists, NumPy scalars) and kept here.
+    const tensor& t() const { return *tp; }
+    void set(tensor made) {
+        own = std::move(made);
+        tp = &own;
+    }
+    void borrow(const tensor& in_qvalue) { tp = &in_qvalue; }
     /// The operand as a tensor (a 0-d one for scalars).
-    tensor as_tensor() const { return is_scalar ? s.to_tensor() : t; }
+    tensor as_tensor() const { return is_scalar ? s.to_tensor() : *tp; }
+
+private:
+    tensor own;
+    const tensor* tp = &own;
 };
 /// Reads an operand; false when `obj` is none of the kinds above.
 bool to_operand(py::handle obj, operand& out);
@@ -186,6 +202,9 @@ py::object not_implemented();
 py::object apply_binary(binary_op op, py::handle a, py::handle b);
 /// Any array-like as a tensor (numbers as 0-d tensors); type_error naming `fn` otherwise.
 tensor tensor_arg(py::handle obj, const char* fn);
+/// `a op= b` on a tensor qvalue `self` (returns self); NotImplemented for scalars and operands
+/// of other kinds (Python then computes `a = a op b`).
+py::object apply_inplace(binary_op op, py::handle self, py::handle other);
 /// `a @ b`; NotImplemented for operands of other kinds.
 py::object apply_matmul(py::handle a, py::handle b);
 /// `op(v)` for a scalar or tensor value; a scalar result for a scalar argument.
@@ -215,6 +234,8 @@ void bind_qvalue(py::module_& m);
 void bind_buffer(py::module_& m);
 void bind_functions(py::module_& m);
 void bind_operators(py::module_& m);
+/// Sets qvalue's number slots to the operators' functions (Note [number slots]).
+void install_number_slots(py::handle cls);
 void bind_module_ops(py::module_& m);
 void bind_qvalue_methods(py::module_& m);
 void bind_dlpack(py::module_& m);

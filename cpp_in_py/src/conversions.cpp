@@ -159,6 +159,18 @@ bool is_qvalue(py::handle obj) {
     return PyObject_TypeCheck(obj.ptr(), t) != 0;
 }
 
+const value* qvalue_ptr(py::handle obj) {
+    if (!is_qvalue(obj)) return nullptr;
+    // Note [qvalue fast load]: a qvalue instance has pybind11's simple layout (one C++ type, one
+    // holder), whose first slot is the value's address once constructed; reading it skips the
+    // type-registry lookups of a cast, which every operator did for each operand. A qvalue
+    // still being constructed, or any other layout, takes pybind11's cast (which raises).
+    const auto* inst = reinterpret_cast<const py::detail::instance*>(obj.ptr());
+    if (inst->simple_layout && inst->simple_holder_constructed && inst->simple_value_holder[0])
+        return static_cast<const value*>(inst->simple_value_holder[0]);
+    return &obj.cast<const value&>();
+}
+
 bool is_numpy_scalar(py::handle obj) {
     PyObject* o = obj.ptr();
     if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o) || PyComplex_CheckExact(o))

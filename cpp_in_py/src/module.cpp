@@ -198,6 +198,7 @@ PYBIND11_MODULE(_isthmus, m) {
     bind_dlpack(m);
     bind_plugins(m);
     bind_placement(m);
+    install_number_slots(m.attr("qvalue")); // after every binder: Note [number slots]
 
     m.def(
         "cuda_available", [] { return cuda::available(); },

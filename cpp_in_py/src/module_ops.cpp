@@ -201,11 +201,11 @@ py::object where_function(py::handle cond, py::handle a, py::handle b) {
         if (x.is_scalar && y.is_scalar)
             r = where(c, x.s, y.s);
         else if (x.is_scalar)
-            r = where(c, x.s, y.t);
+            r = where(c, x.s, y.t());
         else if (y.is_scalar)
-            r = where(c, x.t, y.s);
+            r = where(c, x.t(), y.s);
         else
-            r = where(c, x.t, y.t);
+            r = where(c, x.t(), y.t());
     }
     return tensor_result(std::move(r));
 }

@@ -21,15 +21,15 @@ namespace isthmus::pymod {
 // without a copy where possible (asvalue); lists convert as value() does. Anything else gives
 // NotImplemented, so Python tries the other operand's reflected method or raises TypeError.
 bool to_operand(py::handle obj, operand& out) {
-    if (is_qvalue(obj)) {
-        const value& v = obj.cast<const value&>();
+    if (const value* p = qvalue_ptr(obj)) {
+        const value& v = *p;
         if (v.is_scalar()) {
             out.is_scalar = true;
             out.s = v.as_scalar();
             return true;
         }
         if (!v.is_tensor()) return false;
-        out.t = v.as_tensor();
+        out.borrow(v.as_tensor());
         return true;
     }
     PyObject* o = obj.ptr();
@@ -40,21 +40,21 @@ bool to_operand(py::handle obj, operand& out) {
         return true;
     }
     if (is_py_number(obj)) { // a NumPy scalar: strong
-        out.t = scalar_from_py(obj, std::nullopt).to_tensor();
+        out.set(scalar_from_py(obj, std::nullopt).to_tensor());
         return true;
     }
     if (py::isinstance<py::array>(obj)) {
-        out.t = tensor_from_array(obj, copy_policy::if_needed);
+        out.set(tensor_from_array(obj, copy_policy::if_needed));
         return true;
     }
     if (is_dlpack_producer(obj)) { // torch tensors and the like
-        out.t = tensor_from_dlpack(obj, copy_policy::if_needed);
+        out.set(tensor_from_dlpack(obj, copy_policy::if_needed));
         return true;
     }
     if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
         value v = value_from_py(obj, std::nullopt);
         if (!v.is_tensor()) return false;
-        out.t = v.as_tensor();
+        out.borrow(v.as_tensor());
         return true;
     }
     return false;
@@ -97,9 +97,9 @@ private:
 
 bool small_binary(const operand& x, const operand& y) {
     if (x.is_scalar && y.is_scalar) return true;
-    if (x.is_scalar) return y.t.numel() < keep_gil_below;
-    if (y.is_scalar) return x.t.numel() < keep_gil_below;
-    return x.t.shape() == y.t.shape() && x.t.numel() < keep_gil_below;
+    if (x.is_scalar) return y.t().numel() < keep_gil_below;
+    if (y.is_scalar) return x.t().numel() < keep_gil_below;
+    return x.t().shape() == y.t().shape() && x.t().numel() < keep_gil_below;
 }
 
 // require_init, without building the op's name unless it has to raise.
@@ -128,29 +128,31 @@ py::object apply_binary(binary_op op, py::handle a, py::handle b) {
         if (x.is_scalar && y.is_scalar)
             r = binary(op, x.s.to_tensor(), y.s.to_tensor());
         else if (x.is_scalar)
-            r = binary(op, x.s, y.t);
+            r = binary(op, x.s, y.t());
         else if (y.is_scalar)
-            r = binary(op, x.t, y.s);
+            r = binary(op, x.t(), y.s);
         else
-            r = binary(op, x.t, y.t);
+            r = binary(op, x.t(), y.t());
     }
     return wrap_result(std::move(r), x.is_scalar && y.is_scalar);
 }
 
 py::object apply_inplace(binary_op op, py::handle self, py::handle other) {
     require_init_op(name(op));
-    const value& v = self.cast<const value&>();
+    const value* p = qvalue_ptr(self);
+    if (!p) return not_implemented();
+    const value& v = *p;
     if (!v.is_tensor()) return not_implemented(); // scalars: Python falls back to a = a op b
     operand y;
     if (!to_operand(other, y)) return not_implemented();
     {
         operand x;
-        x.t = v.as_tensor();
+        x.borrow(v.as_tensor());
         op_section nogil(small_binary(x, y));
         if (y.is_scalar)
             binary_inplace(op, v.as_tensor(), y.s);
         else
-            binary_inplace(op, v.as_tensor(), y.t);
+            binary_inplace(op, v.as_tensor(), y.t());
     }
     return py::reinterpret_borrow<py::object>(self);
 }
@@ -159,8 +161,8 @@ py::object apply_matmul(py::handle a, py::handle b) {
     require_init("matmul");
     operand x, y;
     if (!to_operand(a, x) || !to_operand(b, y)) return not_implemented();
-    const tensor ta = x.is_scalar ? x.s.to_tensor() : x.t;
-    const tensor tb = y.is_scalar ? y.s.to_tensor() : y.t;
+    const tensor ta = x.is_scalar ? x.s.to_tensor() : x.t();
+    const tensor tb = y.is_scalar ? y.s.to_tensor() : y.t();
     tensor r;
     {
         native_section nogil;
