@@ -86,8 +86,8 @@ tensor complex_values(dtype dt, unsigned seed) {
     const double inf = std::numeric_limits<double>::infinity();
     const bool single = dt == dtype::complex64;
     const double big = single ? 1e30 : 1e300, tiny = single ? 1e-30 : 1e-300;
-    const std::vector<double> parts = {0.0,  -0.0, 1.0,  -1.0, 0.5,  -0.5, 2.0,         -2.0,
-                                       tiny, big,  -big, 30.0, inf,  -inf, std::nan("")};
+    const std::vector<double> parts = {0.0,  -0.0, 1.0,  -1.0, 0.5, -0.5, 2.0,         -2.0,
+                                       tiny, big,  -big, 30.0, inf, -inf, std::nan("")};
     std::vector<complex128_t> v;
     for (double re : parts)
         for (double im : parts) v.emplace_back(re, im);
@@ -175,12 +175,12 @@ void check_binary(dtype dt) {
             a = complex_values(dt, 1);
             std::vector<complex128_t> e;
             const std::vector<complex128_t> exps = {
-                {2, 0}, {-2, 0}, {3, -0.0}, {-1, 0}, {0, 0},  {0.5, 0},  {2.5, 0},
-                {-1.5, 0}, {1, 1}, {0, -1}, {99, 0}, {100, 0}, {-7, 0}, {1.5, -0.5}};
+                {2, 0},    {-2, 0}, {3, -0.0}, {-1, 0}, {0, 0},   {0.5, 0}, {2.5, 0},
+                {-1.5, 0}, {1, 1},  {0, -1},   {99, 0}, {100, 0}, {-7, 0},  {1.5, -0.5}};
             const auto shuffled = raw<complex128_t>(complex_values(dtype::complex128, 2));
             for (size_t i = 0; i < shuffled.size(); ++i)
                 e.push_back(OP == k::bop::pow && i % 3 != 0 ? exps[i % exps.size()]
-                                                              : shuffled[(i * 37) % shuffled.size()]);
+                                                            : shuffled[(i * 37) % shuffled.size()]);
             b = tensor::from_vector(e).to(dt);
         }
         tensor ref;
@@ -280,10 +280,10 @@ void check_unary(unary_op op, dtype dt) {
                            op == unary_op::logical_not || op == unary_op::bit_not ||
                            op == unary_op::conj || op == unary_op::isnan || op == unary_op::isinf ||
                            op == unary_op::isfinite || (!k::is_cplx(K) && op == unary_op::abs);
-        const double tol = exact                                                ? 0
-                           : dt == dtype::float16 || dt == dtype::bfloat16      ? 1e-2
-                           : dt == dtype::complex128 && k::complex_math(OP)     ? 1e-12
-                                                                                : 1e-6;
+        const double tol = exact                                            ? 0
+                           : dt == dtype::float16 || dt == dtype::bfloat16  ? 1e-2
+                           : dt == dtype::complex128 && k::complex_math(OP) ? 1e-12
+                                                                            : 1e-6;
         check_values(from_raw<RK>(out, ref.dtype()), ref, tol, what);
     }
 }
@@ -509,7 +509,8 @@ constexpr int block_threads = 256; // reduce.cu's block
 template <class A, class F>
 A tree(std::vector<A> v, F c) {
     for (int s = block_threads / 2; s > 0; s >>= 1)
-        for (int t = 0; t < s; ++t) v[static_cast<size_t>(t)] = c(v[t], v[static_cast<size_t>(t + s)]);
+        for (int t = 0; t < s; ++t)
+            v[static_cast<size_t>(t)] = c(v[t], v[static_cast<size_t>(t + s)]);
     return v[0];
 }
 
@@ -518,7 +519,7 @@ A tree(std::vector<A> v, F c) {
 // combine the same way.
 template <k::rop OP, k::kdt I>
 k::storage_t<k::acc_kdt(OP, I)> row_like_kernel(const k::storage_t<I>* p, int64_t cols,
-                                                 int64_t chunks) {
+                                                int64_t chunks) {
     using A = k::storage_t<k::acc_kdt(OP, I)>;
     const k::combine<OP, I> c;
     const int64_t per = (cols + chunks - 1) / chunks;
@@ -548,13 +549,15 @@ void check_reduce_to(const tensor& x2, const tensor& ref, int64_t chunks, const 
     std::vector<k::storage_t<O>> out(static_cast<size_t>(rows));
     const k::combine<OP, I> c;
     for (int64_t r = 0; r < rows; ++r)
-        out[static_cast<size_t>(r)] = c.template result<O>(
-            row_like_kernel<OP, I>(x.data() + r * cols, cols, chunks), cols);
+        out[static_cast<size_t>(r)] =
+            c.template result<O>(row_like_kernel<OP, I>(x.data() + r * cols, cols, chunks), cols);
     // sums in double (complex128) on both sides in different orders
     const dtype dt = ref.dtype();
-    const double tol = is_floating(dt) || is_complex(dt)
-                           ? (itemsize(dt) <= 2 ? 1e-2 : (dt == dtype::float32 || dt == dtype::complex64 ? 1e-6 : 1e-12))
-                           : 0;
+    const double tol =
+        is_floating(dt) || is_complex(dt)
+            ? (itemsize(dt) <= 2 ? 1e-2
+                                 : (dt == dtype::float32 || dt == dtype::complex64 ? 1e-6 : 1e-12))
+            : 0;
     check_values(from_raw<O>(out, dt), ref, tol, what + " (" + std::to_string(chunks) + " chunks)");
 }
 
@@ -593,7 +596,8 @@ std::vector<int64_t> arg_like_kernel(const tensor& x2) {
 // Rows with many ties: parts rounded to multiples of 2 (NaN and infinities stay).
 tensor with_ties(dtype dt, int64_t rows, int64_t cols, unsigned seed) {
     const tensor v = values(dt, rows * cols, seed);
-    if (is_bool(dt) || is_integer(dt)) return floor_div(v, scalar(int64_t{8})).to(dt).view({rows, cols});
+    if (is_bool(dt) || is_integer(dt))
+        return floor_div(v, scalar(int64_t{8})).to(dt).view({rows, cols});
     auto c = raw<complex128_t>(v.to(dtype::complex128));
     for (auto& z : c) z = complex128_t(std::floor(z.real() / 2), std::floor(z.imag() / 2));
     tensor t = tensor::from_vector(c).to(dt);
@@ -606,9 +610,10 @@ void check_reductions(dtype dt) {
     const std::string n = std::string(name(dt));
     const tensor x = values(dt, rows * cols, 11).view({rows, cols});
     // products of values near 1 (neither overflow nor vanish), except for integers (wrap)
-    const tensor px = is_floating(dt) || is_complex(dt)
-                          ? add(mul(values(dt, rows * cols, 12), 0.01), 1.0).to(dt).view({rows, cols})
-                          : x;
+    const tensor px =
+        is_floating(dt) || is_complex(dt)
+            ? add(mul(values(dt, rows * cols, 12), 0.01), 1.0).to(dt).view({rows, cols})
+            : x;
     check_reduce<k::rop::sum, I>(x, sum(x, {1}), "sum " + n);
     check_reduce<k::rop::mean, I>(x, mean(x, {1}), "mean " + n);
     check_reduce<k::rop::prod, I>(px, prod(px, {1}), "prod " + n);
@@ -622,6 +627,9 @@ void check_reductions(dtype dt) {
     check_reduce<k::rop::min, I>(fin, min(fin, {1}), "min (finite rows) " + n);
     check_reduce<k::rop::max, I>(fin, max(fin, {1}), "max (finite rows) " + n);
     const tensor t = with_ties(dt, 4, 700, 13);
+    INFO("argmin/argmax with ties, ", n);
+    check_reduce<k::rop::min, I>(t, min(t, {1}), "min with ties " + n);
+    check_reduce<k::rop::max, I>(t, max(t, {1}), "max with ties " + n);
     CHECK(arg_like_kernel<false, I>(t) == argmin(t, 1).template to_vector<int64_t>());
     CHECK(arg_like_kernel<true, I>(t) == argmax(t, 1).template to_vector<int64_t>());
     const tensor tf = t.slice(0, 1, 4).contiguous(); // no NaN: the extremes and their ties
@@ -638,7 +646,10 @@ void check_gemm(dtype dt) {
     // (floats: without the special values, whose NaN/inf outcome depends on BLAS's order)
     const int64_t skip = is_floating(dt) || is_complex(dt) ? 7 : 0;
     auto draw = [&](int64_t r, int64_t c, unsigned seed) {
-        return values(dt, r * c + skip, seed).slice(0, skip, r * c + skip).contiguous().view({r, c});
+        return values(dt, r * c + skip, seed)
+            .slice(0, skip, r * c + skip)
+            .contiguous()
+            .view({r, c});
     };
     const tensor a2 = draw(m, kk, 21), b = draw(kk, n, 22);
     const int64_t m2 = m;
@@ -653,9 +664,11 @@ void check_gemm(dtype dt) {
             out[static_cast<size_t>(i * n + j)] = k::gemm_store<K>(acc);
         }
     // floats: BLAS sums in another order (half types: float32 both sides, rounded once)
-    const double tol = is_floating(dt) || is_complex(dt)
-                           ? (itemsize(dt) <= 2 ? 1e-2 : (dt == dtype::float32 || dt == dtype::complex64 ? 1e-5 : 1e-12))
-                           : 0;
+    const double tol =
+        is_floating(dt) || is_complex(dt)
+            ? (itemsize(dt) <= 2 ? 1e-2
+                                 : (dt == dtype::float32 || dt == dtype::complex64 ? 1e-5 : 1e-12))
+            : 0;
     check_values(from_raw<K>(out, dt).view({m2, n}), matmul(a2, b), tol,
                  "matmul " + std::string(name(dt)));
 }

@@ -273,9 +273,9 @@ void cuda_compute::reduce(backend::reduce_kind kind, int64_t rows, int64_t cols,
     if (rows == 0) return;
     dev_.activate();
     const int64_t chunks = cudak::reduce_chunks(kernel_reduce(kind), rows, cols);
-    void* scratch =
-        chunks > 1 ? dev_.scratch(static_cast<size_t>(rows * chunks * cudak::reduce_acc_bytes))
-                   : nullptr;
+    void* scratch = chunks > 1
+                        ? dev_.scratch(static_cast<size_t>(rows * chunks * cudak::reduce_acc_bytes))
+                        : nullptr;
     try {
         cudak::launch_reduce(dev_.stream(), kernel_reduce(kind), kernel_type(in_dt),
                              kernel_type(out_dt), rows, cols, in, out, scratch);
