@@ -392,8 +392,10 @@ TEST_CASE("cuda ops: reductions over axes, per dtype" * doctest::skip(!cuda::ava
     both([&] { return prod(add(mul(bigc, 1e-4), 1.0), {1}); }, "prod of 1M complex64 rows", 1e-5);
     // complex min/max: lexicographic, NaN (in either part) wins
     tensor mc = random_tensor(dtype::complex128, {5, 301}, 28);
-    mc.select(0, 1).select(0, 40).fill(scalar(complex128_t(std::nan(""), 1.0)));
-    mc.select(0, 3).select(0, 200).fill(scalar(complex128_t(2.0, std::nan(""))));
+    mc.select(0, 1).select(0, 40).copy_from(
+        full({}, scalar(complex128_t(std::nan(""), 1.0)), dtype::complex128, MEMRESOURCE_CPU));
+    mc.select(0, 3).select(0, 200).copy_from(
+        full({}, scalar(complex128_t(2.0, std::nan(""))), dtype::complex128, MEMRESOURCE_CPU));
     both([&] { return max(mc, {1}); }, "max of complex128 with NaN", 0);
     both([&] { return min(mc, {1}); }, "min of complex128 with NaN", 0);
     set_default_resource(MEMRESOURCE_CPU);
@@ -437,8 +439,10 @@ TEST_CASE("cuda ops: complex argmin/argmax, lexicographic with ties and NaN" *
             both([&] { return argmin(t, axis); }, "argmin axis " + std::to_string(axis));
         }
         both([&] { return argmax(t.permute({1, 2, 0})); }, "flat argmax strided " + name_of(dt));
-        t.select(0, 2).select(0, 5).fill(scalar(complex128_t(1.0, std::nan(""))));
-        t.select(0, 2).select(0, 9).fill(scalar(complex128_t(std::nan(""), 0.0)));
+        t.select(0, 2).select(0, 5).copy_from(
+            full({}, scalar(complex128_t(1.0, std::nan(""))), dtype::complex128, MEMRESOURCE_CPU));
+        t.select(0, 2).select(0, 9).copy_from(
+            full({}, scalar(complex128_t(std::nan(""), 0.0)), dtype::complex128, MEMRESOURCE_CPU));
         both([&] { return argmin(t, 1); }, "argmin with NaN " + name_of(dt));
         both([&] { return argmax(t); }, "flat argmax with NaN " + name_of(dt));
     }
