@@ -188,7 +188,7 @@ TEST_CASE("cuda ops: binary elementwise on every dtype, broadcast, strided, scal
                 int_pow ? abs(random_tensor(dt, {4, 5, 6}, 1)) : random_tensor(dt, {4, 5, 6}, 1);
             const tensor b =
                 int_pow ? abs(random_tensor(dt, {5, 1}, 2)) : random_tensor(dt, {5, 1}, 2);
-            const bool dev = !(is_complex(dt) && op == binary_op::pow); // complex pow: CPU
+            const bool dev = true; // every op the CPU has for a dtype runs on the GPU
             both([&] { return binary(op, a, b); }, what + " (broadcast)", -1, dev);
             both(
                 [&] {
@@ -231,10 +231,7 @@ TEST_CASE("cuda ops: unary elementwise on every dtype" * doctest::skip(!cuda::av
         for (unary_op op : every_unary) {
             if (!supported(op, dt)) continue;
             const std::string what = std::string(name(op)) + " on " + name_of(dt);
-            // complex math (exp, sqrt, sign, isnan, ...) stays on the CPU (docs/cuda.md)
-            const bool dev = !is_complex(dt) || op == unary_op::neg || op == unary_op::abs ||
-                             op == unary_op::square || op == unary_op::conj ||
-                             op == unary_op::logical_not;
+            const bool dev = true; // complex math included (elementwise_cmath.cu)
             const tensor a = random_tensor(dt, {6, 33}, 7, 1.5);
             both([&] { return unary(op, a); }, what, -1, dev);
             both([&] { return unary(op, a.t()); }, what + " (strided)", -1, dev);
@@ -245,6 +242,49 @@ TEST_CASE("cuda ops: unary elementwise on every dtype" * doctest::skip(!cuda::av
                 },
                 what + " (empty)", -1, dev);
         }
+    set_default_resource(MEMRESOURCE_CPU);
+}
+
+// Every pair of special parts (signed zeros, +-1, +-2 past the branch points, infinities,
+// NaN, huge parts whose products overflow) as a (15, 15) complex tensor.
+tensor complex_specials(dtype dt) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const double big = dt == dtype::complex64 ? 1e30 : 1e300;
+    const std::vector<double> parts = {0.0,  -0.0, 1.0,  -1.0, 0.5, -0.5, 2.0,         -2.0,
+                                       1e-3, big,  -big, 30.0, inf, -inf, std::nan("")};
+    std::vector<complex128_t> v;
+    for (double re : parts)
+        for (double im : parts) v.emplace_back(re, im);
+    return tensor::from_vector(v, {15, 15}).to(dt);
+}
+
+TEST_CASE("cuda ops: complex math, pow and division at special values and branch cuts" *
+          doctest::skip(!cuda::available())) {
+    cuda::init(0);
+    for (dtype dt : {dtype::complex64, dtype::complex128}) {
+        const tensor z = complex_specials(dt);
+        for (unary_op op : every_unary) {
+            if (!supported(op, dt)) continue;
+            const std::string what = std::string(name(op)) + " at special values, " + name_of(dt);
+            // CUDA's libm differs from glibc by an ulp or two: complex64 at float tolerance
+            both([&] { return unary(op, z); }, what, dt == dtype::complex64 ? 1e-5 : 1e-12);
+            both([&] { return unary(op, z.t()); }, what + " (strided)",
+                 dt == dtype::complex64 ? 1e-5 : 1e-12);
+        }
+        // exponents through the CPU's integer-power path (|n| < 100) and through exp(b log a)
+        const std::vector<complex128_t> exps = {{2, 0},     {-2, 0}, {3, -0.0}, {0, 0},  {0.5, 0},
+                                                {-1.5, 0},  {1, 1},  {0, -1},   {99, 0}, {100, 0},
+                                                {1.5, -.5}, {-7, 0}, {2.5, 0},  {1, 0},  {-1, 0}};
+        const tensor e = tensor::from_vector(exps, {15}).to(dt);
+        both([&] { return binary(binary_op::pow, z, e); }, "pow at special values " + name_of(dt),
+             dt == dtype::complex64 ? 1e-4 : 1e-11);
+        both([&] { return binary(binary_op::pow, z.t(), z); }, "pow of specials " + name_of(dt),
+             dt == dtype::complex64 ? 1e-4 : 1e-11);
+        both([&] { return binary(binary_op::div, z, z.t()); }, "div of specials " + name_of(dt));
+        both([&] { return binary(binary_op::mul, z, z.t()); }, "mul of specials " + name_of(dt));
+        both([&] { return binary(binary_op::pow, z, scalar(complex128_t(2, 0))); },
+             "pow by a scalar " + name_of(dt));
+    }
     set_default_resource(MEMRESOURCE_CPU);
 }
 
@@ -315,17 +355,19 @@ TEST_CASE("cuda ops: reductions over axes, per dtype" * doctest::skip(!cuda::ava
     const std::vector<std::pair<const char*, R>> reds = {
         {"sum", &sum}, {"prod", &prod}, {"mean", &mean}, {"min", &min},
         {"max", &max}, {"any", &any},   {"all", &all}};
-    for (dtype dt : {dtype::bool_, dtype::int8, dtype::uint16, dtype::int32, dtype::int64,
-                     dtype::float16, dtype::bfloat16, dtype::float32, dtype::float64}) {
+    for (dtype dt :
+         {dtype::bool_, dtype::int8, dtype::uint16, dtype::int32, dtype::int64, dtype::float16,
+          dtype::bfloat16, dtype::float32, dtype::float64, dtype::complex64, dtype::complex128}) {
         tensor x = random_tensor(dt, {7, 130, 3}, 14);
         for (const auto& [label, fn] : reds) {
             // products of floats stay near 1, so that they neither overflow nor vanish
-            const tensor in = std::string(label) == "prod" && is_floating(dt)
+            const bool inexact = is_floating(dt) || is_complex(dt);
+            const tensor in = std::string(label) == "prod" && inexact
                                   ? add(mul(random_tensor(dt, {7, 130, 3}, 15), 0.01), 1.0)
                                   : x;
             const std::string what = std::string(label) + " on " + name_of(dt);
             // sums in double on both sides: float results agree to a float32 rounding
-            const double tol = is_floating(dt) ? tolerance(dt) * 4 : 0;
+            const double tol = inexact ? tolerance(dt) * 4 : 0;
             both([&] { return fn(in, {}, false); }, what + " (all axes)", tol);
             both([&] { return fn(in, {1}, false); }, what + " (axis 1)", tol);
             both([&] { return fn(in, {0, 2}, true); }, what + " (axes 0, 2, keepdims)", tol);
@@ -342,6 +384,20 @@ TEST_CASE("cuda ops: reductions over axes, per dtype" * doctest::skip(!cuda::ava
     const tensor big = random_tensor(dtype::float32, {3000001}, 17);
     both([&] { return sum(big); }, "sum of 3M float32", 1e-6);
     both([&] { return prod(add(mul(big, 1e-4), 1.0)); }, "prod of 3M float32", 1e-5);
+    // complex: 16-byte partials in the scratch of a many-chunk row
+    const tensor bigc = random_tensor(dtype::complex64, {2, 1000003}, 27);
+    both([&] { return sum(bigc, {1}); }, "sum of 1M complex64 rows", 1e-6);
+    both([&] { return mean(bigc.to(dtype::complex128), {1}); }, "mean of 1M complex128 rows",
+         1e-12);
+    both([&] { return prod(add(mul(bigc, 1e-4), 1.0), {1}); }, "prod of 1M complex64 rows", 1e-5);
+    // complex min/max: lexicographic, NaN (in either part) wins
+    tensor mc = random_tensor(dtype::complex128, {5, 301}, 28);
+    mc.select(0, 1).select(0, 40).copy_from(
+        full({}, scalar(complex128_t(std::nan(""), 1.0)), dtype::complex128, MEMRESOURCE_CPU));
+    mc.select(0, 3).select(0, 200).copy_from(
+        full({}, scalar(complex128_t(2.0, std::nan(""))), dtype::complex128, MEMRESOURCE_CPU));
+    both([&] { return max(mc, {1}); }, "max of complex128 with NaN", 0);
+    both([&] { return min(mc, {1}); }, "min of complex128 with NaN", 0);
     set_default_resource(MEMRESOURCE_CPU);
 }
 
@@ -370,6 +426,29 @@ TEST_CASE("cuda ops: argmin/argmax take the first extreme, NaN wins" *
     set_default_resource(MEMRESOURCE_CPU);
 }
 
+TEST_CASE("cuda ops: complex argmin/argmax, lexicographic with ties and NaN" *
+          doctest::skip(!cuda::available())) {
+    cuda::init(0);
+    for (dtype dt : {dtype::complex64, dtype::complex128}) {
+        // few distinct real and imaginary parts: ties in both
+        const tensor re = floor_div(random_tensor(dtype::float64, {9, 40, 3}, 29), 3.0);
+        const tensor im = floor_div(random_tensor(dtype::float64, {9, 40, 3}, 30), 3.0);
+        tensor t = add(re.to(dt), mul(im.to(dt), scalar(complex128_t(0, 1))));
+        for (int64_t axis : {0, 1, 2}) {
+            both([&] { return argmax(t, axis); }, "argmax axis " + std::to_string(axis));
+            both([&] { return argmin(t, axis); }, "argmin axis " + std::to_string(axis));
+        }
+        both([&] { return argmax(t.permute({1, 2, 0})); }, "flat argmax strided " + name_of(dt));
+        t.select(0, 2).select(0, 5).copy_from(
+            full({}, scalar(complex128_t(1.0, std::nan(""))), dtype::complex128, MEMRESOURCE_CPU));
+        t.select(0, 2).select(0, 9).copy_from(
+            full({}, scalar(complex128_t(std::nan(""), 0.0)), dtype::complex128, MEMRESOURCE_CPU));
+        both([&] { return argmin(t, 1); }, "argmin with NaN " + name_of(dt));
+        both([&] { return argmax(t); }, "flat argmax with NaN " + name_of(dt));
+    }
+    set_default_resource(MEMRESOURCE_CPU);
+}
+
 TEST_CASE("cuda ops: var and std" * doctest::skip(!cuda::available())) {
     cuda::init(0);
     for (dtype dt : {dtype::int32, dtype::float16, dtype::float32, dtype::float64}) {
@@ -387,6 +466,18 @@ TEST_CASE("cuda ops: var and std" * doctest::skip(!cuda::available())) {
                 },
                 "std strided " + what, dt == dtype::float16 ? 2e-3 : tol);
         }
+    }
+    // complex: a real result; the mean runs on the GPU, the squared deviations on the host
+    // (Note [variance] in core/src/ops/reduce.cpp), so only the values are compared
+    for (dtype dt : {dtype::complex64, dtype::complex128}) {
+        const tensor x = random_tensor(dt, {11, 50, 4}, 31);
+        const double tol = dt == dtype::complex128 ? 1e-12 : 2e-5;
+        both([&] { return var(x, {1}, false, 1); }, "var " + name_of(dt), tol, false);
+        both(
+            [&] {
+                return std_(x.permute({2, 0, 1}), {0, 2}, true, 0);
+            },
+            "std " + name_of(dt), tol, false);
     }
     set_default_resource(MEMRESOURCE_CPU);
 }
@@ -410,6 +501,43 @@ TEST_CASE("cuda ops: matmul for float, half and complex dtypes" *
         both([&] { return matmul(b.t(), random_tensor(dt, {50}, 22, 1.0)); },
              "matrix @ vector " + name_of(dt), tol);
     }
+    set_default_resource(MEMRESOURCE_CPU);
+}
+
+TEST_CASE("cuda ops: matmul for integers and bool wraps as the CPU's" *
+          doctest::skip(!cuda::available())) {
+    cuda::init(0);
+    for (dtype dt : {dtype::bool_, dtype::int8, dtype::uint8, dtype::int16, dtype::uint16,
+                     dtype::int32, dtype::uint32, dtype::int64, dtype::uint64}) {
+        const std::string what = "matmul " + name_of(dt);
+        // values up to 50 and k = 50: 8- and 16-bit sums overflow and wrap
+        const tensor a = random_tensor(dt, {3, 37, 50}, 32), b = random_tensor(dt, {50, 29}, 33);
+        both([&] { return matmul(a, b); }, what, 0);
+        both([&] { return matmul(a.select(0, 1).t(), a.select(0, 2)); }, what + " (transposed)", 0);
+        both([&] { return matmul(b.t(), random_tensor(dt, {50}, 34)); }, what + " (vector)", 0);
+        both(
+            [&] {
+                return matmul(random_tensor(dt, {2, 1, 70, 20}, 35),
+                              random_tensor(dt, {3, 20, 33}, 36));
+            },
+            what + " (batch broadcast)", 0);
+        both(
+            [&] {
+                return matmul(random_tensor(dt, {4, 0}, 37), random_tensor(dt, {0, 5}, 38));
+            },
+            what + " (k = 0)", 0);
+        both(
+            [&] {
+                return matmul(random_tensor(dt, {0, 3}, 39), random_tensor(dt, {3, 5}, 40));
+            },
+            what + " (empty)", 0);
+    }
+    // extremes: INT64_MIN * -1 and uint64 products past 2^64 wrap
+    const tensor ext =
+        tensor::from_vector(std::vector<int64_t>{INT64_MIN, -1, INT64_MAX, 3}, {2, 2});
+    both([&] { return matmul(ext, ext); }, "matmul int64 extremes", 0);
+    both([&] { return matmul(ext.to(dtype::uint64), ext.t().to(dtype::uint64)); },
+         "matmul uint64 extremes", 0);
     set_default_resource(MEMRESOURCE_CPU);
 }
 

@@ -2,14 +2,17 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
-#include "cuda/elementwise_ops.cuh"
+#include "cuda/elementwise_cmath.cuh"
+#include "cuda/gemm.cuh"
 #include "cuda/random.cuh"
+#include "cuda/reduce.cuh"
 
 #include <isthmus/error.hpp>
 #include <isthmus/ops.hpp>
 #include <isthmus/tensor.hpp>
 
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -73,6 +76,25 @@ tensor values(dtype dt, int64_t n, unsigned seed) {
         }
     }
     return t;
+}
+
+// Complex values for the complex functions: every pair of special parts (signed zeros, +-1,
+// +-2 (past the branch points of asin/acos/atan/log), halves, tiny and huge magnitudes that
+// overflow products, +-inf, NaN), so that every branch cut is met from both sides, then random
+// ones.
+tensor complex_values(dtype dt, unsigned seed) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const bool single = dt == dtype::complex64;
+    const double big = single ? 1e30 : 1e300, tiny = single ? 1e-30 : 1e-300;
+    const std::vector<double> parts = {0.0,  -0.0, 1.0,  -1.0, 0.5, -0.5, 2.0,         -2.0,
+                                       tiny, big,  -big, 30.0, inf, -inf, std::nan("")};
+    std::vector<complex128_t> v;
+    for (double re : parts)
+        for (double im : parts) v.emplace_back(re, im);
+    std::mt19937 g(seed);
+    std::normal_distribution<double> d(0.0, 3.0);
+    for (int i = 0; i < 64; ++i) v.emplace_back(d(g), d(g));
+    return tensor::from_vector(v).to(dt);
 }
 
 template <class T>
@@ -147,6 +169,20 @@ void check_binary(dtype dt) {
         const std::string what = std::string(name(op)) + " on " + std::string(name(dt));
         tensor a = values(dt, 64, 1), b = values(dt, 64, 2);
         if (OP == k::bop::pow && k::is_int(K)) b = mod(b, 8); // exponents in [0, 8)
+        if constexpr (k::is_cplx(K)) {
+            // every special pair against a shuffled copy, and (for pow) against exponents that
+            // take the CPU's integer-power path or not
+            a = complex_values(dt, 1);
+            std::vector<complex128_t> e;
+            const std::vector<complex128_t> exps = {
+                {2, 0},    {-2, 0}, {3, -0.0}, {-1, 0}, {0, 0},   {0.5, 0}, {2.5, 0},
+                {-1.5, 0}, {1, 1},  {0, -1},   {99, 0}, {100, 0}, {-7, 0},  {1.5, -0.5}};
+            const auto shuffled = raw<complex128_t>(complex_values(dtype::complex128, 2));
+            for (size_t i = 0; i < shuffled.size(); ++i)
+                e.push_back(OP == k::bop::pow && i % 3 != 0 ? exps[i % exps.size()]
+                                                            : shuffled[(i * 37) % shuffled.size()]);
+            b = tensor::from_vector(e).to(dt);
+        }
         tensor ref;
         try {
             ref = binary(op, a, b);
@@ -178,6 +214,7 @@ void check_binary(dtype dt) {
         double tol = 0;
         if (OP == k::bop::pow || OP == k::bop::atan2 || (OP == k::bop::div && k::is_cplx(K)))
             tol = dt == dtype::float16 || dt == dtype::bfloat16 ? 1e-2 : 1e-6;
+        if (OP == k::bop::pow && K == k::kdt::c128) tol = 1e-12;
         check_values(got, ref, tol, what);
     }
 }
@@ -218,7 +255,7 @@ template <k::uop OP, k::kdt K>
 void check_unary(unary_op op, dtype dt) {
     if constexpr (k::unary_ok(OP, K)) {
         const std::string what = std::string(name(op)) + " on " + std::string(name(dt));
-        const tensor a = values(dt, 64, 3);
+        const tensor a = k::is_cplx(K) ? complex_values(dt, 3) : values(dt, 64, 3);
         tensor ref;
         try {
             ref = unary(op, a);
@@ -243,8 +280,10 @@ void check_unary(unary_op op, dtype dt) {
                            op == unary_op::logical_not || op == unary_op::bit_not ||
                            op == unary_op::conj || op == unary_op::isnan || op == unary_op::isinf ||
                            op == unary_op::isfinite || (!k::is_cplx(K) && op == unary_op::abs);
-        const double tol =
-            exact ? 0 : (dt == dtype::float16 || dt == dtype::bfloat16 ? 1e-2 : 1e-6);
+        const double tol = exact                                            ? 0
+                           : dt == dtype::float16 || dt == dtype::bfloat16  ? 1e-2
+                           : dt == dtype::complex128 && k::complex_math(OP) ? 1e-12
+                                                                            : 1e-6;
         check_values(from_raw<RK>(out, ref.dtype()), ref, tol, what);
     }
 }
@@ -333,10 +372,54 @@ TEST_CASE("cuda kernels on the host: every op the CPU has for a dtype has a GPU 
                 op != k::bop::logical_xor && op != k::bop::bit_and && op != k::bop::bit_or &&
                 op != k::bop::bit_xor)
                 continue; // bool add/mul/max/min run as logical ops
-            if (op == k::bop::pow && is_complex(dt)) continue; // complex pow stays on the CPU
             INFO(name(op_of(op)), " on ", name(dt));
             CHECK(k::binary_ok(op, kernel_type(dt)));
         }
+    }
+}
+
+TEST_CASE("cuda kernels on the host: every unary op the CPU has for a float or complex dtype has a "
+          "GPU kernel") {
+    for (dtype dt : every_dtype) {
+        if (!is_floating(dt) && !is_complex(dt)) continue;
+#define ISTHMUS_OP(X)                                                                              \
+    try {                                                                                          \
+        (void)result_type(unary_op::X, dt);                                                        \
+        INFO(name(unary_op::X), " on ", name(dt));                                                 \
+        if (unary_op::X != unary_op::conj || is_complex(dt)) /* conj of a real: a copy */          \
+            CHECK(k::unary_ok(k::uop::X, kernel_type(dt)));                                        \
+    } catch (const type_error&) {                                                                  \
+    }
+        ISTHMUS_OP(neg)
+        ISTHMUS_OP(abs)
+        ISTHMUS_OP(sign)
+        ISTHMUS_OP(exp)
+        ISTHMUS_OP(log)
+        ISTHMUS_OP(log2)
+        ISTHMUS_OP(log10)
+        ISTHMUS_OP(expm1)
+        ISTHMUS_OP(log1p)
+        ISTHMUS_OP(sqrt)
+        ISTHMUS_OP(rsqrt)
+        ISTHMUS_OP(sin)
+        ISTHMUS_OP(cos)
+        ISTHMUS_OP(tan)
+        ISTHMUS_OP(asin)
+        ISTHMUS_OP(acos)
+        ISTHMUS_OP(atan)
+        ISTHMUS_OP(sinh)
+        ISTHMUS_OP(cosh)
+        ISTHMUS_OP(tanh)
+        ISTHMUS_OP(floor)
+        ISTHMUS_OP(ceil)
+        ISTHMUS_OP(round)
+        ISTHMUS_OP(square)
+        ISTHMUS_OP(reciprocal)
+        ISTHMUS_OP(isnan)
+        ISTHMUS_OP(isinf)
+        ISTHMUS_OP(isfinite)
+        ISTHMUS_OP(conj)
+#undef ISTHMUS_OP
     }
 }
 
@@ -413,5 +496,192 @@ TEST_CASE("cuda kernels on the host: random streams equal the CPU's for the same
         tensor got;
         ISTHMUS_KDT_DISPATCH(kernel_type(dt), (got = int_draw<K>(n, seed, first, lo, hi, dt)))
         check_values(got, ref, 0, "randint " + std::string(name(dt)));
+    }
+}
+
+// ---- reductions: the kernels' accumulate-and-combine order, run on the host ----
+
+namespace {
+
+constexpr int block_threads = 256; // reduce.cu's block
+
+// The block tree of reduce.cu's block_reduce over one value per thread.
+template <class A, class F>
+A tree(std::vector<A> v, F c) {
+    for (int s = block_threads / 2; s > 0; s >>= 1)
+        for (int t = 0; t < s; ++t)
+            v[static_cast<size_t>(t)] = c(v[t], v[static_cast<size_t>(t + s)]);
+    return v[0];
+}
+
+// One row reduced as rows_kernel (+ partials_kernel) do with `chunks` pieces: each thread
+// folds elements lo + t, lo + t + 256, ..., the block combines in a tree, the chunks' partials
+// combine the same way.
+template <k::rop OP, k::kdt I>
+k::storage_t<k::acc_kdt(OP, I)> row_like_kernel(const k::storage_t<I>* p, int64_t cols,
+                                                int64_t chunks) {
+    using A = k::storage_t<k::acc_kdt(OP, I)>;
+    const k::combine<OP, I> c;
+    const int64_t per = (cols + chunks - 1) / chunks;
+    std::vector<A> partial;
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+        const int64_t lo = chunk * per, hi = std::min(cols, lo + per);
+        std::vector<A> th(block_threads, c.identity());
+        for (int64_t j = lo; j < hi; ++j) {
+            A& v = th[static_cast<size_t>((j - lo) % block_threads)];
+            v = c(v, c.load(p[j]));
+        }
+        partial.push_back(tree(th, c));
+    }
+    if (chunks == 1) return partial[0];
+    std::vector<A> th(block_threads, c.identity());
+    for (size_t j = 0; j < partial.size(); ++j) {
+        A& v = th[j % block_threads];
+        v = c(v, partial[j]);
+    }
+    return tree(th, c);
+}
+
+template <k::rop OP, k::kdt I, k::kdt O>
+void check_reduce_to(const tensor& x2, const tensor& ref, int64_t chunks, const std::string& what) {
+    const int64_t rows = x2.size(0), cols = x2.size(1);
+    const auto x = raw<k::storage_t<I>>(x2);
+    std::vector<k::storage_t<O>> out(static_cast<size_t>(rows));
+    const k::combine<OP, I> c;
+    for (int64_t r = 0; r < rows; ++r)
+        out[static_cast<size_t>(r)] =
+            c.template result<O>(row_like_kernel<OP, I>(x.data() + r * cols, cols, chunks), cols);
+    // sums in double (complex128) on both sides in different orders
+    const dtype dt = ref.dtype();
+    const double tol =
+        is_floating(dt) || is_complex(dt)
+            ? (itemsize(dt) <= 2 ? 1e-2
+                                 : (dt == dtype::float32 || dt == dtype::complex64 ? 1e-6 : 1e-12))
+            : 0;
+    check_values(from_raw<O>(out, dt), ref, tol, what + " (" + std::to_string(chunks) + " chunks)");
+}
+
+template <k::rop OP, k::kdt I>
+void check_reduce(const tensor& x2, const tensor& ref, const std::string& what) {
+    REQUIRE(x2.is_contiguous());
+    for (int64_t chunks : {1, 3})
+        ISTHMUS_KDT_DISPATCH(kernel_type(ref.dtype()), ([&] {
+                                 if constexpr (k::reduce_ok(OP, I, K))
+                                     check_reduce_to<OP, I, K>(x2, ref, chunks, what);
+                                 else
+                                     FAIL("no kernel for " << what << " -> " << name(ref.dtype()));
+                             }()))
+}
+
+// argmin/argmax as arg_rows_kernel: each thread scans j = t, t + 256, ..., then the tree.
+template <bool MAX, k::kdt I>
+std::vector<int64_t> arg_like_kernel(const tensor& x2) {
+    using C = k::compute_t<I>;
+    const int64_t rows = x2.size(0), cols = x2.size(1);
+    const auto x = raw<k::storage_t<I>>(x2);
+    const k::arg_combine<MAX, C> c;
+    std::vector<int64_t> out;
+    for (int64_t r = 0; r < rows; ++r) {
+        std::vector<k::arg_acc<C>> th(block_threads, k::arg_acc<C>{C(), -1, false});
+        for (int64_t j = 0; j < cols; ++j) {
+            const C v = k::up<I>(x[static_cast<size_t>(r * cols + j)]);
+            auto& t = th[static_cast<size_t>(j % block_threads)];
+            t = c(t, k::arg_acc<C>{v, j, k::nan_of(v)});
+        }
+        out.push_back(tree(th, c).i);
+    }
+    return out;
+}
+
+// Rows with many ties: parts rounded to multiples of 2 (NaN and infinities stay).
+tensor with_ties(dtype dt, int64_t rows, int64_t cols, unsigned seed) {
+    const tensor v = values(dt, rows * cols, seed);
+    if (is_bool(dt) || is_integer(dt))
+        return floor_div(v, scalar(int64_t{8})).to(dt).view({rows, cols});
+    auto c = raw<complex128_t>(v.to(dtype::complex128));
+    for (auto& z : c) z = complex128_t(std::floor(z.real() / 2), std::floor(z.imag() / 2));
+    tensor t = tensor::from_vector(c).to(dt);
+    return t.view({rows, cols});
+}
+
+template <k::kdt I>
+void check_reductions(dtype dt) {
+    const int64_t rows = 3, cols = 1000;
+    const std::string n = std::string(name(dt));
+    const tensor x = values(dt, rows * cols, 11).view({rows, cols});
+    // products of values near 1 (neither overflow nor vanish), except for integers (wrap)
+    const tensor px =
+        is_floating(dt) || is_complex(dt)
+            ? add(mul(values(dt, rows * cols, 12), 0.01), 1.0).to(dt).view({rows, cols})
+            : x;
+    check_reduce<k::rop::sum, I>(x, sum(x, {1}), "sum " + n);
+    check_reduce<k::rop::mean, I>(x, mean(x, {1}), "mean " + n);
+    check_reduce<k::rop::prod, I>(px, prod(px, {1}), "prod " + n);
+    check_reduce<k::rop::min, I>(x, min(x, {1}), "min " + n);
+    check_reduce<k::rop::max, I>(x, max(x, {1}), "max " + n);
+    check_reduce<k::rop::any, I>(x, any(x, {1}), "any " + n);
+    check_reduce<k::rop::all, I>(x, all(x, {1}), "all " + n);
+    // rows without the special values (NaN, infinities: row 0) compare the finite sums too
+    const tensor fin = x.slice(0, 1, rows).contiguous();
+    check_reduce<k::rop::sum, I>(fin, sum(fin, {1}), "sum (finite rows) " + n);
+    check_reduce<k::rop::min, I>(fin, min(fin, {1}), "min (finite rows) " + n);
+    check_reduce<k::rop::max, I>(fin, max(fin, {1}), "max (finite rows) " + n);
+    const tensor t = with_ties(dt, 4, 700, 13);
+    INFO("argmin/argmax with ties, ", n);
+    check_reduce<k::rop::min, I>(t, min(t, {1}), "min with ties " + n);
+    check_reduce<k::rop::max, I>(t, max(t, {1}), "max with ties " + n);
+    CHECK(arg_like_kernel<false, I>(t) == argmin(t, 1).template to_vector<int64_t>());
+    CHECK(arg_like_kernel<true, I>(t) == argmax(t, 1).template to_vector<int64_t>());
+    const tensor tf = t.slice(0, 1, 4).contiguous(); // no NaN: the extremes and their ties
+    CHECK(arg_like_kernel<false, I>(tf) == argmin(tf, 1).template to_vector<int64_t>());
+    CHECK(arg_like_kernel<true, I>(tf) == argmax(tf, 1).template to_vector<int64_t>());
+}
+
+// ---- matmul: the gemm kernel's operand types and multiply-add, in its k order ----
+
+template <k::kdt K>
+void check_gemm(dtype dt) {
+    const int64_t m = 5, kk = 37, n = 6;
+    // the extremes and small values of `values`: integer products and sums wrap
+    // (floats: without the special values, whose NaN/inf outcome depends on BLAS's order)
+    const int64_t skip = is_floating(dt) || is_complex(dt) ? 7 : 0;
+    auto draw = [&](int64_t r, int64_t c, unsigned seed) {
+        return values(dt, r * c + skip, seed)
+            .slice(0, skip, r * c + skip)
+            .contiguous()
+            .view({r, c});
+    };
+    const tensor a2 = draw(m, kk, 21), b = draw(kk, n, 22);
+    const int64_t m2 = m;
+    const auto x = raw<k::storage_t<K>>(a2), y = raw<k::storage_t<K>>(b);
+    std::vector<k::storage_t<K>> out(static_cast<size_t>(m2 * n));
+    for (int64_t i = 0; i < m2; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            auto acc = k::gemm_zero<K>();
+            for (int64_t q = 0; q < kk; ++q)
+                acc = k::gemm_fma<K>(acc, k::gemm_load<K>(x[static_cast<size_t>(i * kk + q)]),
+                                     k::gemm_load<K>(y[static_cast<size_t>(q * n + j)]));
+            out[static_cast<size_t>(i * n + j)] = k::gemm_store<K>(acc);
+        }
+    // floats: BLAS sums in another order (half types: float32 both sides, rounded once)
+    const double tol =
+        is_floating(dt) || is_complex(dt)
+            ? (itemsize(dt) <= 2 ? 1e-2
+                                 : (dt == dtype::float32 || dt == dtype::complex64 ? 1e-5 : 1e-12))
+            : 0;
+    check_values(from_raw<K>(out, dt).view({m2, n}), matmul(a2, b), tol,
+                 "matmul " + std::string(name(dt)));
+}
+
+} // namespace
+
+TEST_CASE("cuda kernels on the host: reductions combine as the CPU's on every dtype") {
+    for (dtype dt : every_dtype) ISTHMUS_KDT_DISPATCH(kernel_type(dt), check_reductions<K>(dt))
+}
+
+TEST_CASE("cuda kernels on the host: the gemm kernel's products equal the CPU's matmul") {
+    for (dtype dt : every_dtype) {
+        INFO(name(dt));
+        ISTHMUS_KDT_DISPATCH(kernel_type(dt), check_gemm<K>(dt))
     }
 }

@@ -235,6 +235,149 @@ def test_complex_ops_match_numpy(device, dtype):
         q.init("cpu")
 
 
+COMPLEX_MATH = ["exp", "log", "log2", "log10", "expm1", "log1p", "sqrt", "sin", "cos", "tan",
+                "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "sign", "rint", "square",
+                "reciprocal", "isnan", "isinf", "isfinite"]
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("op", COMPLEX_MATH)
+def test_complex_math_matches_numpy(device, dtype, op):
+    q.destroy()
+    q.init(device)
+    try:
+        a = (rng.standard_normal((20, 30)) + 1j * rng.standard_normal((20, 30))).astype(dtype)
+        with np.errstate(all="ignore"):
+            ref = getattr(np, op)(a.astype(np.complex128))
+        expected = np.dtype(dtype) if ref.dtype.kind == "c" else ref.dtype
+        tol = 1e-5 if dtype == np.complex64 else 1e-12
+        for x, r in [(on_gpu(a), ref), (on_gpu(np.ascontiguousarray(a.T)).T, ref),
+                     (on_gpu(a[::2, 1::3]), ref[::2, 1::3])]:
+            got = getattr(q, op)(x)
+            assert got.device == "cuda:0"  # ran on the GPU, no CPU fallback
+            got = np.asarray(got)
+            assert got.dtype == expected
+            np.testing.assert_allclose(got, r, rtol=tol, atol=tol)
+        # special values against the CPU path (a NumPy array stays on the CPU): the same
+        # Annex G infinities, NaNs and signed zeros
+        parts = [0.0, -0.0, 1.0, -2.0, np.inf, -np.inf, np.nan]
+        sp = np.array([complex(r, i) for r in parts for i in parts], dtype)
+        with np.errstate(all="ignore"):
+            cpu = np.asarray(getattr(q, op)(sp))
+            gpu = np.asarray(getattr(q, op)(on_gpu(sp)))
+        np.testing.assert_allclose(gpu, cpu, rtol=tol, atol=tol)
+        assert np.asarray(getattr(q, op)(on_gpu(a[:0]))).shape == (0, 30)
+    finally:
+        q.destroy()
+        q.init("cpu")
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_branch_cuts_and_pow_match_numpy(device, dtype):
+    q.destroy()
+    q.init(device)
+    try:
+        # just above and below the negative real axis (the cut of sqrt and log)
+        z = np.array([-2 + 0j, complex(-2, -0.0), -0.5 + 0j, complex(-0.5, -0.0)], dtype)
+        tol = 1e-5 if dtype == np.complex64 else 1e-12
+        for op in ("sqrt", "log"):
+            np.testing.assert_allclose(np.asarray(getattr(q, op)(on_gpu(z))),
+                                       getattr(np, op)(z.astype(np.complex128)), rtol=tol)
+        a = (rng.standard_normal((9, 11)) + 1j * rng.standard_normal((9, 11))).astype(dtype)
+        b = (rng.standard_normal(11) + 1j * rng.standard_normal(11)).astype(dtype)
+        b[:4] = [2, -3, 0.5, 0]  # integral exponents multiply; others go through exp(b log a)
+        got = q.power(on_gpu(a), on_gpu(b))
+        assert got.device == "cuda:0"
+        np.testing.assert_allclose(np.asarray(got), a.astype(np.complex128) ** b, rtol=tol * 10)
+        np.testing.assert_allclose(np.asarray(on_gpu(a) ** 2), a.astype(np.complex128) ** 2,
+                                   rtol=tol)
+        z0 = on_gpu(np.array(1.5 - 2j, dtype))  # 0-d
+        np.testing.assert_allclose(np.asarray(q.exp(z0)), np.exp(np.complex128(1.5 - 2j)),
+                                   rtol=tol)
+    finally:
+        q.destroy()
+        q.init("cpu")
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("red", ["sum", "mean", "prod", "any", "all", "var", "std"])
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 2)])
+def test_complex_reductions_match_numpy(device, dtype, red, axis):
+    q.destroy()
+    q.init(device)
+    try:
+        x = (rng.standard_normal((6, 70, 5)) + 1j * rng.standard_normal((6, 70, 5)))
+        if red == "prod":
+            x = 1 + x / 100
+        if red == "all":
+            x[2, 3] = 0
+        x = x.astype(dtype)
+        got = getattr(q, red)(on_gpu(x), axis=axis)
+        if red in ("sum", "mean", "prod", "any", "all"):
+            assert got.device == "cuda:0"
+        got = np.asarray(got)
+        ref = getattr(np, red)(x.astype(np.complex128), axis=axis)
+        if red in ("any", "all"):
+            np.testing.assert_array_equal(got, ref)
+        else:  # accumulated in complex128 on both sides, rounded once
+            assert got.dtype == (np.dtype(dtype) if red not in ("var", "std")
+                                 else np.empty(0, dtype).real.dtype)
+            np.testing.assert_allclose(got, ref, rtol=2e-6 if dtype == np.complex64 else 1e-12)
+        assert np.asarray(getattr(q, red)(on_gpu(x[:, :0]), axis=0)).shape == (0, 5)
+    finally:
+        q.destroy()
+        q.init("cpu")
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("red", ["argmin", "argmax", "min", "max"])
+def test_complex_order_reductions_match_cpu(device, red):
+    q.destroy()
+    q.init(device)
+    try:
+        # parts in {-2 .. 2}: ties in the real and the imaginary parts
+        x = (rng.integers(-2, 3, (13, 57)) + 1j * rng.integers(-2, 3, (13, 57))).astype(np.complex64)
+        x[4, 7] = complex(np.nan, 1)
+        ref = np.asarray(getattr(q, red)(x, axis=1))  # the CPU's lexicographic order
+        got = getattr(q, red)(on_gpu(x), axis=1)
+        assert got.device == "cuda:0"
+        np.testing.assert_array_equal(np.asarray(got), ref)
+        np.testing.assert_array_equal(np.asarray(getattr(q, red)(on_gpu(x))),
+                                      np.asarray(getattr(q, red)(x)))
+    finally:
+        q.destroy()
+        q.init("cpu")
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64,
+                                   np.uint64])
+def test_integer_matmul_wraps_as_numpy(device, dtype):
+    q.destroy()
+    q.init(device)
+    try:
+        if dtype == np.bool_:
+            a, b = rng.integers(0, 2, (3, 37, 41)).astype(bool), rng.integers(0, 2, (41, 23)).astype(bool)
+        else:  # large enough that 8-, 16- and 32-bit sums overflow and wrap
+            info = np.iinfo(dtype)
+            lo, hi = max(info.min, -(2 ** 40)), min(info.max, 2 ** 40)
+            a = rng.integers(lo, hi, (3, 37, 41), dtype=dtype, endpoint=True)
+            b = rng.integers(lo, hi, (41, 23), dtype=dtype, endpoint=True)
+        got = on_gpu(a) @ on_gpu(b)
+        assert got.device == "cuda:0"
+        with np.errstate(over="ignore"):
+            np.testing.assert_array_equal(np.asarray(got), a @ b)
+            np.testing.assert_array_equal(np.asarray(on_gpu(a)[1].T @ on_gpu(a)[2]), a[1].T @ a[2])
+            np.testing.assert_array_equal(np.asarray(on_gpu(b).T @ on_gpu(a[0, 0])), b.T @ a[0, 0])
+        assert np.asarray(on_gpu(a[:, :, :0]) @ on_gpu(b[:0])).shape == (3, 37, 23)
+    finally:
+        q.destroy()
+        q.init("cpu")
+
+
 @pytest.mark.parametrize("device", _devices())
 @pytest.mark.parametrize("src", [np.float64, np.float32, np.float16, np.int64, np.uint8,
                                  np.bool_, np.complex64])

@@ -273,7 +273,9 @@ void cuda_compute::reduce(backend::reduce_kind kind, int64_t rows, int64_t cols,
     if (rows == 0) return;
     dev_.activate();
     const int64_t chunks = cudak::reduce_chunks(kernel_reduce(kind), rows, cols);
-    void* scratch = chunks > 1 ? dev_.scratch(static_cast<size_t>(rows * chunks) * 8) : nullptr;
+    void* scratch = chunks > 1
+                        ? dev_.scratch(static_cast<size_t>(rows * chunks * cudak::reduce_acc_bytes))
+                        : nullptr;
     try {
         cudak::launch_reduce(dev_.stream(), kernel_reduce(kind), kernel_type(in_dt),
                              kernel_type(out_dt), rows, cols, in, out, scratch);
@@ -389,6 +391,12 @@ void cuda_compute::matmul(dtype dt, int64_t batch, int64_t m, int64_t n, int64_t
         return;
     }
 #if ISTHMUS_HAVE_CUBLAS
+    if (!cudak::gemm_blas(kernel_type(dt))) {
+        // integers and bool: the module's kernel (cuBLAS has no wrapping integer gemm)
+        cudak::launch_gemm(dev_.stream(), kernel_type(dt), batch, m, n, k, a, b, c);
+        ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "gemm");
+        return;
+    }
     // Note [row-major gemm]: cuBLAS is column-major; a row-major C = A B is the column-major
     // C^T = B^T A^T, so B and A are passed in swapped order with their row lengths as leading
     // dimensions, and nothing is transposed or copied.

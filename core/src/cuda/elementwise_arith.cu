@@ -1,16 +1,25 @@
-// CUDA binary arithmetic kernels (add ... atan2) for every kernel type, and launch_binary.
+// CUDA binary arithmetic kernels (add ... atan2) for every kernel type (complex pow:
+// elementwise_cmath.cu), and launch_binary.
 #include "cuda/elementwise_ops.cuh"
 
 namespace isthmus::cudak {
 
 namespace {
 
+// Complex pow launches from elementwise_cmath.cu: this file never compiles it.
+template <bop OP, kdt K>
+void run_binary_here(cudaStream_t s, const space& sp, const arg& out, const arg& a, const arg& b) {
+    if constexpr (!(is_cplx(K) && OP == bop::pow)) run_binary<OP, K>(s, sp, out, a, b);
+}
+
 template <kdt K>
 void arith_of(cudaStream_t s, bop op, const space& sp, const arg& out, const arg& a, const arg& b) {
+    if constexpr (is_cplx(K))
+        if (op == bop::pow) return launch_binary_cmath(s, op, K, sp, out, a, b);
     switch (op) {
 #define ISTHMUS_CASE(OP)                                                                           \
     case bop::OP:                                                                                  \
-        return run_binary<bop::OP, K>(s, sp, out, a, b);
+        return run_binary_here<bop::OP, K>(s, sp, out, a, b);
         ISTHMUS_CASE(add)
         ISTHMUS_CASE(sub)
         ISTHMUS_CASE(mul)

@@ -27,23 +27,104 @@ ISTHMUS_HD inline bool is_nan(T x) {
     return x != x;
 }
 
-// ---- complex arithmetic (the few ops with complex kernels) ----
+// ---- complex arithmetic ----
+
+// Note [complex special values]: the CPU computes complex products and quotients with
+// std::complex, which GCC lowers to libgcc's __mulsc3/__muldc3 and __divsc3/__divdc3: the
+// textbook formulas, then, only when both parts came out NaN, C99 Annex G's recovery of the
+// infinities and zeros hidden behind inf * 0 or inf / inf. cmul_c99 and cdiv do the same, so
+// that (inf + inf i) * 1, 1 / (inf + 1i) or 1 / 0 give the CPU's values, not NaN + NaN i.
+// cmul (plain formula) is what reductions and matrix products use, as the CPU's (NumPy's)
+// products do.
 
 template <class R>
 ISTHMUS_HD inline cplx<R> cmul(cplx<R> a, cplx<R> b) {
     return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
 }
-// Smith's algorithm: scales by the larger part of the divisor, so |b|^2 never overflows.
+
+// 1 or 0 with the sign of x (Annex G's "box" of an infinite or finite part).
 template <class R>
-ISTHMUS_HD inline cplx<R> cdiv(cplx<R> a, cplx<R> b) {
-    if (::fabs(b.re) >= ::fabs(b.im)) {
-        if (b.re == R(0) && b.im == R(0)) return {a.re / ::fabs(b.re), a.im / ::fabs(b.im)};
-        const R r = b.im / b.re, d = b.re + b.im * r;
-        return {(a.re + a.im * r) / d, (a.im - a.re * r) / d};
-    }
-    const R r = b.re / b.im, d = b.re * r + b.im;
-    return {(a.re * r + a.im) / d, (a.im * r - a.re) / d};
+ISTHMUS_HD inline R unit_if_inf(R x) {
+    return ::copysign(::isinf(x) ? R(1) : R(0), x);
 }
+// 0 with the sign of x where x is NaN, else x.
+template <class R>
+ISTHMUS_HD inline R zero_if_nan(R x) {
+    return x != x ? ::copysign(R(0), x) : x;
+}
+
+template <class R>
+ISTHMUS_HD inline cplx<R> cmul_c99(cplx<R> x, cplx<R> y) {
+    R a = x.re, b = x.im, c = y.re, d = y.im;
+    const R ac = a * c, bd = b * d, ad = a * d, bc = b * c;
+    cplx<R> r{ac - bd, ad + bc};
+    if (r.re != r.re && r.im != r.im) {
+        bool again = false;
+        if (::isinf(a) || ::isinf(b)) { // x infinite: box it, NaNs of y become zeros
+            a = unit_if_inf(a);
+            b = unit_if_inf(b);
+            c = zero_if_nan(c);
+            d = zero_if_nan(d);
+            again = true;
+        }
+        if (::isinf(c) || ::isinf(d)) {
+            c = unit_if_inf(c);
+            d = unit_if_inf(d);
+            a = zero_if_nan(a);
+            b = zero_if_nan(b);
+            again = true;
+        }
+        if (!again && (::isinf(ac) || ::isinf(bd) || ::isinf(ad) || ::isinf(bc))) {
+            // finite factors whose partial products overflowed
+            a = zero_if_nan(a);
+            b = zero_if_nan(b);
+            c = zero_if_nan(c);
+            d = zero_if_nan(d);
+            again = true;
+        }
+        if (again) {
+            const R inf = R(INFINITY);
+            r = {inf * (a * c - b * d), inf * (a * d + b * c)};
+        }
+    }
+    return r;
+}
+
+// Smith's algorithm (scaled by the larger part of the divisor, so |b|^2 never overflows), then
+// the Annex G recovery of libgcc's __divdc3.
+template <class R>
+ISTHMUS_HD inline cplx<R> cdiv(cplx<R> x, cplx<R> y) {
+    const R a = x.re, b = x.im, c = y.re, d = y.im;
+    cplx<R> r;
+    if (::fabs(c) < ::fabs(d)) {
+        const R q = c / d, den = c * q + d;
+        r = {(a * q + b) / den, (b * q - a) / den};
+    } else {
+        const R q = d / c, den = d * q + c;
+        r = {(b * q + a) / den, (b - a * q) / den};
+    }
+    if (r.re != r.re && r.im != r.im) {
+        const R inf = R(INFINITY);
+        if (c == R(0) && d == R(0) && (a == a || b == b)) {
+            r = {::copysign(inf, c) * a, ::copysign(inf, c) * b};
+        } else if ((::isinf(a) || ::isinf(b)) && ::isfinite(c) && ::isfinite(d)) {
+            const R ua = unit_if_inf(a), ub = unit_if_inf(b);
+            r = {inf * (ua * c + ub * d), inf * (ub * c - ua * d)};
+        } else if ((::isinf(c) || ::isinf(d)) && ::isfinite(a) && ::isfinite(b)) {
+            const R uc = unit_if_inf(c), ud = unit_if_inf(d);
+            r = {R(0) * (a * uc + b * ud), R(0) * (b * uc - a * ud)};
+        }
+    }
+    return r;
+}
+
+/// The complex transcendental functions and complex pow, as the CPU's std::complex ones.
+/// Defined in elementwise_cmath.cuh, which only the files that instantiate complex math include
+/// (elementwise_cmath.cu and the host test).
+template <uop OP, class R>
+ISTHMUS_HD cplx<R> cmath(cplx<R> a);
+template <class R>
+ISTHMUS_HD cplx<R> cpow(cplx<R> a, cplx<R> b);
 
 // ---- integer division, modulo and power (Note [integer division] in the CPU kernels) ----
 
@@ -136,7 +217,7 @@ ISTHMUS_HD inline auto bapply(compute_t<K> a, compute_t<K> b) {
             return static_cast<C>(a - b);
     } else if constexpr (OP == bop::mul) {
         if constexpr (cx)
-            return cmul(a, b);
+            return cmul_c99(a, b);
         else if constexpr (in)
             return static_cast<C>(wrap_t<C>(a) * wrap_t<C>(b));
         else
@@ -159,6 +240,8 @@ ISTHMUS_HD inline auto bapply(compute_t<K> a, compute_t<K> b) {
     } else if constexpr (OP == bop::pow) {
         if constexpr (in)
             return int_pow(a, b);
+        else if constexpr (cx)
+            return cpow(a, b);
         else
             return static_cast<C>(::pow(a, b));
     } else if constexpr (OP == bop::maximum) {
@@ -236,7 +319,11 @@ ISTHMUS_HD inline auto uapply(compute_t<K> a) {
         else
             return static_cast<C>(::fabs(a));
     } else if constexpr (OP == uop::sign) {
-        if constexpr (is_unsigned(K))
+        if constexpr (cx) { // a / |a|, 0 at 0 (NaN for infinite or NaN parts, as the CPU)
+            if (a.re == 0 && a.im == 0) return C{0, 0};
+            const auto h = ::hypot(a.re, a.im);
+            return C{a.re / h, a.im / h};
+        } else if constexpr (is_unsigned(K))
             return static_cast<C>(a > C(0));
         else if constexpr (in)
             return static_cast<C>((a > C(0)) - (a < C(0)));
@@ -244,7 +331,7 @@ ISTHMUS_HD inline auto uapply(compute_t<K> a) {
             return is_nan(a) ? a : (a > C(0) ? C(1) : (a < C(0) ? C(-1) : C(0)));
     } else if constexpr (OP == uop::square) {
         if constexpr (cx)
-            return cmul(a, a);
+            return cmul_c99(a, a);
         else if constexpr (in)
             return static_cast<C>(wrap_t<C>(a) * wrap_t<C>(a));
         else
@@ -259,11 +346,27 @@ ISTHMUS_HD inline auto uapply(compute_t<K> a) {
     } else if constexpr (OP == uop::conj) {
         return C{a.re, -a.im};
     } else if constexpr (OP == uop::isnan) {
-        return static_cast<U>(is_nan(a));
+        if constexpr (cx)
+            return static_cast<U>(is_nan(a.re) || is_nan(a.im));
+        else
+            return static_cast<U>(is_nan(a));
     } else if constexpr (OP == uop::isinf) {
-        return static_cast<U>(::isinf(a));
+        if constexpr (cx)
+            return static_cast<U>(::isinf(a.re) || ::isinf(a.im));
+        else
+            return static_cast<U>(::isinf(a));
     } else if constexpr (OP == uop::isfinite) {
-        return static_cast<U>(::isfinite(a));
+        if constexpr (cx)
+            return static_cast<U>(::isfinite(a.re) && ::isfinite(a.im));
+        else
+            return static_cast<U>(::isfinite(a));
+    } else if constexpr (cx && complex_math(OP)) {
+        return cmath<OP>(a);
+    } else if constexpr (cx && OP == uop::round) { // each part, half to even
+        return C{::rint(a.re), ::rint(a.im)};
+    } else if constexpr (cx) { // reciprocal
+        using R = decltype(a.re);
+        return cdiv(C{R(1), R(0)}, a);
     } else {
         C r;
         switch (OP) { // the float math (unary_ok sends only floats here)
@@ -405,5 +508,63 @@ void run_binary(cudaStream_t s, const space& sp, const arg& out, const arg& a, c
         binary_kernel<OP, K><<<grid_for(work, ew_block), ew_block, 0, s>>>(sp, out, a, b, vok);
     }
 }
+
+// The same three paths as binary_kernel (Note [elementwise kernel paths]); out has type
+// unary_result(OP, K).
+template <uop OP, kdt K>
+__global__ void unary_kernel(space sp, arg out, arg a, bool vector_ok) {
+    constexpr kdt RK = unary_result(OP, K);
+    using S = storage_t<K>;
+    using O = storage_t<RK>;
+    auto f = [](S x) -> O {
+        if constexpr (RK == K)
+            return down<K>(uapply<OP, K>(up<K>(x)));
+        else // bool tests, abs of complex: already the stored result type
+            return static_cast<O>(uapply<OP, K>(up<K>(x)));
+    };
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const S* pa = static_cast<const S*>(a.data);
+    O* po = static_cast<O*>(const_cast<void*>(out.data));
+    if (sp.contiguous) {
+        int64_t start = 0;
+        if (vector_ok) {
+            constexpr int V = 16 / sizeof(S);
+            const int64_t nv = sp.numel / V;
+            for (int64_t v = tid; v < nv; v += stride) {
+                const vec<S, V> x = reinterpret_cast<const vec<S, V>*>(pa)[v];
+                vec<O, V> r;
+                for (int j = 0; j < V; ++j) r.v[j] = f(x.v[j]);
+                reinterpret_cast<vec<O, V>*>(po)[v] = r;
+            }
+            start = nv * V;
+        }
+        for (int64_t i = start + tid; i < sp.numel; i += stride) po[i] = f(pa[i]);
+        return;
+    }
+    const int64_t* const strides[2] = {out.strides, a.strides};
+    for (int64_t i = tid; i < sp.numel; i += stride) {
+        int64_t off[2];
+        offsets<2>(sp, i, strides, off);
+        po[off[0]] = f(pa[off[1]]);
+    }
+}
+
+template <uop OP, kdt K>
+void run_unary(cudaStream_t s, const space& sp, const arg& out, const arg& a) {
+    if constexpr (unary_ok(OP, K)) {
+        using S = storage_t<K>;
+        const bool vok = aligned16(out.data, a.data);
+        const int64_t work = vok && sp.contiguous ? sp.numel / (16 / sizeof(S)) + 1 : sp.numel;
+        unary_kernel<OP, K><<<grid_for(work, ew_block), ew_block, 0, s>>>(sp, out, a, vok);
+    }
+}
+
+/// Unary launches of the complex transcendental functions (elementwise_cmath.cu).
+void launch_unary_cmath(cudaStream_t s, uop op, kdt t, const space& sp, const arg& out,
+                        const arg& a);
+/// Binary launches of complex pow (elementwise_cmath.cu).
+void launch_binary_cmath(cudaStream_t s, bop op, kdt t, const space& sp, const arg& out,
+                         const arg& a, const arg& b);
 
 } // namespace isthmus::cudak

@@ -102,9 +102,10 @@ constexpr bool binary_ok(bop op, kdt t) {
         return t != kdt::b8;
     case bop::div:
         return is_float(t) || is_cplx(t);
+    case bop::pow:
+        return is_int(t) || is_float(t) || is_cplx(t);
     case bop::floor_div:
     case bop::mod:
-    case bop::pow:
     case bop::maximum:
     case bop::minimum:
         return is_int(t) || is_float(t);
@@ -145,17 +146,46 @@ constexpr bool unary_ok(uop op, kdt t) {
     case uop::square:
         return t != kdt::b8;
     case uop::abs:
-        return is_int(t) || is_float(t) || is_cplx(t);
     case uop::sign:
-        return is_int(t) || is_float(t);
+        return is_int(t) || is_float(t) || is_cplx(t);
     case uop::logical_not:
         return true;
     case uop::bit_not:
         return t == kdt::b8 || is_int(t);
     case uop::conj:
         return is_cplx(t);
-    default: // math, rounding, reciprocal and the float tests
+    case uop::floor:
+    case uop::ceil:
         return is_float(t);
+    default: // math, round, reciprocal and the float tests (complex ones as std::complex's)
+        return is_float(t) || is_cplx(t);
+    }
+}
+
+/// The transcendental unary ops: their complex kernels live in elementwise_cmath.cu (with
+/// complex pow), so that the other elementwise files never compile the complex functions.
+constexpr bool complex_math(uop op) {
+    switch (op) {
+    case uop::exp:
+    case uop::log:
+    case uop::log2:
+    case uop::log10:
+    case uop::expm1:
+    case uop::log1p:
+    case uop::sqrt:
+    case uop::rsqrt:
+    case uop::sin:
+    case uop::cos:
+    case uop::tan:
+    case uop::asin:
+    case uop::acos:
+    case uop::atan:
+    case uop::sinh:
+    case uop::cosh:
+    case uop::tanh:
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -181,13 +211,15 @@ constexpr bool ternary_ok(top op, kdt t) {
 /// Reductions with GPU kernels (same order as backend::reduce_kind).
 enum class rop : int { sum, mean, min, max, prod, any, all, argmin, argmax };
 
-/// True when the reduction kernels take (op, input type, output type): real inputs; any/all
-/// give bool, argmin/argmax int64 indices, the others any real output type the op layer asks
-/// for (the CPU's result dtypes: sums of integers in int64/uint64, means in float64, ...).
+/// True when the reduction kernels take (op, input type, output type): any/all give bool,
+/// argmin/argmax int64 indices, the others any real output type the op layer asks for (the
+/// CPU's result dtypes: sums of integers in int64/uint64, means in float64, ...); complex
+/// inputs give their own type (sums, means and products accumulated in complex128, min/max
+/// and argmin/argmax ordered lexicographically, as the CPU).
 constexpr bool reduce_ok(rop op, kdt in, kdt out) {
-    if (is_cplx(in) || is_cplx(out)) return false;
     if (op == rop::any || op == rop::all) return out == kdt::b8;
     if (op == rop::argmin || op == rop::argmax) return out == kdt::i64;
+    if (is_cplx(in) || is_cplx(out)) return out == in;
     return true;
 }
 
@@ -224,9 +256,12 @@ void launch_ternary(cudaStream_t s, top op, kdt t, const space& sp, const arg& o
 void launch_copy(cudaStream_t s, kdt out_t, kdt in_t, const space& sp, const arg& out,
                  const arg& in);
 /// Row reductions of a contiguous (rows, cols) input into `rows` outputs; `scratch` holds
-/// rows * reduce_chunks(op, rows, cols) accumulators of 8 bytes each when that is above 1.
+/// rows * reduce_chunks(op, rows, cols) accumulators of reduce_acc_bytes each when that is
+/// above 1.
 /// argmin/argmax write the first index of the extreme in each row (a NaN wins).
 int64_t reduce_chunks(rop op, int64_t rows, int64_t cols);
+/// The size of one partial accumulator in launch_reduce's scratch (a complex128 at most).
+inline constexpr int64_t reduce_acc_bytes = 16;
 void launch_reduce(cudaStream_t s, rop op, kdt in_t, kdt out_t, int64_t rows, int64_t cols,
                    const void* in, void* out, void* scratch);
 /// Fills `n` contiguous elements of real floating type `t` (f16, bf16, f32, f64) from Philox
@@ -265,12 +300,18 @@ struct rest_layout {
 void launch_index(cudaStream_t s, bool scatter, size_t itemsize, int64_t rows,
                   const int64_t* row_off, void* a_base, void* b_base, int64_t b_row,
                   const rest_layout& rest);
-/// True when launch_gemm has a kernel for `t` (f16, bf16, f32, f64, c64, c128).
+/// True when launch_gemm has a kernel for `t`: every type (floats and complex use it only in
+/// builds without cuBLAS; integers and bool always).
 constexpr bool gemm_ok(kdt t) {
+    return t == kdt::b8 || is_int(t) || is_float(t) || is_cplx(t);
+}
+/// True for the types cuBLAS multiplies when the build has it (f16, bf16, f32, f64, c64, c128).
+constexpr bool gemm_blas(kdt t) {
     return is_float(t) || is_cplx(t);
 }
-/// C = A @ B for `batch` contiguous row-major matrices (the kernel used without cuBLAS); half
-/// types accumulate in float and round once on store.
+/// C = A @ B for `batch` contiguous row-major matrices; half types accumulate in float and
+/// round once on store; integers wrap in their width and bool is or-of-ands (Note [integer
+/// gemm] in gemm.cuh).
 void launch_gemm(cudaStream_t s, kdt t, int64_t batch, int64_t m, int64_t n, int64_t k,
                  const void* a, const void* b, void* c);
 

@@ -1,101 +1,25 @@
-// CUDA row reductions: sum, mean, prod (floats accumulate in double), min, max, any, all,
-// argmin, argmax.
-#include "cuda/device_types.cuh"
-#include "cuda/elementwise_common.cuh"
-
-#include <limits>
+// CUDA row reductions: sum, mean, prod (floats accumulate in double, complex in complex128),
+// min, max, any, all, argmin, argmax on every type.
+#include "cuda/reduce.cuh"
 
 namespace isthmus::cudak {
 
 namespace {
 
-// Note [gpu reductions]: the op layer hands over a contiguous (rows, cols) input. Each row is
-// split into `chunks` pieces, one block each, reduced with a grid-stride loop and a block tree;
-// with more than one chunk the partial results (in the accumulator type, 8 bytes at most) go
-// to scratch memory and a second kernel combines them per row. The accumulators are the CPU's
-// (Note [float32 summation]): sums, means and products of floating data (half types too) in
-// double, of integers in uint64 (wrapping as NumPy's int64), means of integers in double;
-// min/max in the compute type with NaN propagating; any/all as bytes. argmin/argmax carry
-// (value, index, is-NaN) and take one block per row (no chunks).
-constexpr kdt acc_kdt(rop op, kdt in) {
-    switch (op) {
-    case rop::sum:
-    case rop::prod:
-        return is_float(in) ? kdt::f64 : kdt::u64;
-    case rop::mean:
-        return kdt::f64;
-    case rop::any:
-    case rop::all:
-        return kdt::b8;
-    default: // min, max, argmin, argmax: the compute type
-        return in == kdt::f16 || in == kdt::bf16 ? kdt::f32 : in;
-    }
-}
+// Note [gpu reductions] (reduce.cuh): accumulators and combine steps.
 
-template <class A>
-__device__ inline bool nan_of(A x) {
-    return x != x;
-}
-
-template <rop OP, kdt I>
-struct combine {
-    static constexpr kdt AK = acc_kdt(OP, I);
-    using A = storage_t<AK>;
-    __device__ A identity() const {
-        if constexpr (OP == rop::min) {
-            if constexpr (is_float(AK))
-                return A(INFINITY);
-            else
-                return std::numeric_limits<A>::max();
-        } else if constexpr (OP == rop::max) {
-            if constexpr (is_float(AK))
-                return A(-INFINITY);
-            else
-                return std::numeric_limits<A>::lowest();
-        } else if constexpr (OP == rop::prod || OP == rop::all) {
-            return A(1);
-        } else {
-            return A(0);
-        }
-    }
-    /// An input element as an accumulator.
-    __device__ A load(storage_t<I> x) const {
-        if constexpr (OP == rop::any || OP == rop::all)
-            return static_cast<A>(truthy(x));
-        else if constexpr (OP == rop::min || OP == rop::max)
-            return up<I>(x);
-        else
-            return convert<AK, I>(x);
-    }
-    __device__ A operator()(A x, A y) const {
-        if constexpr (OP == rop::min)
-            return nan_of(x) ? x : (nan_of(y) ? y : (y < x ? y : x));
-        else if constexpr (OP == rop::max)
-            return nan_of(x) ? x : (nan_of(y) ? y : (y > x ? y : x));
-        else if constexpr (OP == rop::prod)
-            return static_cast<A>(x * y);
-        else if constexpr (OP == rop::any)
-            return static_cast<A>(x | y);
-        else if constexpr (OP == rop::all)
-            return static_cast<A>(x & y);
-        else
-            return static_cast<A>(x + y);
-    }
-};
-
-// Writes accumulator `v` (of kdt AK) as element i of `out` (of kdt t), with the CPU's casts.
-template <kdt AK>
-__device__ void store(void* out, kdt t, int64_t i, storage_t<AK> v) {
-    ISTHMUS_KDT_DISPATCH(t, (static_cast<storage_t<K>*>(out)[i] = convert<K, AK>(v)))
+// Writes the row's result as element `row` of `out` (of kdt K), for the output types
+// reduce_ok admits.
+template <rop OP, kdt I, kdt K>
+__device__ void put(void* out, int64_t row, storage_t<acc_kdt(OP, I)> v, int64_t cols) {
+    if constexpr (reduce_ok(OP, I, K))
+        static_cast<storage_t<K>*>(out)[row] = combine<OP, I>().template result<K>(v, cols);
 }
 
 template <rop OP, kdt I>
 __device__ void finish(void* out, kdt out_t, int64_t row, storage_t<acc_kdt(OP, I)> v,
                        int64_t cols) {
-    if constexpr (OP == rop::mean)
-        store<kdt::f64>(out, out_t, row, v / double(cols));
-    else
-        store<acc_kdt(OP, I)>(out, out_t, row, v);
+    ISTHMUS_KDT_DISPATCH(out_t, (put<OP, I, K>(out, row, v, cols)))
 }
 
 constexpr int block = 256;
@@ -165,31 +89,7 @@ __global__ void short_rows_kernel(const storage_t<I>* in, int64_t rows, int64_t 
     }
 }
 
-// ---- argmin / argmax ----
-
-template <class C>
-struct arg_acc {
-    C v;
-    int64_t i; // -1: nothing seen yet
-    bool nan;
-};
-
-// The better of two candidates: a NaN wins (the first NaN), else the extreme value, ties to the
-// lower index, as the CPU's arg_reduce and NumPy.
-template <bool MAX, class C>
-struct arg_combine {
-    __device__ arg_acc<C> operator()(arg_acc<C> x, arg_acc<C> y) const {
-        if (x.i < 0) return y;
-        if (y.i < 0) return x;
-        if (x.nan || y.nan) {
-            if (x.nan && y.nan) return x.i <= y.i ? x : y;
-            return x.nan ? x : y;
-        }
-        const bool better = MAX ? y.v > x.v : y.v < x.v;
-        if (better || (y.v == x.v && y.i < x.i)) return y;
-        return x;
-    }
-};
+// ---- argmin / argmax (arg_acc, arg_combine: reduce.cuh) ----
 
 template <bool MAX, kdt I>
 __global__ void arg_rows_kernel(const storage_t<I>* in, int64_t rows, int64_t cols, int64_t* out) {
@@ -263,22 +163,20 @@ void run(cudaStream_t s, int64_t rows, int64_t cols, const void* in, void* out, 
 template <kdt I>
 void run_op(cudaStream_t s, rop op, int64_t rows, int64_t cols, const void* in, void* out,
             kdt out_t, void* scratch) {
-    if constexpr (!is_cplx(I)) {
-        switch (op) {
+    switch (op) {
 #define ISTHMUS_CASE(OP)                                                                           \
     case rop::OP:                                                                                  \
         return run<rop::OP, I>(s, rows, cols, in, out, out_t, scratch);
-            ISTHMUS_CASE(sum)
-            ISTHMUS_CASE(mean)
-            ISTHMUS_CASE(min)
-            ISTHMUS_CASE(max)
-            ISTHMUS_CASE(prod)
-            ISTHMUS_CASE(any)
-            ISTHMUS_CASE(all)
-            ISTHMUS_CASE(argmin)
-            ISTHMUS_CASE(argmax)
+        ISTHMUS_CASE(sum)
+        ISTHMUS_CASE(mean)
+        ISTHMUS_CASE(min)
+        ISTHMUS_CASE(max)
+        ISTHMUS_CASE(prod)
+        ISTHMUS_CASE(any)
+        ISTHMUS_CASE(all)
+        ISTHMUS_CASE(argmin)
+        ISTHMUS_CASE(argmax)
 #undef ISTHMUS_CASE
-        }
     }
 }
 
