@@ -121,13 +121,20 @@ tensor variance(const char* op, const tensor& t, const reduce_axes& axes, bool k
                          .expand(x.shape());
     const resource_id where = reduction_resource({&t});
     const auto divisor = static_cast<double>(std::max<int64_t>(p.count - ddof, 0));
-    if (where != MEMRESOURCE_CPU && !is_complex(x.dtype())) {
+    if (where != MEMRESOURCE_CPU) {
         // On a device, the same two passes as elementwise ops and reductions that run there:
         // the deviations in the work dtype, their squares summed in double (float32 data)
-        // and divided once. (Complex inputs take the CPU path below.)
+        // and divided once. Complex deviations stay complex and their squared modulus is
+        // abs then square (within an ulp of the CPU's re^2 + im^2), in the real work dtype.
         const dtype work = cpu::var_work_dtype(x.dtype());
-        const tensor d = binary(binary_op::sub, x.to(work, false), m.to(work, false));
-        const tensor sq = unary(unary_op::square, d);
+        tensor sq;
+        if (is_complex(x.dtype())) {
+            sq = unary(unary_op::square, unary(unary_op::abs, binary(binary_op::sub, x, m)));
+            if (sq.dtype() != work) sq = sq.to(work, false);
+        } else {
+            sq = unary(unary_op::square,
+                       binary(binary_op::sub, x.to(work, false), m.to(work, false)));
+        }
         tensor out =
             binary(binary_op::div, run_kind(cpu::reduce_kind::sum, sq, p, 1.0), scalar(divisor));
         if (root) out = unary(unary_op::sqrt, out);
