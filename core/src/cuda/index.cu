@@ -1,5 +1,6 @@
 // CUDA gather and scatter of advanced-index rows (integer index arrays, mask coordinates).
 #include "cuda/elementwise_common.cuh"
+#include "cuda/index.cuh"
 
 namespace isthmus::cudak {
 
@@ -7,6 +8,15 @@ namespace {
 
 struct alignas(8) bytes16 {
     uint64_t lo, hi;
+};
+// Note [index word alignment]: complex64 (8 bytes) and complex128 (16 bytes) elements need only
+// their real part's alignment (4 and 8 bytes: DLPack / array-interface imports accept that), and
+// a GPU load of a wider word from a smaller alignment faults. Such data is moved as 4-byte words.
+struct alignas(4) words8 {
+    uint32_t w[2];
+};
+struct alignas(4) words16 {
+    uint32_t w[4];
 };
 
 // Note [gpu index rows]: the op layer checks the indices and turns them into one byte offset
@@ -21,14 +31,8 @@ __global__ void index_kernel(int64_t rows, const int64_t* row_off, char* a, char
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
          e += stride) {
-        const int64_t r = e / g.numel;
-        int64_t i = e % g.numel, oa = row_off[r], ob = r * b_row;
-        for (int d = g.rank - 1; d >= 0; --d) {
-            const int64_t q = i % g.shape[d];
-            i /= g.shape[d];
-            oa += q * g.a[d];
-            ob += q * g.b[d];
-        }
+        int64_t oa, ob;
+        index_offsets(g, row_off, b_row, e, oa, ob);
         if constexpr (SCATTER)
             *reinterpret_cast<W*>(a + oa) = *reinterpret_cast<const W*>(b + ob);
         else
@@ -55,6 +59,13 @@ void launch_index(cudaStream_t s, bool scatter, size_t itemsize, int64_t rows,
                   const int64_t* row_off, void* a_base, void* b_base, int64_t b_row,
                   const rest_layout& rest) {
     if (rows == 0 || rest.numel == 0) return;
+    // the row offsets and strides are multiples of the item size: the bases decide alignment
+    const uintptr_t bases =
+        reinterpret_cast<uintptr_t>(a_base) | reinterpret_cast<uintptr_t>(b_base);
+    if (itemsize == 8 && bases % 8 != 0)
+        return run<words8>(s, scatter, rows, row_off, a_base, b_base, b_row, rest);
+    if (itemsize == 16 && bases % 8 != 0)
+        return run<words16>(s, scatter, rows, row_off, a_base, b_base, b_row, rest);
     switch (itemsize) {
     case 1:
         return run<uint8_t>(s, scatter, rows, row_off, a_base, b_base, b_row, rest);
