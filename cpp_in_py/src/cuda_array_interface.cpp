@@ -246,10 +246,14 @@ tensor tensor_from_cuda_array_interface(py::handle obj, py::handle raw, copy_pol
         }
     }
     const resource_id res = cuda_resource(dev);
-    const bool aligned = ptr % static_cast<uintptr_t>(is_complex(dt) ? isz / 2 : isz) == 0;
-    const char* why = read_only  ? "it is read-only (isthmus tensors are writable)"
-                      : !aligned ? "its data is not aligned to its element type"
-                                 : nullptr;
+    // Note [misaligned device data]: the GPU kernels load whole elements (a complex64 as one
+    // 8-byte word), and so would a copy kernel: misaligned device data is refused, not copied.
+    ISTHMUS_CHECK(ptr % static_cast<uintptr_t>(isz) == 0, value_error,
+                  "__cuda_array_interface__: the CUDA data pointer ", reinterpret_cast<void*>(ptr),
+                  " is not aligned to its ", isz,
+                  "-byte elements, which neither isthmus's kernels nor a device copy can read; "
+                  "pass an aligned array (e.g. a copy made by the producer)");
+    const char* why = read_only ? "it is read-only (isthmus tensors are writable)" : nullptr;
     ISTHMUS_CHECK(!why || policy != copy_policy::never, value_error,
                   "cannot share the CUDA array without a copy: ", why,
                   "; pass copy=None (or True) to allow a copy");

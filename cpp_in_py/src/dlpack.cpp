@@ -37,8 +37,9 @@ namespace isthmus::pymod {
 // storage is gone). Everything is validated before the capsule is renamed, so a capsule refused
 // with an error still belongs to its producer, whose capsule destructor frees it. A copy is made
 // instead (and the deleter called at once) when the tensor is read-only (isthmus tensors are
-// writable, as for NumPy arrays: Note [wrapping rules]), misaligned, empty, or copy=True was
-// asked and the producer did not set IS_COPIED; with copy=False those cases raise ValueError.
+// writable, as for NumPy arrays: Note [wrapping rules]), misaligned (host memory only: misaligned
+// device data raises ValueError, Note [misaligned device data]), empty, or copy=True was asked
+// and the producer did not set IS_COPIED; with copy=False those cases raise ValueError.
 //
 // Note [dlpack cuda]: device memory crosses without a copy in both directions.
 // - Where a value is exported from (`__dlpack_device__`): tensor::location(), i.e. the resource
@@ -713,6 +714,13 @@ parsed_capsule parse_capsule(py::handle cap) {
                   "from_dlpack: malformed DLPack tensor: data is NULL for ", numel, " elements");
     out.data = static_cast<char*>(t->data) + t->byte_offset;
     out.aligned = reinterpret_cast<uintptr_t>(out.data) % alignment_of(out.dt) == 0;
+    // Note [misaligned device data] (cuda_array_interface.cpp): refused on a device.
+    if (out.cuda_device >= 0 && numel > 0)
+        ISTHMUS_CHECK(reinterpret_cast<uintptr_t>(out.data) % itemsize(out.dt) == 0, value_error,
+                      "from_dlpack: the CUDA data at ", static_cast<const void*>(out.data),
+                      " is not aligned to its ", itemsize(out.dt),
+                      "-byte elements, which neither isthmus's kernels nor a device copy can "
+                      "read; pass an aligned tensor (e.g. a copy made by the producer)");
     if (out.cuda_device >= 0 && numel > 0) {
         // A producer that labels host memory kDLCUDA would make every kernel fault: check.
         int owner = -1;

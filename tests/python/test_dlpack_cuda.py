@@ -1,5 +1,6 @@
 # CUDA exchange: DLPack with kDLCUDA, stream rules, __cuda_array_interface__, q.torch on the GPU.
 import gc
+import types
 
 import numpy as np
 import pytest
@@ -605,3 +606,26 @@ def test_cai_export_release_orders_block_reuse_after_the_default_stream(init_dev
     torch.cuda.synchronize()
     assert float(total) == float(n)
     np.testing.assert_array_equal(host(B), np.full(n, 7.0))
+
+
+@needs_torch_gpu
+def test_misaligned_device_data_is_refused(init_device):
+    # Note [misaligned device data]: a complex64 at a 4-byte boundary would fault in any kernel
+    # (a copy kernel too), so both protocols refuse it with ValueError instead of copying.
+    t = torch.zeros(32, device="cuda")
+    cai = dict(t.__cuda_array_interface__, data=(t.data_ptr() + 4, False), typestr="<c8",
+               shape=(4,), strides=None)
+    with pytest.raises(ValueError, match="not aligned"):
+        q.from_dlpack(CAIProducer(cai))
+    # a DLPack producer over the same misaligned device address
+    fake = types.SimpleNamespace(ctypes=types.SimpleNamespace(data=t.data_ptr() + 4),
+                                 dtype=np.dtype(np.complex64), itemsize=8, shape=(4,),
+                                 strides=(8,))
+    p = Producer(fake)
+    p.device = (kDLCUDA, 0)
+    with pytest.raises(ValueError, match="not aligned"):
+        q.from_dlpack(p)
+    # aligned data at an offset still shares
+    ok = dict(cai, data=(t.data_ptr() + 8, False))
+    B = q.from_dlpack(CAIProducer(ok))
+    assert device_address(B) == t.data_ptr() + 8

@@ -9,15 +9,8 @@ namespace {
 struct alignas(8) bytes16 {
     uint64_t lo, hi;
 };
-// Note [index word alignment]: complex64 (8 bytes) and complex128 (16 bytes) elements need only
-// their real part's alignment (4 and 8 bytes: DLPack / array-interface imports accept that), and
-// a GPU load of a wider word from a smaller alignment faults. Such data is moved as 4-byte words.
-struct alignas(4) words8 {
-    uint32_t w[2];
-};
-struct alignas(4) words16 {
-    uint32_t w[4];
-};
+// (every element address is a multiple of its size: misaligned device data is refused at
+// import, Note [misaligned device data] in cpp_in_py/src/cuda_array_interface.cpp)
 
 // Note [gpu index rows]: the op layer checks the indices and turns them into one byte offset
 // per row (core/src/ops/indexing.cpp); one thread per element of rows x rest copies one element
@@ -59,13 +52,6 @@ void launch_index(cudaStream_t s, bool scatter, size_t itemsize, int64_t rows,
                   const int64_t* row_off, void* a_base, void* b_base, int64_t b_row,
                   const rest_layout& rest) {
     if (rows == 0 || rest.numel == 0) return;
-    // the row offsets and strides are multiples of the item size: the bases decide alignment
-    const uintptr_t bases =
-        reinterpret_cast<uintptr_t>(a_base) | reinterpret_cast<uintptr_t>(b_base);
-    if (itemsize == 8 && bases % 8 != 0)
-        return run<words8>(s, scatter, rows, row_off, a_base, b_base, b_row, rest);
-    if (itemsize == 16 && bases % 8 != 0)
-        return run<words16>(s, scatter, rows, row_off, a_base, b_base, b_row, rest);
     switch (itemsize) {
     case 1:
         return run<uint8_t>(s, scatter, rows, row_off, a_base, b_base, b_row, rest);
