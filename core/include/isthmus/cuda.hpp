@@ -55,8 +55,8 @@ ISTHMUS_API size_t empty_cache(int device);
 ISTHMUS_API void* stream(int device);
 /// Makes `device`'s stream wait (on the GPU, through an event; the host does not wait) for the
 /// work queued so far on `other` (a cudaStream_t; 1 is the legacy default stream, 2 the
-/// per-thread default stream, both of `device`). `other` must belong to `device` (an event of
-/// that device is recorded on it) and exist. Requires init() or ensure_registered().
+/// per-thread default stream, both of `device`; a handle may belong to another device). `other`
+/// must exist. Requires init() or ensure_registered().
 ISTHMUS_API void stream_wait_for(int device, void* other);
 /// Makes `other` wait (on the GPU) for the work queued so far on `device`'s stream (`other` may
 /// be a stream of any device; 1 and 2 name `device`'s default streams).

@@ -124,13 +124,20 @@ int stream(int device_index, void** out, char* err, size_t errlen) {
 int stream_wait(int device_index, void* other, int other_waits, char* err, size_t errlen) {
     return guarded(err, errlen, [&] {
         device& d = dev(device_index);
-        // `other` is a stream of the same device (1 and 2 name that device's default streams,
-        // since the guard in stream_after makes it current): the event is made there.
+        // An event is recorded on a stream of its own device: `other`'s device for a handle (a
+        // consumer's stream may be on another GPU), the device's own for 1 and 2 (its default
+        // streams, current under stream_after's guard). Waiting across devices is allowed.
         const auto o = static_cast<cudaStream_t>(other);
+        int other_device = d.ordinal();
+        if (o != nullptr && o != cudaStreamLegacy && o != cudaStreamPerThread &&
+            cudaStreamGetDevice(o, &other_device) != cudaSuccess) {
+            cudaGetLastError(); // not a stream the driver knows: the record below reports it
+            other_device = d.ordinal();
+        }
         if (other_waits)
             stream_after(d.ordinal(), d.stream(), o);
         else
-            stream_after(d.ordinal(), o, d.stream());
+            stream_after(other_device, o, d.stream());
     });
 }
 
