@@ -162,7 +162,12 @@ cuda_compute::cuda_compute(device& dev) : dev_(dev) {
     const cublasStatus_t st = cublasCreate(&h);
     ISTHMUS_CHECK(st == CUBLAS_STATUS_SUCCESS, runtime_error, "cuBLAS error ",
                   cublasGetStatusName(st), " in cublasCreate for ", dev_.name());
-    cublasSetStream(h, dev_.stream());
+    // every cuBLAS call must run on the device's stream (on the legacy default stream it would
+    // race with the kernels queued on it: isthmus's stream is non-blocking)
+    const cublasStatus_t ss = cublasSetStream(h, dev_.stream());
+    if (ss != CUBLAS_STATUS_SUCCESS) cublasDestroy(h);
+    ISTHMUS_CHECK(ss == CUBLAS_STATUS_SUCCESS, runtime_error, "cuBLAS error ",
+                  cublasGetStatusName(ss), " in cublasSetStream for ", dev_.name());
     blas_ = h;
 #endif
 }
