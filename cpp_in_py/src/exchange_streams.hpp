@@ -53,7 +53,7 @@ inline void* cai_producer_stream(std::optional<int64_t> s) {
 /// stream (its work also waits for every blocking stream: PyTorch's and CuPy's default streams
 /// are covered, work on non-blocking streams must be synchronised by the user). The consumer
 /// stream must still exist when the tensor is released, which DLPack consumers that use the
-/// stream they named guarantee.
+/// stream they named guarantee; 2 (the per-thread default stream) means the releasing thread's.
 inline void* release_wait_stream(bool dlpack, void* consumer_stream) {
     return dlpack ? consumer_stream : reinterpret_cast<void*>(legacy_default_stream);
 }
