@@ -234,7 +234,8 @@ size_t empty_cache(int device) {
 void* stream(int device) {
     const isthmus_cuda_module& m = module_or_throw("cuda::stream");
     check_device(device, "cuda::stream");
-    ISTHMUS_CHECK(initialized(), runtime_error, "cuda::stream: call init(\"cuda\") first");
+    ISTHMUS_CHECK(initialized(), runtime_error,
+                  "cuda::stream: call init(\"cuda\") or ensure_registered() first");
     char err[1024] = {};
     void* s = nullptr;
     check_call(m.stream(device, &s, err, sizeof err), err, "cuda::stream");
@@ -244,6 +245,8 @@ void* stream(int device) {
 void stream_wait_for(int device, void* other) {
     const isthmus_cuda_module& m = module_or_throw("cuda::stream_wait_for");
     check_device(device, "cuda::stream_wait_for");
+    ISTHMUS_CHECK(initialized(), runtime_error,
+                  "cuda::stream_wait_for: call init(\"cuda\") or ensure_registered() first");
     char err[1024] = {};
     check_call(m.stream_wait(device, other, 0, err, sizeof err), err, "cuda::stream_wait_for");
 }
@@ -251,6 +254,8 @@ void stream_wait_for(int device, void* other) {
 void make_stream_wait(void* other, int device) {
     const isthmus_cuda_module& m = module_or_throw("cuda::make_stream_wait");
     check_device(device, "cuda::make_stream_wait");
+    ISTHMUS_CHECK(initialized(), runtime_error,
+                  "cuda::make_stream_wait: call init(\"cuda\") or ensure_registered() first");
     char err[1024] = {};
     check_call(m.stream_wait(device, other, 1, err, sizeof err), err, "cuda::make_stream_wait");
 }

@@ -1,5 +1,6 @@
 // The CUDA array interface (v3): qvalue.__cuda_array_interface__ and imports from CuPy/Numba/torch.
 #include "bindings.hpp"
+#include "exchange_streams.hpp"
 
 #include "isthmus/cuda.hpp"
 
@@ -17,7 +18,9 @@ namespace isthmus::pymod {
 // - Export: the first access pins the storage to its CUDA device for the rest of that qvalue's
 //   life (a weakref callback unpins), as `__array_interface__` does on the CPU; the consumer
 //   (torch.as_tensor, CuPy, Numba) keeps the qvalue alive. `stream` is isthmus's stream for the
-//   device: the consumer makes its own work wait for it, as the v3 protocol requires. Only
+//   device: the consumer makes its own work wait for it, as the v3 protocol requires. When the
+//   qvalue dies, isthmus's stream waits for the legacy default stream before the pin ends (Note
+//   [export release order] in exchange_streams.hpp: the protocol names no consumer stream). Only
 //   tensors located on a CUDA device (tensor::location(), Note [dlpack cuda]) have the attribute;
 //   other values raise AttributeError, so that `hasattr` is False and consumers move on to
 //   DLPack or NumPy. bfloat16 (no typestr) and views with negative strides (which consumers
@@ -41,10 +44,15 @@ std::unordered_map<PyObject*, py::object>& cai_pins() {
 struct cai_pin {
     tensor t;
     resource_id resource;
-    cai_pin(tensor t_, resource_id r) : t(std::move(t_)), resource(r) {}
+    int device;
+    cai_pin(tensor t_, resource_id r, int dev) : t(std::move(t_)), resource(r), device(dev) {}
     cai_pin(const cai_pin&) = delete;
     cai_pin& operator=(const cai_pin&) = delete;
     ~cai_pin() {
+        try { // Note [export release order]
+            cuda::stream_wait_for(device, release_wait_stream(false, nullptr));
+        } catch (...) { // never throw from a destructor; at exit CUDA may be gone already
+        }
         try {
             t.storage()->unpin(resource);
         } catch (...) { // never throw from a destructor; the pin count is the storage's
@@ -118,7 +126,7 @@ py::dict cuda_array_interface(py::object self) {
         native_section nogil; // pinning may transfer
         if (first) {
             t.storage()->pin(res);
-            pin = std::make_unique<cai_pin>(t, res);
+            pin = std::make_unique<cai_pin>(t, res, dev);
         }
         data = t.lock(LOCK_READ, res);
         t.unlock(LOCK_READ, res);
@@ -210,8 +218,9 @@ tensor tensor_from_cuda_array_interface(py::handle obj, py::handle raw, copy_pol
         int64_t span = 0;
         for (size_t i = 0; i < shape.size(); ++i) {
             int64_t part = 0;
-            const int64_t a = strides[i] < 0 ? -(strides[i] + 1) + 1 : strides[i];
-            ISTHMUS_CHECK(!__builtin_mul_overflow(a, shape[i] - 1, &part) &&
+            // |stride|, refusing INT64_MIN (its negation overflows)
+            const int64_t a = strides[i] < 0 ? -(strides[i] + 1) : strides[i] - 1;
+            ISTHMUS_CHECK(a < INT64_MAX && !__builtin_mul_overflow(a + 1, shape[i] - 1, &part) &&
                               !__builtin_add_overflow(span, part, &span) &&
                               !__builtin_mul_overflow(span + 1, isz, &part),
                           value_error, "__cuda_array_interface__: strides ", shape_str(strides),
@@ -221,15 +230,9 @@ tensor tensor_from_cuda_array_interface(py::handle obj, py::handle raw, copy_pol
     if (py::handle mask = entry(d, "mask"); mask && !mask.is_none())
         ISTHMUS_THROW(value_error, "__cuda_array_interface__: masked arrays are not supported "
                                    "(the mask entry is set); pass the unmasked data");
-    std::optional<int64_t> stream;
-    if (py::handle s = entry(d, "stream"); s && !s.is_none()) {
-        stream = int_entry(s, "stream");
-        ISTHMUS_CHECK(*stream != 0, value_error,
-                      "__cuda_array_interface__: stream 0 is disallowed by the protocol (it is "
-                      "ambiguous); producers give None, 1, 2 or a cudaStream_t");
-        ISTHMUS_CHECK(*stream > 0, value_error, "__cuda_array_interface__: stream ", *stream,
-                      " is not a stream (expected None, 1, 2 or a cudaStream_t)");
-    }
+    std::optional<int64_t> stream_entry;
+    if (py::handle s = entry(d, "stream"); s && !s.is_none()) stream_entry = int_entry(s, "stream");
+    void* const stream = cai_producer_stream(stream_entry); // nullptr: the data is ready
 
     // The device: the pointer's (memory of no device is refused); device 0 for empty arrays.
     require_cuda("__cuda_array_interface__: the data is CUDA device memory", 0);
@@ -243,16 +246,19 @@ tensor tensor_from_cuda_array_interface(py::handle obj, py::handle raw, copy_pol
         }
     }
     const resource_id res = cuda_resource(dev);
-    const bool aligned = ptr % static_cast<uintptr_t>(is_complex(dt) ? isz / 2 : isz) == 0;
-    const char* why = read_only  ? "it is read-only (isthmus tensors are writable)"
-                      : !aligned ? "its data is not aligned to its element type"
-                                 : nullptr;
+    // Note [misaligned device data]: the GPU kernels load whole elements (a complex64 as one
+    // 8-byte word), and so would a copy kernel: misaligned device data is refused, not copied.
+    ISTHMUS_CHECK(ptr % static_cast<uintptr_t>(isz) == 0, value_error,
+                  "__cuda_array_interface__: the CUDA data pointer ", reinterpret_cast<void*>(ptr),
+                  " is not aligned to its ", isz,
+                  "-byte elements, which neither isthmus's kernels nor a device copy can read; "
+                  "pass an aligned array (e.g. a copy made by the producer)");
+    const char* why = read_only ? "it is read-only (isthmus tensors are writable)" : nullptr;
     ISTHMUS_CHECK(!why || policy != copy_policy::never, value_error,
                   "cannot share the CUDA array without a copy: ", why,
                   "; pass copy=None (or True) to allow a copy");
     // Note [cuda array interface]: the producer's work on its stream comes first.
-    if (stream)
-        cuda::stream_wait_for(dev, reinterpret_cast<void*>(static_cast<uintptr_t>(*stream)));
+    if (stream) cuda::stream_wait_for(dev, stream);
     if (numel == 0) return tensor::empty(shape, dt, res);
     void* p = reinterpret_cast<void*>(ptr);
     if (why || policy == copy_policy::always) {

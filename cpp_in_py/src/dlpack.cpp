@@ -1,6 +1,7 @@
 // DLPack exchange: qvalue.__dlpack__ / __dlpack_device__ (export) and q.from_dlpack (import).
 #include "bindings.hpp"
 #include "dlpack_abi.hpp"
+#include "exchange_streams.hpp"
 
 #include "isthmus/cuda.hpp"
 #include "isthmus/schedule.hpp"
@@ -36,8 +37,9 @@ namespace isthmus::pymod {
 // storage is gone). Everything is validated before the capsule is renamed, so a capsule refused
 // with an error still belongs to its producer, whose capsule destructor frees it. A copy is made
 // instead (and the deleter called at once) when the tensor is read-only (isthmus tensors are
-// writable, as for NumPy arrays: Note [wrapping rules]), misaligned, empty, or copy=True was
-// asked and the producer did not set IS_COPIED; with copy=False those cases raise ValueError.
+// writable, as for NumPy arrays: Note [wrapping rules]), misaligned (host memory only: misaligned
+// device data raises ValueError, Note [misaligned device data]), empty, or copy=True was asked
+// and the producer did not set IS_COPIED; with copy=False those cases raise ValueError.
 //
 // Note [dlpack cuda]: device memory crosses without a copy in both directions.
 // - Where a value is exported from (`__dlpack_device__`): tensor::location(), i.e. the resource
@@ -69,11 +71,15 @@ namespace isthmus::pymod {
 //   ready. Later writes by either side are not ordered by DLPack: synchronise them (e.g.
 //   torch.cuda.synchronize(), q.cuda_synchronize(), or run torch on isthmus's stream through
 //   torch.cuda.ExternalStream(q.cuda_stream())).
-// - Release: when the last view of an imported device tensor dies, isthmus waits for its own
-//   stream (a stream sync, not a device sync) before calling the producer's deleter, because
-//   DLPack has no way to hand a stream back with the memory and the producer may reuse it at
-//   once. The same wait precedes the deleter when an import had to copy (read-only, misaligned
-//   or copy=True data): the copy is queued on isthmus's stream.
+// - Release of an export: when the consumer calls the deleter, isthmus's stream waits (an
+//   event, no host wait) for the consumer's stream before the pin ends, so a block freed and
+//   reused by isthmus is never overwritten while the consumer's queued kernels still read it
+//   (Note [export release order] in exchange_streams.hpp). -1 skips that wait too.
+// - Release of an import: when the last view of an imported device tensor dies, isthmus waits
+//   for its own stream (a stream sync, not a device sync) before calling the producer's deleter,
+//   because DLPack has no way to hand a stream back with the memory and the producer may reuse
+//   it at once. The same wait precedes the deleter when an import had to copy (read-only,
+//   misaligned or copy=True data): the copy is queued on isthmus's stream.
 
 int cuda_ordinal(resource_id r) {
     if (r < cuda_resource(0) || !cuda::initialized()) return -1;
@@ -303,16 +309,7 @@ void check_cpu_stream(py::handle stream) {
 // The consumer's stream for an export of CUDA data (Note [dlpack streams]): the cudaStream_t to
 // make wait for isthmus's stream, or nullptr for -1 (no synchronisation).
 void* consumer_stream(py::handle stream) {
-    const std::optional<int64_t> s = stream_int(stream, "__dlpack__");
-    if (!s) return reinterpret_cast<void*>(uintptr_t{1}); // None: the legacy default stream
-    ISTHMUS_CHECK(*s != 0, value_error,
-                  "__dlpack__: stream=0 is not allowed for CUDA data (it is ambiguous); pass None "
-                  "or 1 for the legacy default stream, 2 for the per-thread default stream, a "
-                  "cudaStream_t, or -1 for no synchronisation");
-    ISTHMUS_CHECK(*s >= -1, value_error,
-                  "__dlpack__: stream must be -1, 1, 2 or a cudaStream_t, got ", *s);
-    if (*s == -1) return nullptr;
-    return reinterpret_cast<void*>(static_cast<uintptr_t>(*s));
+    return dlpack_consumer_stream(stream_int(stream, "__dlpack__"));
 }
 
 // dl_device=: nullopt (None), -1 for (kDLCPU, 0), n for (kDLCUDA, n); BufferError otherwise.
@@ -350,6 +347,8 @@ struct export_ctx {
     shape_t shape, strides;
     bool pinned = false;
     resource_id resource = MEMRESOURCE_CPU; // where the storage is pinned for the consumer
+    int device = -1;                        // its CUDA ordinal (-1: the CPU)
+    void* release_wait = nullptr; // the stream isthmus's stream waits for at release (or none)
     dl::DLManagedTensor legacy{};
     dl::DLManagedTensorVersioned versioned{};
 
@@ -358,6 +357,12 @@ struct export_ctx {
     export_ctx& operator=(const export_ctx&) = delete;
     ~export_ctx() {
         if (!pinned) return;
+        if (device >= 0 && release_wait) {
+            try { // Note [export release order]
+                cuda::stream_wait_for(device, release_wait);
+            } catch (...) { // never throw from a deleter; at exit CUDA may be gone already
+            }
+        }
         try {
             t.storage()->unpin(resource);
         } catch (...) { // never throw from a deleter; the pin count is the storage's
@@ -403,7 +408,8 @@ bool has_negative_stride(const tensor& t) {
     return false;
 }
 
-py::object export_capsule(const tensor& t, bool versioned, bool copied, resource_id resource);
+py::object export_capsule(const tensor& t, bool versioned, bool copied, resource_id resource,
+                          void* consumer);
 
 // The resource an export to `cuda_device` (-1: the CPU) pins.
 resource_id export_resource(int cuda_device) {
@@ -468,7 +474,7 @@ py::object dlpack_export(const value& v, py::handle stream, py::handle max_versi
         }
         copied = true;
     }
-    py::object cap = export_capsule(t, versioned, copied, resource);
+    py::object cap = export_capsule(t, versioned, copied, resource, wait_stream);
     // Note [dlpack streams]: the consumer's stream waits for isthmus's work (the pinning
     // transfer or the copy included); on error the capsule's destructor gives the pin back.
     if (wait_stream) cuda::make_stream_wait(wait_stream, target);
@@ -476,11 +482,15 @@ py::object dlpack_export(const value& v, py::handle stream, py::handle max_versi
 }
 
 // The capsule for `t` itself (its layout as it is), pinned to and exported from `resource`: the
-// tail of dlpack_export, shared with dlpack_capsule (C++ hosts' to_torch).
-py::object export_capsule(const tensor& t, bool versioned, bool copied, resource_id resource) {
+// tail of dlpack_export, shared with dlpack_capsule (C++ hosts' to_torch). `consumer`: the
+// consumer's stream for device exports (nullptr: none), waited for at release.
+py::object export_capsule(const tensor& t, bool versioned, bool copied, resource_id resource,
+                          void* consumer) {
     auto ctx = std::make_unique<export_ctx>();
     ctx->t = t;
     ctx->resource = resource;
+    ctx->device = resource == MEMRESOURCE_CPU ? -1 : resource - cuda_resource(0);
+    ctx->release_wait = ctx->device >= 0 ? release_wait_stream(true, consumer) : nullptr;
     ctx->shape.reserve(1); // a non-null pointer for 0-d tensors too
     ctx->strides.reserve(1);
     ctx->shape = t.shape();
@@ -704,6 +714,13 @@ parsed_capsule parse_capsule(py::handle cap) {
                   "from_dlpack: malformed DLPack tensor: data is NULL for ", numel, " elements");
     out.data = static_cast<char*>(t->data) + t->byte_offset;
     out.aligned = reinterpret_cast<uintptr_t>(out.data) % alignment_of(out.dt) == 0;
+    // Note [misaligned device data] (cuda_array_interface.cpp): refused on a device.
+    if (out.cuda_device >= 0 && numel > 0)
+        ISTHMUS_CHECK(reinterpret_cast<uintptr_t>(out.data) % itemsize(out.dt) == 0, value_error,
+                      "from_dlpack: the CUDA data at ", static_cast<const void*>(out.data),
+                      " is not aligned to its ", itemsize(out.dt),
+                      "-byte elements, which neither isthmus's kernels nor a device copy can "
+                      "read; pass an aligned tensor (e.g. a copy made by the producer)");
     if (out.cuda_device >= 0 && numel > 0) {
         // A producer that labels host memory kDLCUDA would make every kernel fault: check.
         int owner = -1;
@@ -1074,8 +1091,8 @@ void bind_dlpack(py::module_& m) {
 }
 
 py::object dlpack_capsule(const tensor& t, int cuda_device, void* consumer_stream) {
-    py::object cap =
-        export_capsule(t, /*versioned=*/false, /*copied=*/false, export_resource(cuda_device));
+    py::object cap = export_capsule(t, /*versioned=*/false, /*copied=*/false,
+                                    export_resource(cuda_device), consumer_stream);
     if (cuda_device >= 0 && consumer_stream) cuda::make_stream_wait(consumer_stream, cuda_device);
     return cap;
 }

@@ -81,6 +81,25 @@ TEST_CASE("cuda: ops on the GPU match the CPU" * doctest::skip(!cuda::available(
     set_default_resource(MEMRESOURCE_CPU);
 }
 
+TEST_CASE("cuda: transfers through the staging buffers, around their 16 MiB chunks" *
+          doctest::skip(!cuda::available())) {
+    // Note [pinned staging]: chunks of 16 MiB through two pinned buffers used in turn; one
+    // chunk, a chunk and 4 bytes, and three chunks (both buffers reused, an uneven tail).
+    cuda::init(0);
+    const size_t chunk = (size_t{16} << 20) / sizeof(float);
+    for (size_t n : {size_t{1}, size_t{3}, chunk - 1, chunk, chunk + 1, 10 * (size_t{1} << 20)}) {
+        CAPTURE(n);
+        const auto x = random_floats(n, static_cast<unsigned>(n % 1000));
+        const tensor g = on_gpu(x, {static_cast<int64_t>(n)}); // host -> device
+        CHECK_FALSE(g.storage()->valid_on(MEMRESOURCE_CPU));
+        const tensor d = mul(g, scalar(2.0)); // a kernel reading the transferred bytes
+        CHECK(g.to_vector<float>() == x);     // device -> host
+        const auto twice = d.to_vector<float>();
+        for (size_t i = 0; i < n; ++i) REQUIRE(twice[i] == 2 * x[i]);
+    }
+    set_default_resource(MEMRESOURCE_CPU);
+}
+
 TEST_CASE("cuda: eviction under a device memory cap" * doctest::skip(!cuda::available())) {
     cuda::init(0);
     cuda::set_memory_limit(0, size_t{8} << 20);

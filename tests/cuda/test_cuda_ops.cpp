@@ -602,9 +602,13 @@ TEST_CASE("cuda ops: cumsum and cumprod along every axis" * doctest::skip(!cuda:
         both([&] { return cumsum(x); }, "flat cumsum " + name_of(dt), tol);
         both([&] { return cumsum(random_tensor(dt, {0, 3}, 25), 0); }, "empty cumsum", tol);
     }
-    // one long line: many chunks
+    // one long line: many chunks, pass 2 by a block per line (Note [gpu cumulative])
     const tensor big = random_tensor(dtype::float32, {2000003}, 26);
     both([&] { return cumsum(big); }, "cumsum of 2M float32", 1e-5);
+    // a few long lines, strided (post > 1): the block pass again, exact on integers
+    const tensor mid = random_tensor(dtype::int64, {3, 20000, 2}, 27);
+    both([&] { return cumsum(mid, 1); }, "cumsum int64 (3, 20000, 2) axis 1", 0);
+    both([&] { return cumprod(mid, 1); }, "cumprod int64 (3, 20000, 2) axis 1 (wraps)", 0);
     set_default_resource(MEMRESOURCE_CPU);
 }
 

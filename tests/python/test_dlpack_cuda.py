@@ -1,5 +1,6 @@
 # CUDA exchange: DLPack with kDLCUDA, stream rules, __cuda_array_interface__, q.torch on the GPU.
 import gc
+import types
 
 import numpy as np
 import pytest
@@ -199,6 +200,8 @@ def test_cuda_array_interface_import_validation():
         (cai_dict(strides=(4,)), ValueError, "strides for 2 dimensions"),
         (cai_dict(strides=(12, 3)), ValueError, "multiple of the item size"),
         (cai_dict(shape=(5, 3), strides=(2**62, 4)), ValueError, "overflow"),
+        (cai_dict(shape=(2, 3), typestr="|u1", strides=(-(2**63), 1)), ValueError, "overflow"),
+        (cai_dict(shape=(2, 3), typestr="|u1", strides=(2**63 - 1, 1)), ValueError, "overflow"),
         (cai_dict(mask=object()), ValueError, "masked"),
         (cai_dict(stream=0), ValueError, "stream 0"),
         (cai_dict(stream=-1), ValueError, "not a stream"),
@@ -550,3 +553,79 @@ def test_release_waits_for_isthmus_work(init_device):
     torch.cuda.synchronize()
     np.testing.assert_array_equal(host(B), np.full(1 << 22, 6.0))
     del reuse
+
+
+def _reuse_block_of(n):
+    """A new isthmus-owned float32 value of n elements valid only on cuda:0, filled with 7 by a
+    kernel on isthmus's stream, and whether its block came from the cache (no new cudaMalloc)."""
+    before = q.cuda_memory_info(0)["device_allocations"]
+    B = q.value(np.zeros(n, np.float32))
+    B.lock(q.LOCK_WRITE, CUDA0)  # takes the freed block back from the cache
+    B.unlock(q.LOCK_WRITE, CUDA0)
+    B.fill(7)
+    return B, q.cuda_memory_info(0)["device_allocations"] == before
+
+
+@needs_torch_gpu
+def test_dlpack_export_release_orders_block_reuse_after_the_consumer(init_device):
+    # Note [export release order]: when torch lets go of an exported tensor while its kernels
+    # reading it are still queued, isthmus's stream waits for torch's stream before the freed
+    # block is written by isthmus again.
+    n = 1 << 22
+    A, _ = on_gpu("float32", (n,))
+    A.fill(1)
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        t = torch.from_dlpack(A)  # the side stream waits for the fill
+        torch.cuda._sleep(100_000_000)  # the side stream stays busy
+        total = t.sum()  # reads A's block, still queued
+    del t  # the deleter: isthmus's stream now waits for the side stream
+    del A
+    gc.collect()
+    B, reused = _reuse_block_of(n)
+    assert reused  # B's fill writes the very block torch's sum is about to read
+    side.synchronize()
+    assert float(total) == float(n)  # so the fill came after the sum
+    np.testing.assert_array_equal(host(B), np.full(n, 7.0))
+
+
+@needs_torch_gpu
+def test_cai_export_release_orders_block_reuse_after_the_default_stream(init_device):
+    # The array interface names no consumer stream: isthmus's stream waits for the legacy
+    # default stream (torch's default stream) when the exporting qvalue dies.
+    n = 1 << 22
+    A, _ = on_gpu("float32", (n,))
+    A.fill(1)
+    t = torch.as_tensor(A, device="cuda")  # __cuda_array_interface__, on torch's default stream
+    torch.cuda._sleep(100_000_000)
+    total = t.sum()
+    del t, A
+    gc.collect()
+    B, reused = _reuse_block_of(n)
+    assert reused
+    torch.cuda.synchronize()
+    assert float(total) == float(n)
+    np.testing.assert_array_equal(host(B), np.full(n, 7.0))
+
+
+@needs_torch_gpu
+def test_misaligned_device_data_is_refused(init_device):
+    # Note [misaligned device data]: a complex64 at a 4-byte boundary would fault in any kernel
+    # (a copy kernel too), so both protocols refuse it with ValueError instead of copying.
+    t = torch.zeros(32, device="cuda")
+    cai = dict(t.__cuda_array_interface__, data=(t.data_ptr() + 4, False), typestr="<c8",
+               shape=(4,), strides=None)
+    with pytest.raises(ValueError, match="not aligned"):
+        q.from_dlpack(CAIProducer(cai))
+    # a DLPack producer over the same misaligned device address
+    fake = types.SimpleNamespace(ctypes=types.SimpleNamespace(data=t.data_ptr() + 4),
+                                 dtype=np.dtype(np.complex64), itemsize=8, shape=(4,),
+                                 strides=(8,))
+    p = Producer(fake)
+    p.device = (kDLCUDA, 0)
+    with pytest.raises(ValueError, match="not aligned"):
+        q.from_dlpack(p)
+    # aligned data at an offset still shares
+    ok = dict(cai, data=(t.data_ptr() + 8, False))
+    B = q.from_dlpack(CAIProducer(ok))
+    assert device_address(B) == t.data_ptr() + 8

@@ -50,13 +50,16 @@ ISTHMUS_API size_t empty_cache(int device);
 
 /// The stream every kernel and copy of `device` is queued on, as a `cudaStream_t` (for launching
 /// one's own kernels in order with isthmus's work: plugins, DLPack/`__cuda_array_interface__`
-/// exchange). Requires init().
+/// exchange). Requires init() or ensure_registered(). Note [current device]: isthmus never
+/// leaves the calling thread's current CUDA device changed (every call that sets it restores it).
 ISTHMUS_API void* stream(int device);
 /// Makes `device`'s stream wait (on the GPU, through an event; the host does not wait) for the
 /// work queued so far on `other` (a cudaStream_t; 1 is the legacy default stream, 2 the
-/// per-thread default stream).
+/// per-thread default stream, both of `device`; a handle may belong to another device). `other`
+/// must exist. Requires init() or ensure_registered().
 ISTHMUS_API void stream_wait_for(int device, void* other);
-/// Makes `other` wait (on the GPU) for the work queued so far on `device`'s stream.
+/// Makes `other` wait (on the GPU) for the work queued so far on `device`'s stream (`other` may
+/// be a stream of any device; 1 and 2 name `device`'s default streams).
 ISTHMUS_API void make_stream_wait(void* other, int device);
 /// The CUDA ordinal of the device (or managed) memory at `ptr`; value_error for host memory.
 ISTHMUS_API int pointer_device(const void* ptr);

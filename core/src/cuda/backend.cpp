@@ -157,12 +157,17 @@ struct launch {
 
 cuda_compute::cuda_compute(device& dev) : dev_(dev) {
 #if ISTHMUS_HAVE_CUBLAS
-    dev_.activate();
+    const device_guard on(dev_.ordinal());
     cublasHandle_t h = nullptr;
     const cublasStatus_t st = cublasCreate(&h);
     ISTHMUS_CHECK(st == CUBLAS_STATUS_SUCCESS, runtime_error, "cuBLAS error ",
                   cublasGetStatusName(st), " in cublasCreate for ", dev_.name());
-    cublasSetStream(h, dev_.stream());
+    // every cuBLAS call must run on the device's stream (on the legacy default stream it would
+    // race with the kernels queued on it: isthmus's stream is non-blocking)
+    const cublasStatus_t ss = cublasSetStream(h, dev_.stream());
+    if (ss != CUBLAS_STATUS_SUCCESS) cublasDestroy(h);
+    ISTHMUS_CHECK(ss == CUBLAS_STATUS_SUCCESS, runtime_error, "cuBLAS error ",
+                  cublasGetStatusName(ss), " in cublasSetStream for ", dev_.name());
     blas_ = h;
 #endif
 }
@@ -187,7 +192,7 @@ void cuda_compute::binary(binary_op op, const shape_t& shape, const backend::ope
                    out.dt);
     launch l(shape, {&out, &a, &b});
     if (l.sp.numel == 0) return;
-    dev_.activate();
+    const device_guard on(dev_.ordinal());
     cudak::launch_binary(dev_.stream(), k, kernel_type(a.dt), l.sp, l.args[0], l.args[1],
                          l.args[2]);
     ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "binary");
@@ -206,7 +211,7 @@ void cuda_compute::unary(unary_op op, const shape_t& shape, const backend::opera
                    "cuda unary ", isthmus::name(op), ": operand ", a.dt, " -> ", out.dt);
     launch l(shape, {&out, &a});
     if (l.sp.numel == 0) return;
-    dev_.activate();
+    const device_guard on(dev_.ordinal());
     cudak::launch_unary(dev_.stream(), k, kernel_type(a.dt), l.sp, l.args[0], l.args[1]);
     ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "unary");
 }
@@ -227,7 +232,7 @@ void cuda_compute::ternary(backend::ternary_op op, const shape_t& shape,
                    "cuda ternary: operands ", a.dt, ", ", b.dt, ", ", c.dt, " -> ", out.dt);
     launch l(shape, {&out, &a, &b, &c});
     if (l.sp.numel == 0) return;
-    dev_.activate();
+    const device_guard on(dev_.ordinal());
     cudak::launch_ternary(dev_.stream(), k, kernel_type(out.dt), l.sp, l.args[0], l.args[1],
                           l.args[2], l.args[3]);
     ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "ternary");
@@ -250,7 +255,7 @@ void cuda_compute::copy(const shape_t& shape, const backend::operand& out,
                         const backend::operand& in) {
     launch l(shape, {&out, &in});
     if (l.sp.numel == 0) return;
-    dev_.activate();
+    const device_guard on(dev_.ordinal());
     cudak::launch_copy(dev_.stream(), kernel_type(out.dt), kernel_type(in.dt), l.sp, l.args[0],
                        l.args[1]);
     ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "copy");
@@ -271,7 +276,7 @@ bool cuda_compute::supports_reduce(backend::reduce_kind kind, dtype in, dtype ou
 void cuda_compute::reduce(backend::reduce_kind kind, int64_t rows, int64_t cols, void* out,
                           dtype out_dt, const void* in, dtype in_dt) {
     if (rows == 0) return;
-    dev_.activate();
+    const device_guard on(dev_.ordinal());
     const int64_t chunks = cudak::reduce_chunks(kernel_reduce(kind), rows, cols);
     void* scratch = chunks > 1
                         ? dev_.scratch(static_cast<size_t>(rows * chunks * cudak::reduce_acc_bytes))
@@ -295,7 +300,7 @@ void cuda_compute::cumulative(bool prod, int64_t pre, int64_t len, int64_t post,
                               const void* in, dtype dt) {
     ISTHMUS_ASSERT(cudak::cumulative_ok(kernel_type(dt)), "cuda cumulative: no kernel for ", dt);
     if (pre * len * post == 0) return;
-    dev_.activate();
+    const device_guard on(dev_.ordinal());
     const int64_t chunks = cudak::cumulative_chunks(pre, len, post);
     void* scratch =
         chunks > 1 ? dev_.scratch(static_cast<size_t>(pre * post * chunks) * 8) : nullptr;
@@ -336,7 +341,7 @@ void cuda_compute::gather(size_t itemsize, int64_t rows, const int64_t* row_off,
                           const shape_t& out_rest, const shape_t& src_rest) {
     const cudak::rest_layout g = rest_of(rest, src_rest, out_rest);
     if (rows == 0 || g.numel == 0) return;
-    dev_.activate();
+    const device_guard on(dev_.ordinal());
     cudak::launch_index(dev_.stream(), false, itemsize, rows, row_off, const_cast<void*>(src), out,
                         out_row, g);
     ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "gather");
@@ -347,7 +352,7 @@ void cuda_compute::scatter(size_t itemsize, int64_t rows, const int64_t* row_off
                            const shape_t& dst_rest, const shape_t& val_rest) {
     const cudak::rest_layout g = rest_of(rest, dst_rest, val_rest);
     if (rows == 0 || g.numel == 0) return;
-    dev_.activate();
+    const device_guard on(dev_.ordinal());
     cudak::launch_index(dev_.stream(), true, itemsize, rows, row_off, dst, const_cast<void*>(val),
                         val_row, g);
     ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "scatter");
@@ -362,7 +367,7 @@ void cuda_compute::random_real(dtype dt, bool normal, void* data, int64_t n, uin
                                uint64_t first_block, double a, double b) {
     ISTHMUS_ASSERT(is_floating(dt), "cuda random_real: not a real floating dtype: ", dt);
     if (n == 0) return;
-    dev_.activate();
+    const device_guard on(dev_.ordinal());
     cudak::launch_random_real(dev_.stream(), kernel_type(dt), normal, data, n, seed, first_block, a,
                               b);
     ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "random_real");
@@ -372,7 +377,7 @@ void cuda_compute::random_int(dtype dt, void* data, int64_t n, uint64_t seed, ui
                               int64_t lo, uint64_t range) {
     ISTHMUS_ASSERT(!is_complex(dt), "cuda random_int: complex dtype");
     if (n == 0) return;
-    dev_.activate();
+    const device_guard on(dev_.ordinal());
     cudak::launch_random_int(dev_.stream(), kernel_type(dt), data, n, seed, first_block, lo, range);
     ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "random_int");
 }
@@ -384,7 +389,7 @@ bool cuda_compute::supports_matmul(dtype dt) const {
 void cuda_compute::matmul(dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k, const void* a,
                           const void* b, void* c) {
     if (batch == 0 || m == 0 || n == 0) return;
-    dev_.activate();
+    const device_guard on(dev_.ordinal());
     if (k == 0) {
         ISTHMUS_CUDA_CHECK(cudaMemsetAsync(c, 0, static_cast<size_t>(batch * m * n) * itemsize(dt),
                                            dev_.stream()));

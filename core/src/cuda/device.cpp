@@ -19,6 +19,41 @@ size_t round_size(size_t n) {
 
 } // namespace
 
+// ---- current device and stream order ----
+
+device_guard::device_guard(int device, std::nothrow_t) noexcept : device_(device) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) {
+        cudaGetLastError();
+        previous_ = -1;
+    }
+    if (previous_ == device_) {
+        ok_ = true;
+        return;
+    }
+    ok_ = cudaSetDevice(device_) == cudaSuccess;
+    if (!ok_) cudaGetLastError();
+}
+
+device_guard::device_guard(int device) : device_guard(device, std::nothrow) {
+    if (!ok_) ISTHMUS_CUDA_CHECK(cudaSetDevice(device_)); // again, for the error and its message
+}
+
+device_guard::~device_guard() {
+    if (previous_ >= 0 && previous_ != device_ && cudaSetDevice(previous_) != cudaSuccess)
+        cudaGetLastError();
+}
+
+void stream_after(int from_device, cudaStream_t from, cudaStream_t to) {
+    if (from == to) return;
+    const device_guard on(from_device);
+    cudaEvent_t ev = nullptr;
+    ISTHMUS_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    const cudaError_t rec = cudaEventRecord(ev, from);
+    const cudaError_t wait = rec == cudaSuccess ? cudaStreamWaitEvent(to, ev, 0) : rec;
+    cudaEventDestroy(ev); // released by the driver once the recorded work completes
+    ISTHMUS_CUDA_CHECK(wait);
+}
+
 // ---- caching allocator ----
 
 void* caching_allocator::allocate(size_t nbytes, cudaStream_t stream) noexcept {
@@ -41,10 +76,8 @@ void* caching_allocator::allocate(size_t nbytes, cudaStream_t stream) noexcept {
             break;
         }
         void* p = nullptr;
-        if (cudaSetDevice(device_) != cudaSuccess) {
-            cudaGetLastError();
-            return nullptr;
-        }
+        const device_guard on(device_, std::nothrow);
+        if (!on.ok()) return nullptr;
         if (cudaMalloc(&p, size) == cudaSuccess) {
             ++mallocs_;
             allocated_ += size;
@@ -75,7 +108,7 @@ size_t caching_allocator::release_cache(cudaStream_t stream) noexcept {
 
 size_t caching_allocator::release_cache_locked(cudaStream_t stream) noexcept {
     if (free_.empty()) return 0;
-    cudaSetDevice(device_);
+    const device_guard on(device_, std::nothrow);
     cudaStreamSynchronize(stream); // queued work may still use a cached block's last owner data
     size_t released = 0;
     for (auto& [size, p] : free_) {
@@ -112,7 +145,7 @@ size_t caching_allocator::mallocs() const noexcept {
 // ---- device ----
 
 device::device(int ordinal) : ordinal_(ordinal), alloc_(ordinal) {
-    ISTHMUS_CUDA_CHECK(cudaSetDevice(ordinal_));
+    const device_guard on(ordinal_); // the stream belongs to this device
     ISTHMUS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
 }
 
@@ -150,7 +183,7 @@ void device::ensure_staging() {
 
 void device::copy_from_host(void* dst, const void* src, size_t nbytes) {
     if (nbytes == 0) return;
-    activate();
+    const device_guard on(ordinal_);
     std::lock_guard lk(stage_mu_);
     ensure_staging();
     auto* d = static_cast<char*>(dst);
@@ -170,7 +203,7 @@ void device::copy_from_host(void* dst, const void* src, size_t nbytes) {
 
 void device::copy_to_host(void* dst, const void* src, size_t nbytes) {
     if (nbytes == 0) return;
-    activate();
+    const device_guard on(ordinal_);
     std::lock_guard lk(stage_mu_);
     ensure_staging();
     auto* d = static_cast<char*>(dst);
@@ -194,7 +227,7 @@ void device::copy_to_host(void* dst, const void* src, size_t nbytes) {
 
 void device::copy_within(void* dst, const void* src, size_t nbytes) {
     if (nbytes == 0) return;
-    activate();
+    const device_guard on(ordinal_);
     ISTHMUS_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, stream_));
 }
 
@@ -202,15 +235,23 @@ bool device::copy_from_peer(void* dst, const memory_resource& src_res, const voi
                             size_t nbytes) {
     const auto* other = dynamic_cast<const device*>(&src_res);
     if (!other) return false;
-    activate();
-    // The source's queued writes must be done before this device's stream reads them.
-    ISTHMUS_CUDA_CHECK(cudaStreamSynchronize(other->stream()));
-    ISTHMUS_CUDA_CHECK(cudaMemcpyPeerAsync(dst, ordinal_, src, other->ordinal(), nbytes, stream_));
+    if (nbytes == 0) return true;
+    // Note [peer copies]: the copy is queued on this device's stream, ordered both ways with the
+    // source device's stream through events (the host never waits): after the source's queued
+    // writes, and before anything the source queues later (a write to the source copy once it is
+    // unlocked must not overtake the read).
+    stream_after(other->ordinal(), other->stream(), stream_);
+    {
+        const device_guard on(ordinal_);
+        ISTHMUS_CUDA_CHECK(
+            cudaMemcpyPeerAsync(dst, ordinal_, src, other->ordinal(), nbytes, stream_));
+    }
+    stream_after(ordinal_, stream_, other->stream());
     return true;
 }
 
 void device::synchronize() {
-    activate();
+    const device_guard on(ordinal_);
     ISTHMUS_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 

@@ -9,9 +9,39 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <unordered_map>
 
 namespace isthmus::cudabk {
+
+/// Note [current device]: the calling thread's current CUDA device is the driver's current
+/// context, shared by every CUDA runtime in the process (this module's static cudart, a plugin's,
+/// PyTorch's, CuPy's). Setting it and leaving it set would move the same thread's next
+/// `torch.empty(..., device="cuda")` (or a plugin's default) to another GPU on a multi-GPU
+/// machine. So the module sets a device only through this guard, which puts the caller's device
+/// back when it goes out of scope (nothing is changed when the device is already current).
+class device_guard {
+public:
+    /// Makes `device` current (throws runtime_error naming the call when that fails).
+    explicit device_guard(int device);
+    /// The same without throwing (for noexcept paths): ok() says whether `device` is current.
+    device_guard(int device, std::nothrow_t) noexcept;
+    ~device_guard();
+    device_guard(const device_guard&) = delete;
+    device_guard& operator=(const device_guard&) = delete;
+    bool ok() const noexcept { return ok_; }
+
+private:
+    int previous_ = -1;
+    int device_;
+    bool ok_ = false;
+};
+
+/// Makes `to` wait (on the GPU; the host does not wait) for the work queued on `from` so far:
+/// an event created on `from_device` (the device `from` belongs to; for the default-stream
+/// handles 1 and 2, the device whose default stream is meant) is recorded on `from` and waited
+/// for on `to`, then destroyed (the driver frees it once the wait is satisfied).
+void stream_after(int from_device, cudaStream_t from, cudaStream_t to);
 
 /// Note [caching allocator]: cudaMalloc and cudaFree are slow and cudaFree synchronises the
 /// device, so freed blocks are kept in a per-device free list (sizes rounded: 512 bytes below
@@ -66,7 +96,8 @@ public:
     int ordinal() const noexcept { return ordinal_; }
     /// The device's one stream: every kernel and copy of this device is queued on it.
     cudaStream_t stream() const noexcept { return stream_; }
-    /// Makes this device current on the calling thread.
+    /// Makes this device current on the calling thread and leaves it so; prefer a device_guard,
+    /// which restores the caller's device (Note [current device]).
     void activate() const;
     caching_allocator& allocator() noexcept { return alloc_; }
     /// A temporary device buffer for a kernel's scratch space (freed into the cache, which

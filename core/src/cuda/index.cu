@@ -1,5 +1,6 @@
 // CUDA gather and scatter of advanced-index rows (integer index arrays, mask coordinates).
 #include "cuda/elementwise_common.cuh"
+#include "cuda/index.cuh"
 
 namespace isthmus::cudak {
 
@@ -8,6 +9,8 @@ namespace {
 struct alignas(8) bytes16 {
     uint64_t lo, hi;
 };
+// (every element address is a multiple of its size: misaligned device data is refused at
+// import, Note [misaligned device data] in cpp_in_py/src/cuda_array_interface.cpp)
 
 // Note [gpu index rows]: the op layer checks the indices and turns them into one byte offset
 // per row (core/src/ops/indexing.cpp); one thread per element of rows x rest copies one element
@@ -21,14 +24,8 @@ __global__ void index_kernel(int64_t rows, const int64_t* row_off, char* a, char
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
          e += stride) {
-        const int64_t r = e / g.numel;
-        int64_t i = e % g.numel, oa = row_off[r], ob = r * b_row;
-        for (int d = g.rank - 1; d >= 0; --d) {
-            const int64_t q = i % g.shape[d];
-            i /= g.shape[d];
-            oa += q * g.a[d];
-            ob += q * g.b[d];
-        }
+        int64_t oa, ob;
+        index_offsets(g, row_off, b_row, e, oa, ob);
         if constexpr (SCATTER)
             *reinterpret_cast<W*>(a + oa) = *reinterpret_cast<const W*>(b + ob);
         else

@@ -57,11 +57,17 @@ int register_devices(char* err, size_t errlen) {
         if (!devices().empty()) return;
         int n = 0;
         ISTHMUS_CUDA_CHECK(cudaGetDeviceCount(&n));
+        // Everything that can fail (streams, cuBLAS handles) is made before anything is
+        // registered, so a failure leaves nothing half registered and a later call can retry.
         std::vector<std::shared_ptr<device>> made;
-        for (int i = 0; i < n; ++i) made.push_back(std::make_shared<device>(i));
-        for (auto& d : made) {
-            register_resource(d);
-            backend::register_compute(d->id(), std::make_shared<cuda_compute>(*d));
+        std::vector<std::shared_ptr<cuda_compute>> computes;
+        for (int i = 0; i < n; ++i) {
+            made.push_back(std::make_shared<device>(i));
+            computes.push_back(std::make_shared<cuda_compute>(*made.back()));
+        }
+        for (size_t i = 0; i < made.size(); ++i) {
+            register_resource(made[i]);
+            backend::register_compute(made[i]->id(), computes[i]);
         }
         devices() = std::move(made);
     });
@@ -118,17 +124,20 @@ int stream(int device_index, void** out, char* err, size_t errlen) {
 int stream_wait(int device_index, void* other, int other_waits, char* err, size_t errlen) {
     return guarded(err, errlen, [&] {
         device& d = dev(device_index);
-        d.activate();
+        // An event is recorded on a stream of its own device: `other`'s device for a handle (a
+        // consumer's stream may be on another GPU), the device's own for 1 and 2 (its default
+        // streams, current under stream_after's guard). Waiting across devices is allowed.
         const auto o = static_cast<cudaStream_t>(other);
-        cudaStream_t from = other_waits ? d.stream() : o;
-        cudaStream_t to = other_waits ? o : d.stream();
-        if (from == to) return;
-        cudaEvent_t ev = nullptr;
-        ISTHMUS_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
-        const cudaError_t rec = cudaEventRecord(ev, from);
-        const cudaError_t wait = rec == cudaSuccess ? cudaStreamWaitEvent(to, ev, 0) : rec;
-        cudaEventDestroy(ev); // released once the recorded work completes
-        ISTHMUS_CUDA_CHECK(wait);
+        int other_device = d.ordinal();
+        if (o != nullptr && o != cudaStreamLegacy && o != cudaStreamPerThread &&
+            cudaStreamGetDevice(o, &other_device) != cudaSuccess) {
+            cudaGetLastError(); // not a stream the driver knows: the record below reports it
+            other_device = d.ordinal();
+        }
+        if (other_waits)
+            stream_after(d.ordinal(), d.stream(), o);
+        else
+            stream_after(other_device, o, d.stream());
     });
 }
 

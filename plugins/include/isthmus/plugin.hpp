@@ -798,6 +798,24 @@ int function_impl(const isthmus_function* self, isthmus_call* call, const isthmu
     }
 }
 
+/// The position (C order, the last dimension fastest) of linear index `i` of `r`'s dims, in an
+/// ivec-like P of rank N (the CPU and CUDA launchers' one decomposition).
+template <typename P>
+ISTHMUS_HD inline void position_of(P& pos, int64_t i, const isthmus_range& r) {
+    constexpr int N = P::size();
+    for (int d = N - 1; d >= 0; --d) {
+        pos[d] = static_cast<std::remove_cvref_t<decltype(pos[d])>>(i % r.dims[d]);
+        i /= r.dims[d];
+    }
+}
+
+/// Blocks of `threads` threads for `count` positions of a grid-stride loop: enough for one
+/// position per thread, at most 65536 (far below grid.x's 2^31 - 1; the loop covers the rest).
+inline unsigned cuda_blocks(int64_t count, int64_t threads) {
+    const int64_t b = (count + threads - 1) / threads;
+    return static_cast<unsigned>(b < 1 ? 1 : (b > (int64_t{1} << 16) ? (int64_t{1} << 16) : b));
+}
+
 // Kernel launcher: converts the arguments once per chunk, then loops over the chunk's linear
 // positions with the body called directly (inlined by the compiler).
 template <typename F, typename Tuple, size_t... I>
@@ -810,11 +828,7 @@ void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
     } else {
         constexpr int N = P::size();
         P pos{};
-        int64_t rem = r.begin;
-        for (int d = N - 1; d >= 0; --d) {
-            pos[d] = rem % r.dims[d];
-            rem /= r.dims[d];
-        }
+        position_of(pos, r.begin, r);
         const int64_t last = r.dims[N - 1];
         int64_t i = r.begin;
         while (i < r.end) {
@@ -934,13 +948,8 @@ __global__ void device_loop(F f, isthmus_range r, V... v) {
         if constexpr (std::is_integral_v<P>) {
             f(v..., static_cast<P>(i));
         } else {
-            constexpr int N = P::size();
             P pos{};
-            int64_t rem = i;
-            for (int d = N - 1; d >= 0; --d) {
-                pos[d] = rem % r.dims[d];
-                rem /= r.dims[d];
-            }
+            position_of(pos, i, r);
             f(v..., pos);
         }
     }
@@ -996,8 +1005,7 @@ void cuda_launch(const isthmus_kernel* self, F& f, const isthmus_range& r,
     auto converted = std::make_tuple(arg_caster<std::tuple_element_t<I, Tuple>>::get(args[I])...);
     device_guard dg(self, device);
     constexpr int64_t threads = 256;
-    const auto blocks =
-        static_cast<unsigned>(std::min<int64_t>((count + threads - 1) / threads, int64_t{1} << 16));
+    const unsigned blocks = cuda_blocks(count, threads);
     auto launch = [&] {
         (void)cudaGetLastError(); // clear an earlier, non-sticky error of this runtime
         device_loop<F, P, std::remove_cvref_t<std::tuple_element_t<I, Tuple>>...>
