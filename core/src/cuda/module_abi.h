@@ -32,8 +32,9 @@ typedef struct isthmus_cuda_module {
     /* The device's one stream (a cudaStream_t) into *out. */
     int (*stream)(int device, void** out, char* err, size_t errlen);
     /* Orders two streams with an event (no host wait). `other` is a cudaStream_t of any device
-     * (1: the legacy default stream, 2: the per-thread default stream, both of `device`). `other_waits` 0: the device's stream
-     * waits for the work queued on `other` so far; 1: `other` waits for the device's stream. */
+     * (1: the legacy default stream, 2: the per-thread default stream, both of `device`).
+     * `other_waits` 0: the device's stream waits for the work queued on `other` so far; 1: `other`
+     * waits for the device's stream. */
     int (*stream_wait)(int device, void* other, int other_waits, char* err, size_t errlen);
     /* The CUDA ordinal owning device (or managed) memory at `ptr` into *device; nonzero with a
      * message for host memory or an unknown pointer. */
