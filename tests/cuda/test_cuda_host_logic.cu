@@ -8,10 +8,14 @@
 #include "exchange_streams.hpp"
 
 #include <isthmus/error.hpp>
+#include <isthmus/ops.hpp>
 #include <isthmus/plugin.hpp>
+#include <isthmus/tensor.hpp>
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <random>
 #include <string>
@@ -185,6 +189,65 @@ TEST_CASE("cuda cumulative: float sums equal a sequential double scan within rou
         const auto wp = reference_scan<true, k::kdt::f64>(s.pre, s.len, s.post, x);
         for (size_t i = 0; i < n; ++i) REQUIRE(std::abs(gp[i] - wp[i]) <= 1e-9 * std::abs(wp[i]));
     }
+}
+
+namespace {
+
+// The three passes on complex data of kind K (complex128 accumulators), against the CPU's
+// cumsum / cumprod of the same (pre, len, post) tensor along axis 1.
+template <bool PROD, k::kdt K>
+void check_complex_scan(const shape3& s, std::mt19937_64& gen) {
+    using T = k::storage_t<K>;
+    using R = decltype(T{}.re);
+    const isthmus::dtype dt =
+        K == k::kdt::c64 ? isthmus::dtype::complex64 : isthmus::dtype::complex128;
+    std::normal_distribution<double> d(0.0, 1.0);
+    std::uniform_real_distribution<double> angle(-3.2, 3.2);
+    const auto n = static_cast<size_t>(s.pre * s.len * s.post);
+    std::vector<T> x(n);
+    for (auto& v : x) {
+        if (PROD) { // unit modulus, slightly perturbed: no overflow over long lines
+            const double a = angle(gen), r = 1.0 + d(gen) * 1e-4;
+            v = T{static_cast<R>(r * std::cos(a)), static_cast<R>(r * std::sin(a))};
+        } else {
+            v = T{static_cast<R>(d(gen)), static_cast<R>(d(gen))};
+        }
+    }
+    isthmus::tensor in =
+        isthmus::tensor::empty({s.pre, s.len, s.post}, dt, isthmus::MEMRESOURCE_CPU);
+    std::memcpy(in.lock(isthmus::LOCK_WRITE, isthmus::MEMRESOURCE_CPU), x.data(), n * sizeof(T));
+    in.unlock(isthmus::LOCK_WRITE, isthmus::MEMRESOURCE_CPU);
+    const isthmus::tensor cpu = PROD ? isthmus::cumprod(in, 1) : isthmus::cumsum(in, 1);
+    REQUIRE(cpu.dtype() == dt);
+    std::vector<T> want(n);
+    std::memcpy(want.data(), cpu.lock(isthmus::LOCK_READ, isthmus::MEMRESOURCE_CPU), n * sizeof(T));
+    cpu.unlock(isthmus::LOCK_READ, isthmus::MEMRESOURCE_CPU);
+    const auto got = host_scan<PROD, K>(s.pre, s.len, s.post, x);
+    const double tol = K == k::kdt::c64 ? 2e-6 : 1e-11;
+    for (size_t i = 0; i < n; ++i) {
+        const std::complex<double> g(got[i].re, got[i].im), w(want[i].re, want[i].im);
+        REQUIRE(std::abs(g - w) <= tol * (1 + std::abs(w)) * (PROD ? 1.0 : 1.0 + std::sqrt(s.len)));
+    }
+}
+
+} // namespace
+
+TEST_CASE("cuda cumulative: complex sums and products equal the CPU's (complex128 accumulators)") {
+    std::mt19937_64 gen(13);
+    for (const shape3 s : scan_shapes) {
+        if (s.pre * s.len * s.post > 200000) continue; // the CPU reference stays quick
+        CAPTURE(s.pre);
+        CAPTURE(s.len);
+        CAPTURE(s.post);
+        check_complex_scan<false, k::kdt::c64>(s, gen);
+        check_complex_scan<true, k::kdt::c64>(s, gen);
+        check_complex_scan<false, k::kdt::c128>(s, gen);
+        check_complex_scan<true, k::kdt::c128>(s, gen);
+    }
+    CHECK(k::cumulative_ok(k::kdt::c64));
+    CHECK(k::cumulative_ok(k::kdt::c128));
+    CHECK(k::cumulative_acc_bytes(k::kdt::c64) == 16);
+    CHECK(k::cumulative_acc_bytes(k::kdt::f32) == 8);
 }
 
 TEST_CASE("cuda cumulative: block pass 2 segments split the chunks without gaps") {

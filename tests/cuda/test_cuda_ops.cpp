@@ -585,14 +585,18 @@ TEST_CASE("cuda ops: random numbers equal the CPU's for the same seed" *
 TEST_CASE("cuda ops: cumsum and cumprod along every axis" * doctest::skip(!cuda::available())) {
     cuda::init(0);
     for (dtype dt : {dtype::bool_, dtype::int8, dtype::uint32, dtype::int64, dtype::float16,
-                     dtype::float32, dtype::float64}) {
+                     dtype::float32, dtype::float64, dtype::complex64, dtype::complex128}) {
         const tensor x = random_tensor(dt, {5, 300, 7}, 23);
-        // products of floats near 1; of integers in {-1, 0, 1, 2} (wrapping alike on both sides)
+        // products of floats (and complex numbers) near 1; of integers in {-1, 0, 1, 2}
+        // (wrapping alike on both sides)
+        const bool real_or_complex = is_floating(dt) || is_complex(dt);
         const tensor p =
-            is_floating(dt) ? add(mul(random_tensor(dt, {5, 300, 7}, 24), 0.01), 1.0) : x;
-        // double accumulation on both sides, in another order on the GPU: the float64 sums
-        // may differ in the last bits of the largest partial sums
-        const double tol = dt == dtype::float64 ? 1e-11 : (is_floating(dt) ? tolerance(dt) : 0);
+            real_or_complex ? add(mul(random_tensor(dt, {5, 300, 7}, 24), 0.01), 1.0) : x;
+        // double (complex128) accumulation on both sides, in another order on the GPU: the
+        // 64-bit sums may differ in the last bits of the largest partial sums
+        const double tol = dt == dtype::float64 || dt == dtype::complex128
+                               ? 1e-11
+                               : (real_or_complex ? tolerance(dt) : 0);
         for (int64_t axis : {0, 1, 2, -1}) {
             const std::string what = name_of(dt) + " axis " + std::to_string(axis);
             both([&] { return cumsum(x, axis); }, "cumsum " + what, tol);

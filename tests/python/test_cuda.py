@@ -515,12 +515,16 @@ def test_random_on_gpu_equals_cpu(device, draw, dtype):
 @pytest.mark.parametrize("device", _devices())
 @pytest.mark.parametrize("fn", ["cumsum", "cumprod"])
 @pytest.mark.parametrize("axis", [None, 0, 1, 2])
-@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float32, np.float64, np.complex64,
+                                   np.complex128])
 def test_cumulative_matches_numpy(device, fn, axis, dtype):
     q.destroy()
     q.init(device)
     try:
-        if fn == "cumprod" and np.dtype(dtype).kind == "f":
+        if np.dtype(dtype).kind == "c":
+            x = (1 + (rng.standard_normal((4, 500, 3)) + 1j * rng.standard_normal((4, 500, 3)))
+                 / 100).astype(dtype)
+        elif fn == "cumprod" and np.dtype(dtype).kind == "f":
             x = (1 + rng.standard_normal((4, 500, 3)) / 100).astype(dtype)
         else:
             x = rng.integers(0 if np.dtype(dtype).kind == "u" else -2, 3, (4, 500, 3)).astype(dtype)
@@ -528,9 +532,11 @@ def test_cumulative_matches_numpy(device, fn, axis, dtype):
         if np.dtype(dtype).kind in "iu":  # int64 / uint64 results, wrapping alike
             np.testing.assert_array_equal(got, getattr(np, fn)(x, axis=axis))
         else:
-            ref = getattr(np, fn)(x.astype(np.float64), axis=axis)
-            np.testing.assert_allclose(got, ref, rtol=1e-6 if dtype == np.float32 else 1e-12,
-                                       atol=1e-5 if dtype == np.float32 else 1e-10)
+            single = dtype in (np.float32, np.complex64)
+            wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+            ref = getattr(np, fn)(x.astype(wide), axis=axis)
+            np.testing.assert_allclose(got, ref, rtol=1e-6 if single else 1e-12,
+                                       atol=1e-5 if single else 1e-10)
     finally:
         q.destroy()
         q.init("cpu")

@@ -302,8 +302,10 @@ void cuda_compute::cumulative(bool prod, int64_t pre, int64_t len, int64_t post,
     if (pre * len * post == 0) return;
     const device_guard on(dev_.ordinal());
     const int64_t chunks = cudak::cumulative_chunks(pre, len, post);
-    void* scratch =
-        chunks > 1 ? dev_.scratch(static_cast<size_t>(pre * post * chunks) * 8) : nullptr;
+    void* scratch = chunks > 1
+                        ? dev_.scratch(static_cast<size_t>(
+                              pre * post * chunks * cudak::cumulative_acc_bytes(kernel_type(dt))))
+                        : nullptr;
     try {
         cudak::launch_cumulative(dev_.stream(), prod, kernel_type(dt), pre, len, post, in, out,
                                  scratch);

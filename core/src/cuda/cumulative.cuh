@@ -13,7 +13,8 @@ namespace isthmus::cudak {
 // coalesce when post > 1. Pass 1 reduces each chunk into scratch slot t = (p * chunks + c) *
 // post + j; pass 2 turns each line's chunk totals into exclusive prefixes; pass 3 rescans each
 // chunk from its prefix and writes. With one chunk, passes 1 and 2 are skipped. The
-// accumulators are the CPU's (double for float32, wrapping uint64 for integers), so only the
+// accumulators are the CPU's (double for float32, complex128 for complex, wrapping uint64 for
+// integers), so only the
 // order of the double operations differs from the CPU's sequential scan.
 //
 // Pass 2 runs one thread per line when lines have few chunks (a short serial loop), and one
@@ -24,20 +25,33 @@ namespace isthmus::cudak {
 // The steps below are __host__ __device__ so that tests/cuda/test_cuda_host_logic.cu runs the
 // three passes on the host, thread by thread, against a sequential scan.
 
+// Complex lines accumulate in complex128 with the CPU's plain product formula (no Annex G
+// recovery of infinities: cpu/reduce_cum.cpp's apply), as the CPU's cumprod does.
 template <kdt K>
-inline constexpr kdt cum_acc_kdt = is_float(K) ? kdt::f64 : kdt::u64;
+inline constexpr kdt cum_acc_kdt = is_cplx(K)    ? kdt::c128
+                                   : is_float(K) ? kdt::f64
+                                                 : kdt::u64;
 
 template <bool PROD, class A>
 ISTHMUS_HD inline A cum_step(A acc, A x) {
-    if constexpr (PROD)
+    if constexpr (is_cplx_v<A>) {
+        if constexpr (PROD)
+            return A{acc.re * x.re - acc.im * x.im, acc.re * x.im + acc.im * x.re};
+        else
+            return A{acc.re + x.re, acc.im + x.im};
+    } else if constexpr (PROD) {
         return static_cast<A>(acc * x);
-    else
+    } else {
         return static_cast<A>(acc + x);
+    }
 }
 
 template <bool PROD, class A>
 ISTHMUS_HD inline A cum_identity() {
-    return PROD ? A(1) : A(0);
+    if constexpr (is_cplx_v<A>)
+        return A{PROD ? 1.0 : 0.0, 0.0};
+    else
+        return PROD ? A(1) : A(0);
 }
 
 /// The chunks each line of a (pre, len, post) scan is cut into: enough (line, chunk) threads to

@@ -273,12 +273,17 @@ void launch_random_real(cudaStream_t s, kdt t, bool normal, void* data, int64_t 
 /// random_int.
 void launch_random_int(cudaStream_t s, kdt t, void* data, int64_t n, uint64_t seed,
                        uint64_t first_block, int64_t lo, uint64_t range);
-/// Cumulative sums/products run on the op layer's work types (int64, uint64, float32, float64).
+/// Cumulative sums/products run on the op layer's work types (int64, uint64, float32, float64,
+/// complex64, complex128).
 constexpr bool cumulative_ok(kdt t) {
-    return t == kdt::i64 || t == kdt::u64 || t == kdt::f32 || t == kdt::f64;
+    return t == kdt::i64 || t == kdt::u64 || t == kdt::f32 || t == kdt::f64 || is_cplx(t);
+}
+/// The bytes of one cumulative accumulator for work type `t` (complex128 for complex types).
+constexpr int64_t cumulative_acc_bytes(kdt t) {
+    return is_cplx(t) ? 16 : 8;
 }
 /// The chunks each line of a (pre, len, post) cumulative op is cut into; launch_cumulative's
-/// `scratch` holds pre * post * chunks accumulators of 8 bytes when that is above 1.
+/// `scratch` holds pre * post * chunks accumulators of cumulative_acc_bytes when that is above 1.
 int64_t cumulative_chunks(int64_t pre, int64_t len, int64_t post);
 /// out = the inclusive running sum (or product) along the middle axis of a contiguous
 /// (pre, len, post) `in` of type `t` (float32 accumulates in double, integers wrap in uint64).
