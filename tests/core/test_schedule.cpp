@@ -80,11 +80,34 @@ struct fake_kernels final : backend::compute {
                  const backend::operand&) override {}
     bool supports_cumulative(bool, dtype) const override { return false; }
     void cumulative(bool, int64_t, int64_t, int64_t, void*, const void*, dtype) override {}
-    bool supports_index(size_t) const override { return false; }
-    void gather(size_t, int64_t, const int64_t*, void*, int64_t, const void*, const shape_t&,
-                const shape_t&, const shape_t&) override {}
-    void scatter(size_t, int64_t, const int64_t*, void*, const void*, int64_t, const shape_t&,
-                 const shape_t&, const shape_t&) override {}
+    // Row gathers and scatters of any element size, as the interface describes them (byte
+    // offsets and strides), counted so that tests can tell they ran "on the device".
+    static inline int gathers = 0, scatters = 0;
+    bool supports_index(size_t) const override { return true; }
+    void gather(size_t isz, int64_t rows, const int64_t* row_off, void* out, int64_t out_row,
+                const void* src, const shape_t& rest, const shape_t& out_rest,
+                const shape_t& src_rest) override {
+        ++gathers;
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t i = 0; i < numel_of(rest); ++i)
+                std::memcpy(
+                    static_cast<char*>(out) + r * out_row + offset_of(i, rest, out_rest),
+                    static_cast<const char*>(src) + row_off[r] + offset_of(i, rest, src_rest), isz);
+    }
+    void scatter(size_t isz, int64_t rows, const int64_t* row_off, void* dst, const void* val,
+                 int64_t val_row, const shape_t& rest, const shape_t& dst_rest,
+                 const shape_t& val_rest) override {
+        ++scatters;
+        for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t q = 0; q < r; ++q) // the interface promises rows that never repeat
+                REQUIRE(row_off[q] != row_off[r]);
+            for (int64_t i = 0; i < numel_of(rest); ++i)
+                std::memcpy(static_cast<char*>(dst) + row_off[r] + offset_of(i, rest, dst_rest),
+                            static_cast<const char*>(val) + r * val_row +
+                                offset_of(i, rest, val_rest),
+                            isz);
+        }
+    }
     bool supports_random(dtype, bool) const override { return false; }
     void random_real(dtype, bool, void*, int64_t, uint64_t, uint64_t, double, double) override {}
     void random_int(dtype, void*, int64_t, uint64_t, uint64_t, int64_t, uint64_t) override {}
@@ -224,4 +247,67 @@ TEST_CASE("schedule: to_resource makes data valid there, or copies it there") {
     CHECK(values(c) == values(strided));
     const tensor empty = to_resource(tensor::empty({0, 3}, dtype::int32, MEMRESOURCE_CPU), DEV);
     CHECK(empty.numel() == 0);
+}
+
+namespace {
+std::vector<float> read_floats(const tensor& t) {
+    const tensor c = t.contiguous();
+    std::vector<float> out(static_cast<size_t>(c.numel()));
+    std::memcpy(out.data(), c.lock(LOCK_READ, MEMRESOURCE_CPU), out.size() * sizeof(float));
+    c.unlock(LOCK_READ, MEMRESOURCE_CPU);
+    return out;
+}
+} // namespace
+
+TEST_CASE("schedule: device scatters with repeated indices keep the last value, as the CPU") {
+    fake_default_device f;
+    set_transfer_threshold(0); // everything goes to the fake device
+    const tensor idx = tensor::from_vector(std::vector<int64_t>{1, 3, 1, 0, -1, 1});
+    const tensor vals = tensor::from_vector(
+        std::vector<float>{10, 11, 12, 20, 21, 22, 30, 31, 32, 40, 41, 42, 50, 51, 52, 60, 61, 62},
+        {6, 3});
+    // the CPU's answer (sequential writes: the last row per target stays)
+    const tensor expect = host_values(15).reshape({5, 3}).clone();
+    {
+        set_default_resource(MEMRESOURCE_CPU);
+        index_put(expect, {idx}, vals);
+        set_default_resource(DEV);
+    }
+    const tensor t = host_values(15).reshape({5, 3}).clone();
+    const int g0 = fake_kernels::gathers, s0 = fake_kernels::scatters;
+    index_put(t, {idx}, vals);
+    CHECK(fake_kernels::gathers == g0 + 1); // the kept value rows, compacted
+    CHECK(fake_kernels::scatters == s0 + 1);
+    CHECK(t.storage()->valid_on(DEV));
+    CHECK(read_floats(t) == read_floats(expect));
+    CHECK(read_floats(t)[3] == 60.f); // row 1: written three times, the last value stays
+
+    // one element per row (nothing beyond the rows), a broadcast value, a strided target
+    const tensor flat = host_values(8).clone();
+    const tensor flat_expect = flat.clone();
+    const tensor idx2 = tensor::from_vector(std::vector<int64_t>{2, 2, 5, 2});
+    const tensor v2 = tensor::from_vector(std::vector<float>{1, 2, 3, 4});
+    index_put(flat, {idx2}, v2);
+    set_default_resource(MEMRESOURCE_CPU);
+    index_put(flat_expect, {idx2}, v2);
+    set_default_resource(DEV);
+    CHECK(read_floats(flat) == read_floats(flat_expect));
+    CHECK(read_floats(flat)[2] == 4.f);
+
+    const tensor idx3 = tensor::from_vector(std::vector<int64_t>{2, 2, 3});
+    const tensor wide = host_values(24).reshape({4, 6}).clone();
+    const tensor cols = wide.slice(1, 0, 6, 2); // (4, 3), strided rows
+    const tensor wide_expect = wide.clone();
+    index_put(cols, {idx3}, scalar(7.0)); // rows 2, 2, 3: a scalar broadcast
+    set_default_resource(MEMRESOURCE_CPU);
+    index_put(wide_expect.slice(1, 0, 6, 2), {idx3}, scalar(7.0));
+    set_default_resource(DEV);
+    CHECK(read_floats(wide) == read_floats(wide_expect));
+
+    // a bad index is refused before anything is written
+    const tensor before = t.clone();
+    CHECK_THROWS_AS(
+        index_put(t, {tensor::from_vector(std::vector<int64_t>{1, 5, 1})}, vals.slice(0, 0, 3, 1)),
+        index_error);
+    CHECK(read_floats(t) == read_floats(before));
 }

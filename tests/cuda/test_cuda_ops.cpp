@@ -645,7 +645,7 @@ TEST_CASE("cuda ops: gather and scatter by integer index arrays and masks" *
         const tensor mask = gt(random_tensor(dtype::float32, {6, 7}, 28), 0.0);
         both([&] { return index(x, {mask}); }, "x[mask] " + what);
         both([&] { return index(x, {tensor::from_vector<int64_t>({}, {0})}); }, "empty " + what);
-        // assignment: distinct rows run on the GPU; repeated rows keep the last value (CPU)
+        // assignment on the GPU; repeated rows keep the last value (Note [repeated scatter rows])
         const tensor vals = random_tensor(dt, {3, 7, 5}, 29);
         both(
             [&] {
@@ -674,7 +674,16 @@ TEST_CASE("cuda ops: gather and scatter by integer index arrays and masks" *
                 index_put(t, {tensor::from_vector<int64_t>({2, 2, 5})}, vals);
                 return t;
             },
-            "repeated rows, last wins " + what, 0, false);
+            "repeated rows, last wins " + what, 0);
+        both(
+            [&] {
+                tensor t = x.clone(); // repeated (row, column) pairs, a broadcast value row
+                index_put(t, {tensor::from_vector<int64_t>({1, 4, 1, 1}), all,
+                              tensor::from_vector<int64_t>({0, 2, 0, 0})},
+                          vals.select(0, 1).select(1, 0));
+                return t;
+            },
+            "repeated pairs, last wins " + what, 0);
     }
     // an out-of-range index raises before anything is written, on the GPU too
     device_scope s(gpu);

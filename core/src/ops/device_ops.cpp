@@ -6,6 +6,7 @@
 #include "ops/elementwise_types.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 namespace isthmus::ops {
@@ -182,18 +183,54 @@ bool device_scatter(resource_id where, const tensor& v, const tensor& val,
     const auto be = device_compute(where);
     if (!be || !be->supports_index(v.itemsize())) return false;
     std::vector<int64_t> off = row_byte_offsets(at, rows);
+    const auto isz = static_cast<int64_t>(v.itemsize());
+    bool repeats = false;
     {
         std::vector<int64_t> sorted = off;
         std::sort(sorted.begin(), sorted.end());
-        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return false;
+        repeats = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
     }
-    const auto isz = static_cast<int64_t>(v.itemsize());
-    const tensor offs = tensor::from_vector(off);
-    access ro(offs, lock_mode::read, where);
+    if (!repeats) {
+        const tensor offs = tensor::from_vector(off);
+        access ro(offs, lock_mode::read, where);
+        access rv(val, lock_mode::read, where);
+        access w(v, lock_mode::readwrite, where);
+        be->scatter(v.itemsize(), rows, ro.as<const int64_t>(), w.data(), rv.data(), val_row_bytes,
+                    rest, in_bytes(dst_rest, isz), in_bytes(val_rest, isz));
+        return true;
+    }
+    // Note [repeated scatter rows]: `a[[1, 1]] = [x, y]` leaves y, as NumPy's assignment (and
+    // the CPU's sequential loop) does; parallel writes of one row would race. So only the last
+    // row writing each target offset is kept: those value rows are gathered on the device into
+    // a compact tensor, which is then scattered without repeats.
+    std::unordered_map<int64_t, int64_t> last;
+    last.reserve(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) last[off[static_cast<size_t>(r)]] = r;
+    std::vector<int64_t> dst_off, src_off;
+    for (int64_t r = 0; r < rows; ++r)
+        if (last[off[static_cast<size_t>(r)]] == r) {
+            dst_off.push_back(off[static_cast<size_t>(r)]);
+            src_off.push_back(r * val_row_bytes);
+        }
+    const auto kept = static_cast<int64_t>(dst_off.size());
+    shape_t compact_shape{kept};
+    compact_shape.insert(compact_shape.end(), rest.begin(), rest.end());
+    const tensor compact = tensor::empty(compact_shape, v.dtype(), where);
+    const shape_t compact_rest(compact.strides().begin() + 1, compact.strides().end());
+    const int64_t compact_row = compact.strides()[0] * isz;
+    const tensor dst_offs = tensor::from_vector(dst_off), src_offs = tensor::from_vector(src_off);
+    access rd(dst_offs, lock_mode::read, where);
+    access rs(src_offs, lock_mode::read, where);
     access rv(val, lock_mode::read, where);
+    {
+        access wc(compact, lock_mode::write, where);
+        be->gather(v.itemsize(), kept, rs.as<const int64_t>(), wc.data(), compact_row, rv.data(),
+                   rest, in_bytes(compact_rest, isz), in_bytes(val_rest, isz));
+    }
+    access rc(compact, lock_mode::read, where);
     access w(v, lock_mode::readwrite, where);
-    be->scatter(v.itemsize(), rows, ro.as<const int64_t>(), w.data(), rv.data(), val_row_bytes,
-                rest, in_bytes(dst_rest, isz), in_bytes(val_rest, isz));
+    be->scatter(v.itemsize(), kept, rd.as<const int64_t>(), w.data(), rc.data(), compact_row, rest,
+                in_bytes(dst_rest, isz), in_bytes(compact_rest, isz));
     return true;
 }
 
