@@ -565,6 +565,12 @@ def test_advanced_indexing_matches_numpy(device, dtype):
         t[on_gpu(mask)] = 0
         y[mask] = 0
         np.testing.assert_array_equal(np.asarray(t), y)
+        # repeated rows: the last value wins, as in NumPy, and the result stays on the GPU
+        rep = np.array([2, 6, 2, -6, 2])
+        t[rep] = on_gpu(x[3:8])
+        y[rep] = x[3:8]
+        assert t.device == "cuda:0"
+        np.testing.assert_array_equal(np.asarray(t), y)
         with pytest.raises(IndexError):
             g[np.array([8])]
         np.testing.assert_array_equal(np.asarray(g), x)  # unchanged
