@@ -305,6 +305,54 @@ TEST_CASE("cuda index: element offsets equal a nested walk of rows and rest (C o
         }
 }
 
+// ---- elementwise strided offsets ----
+
+TEST_CASE("cuda elementwise: strided offsets equal a nested walk (32-bit and 64-bit splits)") {
+    std::mt19937 gen(5);
+    for (int rank = 0; rank <= 6; ++rank) // up to 4^6 elements per space
+        for (int trial = 0; trial < 10; ++trial) {
+            k::space sp;
+            sp.rank = rank;
+            sp.numel = 1;
+            int64_t st[3][k::max_dims] = {};
+            for (int d = 0; d < rank; ++d) {
+                sp.shape[d] = 2 + static_cast<int64_t>(gen() % 3);
+                sp.numel *= sp.shape[d];
+                for (auto& s : st) s[d] = static_cast<int64_t>(gen() % 21) - 10; // 0: broadcast
+            }
+            const int64_t* const strides[3] = {st[0], st[1], st[2]};
+            std::vector<int64_t> q(static_cast<size_t>(rank), 0);
+            for (int64_t i = 0; i < sp.numel; ++i) {
+                int64_t off[3];
+                k::offsets<3>(sp, i, strides, off);
+                for (int o = 0; o < 3; ++o) {
+                    int64_t want = 0;
+                    for (int d = 0; d < rank; ++d) want += q[static_cast<size_t>(d)] * st[o][d];
+                    REQUIRE(off[o] == want);
+                }
+                for (int d = rank - 1; d >= 0; --d) { // odometer, last dimension fastest
+                    if (++q[static_cast<size_t>(d)] < sp.shape[d]) break;
+                    q[static_cast<size_t>(d)] = 0;
+                }
+            }
+        }
+    // past 2^31 elements the split stays 64-bit: elements near the end of a (3, 2^31 + 5) space
+    k::space big;
+    big.rank = 2;
+    big.shape[0] = 3;
+    big.shape[1] = (int64_t{1} << 31) + 5;
+    big.numel = big.shape[0] * big.shape[1];
+    const int64_t s0[2] = {big.shape[1], 1}, s1[2] = {0, 2}; // dense, and a broadcast row
+    const int64_t* const strides[2] = {s0, s1};
+    for (const int64_t i : {int64_t{0}, big.shape[1] - 1, big.shape[1], big.numel - 1,
+                            int64_t{1} << 32, (int64_t{1} << 31) + 7}) {
+        int64_t off[2];
+        k::offsets<2>(big, i, strides, off);
+        CHECK(off[0] == i);
+        CHECK(off[1] == (i % big.shape[1]) * 2);
+    }
+}
+
 // ---- launch sizes ----
 
 TEST_CASE("cuda launches: grid sizes stay within the limits and cover the work") {

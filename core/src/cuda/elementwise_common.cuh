@@ -1,6 +1,7 @@
 // Device helpers shared by the elementwise kernels: strided offsets, vector loads, type switches.
 #pragma once
 
+#include "cuda/device_types.cuh"
 #include "cuda/kernels.hpp"
 
 #include <cstdint>
@@ -14,11 +15,25 @@ struct alignas(sizeof(T) * V) vec {
     T v[V];
 };
 
-/// The offsets of element `i` of the space in up to three operands.
+/// The offsets of element `i` of the space in up to four operands.
+// Note [32-bit index split]: the strided paths split each element index into coordinates with a
+// division per dimension; a 64-bit division is a long software sequence on the GPU, a 32-bit one
+// a few instructions, so spaces under 2^31 elements (the branch is uniform across the launch)
+// divide in 32 bits. Broadcast operands (stride 0) make this the path of `a + b[None, :]`.
 template <int N>
-__device__ inline void offsets(const space& sp, int64_t i, const int64_t* const (&strides)[N],
+ISTHMUS_HD inline void offsets(const space& sp, int64_t i, const int64_t* const (&strides)[N],
                                int64_t (&off)[N]) {
     for (int k = 0; k < N; ++k) off[k] = 0;
+    if (sp.numel <= INT32_MAX) {
+        auto j = static_cast<uint32_t>(i);
+        for (int d = sp.rank - 1; d >= 0; --d) {
+            const auto n = static_cast<uint32_t>(sp.shape[d]);
+            const uint32_t q = j % n;
+            j /= n;
+            for (int k = 0; k < N; ++k) off[k] += static_cast<int64_t>(q) * strides[k][d];
+        }
+        return;
+    }
     for (int d = sp.rank - 1; d >= 0; --d) {
         const int64_t n = sp.shape[d];
         const int64_t q = i % n;
