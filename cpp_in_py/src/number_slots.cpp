@@ -53,7 +53,10 @@ PyObject* nb_matmul(PyObject* a, PyObject* b) noexcept {
 
 template <unary_op OP>
 PyObject* nb_unary(PyObject* a) noexcept {
-    return guarded([&] { return apply_unary(OP, py::handle(a).cast<const value&>()); });
+    return guarded([&] {
+        const value* v = qvalue_ptr(a); // a unary slot is only called on qvalues
+        return v ? apply_unary(OP, *v) : not_implemented();
+    });
 }
 
 } // namespace
@@ -63,31 +66,25 @@ void install_number_slots(py::handle cls) {
     ISTHMUS_ASSERT(type->tp_flags & Py_TPFLAGS_HEAPTYPE, "qvalue is not a heap type");
     PyNumberMethods& nb = reinterpret_cast<PyHeapTypeObject*>(type)->as_number;
     ISTHMUS_ASSERT(type->tp_as_number == &nb, "qvalue's number methods are not its own");
-    nb.nb_add = nb_binary<binary_op::add>;
-    nb.nb_subtract = nb_binary<binary_op::sub>;
-    nb.nb_multiply = nb_binary<binary_op::mul>;
-    nb.nb_true_divide = nb_binary<binary_op::div>;
-    nb.nb_floor_divide = nb_binary<binary_op::floor_div>;
-    nb.nb_remainder = nb_binary<binary_op::mod>;
+    // each arithmetic slot and its in-place form (pow and matmul take other signatures)
+#define ISTHMUS_SLOTS(SLOT, OP)                                                                    \
+    nb.nb_##SLOT = nb_binary<binary_op::OP>;                                                       \
+    nb.nb_inplace_##SLOT = nb_inplace<binary_op::OP>;
+    ISTHMUS_SLOTS(add, add)
+    ISTHMUS_SLOTS(subtract, sub)
+    ISTHMUS_SLOTS(multiply, mul)
+    ISTHMUS_SLOTS(true_divide, div)
+    ISTHMUS_SLOTS(floor_divide, floor_div)
+    ISTHMUS_SLOTS(remainder, mod)
+    ISTHMUS_SLOTS(and, bit_and)
+    ISTHMUS_SLOTS(or, bit_or)
+    ISTHMUS_SLOTS(xor, bit_xor)
+    ISTHMUS_SLOTS(lshift, shift_left)
+    ISTHMUS_SLOTS(rshift, shift_right)
+#undef ISTHMUS_SLOTS
     nb.nb_power = nb_power;
-    nb.nb_and = nb_binary<binary_op::bit_and>;
-    nb.nb_or = nb_binary<binary_op::bit_or>;
-    nb.nb_xor = nb_binary<binary_op::bit_xor>;
-    nb.nb_lshift = nb_binary<binary_op::shift_left>;
-    nb.nb_rshift = nb_binary<binary_op::shift_right>;
-    nb.nb_matrix_multiply = nb_matmul;
-    nb.nb_inplace_add = nb_inplace<binary_op::add>;
-    nb.nb_inplace_subtract = nb_inplace<binary_op::sub>;
-    nb.nb_inplace_multiply = nb_inplace<binary_op::mul>;
-    nb.nb_inplace_true_divide = nb_inplace<binary_op::div>;
-    nb.nb_inplace_floor_divide = nb_inplace<binary_op::floor_div>;
-    nb.nb_inplace_remainder = nb_inplace<binary_op::mod>;
     nb.nb_inplace_power = nb_inplace_power;
-    nb.nb_inplace_and = nb_inplace<binary_op::bit_and>;
-    nb.nb_inplace_or = nb_inplace<binary_op::bit_or>;
-    nb.nb_inplace_xor = nb_inplace<binary_op::bit_xor>;
-    nb.nb_inplace_lshift = nb_inplace<binary_op::shift_left>;
-    nb.nb_inplace_rshift = nb_inplace<binary_op::shift_right>;
+    nb.nb_matrix_multiply = nb_matmul;
     nb.nb_negative = nb_unary<unary_op::neg>;
     nb.nb_absolute = nb_unary<unary_op::abs>;
     nb.nb_invert = nb_unary<unary_op::bit_not>;

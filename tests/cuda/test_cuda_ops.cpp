@@ -678,8 +678,9 @@ TEST_CASE("cuda ops: gather and scatter by integer index arrays and masks" *
         both(
             [&] {
                 tensor t = x.clone(); // repeated (row, column) pairs, a broadcast value row
-                index_put(t, {tensor::from_vector<int64_t>({1, 4, 1, 1}), all,
-                              tensor::from_vector<int64_t>({0, 2, 0, 0})},
+                index_put(t,
+                          {tensor::from_vector<int64_t>({1, 4, 1, 1}), all,
+                           tensor::from_vector<int64_t>({0, 2, 0, 0})},
                           vals.select(0, 1).select(1, 0));
                 return t;
             },

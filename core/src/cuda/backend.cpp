@@ -1,6 +1,7 @@
 // The CUDA compute backend: maps the op layer's requests onto the kernels and cuBLAS.
 #include "cuda/backend.hpp"
 #include "cuda/check.hpp"
+#include "cuda/uop_list.hpp"
 
 #include <cstring>
 #include <optional>
@@ -59,37 +60,7 @@ std::optional<cudak::uop> kernel_op(unary_op op) {
 #define ISTHMUS_MAP(X)                                                                             \
     case unary_op::X:                                                                              \
         return cudak::uop::X;
-        ISTHMUS_MAP(neg)
-        ISTHMUS_MAP(abs)
-        ISTHMUS_MAP(sign)
-        ISTHMUS_MAP(exp)
-        ISTHMUS_MAP(log)
-        ISTHMUS_MAP(log2)
-        ISTHMUS_MAP(log10)
-        ISTHMUS_MAP(expm1)
-        ISTHMUS_MAP(log1p)
-        ISTHMUS_MAP(sqrt)
-        ISTHMUS_MAP(rsqrt)
-        ISTHMUS_MAP(sin)
-        ISTHMUS_MAP(cos)
-        ISTHMUS_MAP(tan)
-        ISTHMUS_MAP(asin)
-        ISTHMUS_MAP(acos)
-        ISTHMUS_MAP(atan)
-        ISTHMUS_MAP(sinh)
-        ISTHMUS_MAP(cosh)
-        ISTHMUS_MAP(tanh)
-        ISTHMUS_MAP(floor)
-        ISTHMUS_MAP(ceil)
-        ISTHMUS_MAP(round)
-        ISTHMUS_MAP(square)
-        ISTHMUS_MAP(reciprocal)
-        ISTHMUS_MAP(isnan)
-        ISTHMUS_MAP(isinf)
-        ISTHMUS_MAP(isfinite)
-        ISTHMUS_MAP(logical_not)
-        ISTHMUS_MAP(bit_not)
-        ISTHMUS_MAP(conj)
+        ISTHMUS_CUDA_UOPS(ISTHMUS_MAP)
 #undef ISTHMUS_MAP
     default:
         return std::nullopt;

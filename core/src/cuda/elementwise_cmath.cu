@@ -1,5 +1,6 @@
 // CUDA kernels of the complex transcendental functions and complex pow (complex64/128 only).
 #include "cuda/elementwise_cmath.cuh"
+#include "cuda/uop_list.hpp"
 
 namespace isthmus::cudak {
 
@@ -9,29 +10,19 @@ namespace {
 // types only, are the costliest element functions to compile (thrust's complex algorithms);
 // keeping them in their own file keeps every other elementwise file's compile time unchanged
 // and lets this one build in parallel with them.
+// Only the ops of kernels.hpp's complex_math are instantiated here.
+template <uop OP, kdt K>
+void run_cmath(cudaStream_t s, const space& sp, const arg& out, const arg& a) {
+    if constexpr (complex_math(OP)) run_unary<OP, K>(s, sp, out, a);
+}
+
 template <kdt K>
 void unary_of(cudaStream_t s, uop op, const space& sp, const arg& out, const arg& a) {
     switch (op) {
 #define ISTHMUS_CASE(OP)                                                                           \
     case uop::OP:                                                                                  \
-        return run_unary<uop::OP, K>(s, sp, out, a);
-        ISTHMUS_CASE(exp)
-        ISTHMUS_CASE(log)
-        ISTHMUS_CASE(log2)
-        ISTHMUS_CASE(log10)
-        ISTHMUS_CASE(expm1)
-        ISTHMUS_CASE(log1p)
-        ISTHMUS_CASE(sqrt)
-        ISTHMUS_CASE(rsqrt)
-        ISTHMUS_CASE(sin)
-        ISTHMUS_CASE(cos)
-        ISTHMUS_CASE(tan)
-        ISTHMUS_CASE(asin)
-        ISTHMUS_CASE(acos)
-        ISTHMUS_CASE(atan)
-        ISTHMUS_CASE(sinh)
-        ISTHMUS_CASE(cosh)
-        ISTHMUS_CASE(tanh)
+        return run_cmath<uop::OP, K>(s, sp, out, a);
+        ISTHMUS_CUDA_UOPS(ISTHMUS_CASE)
 #undef ISTHMUS_CASE
     default:
         return;

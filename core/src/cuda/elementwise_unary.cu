@@ -1,5 +1,6 @@
 // CUDA unary elementwise kernels for every kernel type (complex math: elementwise_cmath.cu).
 #include "cuda/elementwise_ops.cuh"
+#include "cuda/uop_list.hpp"
 
 namespace isthmus::cudak {
 
@@ -18,37 +19,7 @@ void unary_of(cudaStream_t s, uop op, const space& sp, const arg& out, const arg
 #define ISTHMUS_CASE(OP)                                                                           \
     case uop::OP:                                                                                  \
         return run_unary_here<uop::OP, K>(s, sp, out, a);
-        ISTHMUS_CASE(neg)
-        ISTHMUS_CASE(abs)
-        ISTHMUS_CASE(sign)
-        ISTHMUS_CASE(exp)
-        ISTHMUS_CASE(log)
-        ISTHMUS_CASE(log2)
-        ISTHMUS_CASE(log10)
-        ISTHMUS_CASE(expm1)
-        ISTHMUS_CASE(log1p)
-        ISTHMUS_CASE(sqrt)
-        ISTHMUS_CASE(rsqrt)
-        ISTHMUS_CASE(sin)
-        ISTHMUS_CASE(cos)
-        ISTHMUS_CASE(tan)
-        ISTHMUS_CASE(asin)
-        ISTHMUS_CASE(acos)
-        ISTHMUS_CASE(atan)
-        ISTHMUS_CASE(sinh)
-        ISTHMUS_CASE(cosh)
-        ISTHMUS_CASE(tanh)
-        ISTHMUS_CASE(floor)
-        ISTHMUS_CASE(ceil)
-        ISTHMUS_CASE(round)
-        ISTHMUS_CASE(square)
-        ISTHMUS_CASE(reciprocal)
-        ISTHMUS_CASE(isnan)
-        ISTHMUS_CASE(isinf)
-        ISTHMUS_CASE(isfinite)
-        ISTHMUS_CASE(logical_not)
-        ISTHMUS_CASE(bit_not)
-        ISTHMUS_CASE(conj)
+        ISTHMUS_CUDA_UOPS(ISTHMUS_CASE)
 #undef ISTHMUS_CASE
     }
 }

@@ -184,13 +184,11 @@ bool device_scatter(resource_id where, const tensor& v, const tensor& val,
     if (!be || !be->supports_index(v.itemsize())) return false;
     std::vector<int64_t> off = row_byte_offsets(at, rows);
     const auto isz = static_cast<int64_t>(v.itemsize());
-    bool repeats = false;
-    {
-        std::vector<int64_t> sorted = off;
-        std::sort(sorted.begin(), sorted.end());
-        repeats = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
-    }
-    if (!repeats) {
+    // the last row writing each target offset (all rows when none repeats)
+    std::unordered_map<int64_t, int64_t> last;
+    last.reserve(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) last[off[static_cast<size_t>(r)]] = r;
+    if (static_cast<int64_t>(last.size()) == rows) {
         const tensor offs = tensor::from_vector(off);
         access ro(offs, lock_mode::read, where);
         access rv(val, lock_mode::read, where);
@@ -203,9 +201,6 @@ bool device_scatter(resource_id where, const tensor& v, const tensor& val,
     // the CPU's sequential loop) does; parallel writes of one row would race. So only the last
     // row writing each target offset is kept: those value rows are gathered on the device into
     // a compact tensor, which is then scattered without repeats.
-    std::unordered_map<int64_t, int64_t> last;
-    last.reserve(static_cast<size_t>(rows));
-    for (int64_t r = 0; r < rows; ++r) last[off[static_cast<size_t>(r)]] = r;
     std::vector<int64_t> dst_off, src_off;
     for (int64_t r = 0; r < rows; ++r)
         if (last[off[static_cast<size_t>(r)]] == r) {
