@@ -1,0 +1,86 @@
+"""Shared machinery of the Python fuzzers: the time budget, seeds, corpus replay, reporting.
+
+Each fuzzer is a pytest test that first replays its committed corpus
+(tests/fuzz/corpus/<target>/seeds.txt, one case per line) and then runs hypothesis in batches
+until its time budget is spent. Environment:
+
+  ISTHMUS_FUZZ_SECONDS  seconds each fuzzer runs after the replay (default 20; scripts/fuzz
+                        sets it, run longer by hand with e.g. ISTHMUS_FUZZ_SECONDS=600)
+  ISTHMUS_FUZZ_SEED     the first batch's seed (default: random, printed), to replay a run
+"""
+
+import os
+import pathlib
+import random
+import re
+import sys
+import time
+
+import hypothesis
+import numpy as np
+from hypothesis import HealthCheck, Phase
+
+CORPUS = pathlib.Path(__file__).resolve().parents[1] / "corpus"
+SECONDS = float(os.environ.get("ISTHMUS_FUZZ_SECONDS", "20"))
+
+# Names a corpus line may use: NumPy's (array, int64, uint8, bool_, ...), slice and np itself.
+_NAMESPACE = {k: v for k, v in vars(np).items() if not k.startswith("_")}
+_NAMESPACE.update({"np": np, "slice": slice, "Ellipsis": Ellipsis, "__builtins__": {}})
+
+
+def corpus_cases(target, fields):
+    """The cases of tests/fuzz/corpus/<target>/seeds.txt: each line holds `fields` Python
+    expressions over NumPy's names, separated by ' ; ' (the last may contain it); an empty
+    field (also a trailing ' ;') is None; lines starting with # are comments."""
+    path = CORPUS / target / "seeds.txt"
+    out = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = [f.strip() for f in re.split(r"\s+;(?:\s+|$)", line, maxsplit=fields - 1)]
+        parts += [""] * (fields - len(parts))
+        out.append((f"{target}/seeds.txt:{n}", [eval(f, _NAMESPACE) if f else None for f in parts]))
+    return out
+
+
+def replay(target, fields, check):
+    """Runs check(tuple(case)) on every corpus case; raises one AssertionError listing every
+    failing case (not only the first)."""
+    failures = []
+    for where, case in corpus_cases(target, fields):
+        try:
+            check(tuple(case))
+        except Exception as e:  # noqa: BLE001 - every failing case is reported
+            failures.append(f"{where}: {type(e).__name__}: {e}")
+    if failures:
+        raise AssertionError(f"{len(failures)} corpus case(s) fail:\n" + "\n".join(failures))
+
+
+def corpus_line(*fields):
+    """A corpus line for the given values (repr on one line), to paste into seeds.txt."""
+    return " ; ".join("" if f is None else " ".join(repr(f).split()) for f in fields)
+
+
+def run_for(strategy, check, seconds=None, batch=100):
+    """Runs check(case) on cases drawn from `strategy` for `seconds` (at least one batch).
+    A failure is shrunk by hypothesis and re-raised with the falsifying case and the seed."""
+    seconds = SECONDS if seconds is None else seconds
+    first = int(os.environ.get("ISTHMUS_FUZZ_SEED", random.randrange(1 << 30)))
+    print(f"fuzzing {seconds:g} s from seed {first} (ISTHMUS_FUZZ_SEED={first} repeats it)",
+          file=sys.stderr)
+    end = time.monotonic() + seconds
+    n = 0
+    while n == 0 or time.monotonic() < end:
+
+        @hypothesis.seed(first + n)
+        @hypothesis.settings(max_examples=batch, database=None, deadline=None,
+                             suppress_health_check=list(HealthCheck),
+                             phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False)
+        @hypothesis.given(strategy)
+        def one(case):
+            check(case)
+
+        one()
+        n += 1
+    print(f"fuzzed {n} batches of {batch}", file=sys.stderr)
