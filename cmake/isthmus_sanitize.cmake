@@ -8,11 +8,26 @@
 # triggers one fails. Clang only: it is also compiled with -fsanitize=fuzzer-no-link (coverage
 # counters and comparison tracing, whose callbacks the ASan runtime stubs out), so the same
 # build links the libFuzzer targets under tests/fuzz (ISTHMUS_FUZZ, on by default here) and
-# CI compiles the library once for both gates. Executables link the ASan runtime statically;
-# libisthmus.so leaves its __asan_* symbols to the process: a C++ host gets them from its own
-# executable, and python3 (not built with ASan) needs the shared runtime preloaded, which
-# scripts/sanitize does (LD_PRELOAD=$(clang -print-file-name=libclang_rt.asan-x86_64.so)).
-# scripts/sanitize configures this with -DCMAKE_BUILD_TYPE=RelWithDebInfo and -O1 line tables.
+# CI compiles the library once for both gates. scripts/sanitize configures it (RelWithDebInfo
+# at -O1 with line tables, CUDA, benchmarks and examples off) and runs the suites in it.
+#
+# Note [one ASan runtime]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# libisthmus.so leaves its __asan_* symbols to the process. python3 is not built with ASan, so
+# it gets the shared runtime preloaded (LD_PRELOAD, ISTHMUS_ASAN_RUNTIME below). Executables
+# link that same shared runtime (-shared-libasan, found through their rpath), so every process
+# has one and the same: a sanitized C++ host started from the sanitized python3
+# (tests/py_in_cpp_venv) inherits the LD_PRELOAD, which next to a static copy would abort
+# ("incompatible ASan runtimes"). The libFuzzer targets keep the static runtime (target property
+# ISTHMUS_STATIC_ASAN), since libFuzzer wants the runtime first in the link order.
+#
+# Note [Python under ASan]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# Leak detection is off in Python processes: CPython, NumPy and torch keep interned objects,
+# module state and caches alive until exit on purpose, which LeakSanitizer reports by the
+# thousand. Leaks are caught by the C++ suites (LSan on) and by tests/python/test_stress.py
+# (memory over 1e5 create/export cycles, normal build). PYTHONMALLOC=malloc sends Python's own
+# objects through ASan's allocator, so a use-after-free of a PyObject is caught as well.
 option(ISTHMUS_SANITIZE "Build with AddressSanitizer + UBSan (clang; also enables the fuzz targets)" OFF)
 cmake_dependent_option(ISTHMUS_FUZZ "Build the libFuzzer targets in tests/fuzz" ON
   "ISTHMUS_SANITIZE" OFF)
@@ -22,26 +37,29 @@ if(ISTHMUS_SANITIZE)
     message(FATAL_ERROR "ISTHMUS_SANITIZE needs clang for C and C++ (libFuzzer, the shared ASan "
       "runtime): configure with -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++")
   endif()
-  set(ISTHMUS_SANITIZE_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all
-    -fno-omit-frame-pointer)
-  # -Wno-unknown-warning-option: isthmus_warnings() spells GCC's -Wshadow=local.
-  add_compile_options(${ISTHMUS_SANITIZE_FLAGS} -fsanitize=fuzzer-no-link
-    $<$<COMPILE_LANGUAGE:C,CXX>:-Wno-unknown-warning-option>)
-  add_link_options(${ISTHMUS_SANITIZE_FLAGS})
-  # The shared ASan runtime python3 needs preloaded, and the environment of a test that runs
-  # python3 (tests/CMakeLists.txt adds it; scripts/sanitize exports the same for pytest).
-  # Note [Python under ASan]: leak detection is off in Python processes: CPython, NumPy and
-  # torch keep interned objects, module state and caches alive until exit on purpose, which
-  # LeakSanitizer reports by the thousand. Leaks are caught by the C++ suites (LSan on) and by
-  # tests/stress (RSS over many create/export cycles). PYTHONMALLOC=malloc sends Python's own
-  # objects through ASan's allocator, so a use-after-free of a PyObject is caught as well.
-  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libclang_rt.asan-${CMAKE_SYSTEM_PROCESSOR}.so
+  execute_process(
+    COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libclang_rt.asan-${CMAKE_SYSTEM_PROCESSOR}.so
     OUTPUT_VARIABLE _rt OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT IS_ABSOLUTE "${_rt}" OR NOT EXISTS "${_rt}")
     message(FATAL_ERROR "ISTHMUS_SANITIZE: the shared ASan runtime was not found (${_rt}); on "
       "Debian install libclang-rt-14-dev")
   endif()
+  get_filename_component(_rtdir "${_rt}" DIRECTORY)
   set(ISTHMUS_ASAN_RUNTIME "${_rt}" CACHE INTERNAL "the shared ASan runtime python3 preloads")
+
+  set(ISTHMUS_SANITIZE_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all
+    -fno-omit-frame-pointer)
+  # -Wno-unknown-warning-option: isthmus_warnings() spells GCC's -Wshadow=local.
+  add_compile_options(${ISTHMUS_SANITIZE_FLAGS} -fsanitize=fuzzer-no-link
+    $<$<COMPILE_LANGUAGE:C,CXX>:-Wno-unknown-warning-option>)
+  # Note [one ASan runtime]: the shared runtime for executables but the fuzz targets.
+  set(_exe "$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>")
+  set(_static "$<BOOL:$<TARGET_PROPERTY:ISTHMUS_STATIC_ASAN>>")
+  add_link_options(${ISTHMUS_SANITIZE_FLAGS}
+    "$<$<AND:${_exe},$<NOT:${_static}>>:-shared-libasan;-Wl,-rpath,${_rtdir}>")
+
+  # The environment of a test that runs python3 (Note [Python under ASan]); tests/CMakeLists.txt
+  # adds it, scripts/sanitize and scripts/fuzz export the same for pytest.
   set(ISTHMUS_SANITIZE_PYTHON_ENV "LD_PRELOAD=${_rt}" "PYTHONMALLOC=malloc"
     "ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1")
   message(STATUS "isthmus: sanitizer build (ASan + UBSan, fuzzer coverage), runtime ${_rt}")

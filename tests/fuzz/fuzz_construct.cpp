@@ -65,7 +65,7 @@ bool all_zero(const q::tensor& t) {
 }
 
 void shaped(q::fuzz::reader& r) {
-    const q::dtype dt = static_cast<q::dtype>(r.pick(q::num_dtypes));
+    const q::dtype dt = static_cast<q::dtype>(r.pick(q::dtype_count));
     const q::shape_t shape = read_shape(r);
     const unsigned op = r.pick(6);
     const verdict v = judge(shape, q::itemsize(dt));
@@ -126,7 +126,7 @@ void typed(q::fuzz::reader& r) {
 
 void ranges(q::fuzz::reader& r) {
     const unsigned op = r.pick(3);
-    const q::dtype dt = static_cast<q::dtype>(r.pick(q::num_dtypes));
+    const q::dtype dt = static_cast<q::dtype>(r.pick(q::dtype_count));
     if (op == 0) { // arange with integer or real bounds
         const bool ints = r.flag();
         q::scalar a = ints ? q::scalar(r.size_like()) : q::scalar(r.get<double>());
