@@ -9,9 +9,11 @@
 #include <structmember.h>
 
 #include <array>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <utility>
 
 namespace isthmus::pymod {
 
@@ -27,20 +29,63 @@ bool is_native_function(py::handle h);
 bool is_native_object(py::handle h);
 value native_object_value(py::handle h);
 
+const char* code_name(int32_t code) {
+    static const char* const names[] = {
+        "bool",   "int8",    "int16",    "int32",   "int64",   "uint8",     "uint16",    "uint32",
+        "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"};
+    return code >= 0 && code <= ISTHMUS_DT_COMPLEX128 ? names[code] : "any";
+}
+
+// A Python int for messages: its digits, or its size when it is too long to print usefully.
+std::string int_text(py::handle h) {
+    const auto bits = h.attr("bit_length")().cast<int64_t>();
+    if (bits <= 256) return py::str(h).cast<std::string>();
+    return std::string(PyObject_RichCompareBool(h.ptr(), py::int_(0).ptr(), Py_LT) == 1 ? "-"
+                                                                                        : "") +
+           "a " + std::to_string(bits) + "-bit integer";
+}
+
+// Note [integer parameters] (plugin.hpp), Python side: a Python int outside int64 becomes a
+// uint64 scalar when it fits one (for uint64 parameters), a float64 for a real parameter, and
+// is otherwise an OverflowError naming the parameter's type; narrower ranges are checked by the
+// host before the call (plugins::detail::check_range), the fast path by scalar_args.
+value big_int_value(py::handle h, const isthmus_param* p) {
+    PyObject* o = h.ptr();
+    if (p && (p->kind == ISTHMUS_PARAM_FLOAT || p->kind == ISTHMUS_PARAM_COMPLEX)) {
+        const double d = PyLong_AsDouble(o);
+        if (d == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            ISTHMUS_THROW(plugins::overflow_error, "Python integer ", int_text(h),
+                          " is too large to convert to ", code_name(p->dtype));
+        }
+        return value(scalar(d));
+    }
+    if (PyObject_RichCompareBool(o, py::int_(0).ptr(), Py_GT) == 1) {
+        const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+        if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred()))
+            return value(scalar(static_cast<uint64_t>(u)));
+        PyErr_Clear();
+    }
+    ISTHMUS_THROW(plugins::overflow_error, "Python integer ", int_text(h), " is out of bounds for ",
+                  p && p->kind == ISTHMUS_PARAM_INT && p->dtype >= 0 ? code_name(p->dtype)
+                                                                     : "int64 and uint64");
+}
+
 // Note [plugin argument conversion]: Python numbers convert exactly (float -> float64 scalar,
 // int -> int64, bool, complex -> complex128), not through the `scalar` precision, so a float64
-// plugin parameter sees the Python float unrounded. qvalues pass as they are; NumPy arrays and
-// anything exporting DLPack (torch tensors) wrap zero-copy; Python callables become host
-// callbacks; native objects pass their instance. Everything else goes through asvalue().
-value arg_value(py::handle h) {
+// plugin parameter sees the Python float unrounded. An int beyond int64 follows Note [integer
+// parameters] with the parameter `p` when the caller knows it (NULL: unknown). qvalues pass as
+// they are; NumPy arrays and anything exporting DLPack (torch tensors) wrap zero-copy; Python
+// callables become host callbacks; native objects pass their instance. Everything else goes
+// through asvalue().
+value arg_value(py::handle h, const isthmus_param* p = nullptr) {
     PyObject* o = h.ptr();
     if (PyFloat_CheckExact(o)) return value(scalar(PyFloat_AS_DOUBLE(o)));
     if (PyBool_Check(o)) return value(scalar(o == Py_True));
     if (PyLong_CheckExact(o)) {
         int overflow = 0;
         const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-        ISTHMUS_CHECK(!overflow, value_error, "plugin call: integer ",
-                      py::str(h).cast<std::string>(), " does not fit in int64");
+        if (overflow) return big_int_value(h, p);
         return value(scalar(static_cast<int64_t>(v)));
     }
     if (PyComplex_CheckExact(o))
@@ -63,6 +108,30 @@ value arg_value(py::handle h) {
             python_callable(py::reinterpret_borrow<py::object>(h)),
             py::str(py::getattr(h, "__qualname__", py::str(type_name(h)))).cast<std::string>())));
     return asvalue(h);
+}
+
+// Argument `i` of a call to `what` with parameter `p` (NULL: unknown); an overflow names the
+// argument like the host's own checks do.
+value call_arg(py::handle h, const std::string& what, size_t i, const isthmus_param* p) {
+    try {
+        return arg_value(h, p);
+    } catch (const pl::overflow_error& e) {
+        ISTHMUS_THROW(plugins::overflow_error, what, ": argument ", i + 1,
+                      p && p->name ? " (" + std::string(p->name) + ")" : std::string(), ": ",
+                      e.what());
+    }
+}
+
+// Sets the Python exception for a C++ one: OverflowError for overflow_error (a value_error in
+// C++), else the usual mapping (Note [error mapping]).
+void set_plugin_error(std::exception_ptr p) noexcept {
+    try {
+        std::rethrow_exception(p);
+    } catch (const pl::overflow_error& e) {
+        PyErr_SetString(PyExc_OverflowError, e.what());
+    } catch (...) {
+        set_python_error(std::current_exception());
+    }
 }
 
 // Results: Python numbers for scalars, str, None, qvalue for tensors, native objects.
@@ -127,6 +196,27 @@ PyTypeObject* g_function_type = nullptr;
 // path (an int or bool is accepted for a real, a bool for an integer, a float never for an
 // integer); anything else (NumPy scalars, int overflow, a mismatch) returns false and the call
 // takes the generic path, which produces the usual conversions and messages.
+bool int_fits(long long x, int32_t code) {
+    switch (code) {
+    case ISTHMUS_DT_INT8:
+        return std::in_range<int8_t>(x);
+    case ISTHMUS_DT_INT16:
+        return std::in_range<int16_t>(x);
+    case ISTHMUS_DT_INT32:
+        return std::in_range<int32_t>(x);
+    case ISTHMUS_DT_UINT8:
+        return std::in_range<uint8_t>(x);
+    case ISTHMUS_DT_UINT16:
+        return std::in_range<uint16_t>(x);
+    case ISTHMUS_DT_UINT32:
+        return std::in_range<uint32_t>(x);
+    case ISTHMUS_DT_UINT64:
+        return x >= 0;
+    default: // int64, or any integer (the plugin checks)
+        return true;
+    }
+}
+
 bool scalar_args(const isthmus_function* f, PyObject* const* args, Py_ssize_t n,
                  isthmus_value* out) {
     for (Py_ssize_t i = 0; i < n; ++i) {
@@ -148,7 +238,8 @@ bool scalar_args(const isthmus_function* f, PyObject* const* args, Py_ssize_t n,
             if (kind == ISTHMUS_PARAM_BOOL) return false;
             int overflow = 0;
             const long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
-            if (overflow) return false;
+            if (overflow || (kind == ISTHMUS_PARAM_INT && !int_fits(x, f->params[i].dtype)))
+                return false; // the generic path raises OverflowError naming the parameter
             if (kind == ISTHMUS_PARAM_FLOAT)
                 v.kind = ISTHMUS_VALUE_FLOAT, v.dtype = ISTHMUS_DT_INT64,
                 v.u.f = static_cast<double>(x);
@@ -177,9 +268,16 @@ PyObject* fn_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, Py
                 return result_to_py(r).release().ptr();
             }
         }
+        // The parameters, when one overload takes this many arguments (for int conversions).
+        const isthmus_function* only = fn.overloads().size() == 1 && fn.overloads()[0]->nparams == n
+                                           ? fn.overloads()[0]
+                                           : nullptr;
+        auto param = [&](Py_ssize_t i) { return only ? &only->params[i] : nullptr; };
         if (n <= 8) {
             std::array<value, 8> vals;
-            for (Py_ssize_t i = 0; i < n; ++i) vals[static_cast<size_t>(i)] = arg_value(args[i]);
+            for (Py_ssize_t i = 0; i < n; ++i)
+                vals[static_cast<size_t>(i)] =
+                    call_arg(args[i], fn.name(), static_cast<size_t>(i), param(i));
             return result_to_py(
                        (*f->fn)->call(std::span<const value>(vals.data(), static_cast<size_t>(n))))
                 .release()
@@ -187,12 +285,13 @@ PyObject* fn_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, Py
         }
         std::vector<value> vals;
         vals.reserve(static_cast<size_t>(n));
-        for (Py_ssize_t i = 0; i < n; ++i) vals.push_back(arg_value(args[i]));
+        for (Py_ssize_t i = 0; i < n; ++i)
+            vals.push_back(call_arg(args[i], fn.name(), static_cast<size_t>(i), param(i)));
         return result_to_py((*f->fn)->call(vals)).release().ptr();
     } catch (py::error_already_set& e) {
         e.restore();
     } catch (...) {
-        set_python_error(std::current_exception());
+        set_plugin_error(std::current_exception());
     }
     return nullptr;
 }
@@ -287,6 +386,13 @@ struct native_event {
     std::string name;
 };
 
+// `with q.checked():` (Note [checked mode] in plugins.hpp): a checked_scope on the thread that
+// enters it, for as long as the block runs.
+struct checked_block {
+    bool enabled = true;
+    std::optional<pl::checked_scope> scope;
+};
+
 py::object wrap_object(std::shared_ptr<pl::plugin_object> o) {
     return py::cast(native_object{std::move(o)});
 }
@@ -346,22 +452,42 @@ py::object import_library(const std::shared_ptr<pl::library>& lib) {
     return mod;
 }
 
+// One size of dims: an int (or an object with __index__) that fits int64.
+int64_t dim_from_py(py::handle x) {
+    ISTHMUS_CHECK(PyLong_Check(x.ptr()) || PyIndex_Check(x.ptr()), type_error,
+                  "parallel_do: dims must hold ints, got ", type_name(x));
+    const auto i = py::reinterpret_steal<py::object>(PyNumber_Index(x.ptr()));
+    if (!i) throw py::error_already_set();
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+    ISTHMUS_CHECK(!overflow, value_error, "parallel_do: the size ", int_text(i),
+                  " in dims does not fit int64");
+    return v;
+}
+
 shape_t dims_from_py(py::handle h) {
-    if (PyLong_Check(h.ptr())) return {h.cast<int64_t>()};
+    if (PyLong_Check(h.ptr()) || (PyIndex_Check(h.ptr()) && !py::isinstance<py::sequence>(h) &&
+                                  !is_qvalue(h) && !py::isinstance<py::array>(h)))
+        return {dim_from_py(h)};
     if (is_qvalue(h) || py::isinstance<py::array>(h)) {
         const tensor t = asvalue(h).as_tensor();
+        ISTHMUS_CHECK(t.dim() <= 1 && !is_complex(t.dtype()), type_error,
+                      "parallel_do: dims must be a 1-d tensor of integers, got a ", name(t.dtype()),
+                      " tensor of shape ", shape_str(t.shape()));
         shape_t d;
-        for (double x : t.to_vector<double>()) d.push_back(static_cast<int64_t>(x));
+        for (double x : t.to_vector<double>()) {
+            // (-2^63 and 2^63 as doubles: the range that converts to int64 exactly)
+            ISTHMUS_CHECK(std::isfinite(x) && x == std::floor(x) && x >= -9223372036854775808.0 &&
+                              x < 9223372036854775808.0,
+                          value_error, "parallel_do: dims must hold integers, got ", x);
+            d.push_back(static_cast<int64_t>(x));
+        }
         return d;
     }
     ISTHMUS_CHECK(py::isinstance<py::sequence>(h) && !py::isinstance<py::str>(h), type_error,
                   "parallel_do: dims must be an int or a sequence of ints, got ", type_name(h));
     shape_t d;
-    for (py::handle x : py::reinterpret_borrow<py::sequence>(h)) {
-        ISTHMUS_CHECK(PyLong_Check(x.ptr()) || PyIndex_Check(x.ptr()), type_error,
-                      "parallel_do: dims must hold ints, got ", type_name(x));
-        d.push_back(py::reinterpret_steal<py::object>(PyNumber_Index(x.ptr())).cast<int64_t>());
-    }
+    for (py::handle x : py::reinterpret_borrow<py::sequence>(h)) d.push_back(dim_from_py(x));
     return d;
 }
 
@@ -438,6 +564,8 @@ void bind_plugins(py::module_& m) {
             py::object inst = cls(e.what());
             inst.attr("diagnostics") = e.diagnostics();
             PyErr_SetObject(g_compile_error, inst.ptr());
+        } catch (const pl::overflow_error& e) { // a value_error in C++, OverflowError here
+            PyErr_SetString(PyExc_OverflowError, e.what());
         }
     });
 
@@ -592,6 +720,33 @@ void bind_plugins(py::module_& m) {
         py::arg("lang") = py::none(),
         "compile_string on a file's contents (the plugin file is named after the file's stem;\n"
         "a .cu file is CUDA unless lang says otherwise).");
+    py::class_<checked_block>(
+        m, "checked",
+        "Checked mode for plugin kernels and functions, as a context manager:\n\n"
+        "    with q.checked():\n"
+        "        q.parallel_do(dims, x, y, kernel)\n\n"
+        "Inside the block, every unchecked view of a plugin kernel or function called from this\n"
+        "thread bounds-checks each access: an access outside its tensor raises IndexError naming\n"
+        "the kernel, the argument, the index and the shape, instead of reading or writing\n"
+        "outside the tensor. checked(False) turns it off inside an outer block or when the\n"
+        "environment variable ISTHMUS_CHECKED=1 turned it on for the process. Blocks nest.")
+        .def(py::init<bool>(), py::arg("enabled") = true,
+             "A checked-mode block (enabled=False: an unchecked one).")
+        .def(
+            "__enter__",
+            [](checked_block& b) -> checked_block& {
+                ISTHMUS_CHECK(!b.scope, runtime_error,
+                              "q.checked(): this block is already entered; make one per with");
+                b.scope.emplace(b.enabled);
+                return b;
+            },
+            py::return_value_policy::reference, "Turns checked mode on (or off) on this thread.")
+        .def(
+            "__exit__", [](checked_block& b, py::args) { b.scope.reset(); },
+            "Restores the mode that was in force before the block.")
+        .def_static(
+            "active", [] { return pl::checked(); },
+            "Whether plugin calls from this thread run in checked mode now.");
     m.def(
         "parallel_do",
         [](py::args args) {
@@ -607,9 +762,13 @@ void bind_plugins(py::module_& m) {
                           type_name(last));
             const auto& k = last.cast<const native_kernel&>();
             const shape_t dims = dims_from_py(args[0]);
+            const isthmus_kernel* ak = k.k->abi();
             std::vector<value> vals;
             vals.reserve(args.size() - 2);
-            for (size_t i = 1; i + 1 < args.size(); ++i) vals.push_back(arg_value(args[i]));
+            for (size_t i = 1; i + 1 < args.size(); ++i)
+                vals.push_back(call_arg(
+                    args[i], ak->signature, i - 1,
+                    static_cast<int32_t>(i - 1) < ak->nparams ? &ak->params[i - 1] : nullptr));
             py::gil_scoped_release nogil;
             pl::parallel_do(dims, vals, *k.k);
         },

@@ -26,6 +26,7 @@ dtype dtype_of_code(int32_t code);
 struct call_context {
     isthmus_call base; // first member: an isthmus_call* is a call_context*
     std::mutex mu;
+    uint32_t flags = 0; // ISTHMUS_CALL_* flags the plugin reads (Note [checked mode])
     int32_t code = 0;
     std::string message;
     std::exception_ptr cause;
@@ -65,6 +66,12 @@ struct arg_slot {
 enum class fit { no, convert, exact };
 /// Checks one argument against one parameter; on `no`, `why` says what was expected and given.
 fit check_arg(const isthmus_param& p, const value& v, std::string* why);
+/// Note [integer parameters] (plugin.hpp), host side: throws overflow_error when `v`, an integer
+/// given for an integer parameter, is out of the parameter's range; `what` and `i` (0-based)
+/// name the call and the argument.
+void check_range(const isthmus_param& p, const value& v, const std::string& what, size_t i);
+/// The flags of a call made from this thread: ISTHMUS_CALL_CHECKED in checked mode.
+uint32_t call_flags_now();
 /// Describes a value for messages: "a float64 tensor of shape (2, 3)", "a float32 scalar".
 std::string describe(const value& v);
 

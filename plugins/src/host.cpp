@@ -8,6 +8,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+#include <set>
 #include <sstream>
 
 namespace isthmus::plugins {
@@ -21,7 +27,64 @@ compile_error::compile_error(const std::string& summary, std::string diagnostics
     : runtime_error(summary + (diagnostics.empty() ? "" : ":\n" + diagnostics)),
       diagnostics_(std::move(diagnostics)) {}
 compile_error::~compile_error() = default;
+overflow_error::~overflow_error() = default;
 callable_object::~callable_object() = default;
+
+// ---- checked mode (Note [checked mode]) --------------------------------------------------------
+
+namespace {
+
+// -1: no checked_scope on this thread (the environment decides), else the innermost scope's 0/1.
+thread_local int t_checked = -1;
+
+struct environment_setting {
+    bool on = false;
+    std::string bad; // a value ISTHMUS_CHECKED must not have, or empty
+};
+
+const environment_setting& environment() {
+    static const environment_setting e = [] {
+        environment_setting r;
+        const char* v = std::getenv("ISTHMUS_CHECKED");
+        std::string s = v ? v : "";
+        for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (s == "1" || s == "true" || s == "yes" || s == "on")
+            r.on = true;
+        else if (!(s.empty() || s == "0" || s == "false" || s == "no" || s == "off"))
+            r.bad = v;
+        return r;
+    }();
+    return e;
+}
+
+} // namespace
+
+bool checked_by_environment() {
+    const environment_setting& e = environment();
+    ISTHMUS_CHECK(e.bad.empty(), value_error,
+                  "ISTHMUS_CHECKED must be 1 or 0 (or true/false, "
+                  "yes/no, on/off), got \"",
+                  e.bad, "\"");
+    return e.on;
+}
+
+bool checked() {
+    return t_checked >= 0 ? t_checked != 0 : checked_by_environment();
+}
+
+checked_scope::checked_scope(bool on) noexcept : previous_(t_checked) {
+    t_checked = on ? 1 : 0;
+}
+
+checked_scope::~checked_scope() {
+    t_checked = previous_;
+}
+
+namespace detail {
+uint32_t call_flags_now() {
+    return checked() ? ISTHMUS_CALL_CHECKED : 0u;
+}
+} // namespace detail
 
 namespace {
 
@@ -65,6 +128,9 @@ value invoke(const isthmus_function* f, const std::shared_ptr<const library>& li
              const value* self, std::span<const value> args, const std::string& what) {
     const size_t extra = self ? 1 : 0;
     const size_t n = args.size() + extra;
+    if (f->nparams >= 0)
+        for (size_t i = 0; i < args.size(); ++i)
+            detail::check_range(f->params[i], args[i], what, i);
     arg_buffer<arg_slot> slots(n);
     arg_buffer<isthmus_value> vals(n);
     if (self) detail::marshal(*self, nullptr, slots[0], vals[0], lib);
@@ -72,6 +138,7 @@ value invoke(const isthmus_function* f, const std::shared_ptr<const library>& li
         detail::marshal(args[i], f->nparams >= 0 ? &f->params[i] : nullptr, slots[i + extra],
                         vals[i + extra], lib);
     call_context ctx;
+    ctx.flags = detail::call_flags_now();
     isthmus_value result{};
     const int rc = f->impl(f, &ctx.base, vals.data(), static_cast<int32_t>(n), &result);
     if (rc != 0 || ctx.failed()) {
@@ -103,7 +170,7 @@ function::function(std::shared_ptr<const library> lib,
 
 value function::call_abi(const isthmus_function* f, const isthmus_value* args,
                          int32_t nargs) const {
-    call_context ctx;
+    call_context ctx; // numbers only: no views, so no call flags (Note [checked mode])
     isthmus_value result{};
     const int rc = f->impl(f, &ctx.base, args, nargs, &result);
     if (rc != 0 || ctx.failed()) {
@@ -157,6 +224,24 @@ std::string kernel::to_string() const {
 //    when that is a GPU, else on cuda:0 once CUDA is initialised; without CUDA it raises
 //    runtime_error saying so.
 //
+// Note [kernel shape rules]: which shapes parallel_do checks against dims before running. In
+// general none: a kernel body may read any element of any argument (a gather, a stencil, a
+// reduction over a row), may write a sub-block or a strided subset of a larger output, and may
+// test its own bounds, so no rule relating dims to the arguments' shapes holds for every
+// correct kernel, and a guessed rule would refuse correct ones. The sound checks are:
+//  - dims: 1 to 4 sizes, the kernel's position rank, none negative, and a product that fits
+//    int64 (value_error);
+//  - each argument's kind, dtype and rank, and each integer's range (type_error and
+//    overflow_error, before anything runs);
+//  - what the kernel declares: a tensor parameter flagged ISTHMUS_PARAM_AT_POSITION (in C++,
+//    m.kernel(...).at_position({"x", "y"})) is indexed at the position, so it needs at least
+//    pos_ndim dimensions and leading sizes of at least dims (it may be larger); otherwise
+//    value_error, naming the argument, its shape and dims. Checked when dims is not empty
+//    (when some position runs).
+// Everything else is caught where it happens: 'checked views always, every view in checked
+// mode (Note [checked mode]), so `parallel_do((100, 100), x4x4, y4x4, k)` with undeclared
+// unchecked views is an index_error in checked mode, and undefined behaviour otherwise.
+//
 // Note [parallel_do on the CPU]: the iteration space is flattened in C order and cut into
 // contiguous blocks, several per OpenMP thread (dynamic schedule, for uneven bodies); each block
 // is one call of the kernel's launcher, which loops over its positions with the body inlined.
@@ -183,6 +268,36 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
         if (detail::check_arg(ak->params[i], args[i], &why) == fit::no)
             ISTHMUS_THROW(type_error, ak->signature, ": argument ", i + 1, " (", ak->params[i].name,
                           "): ", why);
+        detail::check_range(ak->params[i], args[i], ak->signature, i);
+    }
+    // Note [kernel shape rules].
+    int64_t total = 1;
+    for (int64_t d : dims) {
+        ISTHMUS_CHECK(d == 0 || total <= INT64_MAX / d, value_error, "parallel_do(", nm, "): dims ",
+                      shape_str(dims), " has more than 2^63 - 1 positions");
+        total *= d;
+    }
+    for (size_t i = 0; total > 0 && i < args.size(); ++i) {
+        const isthmus_param& p = ak->params[i];
+        if (!(p.flags & ISTHMUS_PARAM_AT_POSITION) || !args[i].is_tensor()) continue;
+        const shape_t& s = args[i].as_tensor().shape();
+        bool covers = s.size() >= dims.size();
+        for (size_t d = 0; covers && d < dims.size(); ++d) covers = s[d] >= dims[d];
+        ISTHMUS_CHECK(covers, value_error, ak->signature, ": argument ", i + 1, " (", p.name,
+                      ") is indexed at the position, so its leading dimensions must cover dims ",
+                      shape_str(dims), ", but its shape is ", shape_str(s));
+    }
+    // Note [checked mode]: a plugin built without it runs unchecked; say so once per library.
+    const uint32_t flags = detail::call_flags_now();
+    if ((flags & ISTHMUS_CALL_CHECKED) && !(k.owner()->features() & ISTHMUS_FEATURE_CHECKED_MODE)) {
+        static std::mutex mu;
+        static std::set<const library*> told;
+        std::lock_guard lk(mu);
+        if (told.insert(k.owner().get()).second)
+            std::cerr << "[isthmus] checked mode: plugin " << k.owner()->name() << " ("
+                      << k.owner()->path()
+                      << ") was not built with checked-mode support (an older plugin.hpp, or "
+                         "the C ABI alone); its kernels run unchecked\n";
     }
 
     // Where it runs (Note [parallel_do placement]): a CUDA ordinal, or -1 for the CPU.
@@ -216,14 +331,13 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
     for (size_t i = 0; i < args.size(); ++i)
         detail::marshal(args[i], &ak->params[i], slots[i], vals[i], k.owner(), where);
 
-    int64_t total = 1;
-    for (int64_t d : dims) total *= d;
     if (total == 0) return;
     isthmus_range base{};
     base.ndim = static_cast<int32_t>(dims.size());
     for (size_t d = 0; d < dims.size(); ++d) base.dims[d] = dims[d];
 
     call_context ctx;
+    ctx.flags = flags;
     const auto n = static_cast<int32_t>(args.size());
     if (device >= 0) {
         isthmus_range r = base;

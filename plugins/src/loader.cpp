@@ -6,6 +6,7 @@
 
 #include <boost/dll/shared_library.hpp>
 
+#include <cstddef>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -77,9 +78,14 @@ fs::path find_plugin(const std::string& what) {
 }
 
 void validate(const isthmus_plugin& d, const std::string& path) {
-    ISTHMUS_CHECK(d.struct_size >= sizeof(isthmus_plugin), runtime_error, "plugin ", path,
-                  ": descriptor is too small (", d.struct_size, " bytes, expected at least ",
-                  sizeof(isthmus_plugin), ")");
+    // Note [checked mode in the ABI]: `features` was appended within version 1, so a descriptor
+    // may end before it.
+    ISTHMUS_CHECK(d.struct_size >= offsetof(isthmus_plugin, features), runtime_error, "plugin ",
+                  path, ": descriptor is too small (", d.struct_size, " bytes, expected at least ",
+                  offsetof(isthmus_plugin, features), ")");
+    // Note [plugin definition errors] (plugin.hpp): an empty name carries the definition's error.
+    ISTHMUS_CHECK(!(d.name && !*d.name && d.description), runtime_error, "load plugin: \"", path,
+                  "\" failed to define itself: ", d.description ? d.description : "");
     ISTHMUS_CHECK(d.name && *d.name, runtime_error, "plugin ", path, " has no name");
     std::set<std::string> fnames, knames;
     for (int32_t i = 0; i < d.nfunctions; ++i) {
@@ -137,6 +143,12 @@ std::shared_ptr<library> load(const std::string& path_or_name) {
     auto lib = std::make_shared<library>(std::move(p), desc, key);
     registry().emplace(key, lib);
     return lib;
+}
+
+uint32_t library::features() const noexcept {
+    return desc_->struct_size >= offsetof(isthmus_plugin, features) + sizeof(uint32_t)
+               ? desc_->features
+               : 0;
 }
 
 std::vector<std::string> library::function_names() const {

@@ -4,6 +4,7 @@
 #include "isthmus/storage.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <iostream>
 
@@ -61,6 +62,8 @@ void call_context::rethrow(const std::string& prefix) const {
         throw index_error(m);
     case ISTHMUS_ERR_MEMORY:
         throw memory_error(m);
+    case ISTHMUS_ERR_OVERFLOW:
+        throw overflow_error(m);
     default:
         throw runtime_error(m);
     }
@@ -216,6 +219,10 @@ int host_call_python(isthmus_call* call, const char* qualified_name, const isthm
     }
 }
 
+uint32_t host_call_flags(isthmus_call* call) {
+    return call ? call_context::of(call).flags : 0;
+}
+
 isthmus_host make_table() {
     isthmus_host h{};
     h.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
@@ -227,6 +234,7 @@ isthmus_host make_table() {
     h.begin_call = &host_begin_call;
     h.end_call = &host_end_call;
     h.call_python = &host_call_python;
+    h.call_flags = &host_call_flags;
     return h;
 }
 
@@ -362,6 +370,37 @@ fit check_arg(const isthmus_param& p, const value& v, std::string* why) {
     }
 }
 
+void check_range(const isthmus_param& p, const value& v, const std::string& what, size_t i) {
+    if (p.kind != ISTHMUS_PARAM_INT || p.dtype < 0 || !v.is_scalar()) return;
+    const dtype from = v.as_scalar().type();
+    if (!is_integer(from)) return; // bools fit every integer type
+    const dtype to = dtype_of_code(p.dtype);
+    if (!is_integer(to)) return;
+    const int bits = static_cast<int>(8 * itemsize(to));
+    bool fits;
+    std::string text;
+    if (from == dtype::uint64) {
+        const uint64_t u = v.as_scalar().to<uint64_t>();
+        text = std::to_string(u);
+        const uint64_t hi = is_signed_int(to)
+                                ? (uint64_t{1} << (bits - 1)) - 1
+                                : (bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1);
+        fits = u <= hi;
+    } else {
+        const int64_t s = v.as_scalar().to<int64_t>();
+        text = std::to_string(s);
+        if (is_signed_int(to)) {
+            const int64_t hi = bits == 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
+            fits = s >= -hi - 1 && s <= hi;
+        } else {
+            fits = s >= 0 && (bits == 64 || s <= (int64_t{1} << bits) - 1);
+        }
+    }
+    ISTHMUS_CHECK(fits, plugins::overflow_error, what, ": argument ", i + 1, " (", p.name,
+                  "): integer ", text, " is out of bounds for ", name(to),
+                  " (the parameter's type)");
+}
+
 // ---- marshalling -------------------------------------------------------------------------------
 
 int cuda_ordinal(resource_id r) {
@@ -399,12 +438,15 @@ void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_val
             out.u.f = s.to<double>();
         }
         // A bool or integer given for a real parameter arrives as the parameter's kind.
+        const auto int_as_double = [&] {
+            return dt == dtype::uint64 ? static_cast<double>(static_cast<uint64_t>(out.u.i))
+                                       : static_cast<double>(out.u.i);
+        };
         if (p && p->kind == ISTHMUS_PARAM_FLOAT && out.kind != ISTHMUS_VALUE_FLOAT) {
-            out.u.f = static_cast<double>(out.u.i);
+            out.u.f = int_as_double();
             out.kind = ISTHMUS_VALUE_FLOAT;
         } else if (p && p->kind == ISTHMUS_PARAM_COMPLEX && out.kind != ISTHMUS_VALUE_COMPLEX) {
-            const double r =
-                out.kind == ISTHMUS_VALUE_FLOAT ? out.u.f : static_cast<double>(out.u.i);
+            const double r = out.kind == ISTHMUS_VALUE_FLOAT ? out.u.f : int_as_double();
             out.u.c[0] = r;
             out.u.c[1] = 0;
             out.kind = ISTHMUS_VALUE_COMPLEX;

@@ -115,11 +115,53 @@ ISTHMUS_PLUGIN(good_plugin, m) {
              },
              {"x", "y"});
 
-    // y = a * x + b elementwise over a 2-d space.
+    // y = a * x + b elementwise over a 2-d space; x and y are indexed at the position, which the
+    // kernel declares (parallel_do checks their shapes against dims before running).
     m.kernel("axpb",
              [](ip::view<const double, 2> x, ip::view<double, 2> y, double a, double b,
                 ip::ivec2 p) { y(p[0], p[1]) = a * x(p[0], p[1]) + b; },
+             {"x", "y", "a", "b"})
+        .at_position({"x", "y"});
+    // The same body without the declaration: only checked mode catches a dims / shape mismatch.
+    m.kernel("axpb_free",
+             [](ip::view<const double, 2> x, ip::view<double, 2> y, double a, double b,
+                ip::ivec2 p) { y[p] = a * x[p] + b; },
              {"x", "y", "a", "b"});
+    // y[i, j] = x[i, j] + x[i, j + 1] + x[i, j + 2] through load / store with unchecked views:
+    // dims (H, W - 2) over an H x W image is right; in checked mode dims (H, W) fails at j + 2.
+    m.kernel("row_sum3",
+             [](ip::view<const float, 2> x, ip::view<float, 2> y, ip::ivec2 p) {
+                 const ip::vec3 v = x.load<3>(p[0], p[1]);
+                 y.store(ip::vec<float, 1>{{v[0] + v[1] + v[2]}}, p[0], p[1]);
+             },
+             {"x", "y"});
+    // Every integer width, bool and the real types, returned as given (Note [integer parameters]).
+    m.def("echo_i8", [](int8_t v) { return v; }, {"v"});
+    m.def("echo_i16", [](int16_t v) { return v; }, {"v"});
+    m.def("echo_i32", [](int32_t v) { return v; }, {"v"});
+    m.def("echo_i64", [](int64_t v) { return v; }, {"v"});
+    m.def("echo_u8", [](uint8_t v) { return v; }, {"v"});
+    m.def("echo_u16", [](uint16_t v) { return v; }, {"v"});
+    m.def("echo_u32", [](uint32_t v) { return v; }, {"v"});
+    m.def("echo_u64", [](uint64_t v) { return v; }, {"v"});
+    m.def("echo_bool", [](bool v) { return v; }, {"v"});
+    m.def("echo_f32", [](float v) { return v; }, {"v"});
+    m.def("echo_f64", [](double v) { return v; }, {"v"});
+    m.def("echo_c64", [](std::complex<float> v) { return v; }, {"v"});
+    m.def(
+        "i8_and_tensor", [](int8_t k, ip::view<const double, 1> x) { return k + x.size(0); },
+        {"k", "x"}, "Not on the scalar fast path: an int8 next to a tensor.");
+    // Sums x[0..n) with an unchecked view (checked mode: n past the end fails).
+    m.def("sum_prefix",
+          [](ip::view<const double, 1> x, int64_t n) {
+              double s = 0;
+              for (int64_t i = 0; i < n; ++i) s += x(i);
+              return s;
+          },
+          {"x", "n"});
+    // y[i] = v, with an int32 value (a kernel's integer argument is range-checked too).
+    m.kernel("fill_i32", [](ip::view<int32_t, 1> y, int32_t v, int64_t i) { y(i) = v; }, {"y", "v"})
+        .at_position({"y"});
     // 1-d shifts read with each access modifier: y[i] = x[i + shift].
     m.kernel("shift_clamped",
              [](ip::view<const double, 1, ip::access::clamped> x, ip::view<double, 1> y, int64_t s,

@@ -56,6 +56,14 @@
 #define ISTHMUS_HD
 #endif
 
+/// A branch hint for the failure paths of view accesses (GCC, Clang and nvcc's host and device
+/// compilers all have __builtin_expect).
+#if defined(__GNUC__) || defined(__clang__) || defined(__CUDACC__)
+#define ISTHMUS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define ISTHMUS_UNLIKELY(x) (x)
+#endif
+
 namespace isthmus::plugin {
 
 // ---- errors ------------------------------------------------------------------------------
@@ -83,19 +91,58 @@ struct type_error : error {
 struct index_error : error {
     explicit index_error(const std::string& m) : error(m, ISTHMUS_ERR_INDEX) {}
 };
+/// OverflowError: a number does not fit the type it converts to (an int64 for an int8).
+struct overflow_error : error {
+    explicit overflow_error(const std::string& m) : error(m, ISTHMUS_ERR_OVERFLOW) {}
+};
 
 namespace detail {
 
-/// The call context of the function or kernel chunk running on this thread.
-inline thread_local isthmus_call* t_call = nullptr;
+/// What runs on this thread: the call context of the function or kernel chunk (for the host
+/// callbacks), its parameter table (for argument names in messages) and how many leading C++
+/// parameters the table leaves out (1 for a method's instance). One thread_local, so entering
+/// and leaving a call costs one TLS address.
+struct call_state {
+    isthmus_call* call = nullptr;
+    const isthmus_param* params = nullptr;
+    int32_t nparams = 0;
+    int32_t skip = 0;
+};
+inline thread_local call_state t_state;
 /// The host table given to the entry point.
 inline const isthmus_host* g_host = nullptr;
 
 struct call_scope {
-    isthmus_call* prev;
-    explicit call_scope(isthmus_call* c) : prev(t_call) { t_call = c; }
-    ~call_scope() { t_call = prev; }
+    call_state prev;
+    explicit call_scope(isthmus_call* c, const isthmus_param* ps = nullptr, int32_t n = 0,
+                        int32_t skip = 0)
+        : prev(t_state) {
+        t_state = {c, ps, n, skip};
+    }
+    ~call_scope() { t_state = prev; }
 };
+
+/// "argument 2 (y)" for C++ parameter `i` of the running function or kernel, counted as the
+/// caller counts (a method's instance is not an argument).
+inline std::string arg_label(int64_t i) {
+    const call_state& st = t_state;
+    if (i < st.skip) return "the instance";
+    const int64_t k = i - st.skip;
+    const char* name = st.params && k < st.nparams ? st.params[k].name : nullptr;
+    return "argument " + std::to_string(k + 1) +
+           (name && *name ? " (" + std::string(name) + ")" : std::string());
+}
+
+/// The ISTHMUS_CALL_* flags of `call`: 0 from a host without the call_flags slot (Note [checked
+/// mode in the ABI]).
+inline uint32_t call_flags(isthmus_call* call) noexcept {
+    if (!call || !call->host) return 0;
+    const isthmus_host* h = call->host;
+    if (h->struct_size < offsetof(isthmus_host, call_flags) + sizeof(h->call_flags) ||
+        !h->call_flags)
+        return 0;
+    return h->call_flags(call);
+}
 
 /// Reports the exception in flight to the host; returns the non-zero status to return.
 inline int report(isthmus_call* call) noexcept {
@@ -142,13 +189,14 @@ std::string cat(const A&... a) {
 
 /// The call context of the running function (for the host callbacks); throws outside a call.
 inline isthmus_call* current_call() {
-    if (!detail::t_call) throw error("isthmus::plugin: no host call is running on this thread");
-    return detail::t_call;
+    isthmus_call* c = detail::t_state.call;
+    if (!c) throw error("isthmus::plugin: no host call is running on this thread");
+    return c;
 }
 
 /// Writes a message to the host's log.
 inline void log(const std::string& msg, int32_t level = ISTHMUS_LOG_INFO) {
-    isthmus_call* c = detail::t_call;
+    isthmus_call* c = detail::t_state.call;
     if (c && c->host->log) c->host->log(c, level, msg.c_str());
 }
 
@@ -268,9 +316,15 @@ using ivec3 = ivec<3>;
 // ---- tensor views ------------------------------------------------------------------------
 
 /// Quasar's access modifiers: what an index outside [0, size) does.
+///
+/// A dimension of size 0 has no element to map to, whatever the modifier: an access into it is
+/// an error, never a read or write of memory. On the CPU it raises index_error naming the
+/// argument, the index and the shape; on the GPU it is recorded like a 'checked failure (Note
+/// [checked access on the GPU]) and raised when the launch completes. 'unchecked views check
+/// nothing unless the call runs in checked mode (Note [view checks]).
 enum class access {
-    unchecked, ///< no check (fastest; out of range is undefined behaviour)
-    checked,   ///< raises index_error naming the index and the size
+    unchecked, ///< no check (fastest; out of range is undefined behaviour outside checked mode)
+    checked,   ///< raises index_error naming the index, the size, the argument and its shape
     clamped,   ///< clamps to the nearest edge element
     circular,  ///< wraps around (periodic)
     mirror     ///< reflects at the edges (..., 1, 0, 0, 1, ... ; half-sample symmetric)
@@ -278,68 +332,148 @@ enum class access {
 
 namespace detail {
 
-/// The message of a 'checked access out of bounds, the same on the CPU and the GPU.
-inline std::string checked_message(int64_t i, int d, int64_t n) {
-    return cat("index ", i, " is out of bounds for dimension ", d, " with size ", n,
-               " ('checked access)");
+/// Note [view checks]: every element access of a view goes through map_index, which maps one
+/// index of one dimension by the view's access modifier and says whether there is an element
+/// at all. It fails for a 'checked index outside [0, size), for any index into a dimension of
+/// size 0 under 'clamped, 'circular and 'mirror (they have nothing to clamp, wrap or reflect
+/// to), and, in checked mode only, for an 'unchecked index outside [0, size). A failure goes to
+/// the view's cold path: on the CPU it throws index_error with the message below; on the GPU it
+/// records the failure and redirects the access to a scratch element (Note [checked access on
+/// the GPU]), so a failed access never touches the tensor's memory.
+///
+/// Checked mode (ISTHMUS_CALL_CHECKED, see Note [checked mode in the ABI]) is a flag of each
+/// view, set by the launcher when it binds the arguments. The launchers are instantiated twice,
+/// once with the flag a compile-time `false` and once `true` (kernel_loop<Checked>,
+/// device_loop<Checked>), and pick one per call; since the views are local copies whose flag is
+/// a constant, the compiler folds the test away, so unchecked kernels in normal mode compile to
+/// exactly the loop they had before the flag existed (docs/plugins.md has the measurements).
+template <access A>
+ISTHMUS_HD inline bool map_index(int64_t i, int64_t n, bool checked_mode, int64_t& j) {
+    if constexpr (A == access::unchecked) {
+        j = i;
+        if (ISTHMUS_UNLIKELY(checked_mode))
+            return static_cast<uint64_t>(i) < static_cast<uint64_t>(n);
+        return true;
+    } else if constexpr (A == access::checked) {
+        (void)checked_mode;
+        j = i;
+        return static_cast<uint64_t>(i) < static_cast<uint64_t>(n);
+    } else {
+        (void)checked_mode;
+        if (ISTHMUS_UNLIKELY(n <= 0)) { // nothing to clamp, wrap or reflect to
+            j = 0;
+            return false;
+        }
+        if constexpr (A == access::clamped) {
+            j = i < 0 ? 0 : (i >= n ? n - 1 : i);
+        } else if constexpr (A == access::circular) {
+            const int64_t r = i % n;
+            j = r < 0 ? r + n : r;
+        } else {
+            const int64_t p = 2 * n;
+            int64_t r = i % p;
+            if (r < 0) r += p;
+            j = r < n ? r : p - 1 - r;
+        }
+        return true;
+    }
+}
+
+inline const char* access_name(int a) {
+    static const char* const names[] = {"unchecked", "checked", "clamped", "circular", "mirror"};
+    return a >= 0 && a <= 4 ? names[a] : "unknown";
+}
+
+inline std::string tuple_text(const int64_t* v, int n) {
+    std::string s = "(";
+    for (int d = 0; d < n; ++d) s += (d ? ", " : "") + std::to_string(v[d]);
+    return s + ")";
+}
+
+/// The message of a failed view access, the same on the CPU and the GPU: `modifier` is the
+/// view's access (an 'unchecked view fails only in checked mode), `dim` the failing dimension,
+/// `i` its index and `n` its size; `index` and `shape` the view's `rank` indices and sizes
+/// (shown when not NULL), `arg` the argument position (0-based, -1 for a view that is no
+/// argument) and `label` how to name it ("argument 2 (y)"; NULL: by its position).
+inline std::string access_message(int modifier, int dim, int64_t i, int64_t n, const int64_t* index,
+                                  const int64_t* shape, int rank, int arg, const char* label) {
+    std::string s;
+    if (modifier == static_cast<int>(access::unchecked) ||
+        modifier == static_cast<int>(access::checked))
+        s = cat("index ", i, " is out of bounds for dimension ", dim, " with size ", n,
+                modifier == static_cast<int>(access::checked) ? " ('checked access)"
+                                                              : " (unchecked view, checked mode)");
+    else
+        s = cat("index ", i, " has no element to map to: dimension ", dim, " has size ", n, " ('",
+                access_name(modifier), " access)");
+    if (arg >= 0) s += " in " + (label ? std::string(label) : cat("argument ", arg + 1));
+    if (index) s += cat(arg >= 0 ? ": index " : " at index ", tuple_text(index, rank));
+    if (shape) s += cat(index ? " into shape " : " of shape ", tuple_text(shape, rank));
+    return s;
+}
+
+/// The CPU's failure path of a view access (cold: kept out of the kernels' loops).
+[[noreturn, gnu::noinline, gnu::cold]] inline void throw_access_error(int modifier, int dim,
+                                                                      const int64_t* index,
+                                                                      const int64_t* shape,
+                                                                      int rank, int arg) {
+    const std::string label = arg >= 0 ? arg_label(arg) : std::string();
+    throw index_error(access_message(modifier, dim, index[dim], shape[dim], index, shape, rank, arg,
+                                     label.c_str()));
 }
 
 #if defined(__CUDACC__)
-/// Note [checked access on the GPU]: device code cannot throw, so a 'checked access out of
-/// bounds on the GPU records the first failure here (one word per plugin translation unit and
-/// device, claimed with atomicCAS), reads the nearest element instead, and goes on. The CUDA
-/// launcher of a kernel with a checked view clears the record before the launch and, after
-/// waiting for the stream, reports a recorded failure as index_error with the CPU's message.
-/// Kernels without checked views never wait: their launch returns as soon as it is queued.
+/// Note [checked access on the GPU]: device code cannot throw, so a failed view access on the
+/// GPU (Note [view checks]) records the first failure here (one record per plugin translation
+/// unit and device, claimed with atomicCAS: the view's modifier, the argument, the dimension,
+/// and up to 8 indices and sizes) and reads or writes a scratch element instead, so the
+/// tensor is never touched by a failed access. A launch that can fail this way waits: the
+/// CUDA launcher clears the record, launches, reads the record back and syncs the stream, and
+/// then raises index_error with the CPU's message. That is every launch of a kernel with a
+/// 'checked view, every launch in checked mode, and a launch where a 'clamped, 'circular or
+/// 'mirror view has an empty dimension; other launches return as soon as they are queued.
 struct device_index_error {
     unsigned int failed;
+    int modifier;
     int dim;
-    long long index;
-    long long size;
+    int arg;
+    int rank; ///< the view's rank; index and shape hold the first min(rank, 8)
+    int unused;
+    long long failing_index;
+    long long failing_size;
+    long long index[8];
+    long long shape[8];
 };
 static __device__ device_index_error g_device_index_error;
-#endif
+/// Where failed accesses on the GPU go (room for the largest element, complex128).
+alignas(16) static __device__ unsigned char g_device_scratch[16];
 
-template <access A>
-ISTHMUS_HD inline int64_t map_index(int64_t i, int64_t n, int d) {
-    if constexpr (A == access::unchecked) {
-        (void)n;
-        (void)d;
-        return i;
-    } else if constexpr (A == access::checked) {
-        if (i < 0 || i >= n) {
-#if defined(__CUDA_ARCH__)
-            if (atomicCAS(&g_device_index_error.failed, 0u, 1u) == 0u) {
-                g_device_index_error.dim = d;
-                g_device_index_error.index = i;
-                g_device_index_error.size = n;
-            }
-            return i < 0 || n <= 0 ? 0 : n - 1;
-#else
-            throw index_error(checked_message(i, d, n));
-#endif
+__device__ __noinline__ inline void record_device_failure(int modifier, int dim,
+                                                          const int64_t* index,
+                                                          const int64_t* shape, int rank, int arg) {
+    if (atomicCAS(&g_device_index_error.failed, 0u, 1u) == 0u) {
+        g_device_index_error.modifier = modifier;
+        g_device_index_error.dim = dim;
+        g_device_index_error.arg = arg;
+        g_device_index_error.rank = rank;
+        g_device_index_error.failing_index = index[dim];
+        g_device_index_error.failing_size = shape[dim];
+        for (int d = 0; d < rank && d < 8; ++d) {
+            g_device_index_error.index[d] = index[d];
+            g_device_index_error.shape[d] = shape[d];
         }
-        return i;
-    } else if constexpr (A == access::clamped) {
-        (void)d;
-        return i < 0 ? 0 : (i >= n ? n - 1 : i);
-    } else if constexpr (A == access::circular) {
-        (void)d;
-        int64_t r = i % n;
-        return r < 0 ? r + n : r;
-    } else {
-        (void)d;
-        const int64_t p = 2 * n;
-        int64_t r = i % p;
-        if (r < 0) r += p;
-        return r < n ? r : p - 1 - r;
+        __threadfence();
     }
 }
+#endif
+
+struct view_binding;
+
 } // namespace detail
 
 /// A typed, strided N-d view of a tensor argument. `T` const: read-only (the host locks for
 /// reading and may convert the dtype); non-const: read-write (exact dtype). `A` says what an
-/// index outside the tensor does (see access).
+/// index outside the tensor does (see access; Note [view checks]).
 template <typename T, int N, access A = access::unchecked>
 class view {
 public:
@@ -388,50 +522,87 @@ public:
     ISTHMUS_HD T& operator()(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         const int64_t ii[] = {static_cast<int64_t>(idx)...};
-        int64_t off = 0;
-        for (int d = 0; d < N; ++d) off += detail::map_index<A>(ii[d], shape_[d], d) * strides_[d];
-        return data_[off];
+        return *at(ii);
     }
     /// Element at a position vector.
-    ISTHMUS_HD T& operator[](const ivec<N>& p) const {
-        int64_t off = 0;
-        for (int d = 0; d < N; ++d) off += detail::map_index<A>(p[d], shape_[d], d) * strides_[d];
-        return data_[off];
-    }
+    ISTHMUS_HD T& operator[](const ivec<N>& p) const { return *at(p.v); }
     /// K consecutive elements along the last dimension, from `idx...` (Quasar's x[i, j, 0..2]).
     template <int K, typename... I>
     ISTHMUS_HD vec<value_type, K> load(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
-        const int64_t ii[] = {static_cast<int64_t>(idx)...};
+        int64_t ii[] = {static_cast<int64_t>(idx)...};
         vec<value_type, K> r{};
-        for (int k = 0; k < K; ++k) {
-            int64_t off = 0;
-            for (int d = 0; d < N; ++d)
-                off +=
-                    detail::map_index<A>(ii[d] + (d == N - 1 ? k : 0), shape_[d], d) * strides_[d];
-            r[k] = data_[off];
-        }
+        for (int k = 0; k < K; ++k, ++ii[N - 1]) r[k] = *at(ii);
         return r;
     }
     /// Stores K consecutive elements along the last dimension, from `idx...`.
     template <int K, typename... I>
     ISTHMUS_HD void store(const vec<value_type, K>& v, I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
-        const int64_t ii[] = {static_cast<int64_t>(idx)...};
-        for (int k = 0; k < K; ++k) {
-            int64_t off = 0;
-            for (int d = 0; d < N; ++d)
-                off +=
-                    detail::map_index<A>(ii[d] + (d == N - 1 ? k : 0), shape_[d], d) * strides_[d];
-            data_[off] = v[k];
-        }
+        int64_t ii[] = {static_cast<int64_t>(idx)...};
+        for (int k = 0; k < K; ++k, ++ii[N - 1]) *at(ii) = v[k];
     }
 
 private:
+    friend struct detail::view_binding;
+
+    /// The address of the element at `ii` after the access modifier (Note [view checks]).
+    ISTHMUS_HD T* at(const int64_t* ii) const {
+        int64_t off = 0;
+        for (int d = 0; d < N; ++d) {
+            int64_t j;
+            if (!detail::map_index<A>(ii[d], shape_[d], checked_, j)) return failed(ii, d);
+            off += j * strides_[d];
+        }
+        return data_ + off;
+    }
+    ISTHMUS_HD T* failed(const int64_t* ii, int d) const {
+#if defined(__CUDA_ARCH__)
+        detail::record_device_failure(static_cast<int>(A), d, ii, shape_, N, arg_);
+        return reinterpret_cast<T*>(detail::g_device_scratch);
+#else
+        detail::throw_access_error(static_cast<int>(A), d, ii, shape_, N, arg_);
+#endif
+    }
+
     T* data_ = nullptr;
     int64_t shape_[N > 0 ? N : 1] = {};
     int64_t strides_[N > 0 ? N : 1] = {};
+    int32_t arg_ = -1;     // the argument position, for messages (-1: not an argument)
+    bool checked_ = false; // checked mode (Note [view checks])
 };
+
+namespace detail {
+/// How the launchers tell a view which argument it is and whether the call runs in checked
+/// mode (Note [view checks]); anything that is no view is left alone.
+struct view_binding {
+    template <typename T, int N, access A>
+    ISTHMUS_HD static void bind(view<T, N, A>& v, int32_t arg, bool checked_mode) {
+        v.arg_ = arg;
+        v.checked_ = checked_mode;
+    }
+    template <typename V>
+    ISTHMUS_HD static void bind(V&, int32_t, bool) {}
+    /// A copy of `v` with checked mode a compile-time constant (the device loop's form).
+    template <bool Checked, typename V>
+    ISTHMUS_HD static V rebound(V v) {
+        if constexpr (requires { V::modifier; }) v.checked_ = Checked;
+        return v;
+    }
+    /// Whether `v` is a 'clamped, 'circular or 'mirror view with an empty dimension, whose
+    /// accesses all fail.
+    template <typename V>
+    static bool empty_modifier_view(const V& v) {
+        if constexpr (requires { V::modifier; }) {
+            if constexpr (V::modifier != access::unchecked && V::modifier != access::checked)
+                for (int d = 0; d < V::rank; ++d)
+                    if (v.shape_[d] == 0) return true;
+        }
+        (void)v;
+        return false;
+    }
+};
+} // namespace detail
 
 /// Quasar-style names: vec/mat/cube views of `scalar` (float32) data and their float64 forms.
 template <access A = access::unchecked>
@@ -563,6 +734,7 @@ inline double as_double(const isthmus_value& v) {
     switch (v.kind) {
     case ISTHMUS_VALUE_BOOL:
     case ISTHMUS_VALUE_INT:
+        if (v.dtype == ISTHMUS_DT_UINT64) return static_cast<double>(static_cast<uint64_t>(v.u.i));
         return static_cast<double>(v.u.i);
     case ISTHMUS_VALUE_FLOAT:
         return v.u.f;
@@ -582,6 +754,18 @@ struct arg_caster {
         } else if constexpr (std::is_integral_v<T>) {
             if (v.kind != ISTHMUS_VALUE_INT && v.kind != ISTHMUS_VALUE_BOOL)
                 bad_arg("an integer", v);
+            // Note [integer parameters]: an integer that does not fit T is an error (NumPy 2's
+            // rule for Python integers), never a wrapped value. The host checks first, naming
+            // the parameter; this is the check for hosts and callers that do not.
+            if (v.dtype == ISTHMUS_DT_UINT64) {
+                const auto u = static_cast<uint64_t>(v.u.i);
+                if (!std::in_range<T>(u))
+                    throw overflow_error(cat("integer ", u, " is out of bounds for ",
+                                             dtype_name(dtype_code<T>::value)));
+            } else if (!std::in_range<T>(v.u.i)) {
+                throw overflow_error(cat("integer ", v.u.i, " is out of bounds for ",
+                                         dtype_name(dtype_code<T>::value)));
+            }
             return static_cast<T>(v.u.i);
         } else if constexpr (std::is_floating_point_v<T>) {
             return static_cast<T>(as_double(v));
@@ -632,6 +816,16 @@ struct arg_caster {
         }
     }
 };
+
+/// Converts argument `i` to parameter type P; a conversion error names the argument.
+template <typename P>
+std::remove_cvref_t<P> get_arg(const isthmus_value* args, size_t i) {
+    try {
+        return arg_caster<P>::get(args[i]);
+    } catch (const error& e) {
+        throw error(arg_label(static_cast<int64_t>(i)) + ": " + e.what(), e.code());
+    }
+}
 
 /// Describes a parameter type for the host's checks and listings.
 template <typename P>
@@ -770,8 +964,19 @@ const char* result_name() {
 }
 
 template <typename F, typename R, typename Tuple, size_t... I>
-R apply_args(F& f, const isthmus_value* args, std::index_sequence<I...>) {
-    return f(arg_caster<std::tuple_element_t<I, Tuple>>::get(args[I])...);
+R apply_args(F& f, isthmus_call* call, const isthmus_value* args, std::index_sequence<I...>) {
+    constexpr bool has_views =
+        (is_view<std::remove_cvref_t<std::tuple_element_t<I, Tuple>>>::value || ...);
+    if constexpr (has_views) {
+        // Views learn their argument position and the call's checked mode (Note [view checks]).
+        auto converted = std::make_tuple(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);
+        const bool checked_mode = (call_flags(call) & ISTHMUS_CALL_CHECKED) != 0;
+        (view_binding::bind(std::get<I>(converted), static_cast<int32_t>(I), checked_mode), ...);
+        return f(std::move(std::get<I>(converted))...);
+    } else {
+        (void)call;
+        return f(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);
+    }
 }
 
 template <typename F>
@@ -780,17 +985,19 @@ int function_impl(const isthmus_function* self, isthmus_call* call, const isthmu
     using tr = fn_traits<std::decay_t<F>>;
     using R = typename tr::result;
     constexpr size_t n = std::tuple_size_v<typename tr::args>;
-    call_scope scope(call);
+    // (a method's parameter table leaves out the instance, which comes first)
+    const auto skip = static_cast<int32_t>(n) - (self->nparams < 0 ? 0 : self->nparams);
+    call_scope scope(call, self->params, self->nparams, skip);
     try {
         if (static_cast<size_t>(nargs) != n)
             throw type_error(cat(self->signature, ": expected ", n, " argument(s), got ", nargs));
         F& f = *static_cast<F*>(self->data);
         if constexpr (std::is_void_v<R>) {
-            apply_args<F, R, typename tr::args>(f, args, std::make_index_sequence<n>{});
+            apply_args<F, R, typename tr::args>(f, call, args, std::make_index_sequence<n>{});
             result->kind = ISTHMUS_VALUE_NONE;
         } else {
             *result = to_abi<R>(
-                apply_args<F, R, typename tr::args>(f, args, std::make_index_sequence<n>{}));
+                apply_args<F, R, typename tr::args>(f, call, args, std::make_index_sequence<n>{}));
         }
         return 0;
     } catch (...) {
@@ -817,12 +1024,15 @@ inline unsigned cuda_blocks(int64_t count, int64_t threads) {
 }
 
 // Kernel launcher: converts the arguments once per chunk, then loops over the chunk's linear
-// positions with the body called directly (inlined by the compiler).
-template <typename F, typename Tuple, size_t... I>
+// positions with the body called directly (inlined by the compiler). Instantiated once per
+// value of Checked, the call's checked mode, which the views then hold as a constant (Note
+// [view checks]).
+template <bool Checked, typename F, typename Tuple, size_t... I>
 void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
                  std::index_sequence<I...>) {
     using P = std::remove_cvref_t<std::tuple_element_t<sizeof...(I), Tuple>>;
-    auto converted = std::make_tuple(arg_caster<std::tuple_element_t<I, Tuple>>::get(args[I])...);
+    auto converted = std::make_tuple(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);
+    (view_binding::bind(std::get<I>(converted), static_cast<int32_t>(I), Checked), ...);
     if constexpr (std::is_integral_v<P>) {
         for (int64_t i = r.begin; i < r.end; ++i) f(std::get<I>(converted)..., static_cast<P>(i));
     } else {
@@ -864,8 +1074,8 @@ void check_device(const isthmus_kernel* self, const isthmus_value& v, size_t ind
         if (v.kind != ISTHMUS_VALUE_TENSOR) return;
         const isthmus_tensor& t = v.u.t;
         if (t.device_type != type || (type == ISTHMUS_DEVICE_CUDA && t.device_id != id))
-            throw value_error(cat(self->signature, ": argument ", index + 1, " is a tensor on ",
-                                  device_text(t.device_type, t.device_id),
+            throw value_error(cat(self->signature, ": ", arg_label(static_cast<int64_t>(index)),
+                                  " is a tensor on ", device_text(t.device_type, t.device_id),
                                   " but the kernel runs on ", device_text(type, id)));
     }
 }
@@ -881,14 +1091,18 @@ int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_ra
                 const isthmus_value* args, int32_t nargs) noexcept {
     using tr = fn_traits<std::decay_t<F>>;
     constexpr size_t n = std::tuple_size_v<typename tr::args> - 1;
-    call_scope scope(call);
+    call_scope scope(call, self->params, self->nparams);
     try {
         if (static_cast<size_t>(nargs) != n)
             throw type_error(cat(self->signature, ": expected ", n, " argument(s), got ", nargs));
         check_devices<typename tr::args>(self, args, ISTHMUS_DEVICE_CPU, 0,
                                          std::make_index_sequence<n>{});
-        kernel_loop<F, typename tr::args>(*static_cast<F*>(self->data), *range, args,
-                                          std::make_index_sequence<n>{});
+        F& f = *static_cast<F*>(self->data);
+        if (ISTHMUS_UNLIKELY(call_flags(call) & ISTHMUS_CALL_CHECKED))
+            kernel_loop<true, F, typename tr::args>(f, *range, args, std::make_index_sequence<n>{});
+        else
+            kernel_loop<false, F, typename tr::args>(f, *range, args,
+                                                     std::make_index_sequence<n>{});
         return 0;
     } catch (...) {
         return report(call);
@@ -938,7 +1152,9 @@ namespace detail {
 // range; each thread turns its linear position into the ivec position (C order, the last
 // dimension fastest) and calls the body, inlined. Arguments are converted once on the host
 // and copied into the kernel's parameters by value (views carry pointer, shape and strides).
-template <typename F, typename P, typename... V>
+// Instantiated once per value of Checked, the launch's checked mode, which each view copy
+// holds as a constant (Note [view checks]).
+template <bool Checked, typename F, typename P, typename... V>
 __global__ void device_loop(F f, isthmus_range r, V... v) {
     const int64_t count = r.end - r.begin;
     const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -946,11 +1162,11 @@ __global__ void device_loop(F f, isthmus_range r, V... v) {
          t += step) {
         const int64_t i = r.begin + t;
         if constexpr (std::is_integral_v<P>) {
-            f(v..., static_cast<P>(i));
+            f(view_binding::rebound<Checked>(v)..., static_cast<P>(i));
         } else {
             P pos{};
             position_of(pos, i, r);
-            f(v..., pos);
+            f(view_binding::rebound<Checked>(v)..., pos);
         }
     }
 }
@@ -988,7 +1204,7 @@ struct device_guard {
 
 template <typename F, typename Tuple, size_t... I>
 void cuda_launch(const isthmus_kernel* self, F& f, const isthmus_range& r,
-                 const isthmus_value* args, int32_t device, cudaStream_t stream,
+                 const isthmus_value* args, int32_t device, cudaStream_t stream, bool checked_mode,
                  std::index_sequence<I...>) {
     using P = std::remove_cvref_t<std::tuple_element_t<sizeof...(I), Tuple>>;
     static_assert(
@@ -998,22 +1214,31 @@ void cuda_launch(const isthmus_kernel* self, F& f, const isthmus_range& r,
     static_assert((device_param<std::remove_cvref_t<std::tuple_element_t<I, Tuple>>>::value && ...),
                   "isthmus::plugin: a kernel that runs on the GPU takes views, numbers and vec / "
                   "ivec only (strings, isthmus_tensor and isthmus_value point to host memory)");
-    constexpr bool checked =
+    constexpr bool has_checked_view =
         (is_checked_view<std::remove_cvref_t<std::tuple_element_t<I, Tuple>>>::value || ...);
     const int64_t count = r.end - r.begin;
     if (count <= 0) return;
-    auto converted = std::make_tuple(arg_caster<std::tuple_element_t<I, Tuple>>::get(args[I])...);
+    auto converted = std::make_tuple(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);
+    (view_binding::bind(std::get<I>(converted), static_cast<int32_t>(I), checked_mode), ...);
+    // Note [checked access on the GPU]: the launches whose accesses can fail wait for the record.
+    const bool wait = has_checked_view || checked_mode ||
+                      (view_binding::empty_modifier_view(std::get<I>(converted)) || ...);
     device_guard dg(self, device);
     constexpr int64_t threads = 256;
     const unsigned blocks = cuda_blocks(count, threads);
     auto launch = [&] {
         (void)cudaGetLastError(); // clear an earlier, non-sticky error of this runtime
-        device_loop<F, P, std::remove_cvref_t<std::tuple_element_t<I, Tuple>>...>
-            <<<blocks, static_cast<unsigned>(threads), 0, stream>>>(f, r,
-                                                                    std::get<I>(converted)...);
+        if (checked_mode)
+            device_loop<true, F, P, std::remove_cvref_t<std::tuple_element_t<I, Tuple>>...>
+                <<<blocks, static_cast<unsigned>(threads), 0, stream>>>(f, r,
+                                                                        std::get<I>(converted)...);
+        else
+            device_loop<false, F, P, std::remove_cvref_t<std::tuple_element_t<I, Tuple>>...>
+                <<<blocks, static_cast<unsigned>(threads), 0, stream>>>(f, r,
+                                                                        std::get<I>(converted)...);
         cuda_check(cudaGetLastError(), self, device, "kernel launch");
     };
-    if constexpr (!checked) {
+    if (!wait) {
         launch();
     } else {
         std::lock_guard lk(checked_launch_mutex());
@@ -1027,7 +1252,16 @@ void cuda_launch(const isthmus_kernel* self, F& f, const isthmus_range& r,
                                              cudaMemcpyDeviceToHost, stream),
                    self, device, "reading the checked-access record");
         cuda_check(cudaStreamSynchronize(stream), self, device, "kernel execution");
-        if (got.failed) throw index_error(checked_message(got.index, got.dim, got.size));
+        if (got.failed) {
+            const int shown = got.rank < 8 ? got.rank : 8;
+            int64_t index[8], shape[8];
+            for (int d = 0; d < shown; ++d) index[d] = got.index[d], shape[d] = got.shape[d];
+            const bool whole = got.rank <= 8; // the tuples are complete
+            const std::string label = got.arg >= 0 ? arg_label(got.arg) : std::string();
+            throw index_error(access_message(
+                got.modifier, got.dim, got.failing_index, got.failing_size, whole ? index : nullptr,
+                whole ? shape : nullptr, shown, got.arg, label.c_str()));
+        }
     }
 }
 
@@ -1037,7 +1271,7 @@ int kernel_impl_cuda(const isthmus_kernel* self, isthmus_call* call, const isthm
                      void* stream) noexcept {
     using tr = fn_traits<std::decay_t<F>>;
     constexpr size_t n = std::tuple_size_v<typename tr::args> - 1;
-    call_scope scope(call);
+    call_scope scope(call, self->params, self->nparams);
     try {
         if (static_cast<size_t>(nargs) != n)
             throw type_error(cat(self->signature, ": expected ", n, " argument(s), got ", nargs));
@@ -1045,6 +1279,7 @@ int kernel_impl_cuda(const isthmus_kernel* self, isthmus_call* call, const isthm
                                          std::make_index_sequence<n>{});
         cuda_launch<F, typename tr::args>(self, *static_cast<F*>(self->data), *range, args, device,
                                           static_cast<cudaStream_t>(stream),
+                                          (call_flags(call) & ISTHMUS_CALL_CHECKED) != 0,
                                           std::make_index_sequence<n>{});
         return 0;
     } catch (...) {
@@ -1057,7 +1292,7 @@ int kernel_impl_cuda(const isthmus_kernel* self, isthmus_call* call, const isthm
 
 inline void callback::invoke(const isthmus_value* args, int32_t nargs,
                              isthmus_value* result) const {
-    isthmus_call* c = detail::t_call;
+    isthmus_call* c = detail::t_state.call;
     isthmus_call* own = nullptr;
     if (!c) {
         if (!detail::g_host || !detail::g_host->begin_call)
@@ -1082,7 +1317,7 @@ namespace detail {
 /// runs on this thread (a plugin thread); throws the recorded error when fn returns non-zero.
 template <typename F>
 void with_call(const char* what, F&& fn) {
-    isthmus_call* c = t_call;
+    isthmus_call* c = t_state.call;
     isthmus_call* own = nullptr;
     if (!c) {
         if (!g_host || !g_host->begin_call)
@@ -1153,6 +1388,21 @@ using names = std::vector<std::string>;
 
 class module;
 
+/// What module::kernel() returns: declarations about the kernel just registered.
+class kernel_def {
+public:
+    kernel_def(module& m, size_t index) : m_(m), index_(index) {}
+    /// Declares that the body indexes these arguments (views) at the position, `x[p]` or
+    /// `x(p[0], p[1])`, so that parallel_do checks, before running, that each one's leading
+    /// dimensions cover the iteration space (ISTHMUS_PARAM_AT_POSITION; Note [kernel shape
+    /// rules] in plugins/src/host.cpp). Throws for a name that is no tensor parameter.
+    kernel_def& at_position(std::initializer_list<std::string_view> params);
+
+private:
+    plugin::module& m_;
+    size_t index_;
+};
+
 /// Registers an object type: constructor, fields, methods and events.
 template <typename T>
 class type_builder {
@@ -1190,6 +1440,7 @@ public:
         desc_.struct_size = sizeof(isthmus_plugin);
         desc_.name = st_.keep(name);
         desc_.description = description ? st_.keep(description) : nullptr;
+        desc_.features = ISTHMUS_FEATURE_CHECKED_MODE; // Note [view checks]
     }
     inline module(const module&) = delete;
     inline module& operator=(const module&) = delete;
@@ -1204,9 +1455,10 @@ public:
         return *this;
     }
     /// A kernel: the last parameter is the position (ivec<N>, or int64_t for 1-d); run it with
-    /// parallel_do(dims, args..., kernel).
+    /// parallel_do(dims, args..., kernel). The result declares shape rules:
+    /// `m.kernel("axpb", ..., {"x", "y", "a", "b"}).at_position({"x", "y"});`.
     template <typename F>
-    inline module& kernel(const char* name, F f, names params = {}, const char* doc = nullptr) {
+    inline kernel_def kernel(const char* name, F f, names params = {}, const char* doc = nullptr) {
         using tr = detail::fn_traits<std::decay_t<F>>;
         using A = typename tr::args;
         constexpr size_t n = std::tuple_size_v<A>;
@@ -1237,7 +1489,7 @@ public:
 #endif
         k.data = keep_callable(std::move(f));
         kernels_.push_back(k);
-        return *this;
+        return kernel_def(*this, kernels_.size() - 1);
     }
     /// An object type T (instances shared by the host and the plugin as shared_ptr<T>).
     template <typename T>
@@ -1281,6 +1533,7 @@ public:
 private:
     template <typename T>
     friend class type_builder;
+    friend class kernel_def;
 
     struct members {
         std::vector<isthmus_field> fields;
@@ -1360,6 +1613,20 @@ private:
     std::vector<std::function<void(const isthmus_type*, const isthmus_type*)>> retargets_;
     std::vector<std::shared_ptr<void>> callables_;
 };
+
+inline kernel_def& kernel_def::at_position(std::initializer_list<std::string_view> params) {
+    const isthmus_kernel& k = m_.kernels_[index_];
+    auto* ps = const_cast<isthmus_param*>(k.params);
+    for (std::string_view want : params) {
+        int32_t i = 0;
+        while (i < k.nparams && want != ps[i].name) ++i;
+        if (i == k.nparams || ps[i].kind != ISTHMUS_PARAM_TENSOR)
+            throw value_error(detail::cat("kernel ", k.name, ": at_position(\"", std::string(want),
+                                          "\"): the kernel has no tensor parameter of that name"));
+        ps[i].flags |= ISTHMUS_PARAM_AT_POSITION;
+    }
+    return *this;
+}
 
 template <typename T>
 template <typename... A>
@@ -1473,6 +1740,34 @@ type_builder<T>& type_builder<T>::event(const char* name, isthmus::plugin::event
     return *this;
 }
 
+namespace detail {
+/// Note [plugin definition errors]: an exception thrown while a plugin defines itself (a bad
+/// at_position name, out of memory) must not cross the C entry point. The entry point then
+/// returns a descriptor with an empty name and the message as its description, which the host
+/// refuses with that message.
+inline const isthmus_plugin* define_plugin(plugin::module& m, void (*define)(plugin::module&)) {
+    try {
+        define(m);
+        return m.descriptor();
+    } catch (...) {
+        static std::string message;
+        try {
+            throw;
+        } catch (const std::exception& e) {
+            message = e.what();
+        } catch (...) {
+            message = "unknown C++ exception";
+        }
+        static isthmus_plugin failed{};
+        failed.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
+        failed.struct_size = sizeof(isthmus_plugin);
+        failed.name = "";
+        failed.description = message.c_str();
+        return &failed;
+    }
+}
+} // namespace detail
+
 } // namespace isthmus::plugin
 
 /// Defines a plugin named NAME: the body receives `isthmus::plugin::module& M` and registers
@@ -1482,10 +1777,8 @@ type_builder<T>& type_builder<T>::event(const char* name, isthmus::plugin::event
     static const isthmus_plugin* isthmus_plugin_entry_impl_(uint32_t host_abi,                     \
                                                             const isthmus_host* host) {            \
         static ::isthmus::plugin::module mod_(#NAME);                                              \
-        static const isthmus_plugin* desc_ = [] {                                                  \
-            isthmus_plugin_define_(mod_);                                                          \
-            return mod_.descriptor();                                                              \
-        }();                                                                                       \
+        static const isthmus_plugin* desc_ =                                                       \
+            ::isthmus::plugin::detail::define_plugin(mod_, &isthmus_plugin_define_);               \
         if (host_abi == ISTHMUS_PLUGIN_ABI_VERSION) ::isthmus::plugin::detail::g_host = host;      \
         return desc_;                                                                              \
     }                                                                                              \

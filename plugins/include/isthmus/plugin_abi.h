@@ -153,7 +153,10 @@ typedef enum isthmus_error_code {
     ISTHMUS_ERR_VALUE = 2,   /**< ValueError */
     ISTHMUS_ERR_TYPE = 3,    /**< TypeError */
     ISTHMUS_ERR_INDEX = 4,   /**< IndexError (e.g. a 'checked access out of bounds) */
-    ISTHMUS_ERR_MEMORY = 5   /**< MemoryError */
+    ISTHMUS_ERR_MEMORY = 5,  /**< MemoryError */
+    /** OverflowError: a number does not fit the parameter's type (an int64 given for an int8).
+     * Added within version 1; a host that does not know the code reports a RuntimeError. */
+    ISTHMUS_ERR_OVERFLOW = 6
 } isthmus_error_code;
 
 /** Log levels for isthmus_host.log. */
@@ -203,8 +206,28 @@ typedef struct isthmus_host {
     /** Reserved for calling Python from plugin code (pyvalue); NULL until the host offers it. */
     int (*call_python)(isthmus_call* call, const char* qualified_name, const isthmus_value* args,
                        int32_t nargs, isthmus_value* result);
-    void* reserved[8]; /**< zero; future slots */
+    /** The ISTHMUS_CALL_* flags of `call` (ISTHMUS_CALL_CHECKED: run in checked mode). NULL
+     * from hosts that predate it, which means 0. See Note [checked mode in the ABI]. */
+    uint32_t (*call_flags)(isthmus_call* call);
+    void* reserved[7]; /**< zero; future slots */
 } isthmus_host;
+
+/** A call flag (isthmus_host.call_flags): the caller asked for checked mode, so the plugin's
+ * unchecked tensor views bounds-check every access (docs/plugins.md, "Checked mode"). */
+#define ISTHMUS_CALL_CHECKED 1u
+
+/*
+ * Note [checked mode in the ABI]: checked mode reaches a plugin as a per-call flag that the
+ * plugin reads once per call (a function call, a kernel chunk) through `call_flags`, which took
+ * the first of the reserved slots of `isthmus_host`. The plugin says that it honours the flag
+ * with ISTHMUS_FEATURE_CHECKED_MODE in `isthmus_plugin.features`, a field appended to that
+ * struct. Both changes are the kind the versioning rules allow within one version: a slot that
+ * every older host leaves zero (NULL: "no flags") and a field at the end of a struct carrying
+ * `struct_size` (a smaller struct_size: "no features"). So the version stays 1: plugins built
+ * against the older header load and run as before (they ignore the flag and say so by having no
+ * features), and new plugins run in older hosts (no slot: never checked). A new error code
+ * (ISTHMUS_ERR_OVERFLOW) is appended the same way: an older host maps it to RuntimeError.
+ */
 
 /* ---- what a plugin describes -------------------------------------------------------------- */
 
@@ -226,6 +249,13 @@ typedef enum isthmus_param_kind {
 /** Parameter flags. */
 #define ISTHMUS_PARAM_WRITE 1u /**< the tensor is written (locked for writing; exact dtype) */
 #define ISTHMUS_PARAM_READ 2u  /**< the tensor is read (a read-only view may be converted) */
+/**
+ * Kernels only: the body indexes this tensor at the position (x[p]), so its leading
+ * `pos_ndim` dimensions must cover the iteration space: parallel_do refuses, before running,
+ * a tensor with fewer dimensions or a leading size below dims (Note [kernel shape rules] in
+ * plugins/src/host.cpp). Hosts that predate the flag ignore it.
+ */
+#define ISTHMUS_PARAM_AT_POSITION 4u
 
 /** One parameter of a function, method or kernel. */
 typedef struct isthmus_param {
@@ -371,7 +401,13 @@ typedef struct isthmus_plugin {
     const isthmus_kernel* kernels;
     int32_t ntypes;
     const isthmus_type* types;
+    /** ISTHMUS_FEATURE_* bits (appended within version 1: a descriptor whose struct_size ends
+     * before this field has none). */
+    uint32_t features;
 } isthmus_plugin;
+
+/** Feature bit: the plugin's views honour ISTHMUS_CALL_CHECKED (the author layer sets it). */
+#define ISTHMUS_FEATURE_CHECKED_MODE 1u
 
 /**
  * The entry point. The host passes its ABI version and callback table; the plugin may keep

@@ -30,6 +30,48 @@ private:
     std::string diagnostics_;
 };
 
+/// A number that does not fit the plugin parameter it is given for: an integer out of the
+/// parameter's range (Note [integer parameters] in plugin.hpp). A value_error in C++;
+/// OverflowError in Python, as NumPy 2 raises for a Python integer out of a dtype's range.
+class ISTHMUS_API overflow_error : public value_error {
+public:
+    using value_error::value_error;
+    ~overflow_error() override;
+};
+
+/// Note [checked mode]: in checked mode every 'unchecked view of a plugin kernel or function
+/// bounds-checks each access, and an access outside the tensor raises index_error naming the
+/// kernel, the argument (position and name), the index and the shape, instead of reading or
+/// writing outside the tensor (on the GPU too: Note [checked access on the GPU] in plugin.hpp).
+/// It is meant for debugging: it costs a test per access while on, and nothing while off (Note
+/// [view checks]). It is on for a call when the calling thread is inside a checked_scope (the
+/// innermost decides), else when the environment variable ISTHMUS_CHECKED is 1 (read once, when
+/// first needed). Plugins honour it without recompiling when they were built with this
+/// version's plugin.hpp; older plugins and plugins written against the C ABI alone run
+/// unchecked (library::features() says which; parallel_do logs it once per library).
+
+/// Whether plugin calls made from this thread run in checked mode now (Note [checked mode]).
+ISTHMUS_API bool checked();
+/// Whether ISTHMUS_CHECKED asks for checked mode: "1", "true", "yes" or "on" (any case) turn it
+/// on; unset, "", "0", "false", "no" and "off" leave it off. Read once; another value raises
+/// value_error naming it, at every call that asks.
+ISTHMUS_API bool checked_by_environment();
+
+/// Turns checked mode on (or, with `false`, off) for plugin calls made from this thread until
+/// the scope ends; scopes nest (Note [checked mode]).
+///
+///     { isthmus::plugins::checked_scope on; isthmus::plugins::parallel_do(dims, args, k); }
+class ISTHMUS_API checked_scope {
+public:
+    explicit checked_scope(bool on = true) noexcept;
+    ~checked_scope();
+    checked_scope(const checked_scope&) = delete;
+    checked_scope& operator=(const checked_scope&) = delete;
+
+private:
+    int previous_;
+};
+
 /// A host function a plugin may call back (a Python callable added to an event, ...).
 using host_callable = std::function<value(std::span<const value>)>;
 
@@ -152,6 +194,9 @@ public:
     /// The file it was loaded from (absolute).
     const std::string& path() const noexcept { return path_; }
     const isthmus_plugin& descriptor() const noexcept { return *desc_; }
+    /// The plugin's ISTHMUS_FEATURE_* bits (0 for a descriptor that predates the field):
+    /// ISTHMUS_FEATURE_CHECKED_MODE when its views honour checked mode.
+    uint32_t features() const noexcept;
     /// Function names (each may have several overloads), kernel names, type names.
     std::vector<std::string> function_names() const;
     std::vector<std::string> kernel_names() const;
@@ -186,9 +231,12 @@ ISTHMUS_API std::shared_ptr<library> load(const std::string& path_or_name);
 /// (choose_resource): on a CUDA device when the kernel has a CUDA launcher (enqueued on the
 /// device's stream, not waited for), else in parallel on the CPU (OpenMP threads, each running
 /// a block of positions through the kernel's own loop). Tensor arguments are locked on that
-/// device for the duration. Argument count and types are checked before anything runs; an error
-/// raised inside the kernel is rethrown here as its typed error with the kernel's message.
-/// A kernel with only a CUDA launcher raises runtime_error when CUDA is not initialised.
+/// device for the duration. Before anything runs it checks the argument count and types, the
+/// integer arguments' ranges (overflow_error), dims (value_error), and the shape rules the
+/// kernel declares (value_error; Note [kernel shape rules]); an error raised inside the kernel
+/// is rethrown here as its typed error with the kernel's message. In checked mode (Note
+/// [checked mode]) unchecked views check every access. A kernel with only a CUDA launcher
+/// raises runtime_error when CUDA is not initialised.
 ISTHMUS_API void parallel_do(const shape_t& dims, std::span<const value> args, const kernel& k);
 
 /// Options for the compiler driver.
