@@ -60,6 +60,9 @@ value big_int_value(py::handle h, const isthmus_param* p) {
         }
         return value(scalar(d));
     }
+    if (p && p->kind != ISTHMUS_PARAM_INT && p->kind != ISTHMUS_PARAM_ANY)
+        ISTHMUS_THROW(type_error, "expected ", p->type_name, ", got the Python integer ",
+                      int_text(h));
     if (PyObject_RichCompareBool(o, py::int_(0).ptr(), Py_GT) == 1) {
         const unsigned long long u = PyLong_AsUnsignedLongLong(o);
         if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred()))
@@ -117,6 +120,10 @@ value call_arg(py::handle h, const std::string& what, size_t i, const isthmus_pa
         return arg_value(h, p);
     } catch (const pl::overflow_error& e) {
         ISTHMUS_THROW(plugins::overflow_error, what, ": argument ", i + 1,
+                      p && p->name ? " (" + std::string(p->name) + ")" : std::string(), ": ",
+                      e.what());
+    } catch (const type_error& e) {
+        ISTHMUS_THROW(type_error, what, ": argument ", i + 1,
                       p && p->name ? " (" + std::string(p->name) + ")" : std::string(), ": ",
                       e.what());
     }

@@ -123,8 +123,12 @@ def test_scalar_fast_path_keeps_conversions_and_errors(good):
     assert good.plus(1.5, 2.25) == 3.75
     assert good.plus(2, True) == 3.0 and isinstance(good.plus(2, 3), float)
     assert good.plus(np.float32(0.5), 1.0) == 1.5  # NumPy scalars take the generic path
-    with pytest.raises(ValueError, match="does not fit in int64"):
-        good.plus(2 ** 70, 1.0)
+    # Ints beyond int64 convert to a real parameter as Python's own float(int) does, and raise
+    # OverflowError when even that fails (Note [integer parameters]).
+    assert good.plus(2 ** 70, 1.0) == 2.0 ** 70 + 1.0
+    with pytest.raises(OverflowError, match=r"argument 1 \(a\): Python integer a 2001-bit "
+                                            r"integer is too large to convert to float64"):
+        good.plus(2 ** 2000, 1.0)
     with pytest.raises(TypeError, match="expected 2 argument"):
         good.plus(1.0)
     with pytest.raises(TypeError, match="argument 2"):

@@ -551,25 +551,29 @@ private:
         int64_t off = 0;
         for (int d = 0; d < N; ++d) {
             int64_t j;
-            if (!detail::map_index<A>(ii[d], shape_[d], checked_, j)) return failed(ii, d);
+            if (!detail::map_index<A>(ii[d], shape_[d], (tag_ & 1) != 0, j)) return failed(ii, d);
             off += j * strides_[d];
         }
         return data_ + off;
     }
     ISTHMUS_HD T* failed(const int64_t* ii, int d) const {
 #if defined(__CUDA_ARCH__)
-        detail::record_device_failure(static_cast<int>(A), d, ii, shape_, N, arg_);
+        detail::record_device_failure(static_cast<int>(A), d, ii, shape_, N,
+                                      static_cast<int>((tag_ >> 1) - 1));
         return reinterpret_cast<T*>(detail::g_device_scratch);
 #else
-        detail::throw_access_error(static_cast<int>(A), d, ii, shape_, N, arg_);
+        detail::throw_access_error(static_cast<int>(A), d, ii, shape_, N,
+                                   static_cast<int>((tag_ >> 1) - 1));
 #endif
     }
 
     T* data_ = nullptr;
     int64_t shape_[N > 0 ? N : 1] = {};
     int64_t strides_[N > 0 ? N : 1] = {};
-    int32_t arg_ = -1;     // the argument position, for messages (-1: not an argument)
-    bool checked_ = false; // checked mode (Note [view checks])
+    // Bit 0: checked mode (Note [view checks]); the rest: the argument position + 1, for
+    // messages (0: not an argument). One 8-byte field, so that a view stays a struct of 8-byte
+    // fields without padding, which compilers split into registers in the kernels' loops.
+    int64_t tag_ = 0;
 };
 
 namespace detail {
@@ -578,15 +582,15 @@ namespace detail {
 struct view_binding {
     template <typename T, int N, access A>
     ISTHMUS_HD static void bind(view<T, N, A>& v, int32_t arg, bool checked_mode) {
-        v.arg_ = arg;
-        v.checked_ = checked_mode;
+        v.tag_ = (static_cast<int64_t>(arg) + 1) * 2 + (checked_mode ? 1 : 0);
     }
     template <typename V>
     ISTHMUS_HD static void bind(V&, int32_t, bool) {}
     /// A copy of `v` with checked mode a compile-time constant (the device loop's form).
     template <bool Checked, typename V>
     ISTHMUS_HD static V rebound(V v) {
-        if constexpr (requires { V::modifier; }) v.checked_ = Checked;
+        if constexpr (requires { V::modifier; })
+            v.tag_ = (v.tag_ & ~int64_t{1}) | (Checked ? 1 : 0);
         return v;
     }
     /// Whether `v` is a 'clamped, 'circular or 'mirror view with an empty dimension, whose
@@ -1027,14 +1031,15 @@ inline unsigned cuda_blocks(int64_t count, int64_t threads) {
 // positions with the body called directly (inlined by the compiler). Instantiated once per
 // value of Checked, the call's checked mode, which the views then hold as a constant (Note
 // [view checks]).
-template <bool Checked, typename F, typename Tuple, size_t... I>
-void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
-                 std::index_sequence<I...>) {
-    using P = std::remove_cvref_t<std::tuple_element_t<sizeof...(I), Tuple>>;
-    auto converted = std::make_tuple(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);
-    (view_binding::bind(std::get<I>(converted), static_cast<int32_t>(I), Checked), ...);
+// The loop over a chunk's positions, on by-value copies of the converted arguments: their
+// addresses never escape (the conversions ran out of line), so the compiler keeps the views'
+// fields in registers and vectorises the body as if the views were plain pointers, and the
+// checked-mode bit it stores here is a constant it folds away (Note [view checks]).
+template <bool Checked, typename P, typename F, typename... V>
+[[gnu::always_inline]] inline void run_positions(F& f, const isthmus_range& r, V... v) {
+    ((v = view_binding::rebound<Checked>(v)), ...);
     if constexpr (std::is_integral_v<P>) {
-        for (int64_t i = r.begin; i < r.end; ++i) f(std::get<I>(converted)..., static_cast<P>(i));
+        for (int64_t i = r.begin; i < r.end; ++i) f(v..., static_cast<P>(i));
     } else {
         constexpr int N = P::size();
         P pos{};
@@ -1045,7 +1050,7 @@ void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
             // Run along the last dimension without carries, then carry once.
             const int64_t run = std::min<int64_t>(last - pos[N - 1], r.end - i);
             for (int64_t k = 0; k < run; ++k) {
-                f(std::get<I>(converted)..., pos);
+                f(v..., pos);
                 ++pos[N - 1];
             }
             i += run;
@@ -1056,6 +1061,15 @@ void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
             }
         }
     }
+}
+
+template <bool Checked, typename F, typename Tuple, size_t... I>
+void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
+                 std::index_sequence<I...>) {
+    using P = std::remove_cvref_t<std::tuple_element_t<sizeof...(I), Tuple>>;
+    auto converted = std::make_tuple(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);
+    (view_binding::bind(std::get<I>(converted), static_cast<int32_t>(I), Checked), ...);
+    run_positions<Checked, P>(f, r, std::get<I>(converted)...);
 }
 
 inline std::string device_text(int32_t type, int32_t id) {
