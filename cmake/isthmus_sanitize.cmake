@@ -5,7 +5,8 @@
 # With ISTHMUS_SANITIZE=ON every target of this project (the core and plugin archives,
 # libisthmus.so, the test executables, the test plugins, the fuzz targets) is compiled with
 # ASan and UBSan, and the first UBSan report aborts (-fno-sanitize-recover=all), so a test that
-# triggers one fails. Clang only: it is also compiled with -fsanitize=fuzzer-no-link (coverage
+# triggers one fails. Clang only (16 or newer: the tests capture structured bindings in lambdas,
+# which clang 14 refuses): it is also compiled with -fsanitize=fuzzer-no-link (coverage
 # counters and comparison tracing, whose callbacks the ASan runtime stubs out), so the same
 # build links the libFuzzer targets under tests/fuzz (ISTHMUS_FUZZ, on by default here) and
 # CI compiles the library once for both gates. scripts/sanitize configures it (RelWithDebInfo
@@ -35,17 +36,27 @@ cmake_dependent_option(ISTHMUS_FUZZ "Build the libFuzzer targets in tests/fuzz" 
 if(ISTHMUS_SANITIZE)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang" OR NOT CMAKE_C_COMPILER_ID STREQUAL "Clang")
     message(FATAL_ERROR "ISTHMUS_SANITIZE needs clang for C and C++ (libFuzzer, the shared ASan "
-      "runtime): configure with -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++")
+      "runtime): configure with -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16")
+  endif()
+  if(CMAKE_CXX_COMPILER_VERSION VERSION_LESS 16)
+    message(FATAL_ERROR "ISTHMUS_SANITIZE needs clang 16 or newer (found "
+      "${CMAKE_CXX_COMPILER_VERSION}): the tests capture structured bindings in lambdas")
   endif()
   execute_process(
     COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libclang_rt.asan-${CMAKE_SYSTEM_PROCESSOR}.so
     OUTPUT_VARIABLE _rt OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT IS_ABSOLUTE "${_rt}" OR NOT EXISTS "${_rt}")
     message(FATAL_ERROR "ISTHMUS_SANITIZE: the shared ASan runtime was not found (${_rt}); on "
-      "Debian install libclang-rt-14-dev")
+      "Debian install libclang-rt-16-dev")
   endif()
   get_filename_component(_rtdir "${_rt}" DIRECTORY)
   set(ISTHMUS_ASAN_RUNTIME "${_rt}" CACHE INTERNAL "the shared ASan runtime python3 preloads")
+  # The symbolizer of the same LLVM, for file:line in reports (scripts/sanitize and scripts/fuzz
+  # export it as ASAN_SYMBOLIZER_PATH).
+  get_filename_component(_cxx "${CMAKE_CXX_COMPILER}" REALPATH)
+  get_filename_component(_cxxdir "${_cxx}" DIRECTORY)
+  find_program(ISTHMUS_LLVM_SYMBOLIZER llvm-symbolizer HINTS "${_cxxdir}" NO_CACHE)
+  set(ISTHMUS_LLVM_SYMBOLIZER "${ISTHMUS_LLVM_SYMBOLIZER}" CACHE INTERNAL "llvm-symbolizer")
 
   set(ISTHMUS_SANITIZE_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all
     -fno-omit-frame-pointer)
