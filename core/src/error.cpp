@@ -8,6 +8,7 @@ value_error::~value_error() = default;
 type_error::~type_error() = default;
 index_error::~index_error() = default;
 memory_error::~memory_error() = default;
+overflow_error::~overflow_error() = default;
 not_implemented_error::~not_implemented_error() = default;
 runtime_error::~runtime_error() = default;
 internal_error::~internal_error() = default;

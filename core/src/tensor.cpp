@@ -6,15 +6,43 @@
 #include "ops/device_ops.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <ostream>
 
 namespace isthmus {
 
+// Note [checked sizes]
+// ~~~~~~~~~~~~~~~~~~~~
+// Every tensor's shape is checked once, where a shape can grow (empty, from_storage, wrap,
+// expand; reshape/view keep the count, slice/select shrink it): no negative size, at most
+// max_rank dimensions, and the product of the sizes times the itemsize within int64, with
+// zero-size dimensions skipped in the product so that (0, 2^62, 2^62) is refused like NumPy
+// refuses it. After that check, numel(), nbytes(), contiguous strides and every offset inside
+// the view fit in int64, so the rest of the runtime (loops, kernels, reductions) can use plain
+// arithmetic. A count that overflows raises value_error with NumPy's "array is too big" words
+// rather than wrapping to a small allocation that later code would overrun.
+int64_t checked_numel(const shape_t& shape, size_t itemsize, const char* what) {
+    ISTHMUS_CHECK(static_cast<int>(shape.size()) <= max_rank, value_error, what, ": rank ",
+                  shape.size(), " exceeds the maximum of ", max_rank);
+    int64_t bytes = static_cast<int64_t>(std::max<size_t>(itemsize, 1));
+    bool zero = false;
+    for (int64_t s : shape) {
+        ISTHMUS_CHECK(s >= 0, value_error, what, ": negative dimensions are not allowed (shape ",
+                      shape_str(shape), ")");
+        if (s == 0) {
+            zero = true;
+            continue;
+        }
+        ISTHMUS_CHECK(!__builtin_mul_overflow(bytes, s, &bytes), value_error, what,
+                      ": array is too big; shape ", shape_str(shape), " of ", itemsize,
+                      "-byte elements holds more than 2^63 - 1 bytes");
+    }
+    return zero ? 0 : bytes / static_cast<int64_t>(std::max<size_t>(itemsize, 1));
+}
+
 int64_t numel_of(const shape_t& shape) {
-    int64_t n = 1;
-    for (int64_t s : shape) n *= s;
-    return n;
+    return checked_numel(shape, 1, "numel");
 }
 
 shape_t contiguous_strides(const shape_t& shape) {
@@ -22,7 +50,10 @@ shape_t contiguous_strides(const shape_t& shape) {
     int64_t acc = 1;
     for (size_t i = shape.size(); i-- > 0;) {
         st[i] = acc;
-        acc *= std::max<int64_t>(shape[i], 1);
+        if (i > 0)
+            ISTHMUS_CHECK(!__builtin_mul_overflow(acc, std::max<int64_t>(shape[i], 1), &acc),
+                          value_error, "array is too big; the strides of shape ", shape_str(shape),
+                          " do not fit in int64");
     }
     return st;
 }
@@ -58,12 +89,16 @@ int64_t wrap_axis(int64_t axis, int64_t rank) {
 }
 
 namespace {
-void check_shape(const shape_t& shape, const char* what) {
-    ISTHMUS_CHECK(static_cast<int>(shape.size()) <= max_rank, value_error, what, ": rank ",
-                  shape.size(), " exceeds the maximum of ", max_rank);
-    for (int64_t s : shape)
-        ISTHMUS_CHECK(s >= 0, value_error, what, ": negative dimension in shape ",
-                      shape_str(shape));
+// The lowest and highest element offsets a (shape, strides) view reaches from its element 0,
+// checked for overflow; false when it overflows (the view cannot fit in any storage).
+bool view_extent(const shape_t& shape, const shape_t& strides, int64_t& lo, int64_t& hi) {
+    lo = hi = 0;
+    for (size_t i = 0; i < shape.size(); ++i) {
+        int64_t span;
+        if (__builtin_mul_overflow(shape[i] - 1, strides[i], &span)) return false;
+        if (__builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi)) return false;
+    }
+    return true;
 }
 } // namespace
 
@@ -72,8 +107,9 @@ void tensor::check_defined() const {
 }
 
 tensor tensor::empty(const shape_t& shape, isthmus::dtype dt, resource_id resource) {
-    check_shape(shape, "empty");
-    size_t nbytes = static_cast<size_t>(numel_of(shape)) * isthmus::itemsize(dt);
+    const size_t nbytes =
+        static_cast<size_t>(checked_numel(shape, isthmus::itemsize(dt), "empty")) *
+        isthmus::itemsize(dt);
     auto st = isthmus::storage::allocate(nbytes, resource);
     return tensor(std::move(st), dt, shape, contiguous_strides(shape), 0);
 }
@@ -81,40 +117,40 @@ tensor tensor::empty(const shape_t& shape, isthmus::dtype dt, resource_id resour
 tensor tensor::from_storage(std::shared_ptr<isthmus::storage> st, isthmus::dtype dt, shape_t shape,
                             shape_t strides, int64_t offset) {
     ISTHMUS_CHECK(st != nullptr, value_error, "from_storage: null storage");
-    check_shape(shape, "from_storage");
+    const int64_t n = checked_numel(shape, isthmus::itemsize(dt), "from_storage");
     if (strides.empty() && !shape.empty()) strides = contiguous_strides(shape);
     ISTHMUS_CHECK(strides.size() == shape.size(), value_error, "from_storage: ", strides.size(),
                   " strides for ", shape.size(), " dimensions");
     ISTHMUS_CHECK(offset >= 0, value_error, "from_storage: negative offset ", offset);
-    if (numel_of(shape) > 0) {
-        int64_t lo = offset, hi = offset;
-        for (size_t i = 0; i < shape.size(); ++i) {
-            int64_t span = (shape[i] - 1) * strides[i];
-            (span < 0 ? lo : hi) += span;
-        }
+    if (n > 0) {
+        int64_t lo, hi;
         const auto cap = static_cast<int64_t>(st->nbytes() / isthmus::itemsize(dt));
-        ISTHMUS_CHECK(lo >= 0 && hi < cap, value_error, "from_storage: a view of shape ",
-                      shape_str(shape), " with offset ", offset, " reaches outside its storage of ",
-                      cap, " ", dt, " elements");
+        const bool fits = view_extent(shape, strides, lo, hi) &&
+                          !__builtin_add_overflow(lo, offset, &lo) &&
+                          !__builtin_add_overflow(hi, offset, &hi);
+        ISTHMUS_CHECK(fits && lo >= 0 && hi < cap, value_error, "from_storage: a view of shape ",
+                      shape_str(shape), " with strides ", shape_str(strides), " and offset ",
+                      offset, " reaches outside its storage of ", cap, " ", dt, " elements");
     }
     return tensor(std::move(st), dt, std::move(shape), std::move(strides), offset);
 }
 
 tensor tensor::wrap(void* data, isthmus::dtype dt, shape_t shape, shape_t strides,
                     resource_id resource, std::function<void()> release) {
-    check_shape(shape, "wrap");
+    const int64_t n = checked_numel(shape, isthmus::itemsize(dt), "wrap");
     if (strides.empty()) strides = contiguous_strides(shape);
     ISTHMUS_CHECK(strides.size() == shape.size(), value_error, "wrap: ", strides.size(),
                   " strides for ", shape.size(), " dimensions");
     // The storage spans from the lowest to the highest element address.
     int64_t lo = 0, hi = 0;
-    if (numel_of(shape) > 0)
-        for (size_t i = 0; i < shape.size(); ++i) {
-            int64_t span = (shape[i] - 1) * strides[i];
-            (span < 0 ? lo : hi) += span;
-        }
     const auto isz = static_cast<int64_t>(isthmus::itemsize(dt));
-    size_t nbytes = numel_of(shape) > 0 ? static_cast<size_t>((hi - lo + 1) * isz) : 0;
+    int64_t span_bytes = 0;
+    if (n > 0)
+        ISTHMUS_CHECK(view_extent(shape, strides, lo, hi) &&
+                          !__builtin_mul_overflow(hi - lo + 1, isz, &span_bytes),
+                      value_error, "wrap: the strides ", shape_str(strides), " of shape ",
+                      shape_str(shape), " reach beyond the address space");
+    const auto nbytes = static_cast<size_t>(span_bytes);
     char* start = static_cast<char*>(data) + lo * isz;
     auto st = isthmus::storage::wrap(start, nbytes, resource, std::move(release));
     return tensor(std::move(st), dt, std::move(shape), std::move(strides), -lo);
@@ -175,12 +211,43 @@ bool tensor::covers_storage() const noexcept {
     return nbytes() == storage_->nbytes();
 }
 
+// Note [read-only broadcast views]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// expand/broadcast_to give a dimension stride 0, so several of the view's elements are one
+// memory location. Writing through such a view would silently write the source (E[0, 0] = 5
+// changing every row), so, as NumPy marks broadcast_to's result read-only, every write path
+// refuses it: the write locks themselves (tensor::lock with lock_mode::write or readwrite,
+// which every host write goes through: assignment, fill, copy_from, plugin arguments), the op
+// layer's output checks (which also cover device writes) and the exports, which mark the
+// memory read-only (buffer protocol, __array_interface__, DLPack's read-only flag) or refuse
+// where the protocol cannot say so. A view is read-only when its strides repeat an element
+// (however it was made: expand, from_storage, a DLPack import with stride 0) or when it was
+// taken from a broadcast view: expand sets a flag that every further view keeps (views copy
+// the handle), since E[0, 0] is a plain 0-d view yet writes every row of E. A copy
+// (contiguous(), clone(), to()) is a new tensor and writable.
+bool tensor::is_writable() const noexcept {
+    if (read_only_) return false;
+    for (size_t i = 0; i < shape_.size(); ++i)
+        if (shape_[i] > 1 && strides_[i] == 0) return false;
+    return true;
+}
+
+void tensor::check_writable(const char* what) const {
+    ISTHMUS_CHECK(!read_only_, value_error, what,
+                  ": assignment destination is read-only (a view of a broadcast view, whose "
+                  "elements share memory; write into a copy, e.g. contiguous())");
+    for (size_t i = 0; i < shape_.size(); ++i)
+        ISTHMUS_CHECK(shape_[i] <= 1 || strides_[i] != 0, value_error, what,
+                      ": assignment destination is read-only (a broadcast view of shape ",
+                      shape_str(shape_), " repeats its elements along dimension ", i,
+                      "; write into a copy, e.g. contiguous())");
+}
+
 // ---- views ----
 
 namespace {
-// Fills in a -1 entry and checks the element count.
-shape_t infer_shape(shape_t shape, int64_t numel, const shape_t& from) {
-    int64_t known = 1;
+// Fills in a -1 entry and checks the element count (and the new shape, Note [checked sizes]).
+shape_t infer_shape(shape_t shape, int64_t numel, const shape_t& from, size_t itemsize) {
     int infer = -1;
     for (size_t i = 0; i < shape.size(); ++i) {
         if (shape[i] == -1) {
@@ -190,9 +257,11 @@ shape_t infer_shape(shape_t shape, int64_t numel, const shape_t& from) {
         } else {
             ISTHMUS_CHECK(shape[i] >= 0, value_error, "reshape: invalid size ", shape[i], " in ",
                           shape_str(shape));
-            known *= shape[i];
         }
     }
+    shape_t known_dims = shape;
+    if (infer >= 0) known_dims[static_cast<size_t>(infer)] = 1;
+    int64_t known = checked_numel(known_dims, itemsize, "reshape");
     if (infer >= 0) {
         ISTHMUS_CHECK(known != 0 && numel % known == 0, value_error, "cannot reshape ",
                       shape_str(from), " (", numel, " elements) into ", shape_str(shape));
@@ -201,7 +270,6 @@ shape_t infer_shape(shape_t shape, int64_t numel, const shape_t& from) {
     }
     ISTHMUS_CHECK(known == numel, value_error, "cannot reshape ", shape_str(from), " (", numel,
                   " elements) into ", shape_str(shape), " (", known, " elements)");
-    check_shape(shape, "reshape");
     return shape;
 }
 
@@ -259,20 +327,26 @@ bool view_strides(const shape_t& shape, const shape_t& strides, const shape_t& n
 
 tensor tensor::view(shape_t shape) const {
     check_defined();
-    shape = infer_shape(std::move(shape), numel(), shape_);
+    shape = infer_shape(std::move(shape), numel(), shape_, itemsize());
     shape_t st;
     ISTHMUS_CHECK(view_strides(shape_, strides_, shape, st), value_error, "cannot view ",
                   shape_str(shape_), " with strides ", shape_str(strides_), " as ",
                   shape_str(shape), " without a copy (use reshape, which copies)");
-    return tensor(storage_, dtype_, std::move(shape), std::move(st), offset_);
+    tensor r(storage_, dtype_, std::move(shape), std::move(st), offset_);
+    r.read_only_ = read_only_;
+    return r;
 }
 
 tensor tensor::reshape(shape_t shape) const {
     check_defined();
-    shape = infer_shape(std::move(shape), numel(), shape_);
+    shape = infer_shape(std::move(shape), numel(), shape_, itemsize());
     shape_t st;
     if (view_strides(shape_, strides_, shape, st))
-        return tensor(storage_, dtype_, std::move(shape), std::move(st), offset_);
+    {
+        tensor r(storage_, dtype_, std::move(shape), std::move(st), offset_);
+        r.read_only_ = read_only_;
+        return r;
+    }
     return contiguous().view(std::move(shape));
 }
 
@@ -321,20 +395,27 @@ tensor tensor::slice(int64_t d, int64_t start, int64_t stop, int64_t step) const
         if (v < 0) v += n;
         return std::clamp(v, lo, hi);
     };
+    // Note [slice length]: the length is computed as (span - 1) / |step| + 1, which cannot
+    // overflow for any step (the textbook (span + step - 1) / step does for steps near 2^63),
+    // and a step of -2^63 (no positive counterpart) takes at most one element.
     int64_t len;
     if (step > 0) {
         start = clamp(start, 0, n);
         stop = clamp(stop, 0, n);
-        len = stop > start ? (stop - start + step - 1) / step : 0;
+        len = stop > start ? (stop - start - 1) / step + 1 : 0;
     } else {
         start = clamp(start, -1, n - 1);
         stop = clamp(stop, -1, n - 1);
-        len = start > stop ? (start - stop - step - 1) / (-step) : 0;
+        len = start <= stop                            ? 0
+              : step == std::numeric_limits<int64_t>::min() ? 1
+                                                            : (start - stop - 1) / -step + 1;
     }
     tensor r = *this;
     if (len > 0) r.offset_ += start * strides_[static_cast<size_t>(d)];
     r.shape_[static_cast<size_t>(d)] = len;
-    r.strides_[static_cast<size_t>(d)] *= step;
+    // A dimension of at most one element never steps, so its stride is kept as it was (a
+    // step near 2^63 would overflow it); with two or more, |step| < n bounds the product.
+    if (len > 1) r.strides_[static_cast<size_t>(d)] *= step;
     return r;
 }
 
@@ -389,7 +470,7 @@ tensor tensor::unsqueeze(int64_t d) const {
 
 tensor tensor::expand(const shape_t& shape) const {
     check_defined();
-    check_shape(shape, "expand");
+    checked_numel(shape, itemsize(), "expand");
     ISTHMUS_CHECK(shape.size() >= shape_.size(), value_error, "cannot broadcast ",
                   shape_str(shape_), " to ", shape_str(shape), " (fewer dimensions)");
     const size_t lead = shape.size() - shape_.size();
@@ -402,6 +483,9 @@ tensor tensor::expand(const shape_t& shape) const {
                       " to ", shape_str(shape), " (dimension ", i, ": ", from, " vs ", to, ")");
         r.strides_[lead + i] = from == to ? strides_[i] : 0;
     }
+    // Note [read-only broadcast views]: a view that repeats elements marks itself and every
+    // view taken from it read-only (E[0, 0] = 5 would otherwise write B[0] through E[1, 0]).
+    if (!r.is_writable()) r.read_only_ = true;
     return r;
 }
 
@@ -449,7 +533,12 @@ tensor tensor::to_contiguous_as(isthmus::dtype dt) const {
 void tensor::copy_from(const tensor& src) {
     check_defined();
     src.check_defined();
-    tensor s = src.expand(shape_);
+    check_writable("copy_from");
+    // NumPy's assignment rule: leading size-1 dimensions of the source beyond the target's rank
+    // are dropped (A[..., 1] = [[1, 2]] on a (2, 3) A).
+    tensor s = src;
+    while (s.dim() > dim() && s.shape()[0] == 1) s = s.squeeze(0);
+    s = s.expand(shape_);
     if (numel() == 0) return;
     // Note [overlapping copies]: when both views share a storage, copy through a temporary so
     // that writes never feed later reads.
@@ -470,6 +559,7 @@ void tensor::copy_from(const tensor& src) {
 
 void tensor::fill(double v) {
     check_defined();
+    check_writable("fill");
     isthmus::fill(*this, scalar(v)); // the vectorised fill kernel, not a broadcast copy
 }
 
@@ -477,6 +567,7 @@ void tensor::fill(double v) {
 
 void* tensor::lock(lock_mode mode, resource_id resource) const {
     check_defined();
+    if (mode != lock_mode::read && !is_writable()) check_writable("lock");
     // Note [partial writes]: a view that does not cover its whole storage must not invalidate
     // the bytes it does not touch, so its write lock reads the rest in first.
     if (mode == lock_mode::write && !covers_storage()) mode = lock_mode::readwrite;

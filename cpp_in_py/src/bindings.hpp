@@ -108,6 +108,15 @@ bool is_py_number(py::handle obj);
 value value_from_py(py::handle obj, std::optional<dtype> dt);
 /// `q.asvalue(obj)`: the qvalue itself, a zero-copy tensor for arrays, else value_from_py.
 value asvalue(py::handle obj);
+/// The value of `item` for an assignment into a tensor of dtype `target`: Python numbers
+/// converted exactly to `target` (OverflowError when out of range), anything else as asvalue.
+value assigned_value(py::handle item, dtype target);
+/// An integer argument (anything with __index__, not bool): type_error otherwise, and
+/// overflow_error naming `fn` and `what` when it does not fit in int64.
+int64_t int64_from_py(py::handle obj, const char* fn, const char* what);
+/// A str argument as UTF-8: type_error for other types, value_error naming `fn` and `what` for
+/// text with a lone surrogate (no UTF-8 form) or a NUL character (C APIs would cut it there).
+std::string text_from_py(py::handle obj, const char* fn, const char* what);
 /// `A.to_py()`: a NumPy array copy (tensors), a NumPy scalar (scalars), str, None or a nested
 /// list (cells).
 py::object to_py(const value& v);
@@ -186,6 +195,9 @@ struct operand {
         own = std::move(made);
         tp = &own;
     }
+    /// Note [operand lifetime]: only a tensor inside a live qvalue may be borrowed (the
+    /// caller's reference keeps it alive for the whole op); every tensor made during the
+    /// conversion (lists, arrays, DLPack) is moved in with `set`, so the operand owns it.
     void borrow(const tensor& in_qvalue) { tp = &in_qvalue; }
     /// The operand as a tensor (a 0-d one for scalars).
     tensor as_tensor() const { return is_scalar ? s.to_tensor() : *tp; }
@@ -216,10 +228,11 @@ reduce_axes axes_from_py(py::handle axis);
 /// A reduction result: a scalar value for 0-d results (like NumPy's scalars), else a qvalue.
 py::object reduced(tensor r);
 
-/// `t[key]` for keys with index arrays or masks (NumPy's advanced indexing; a copy).
-py::object advanced_getitem(const tensor& t, py::handle key);
-/// `t[key] = item` for keys with index arrays or masks.
-void advanced_setitem(const tensor& t, py::handle key, py::handle item);
+/// `t[key]` with NumPy's rules (Note [Python subscripts] in operators.cpp): a view for basic
+/// keys, a copy for advanced ones, a scalar value for one integer per dimension.
+py::object tensor_getitem(const tensor& t, py::handle key);
+/// `t[key] = item` with NumPy's rules: the item broadcast and converted to t's dtype.
+void tensor_setitem(const tensor& t, py::handle key, py::handle item);
 
 // ---- errors (errors.cpp) ----
 

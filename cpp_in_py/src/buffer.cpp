@@ -115,6 +115,10 @@ int qvalue_getbuffer(PyObject* self, Py_buffer* view, int flags) {
             throw py::buffer_error("the tensor is not Fortran-contiguous");
         if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c_contig && !f_contig)
             throw py::buffer_error("the tensor is not contiguous (use A.contiguous())");
+        // Note [read-only broadcast views]: exported read-only; a consumer that needs to write
+        // gets BufferError, as for a read-only NumPy array.
+        if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE && !t.is_writable())
+            throw py::buffer_error("the tensor is a read-only broadcast view (copy it first)");
         if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c_contig)
             throw py::buffer_error("the tensor is strided and the consumer asked for no strides");
 
@@ -125,7 +129,7 @@ int qvalue_getbuffer(PyObject* self, Py_buffer* view, int flags) {
 
         view->buf = data;
         view->len = static_cast<Py_ssize_t>(t.nbytes());
-        view->readonly = 0;
+        view->readonly = t.is_writable() ? 0 : 1;
         view->itemsize = static_cast<Py_ssize_t>(t.itemsize());
         view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(format) : nullptr;
         view->ndim = static_cast<int>(t.dim());
@@ -284,7 +288,7 @@ py::dict array_interface(py::object self) {
     out["shape"] = py::tuple(shape);
     out["typestr"] = numpy_dtype(t.dtype()).attr("str");
     out["descr"] = numpy_dtype(t.dtype()).attr("descr");
-    out["data"] = py::make_tuple(reinterpret_cast<uintptr_t>(data), false);
+    out["data"] = py::make_tuple(reinterpret_cast<uintptr_t>(data), !t.is_writable());
     out["strides"] = t.is_contiguous() ? py::object(py::none()) : py::object(py::tuple(strides));
     return out;
 }

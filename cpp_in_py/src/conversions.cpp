@@ -204,31 +204,39 @@ scalar convert_scalar(const scalar& s, std::optional<dtype> dt) {
 
 } // namespace
 
+// A Python number given a dtype converts by value (Note [exact number conversion]).
+static scalar convert_number(const scalar& s, std::optional<dtype> dt) {
+    return dt ? s.to_checked(*dt) : s;
+}
+
 scalar scalar_from_py(py::handle obj, std::optional<dtype> dt) {
     PyObject* o = obj.ptr();
-    if (PyBool_Check(o)) return convert_scalar(scalar(o == Py_True), dt);
+    if (PyBool_Check(o)) return convert_number(scalar(o == Py_True), dt);
     if (PyLong_Check(o)) {
         int overflow = 0;
         const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-        if (overflow == 0) return convert_scalar(scalar(static_cast<int64_t>(v)), dt);
+        if (overflow == 0) return convert_number(scalar(static_cast<int64_t>(v)), dt);
         if (overflow > 0) {
             const unsigned long long u = PyLong_AsUnsignedLongLong(o);
-            if (!PyErr_Occurred()) return convert_scalar(scalar(static_cast<uint64_t>(u)), dt);
+            if (!PyErr_Occurred()) return convert_number(scalar(static_cast<uint64_t>(u)), dt);
             PyErr_Clear();
         }
-        ISTHMUS_THROW(value_error, "the integer ", py::str(obj).cast<std::string>(),
-                      " does not fit in 64 bits");
+        ISTHMUS_THROW(overflow_error, "Python integer ", py::str(obj).cast<std::string>(),
+                      " out of bounds for ", dt ? std::string(name(*dt)) : std::string("int64"),
+                      " (isthmus numbers are at most 64 bits)");
     }
     // Note [numpy float scalars]: np.float64 and np.complex128 subclass Python's float and
     // complex; they keep their dtype (the NumPy-scalar branch below), not the `scalar` precision.
     const bool numpy_scalar = !PyFloat_CheckExact(o) && !PyComplex_CheckExact(o) &&
                               (PyFloat_Check(o) || PyComplex_Check(o)) && is_numpy_scalar(obj);
-    if (PyFloat_Check(o) && !numpy_scalar)
-        return convert_scalar(scalar::of(PyFloat_AS_DOUBLE(o), scalar_dtype()), dt);
+    if (PyFloat_Check(o) && !numpy_scalar) {
+        if (dt) return convert_number(scalar(PyFloat_AS_DOUBLE(o)), dt); // exact, then dt
+        return scalar::of(PyFloat_AS_DOUBLE(o), scalar_dtype());
+    }
     if (PyComplex_Check(o) && !numpy_scalar) {
         const complex128_t c(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
-        const scalar s = cscalar_dtype() == dtype::complex64 ? scalar(complex64_t(c)) : scalar(c);
-        return convert_scalar(s, dt);
+        if (dt) return convert_number(scalar(c), dt);
+        return cscalar_dtype() == dtype::complex64 ? scalar(complex64_t(c)) : scalar(c);
     }
     if (is_py_number(obj)) { // a NumPy scalar: keeps its dtype
         const dtype own = dtype_from_numpy(obj.attr("dtype"));
@@ -291,7 +299,21 @@ bool list_is_cell(py::handle seq) {
     return false;
 }
 
+// Python's recursion check around a conversion that recurses into nested lists or cells, so a
+// list that contains itself (or nests thousands deep) raises RecursionError instead of
+// overflowing the C stack. See Note [cell cycles].
+class recursion_guard {
+public:
+    explicit recursion_guard(const char* where) {
+        if (Py_EnterRecursiveCall(where) != 0) throw py::error_already_set();
+    }
+    ~recursion_guard() { Py_LeaveRecursiveCall(); }
+    recursion_guard(const recursion_guard&) = delete;
+    recursion_guard& operator=(const recursion_guard&) = delete;
+};
+
 value cell_from_list(py::handle seq) {
+    recursion_guard guard(" while converting a nested list to a cell");
     auto c = std::make_shared<cell>();
     for (py::handle item : seq) c->items.push_back(value_from_py(item, std::nullopt));
     c->shape = {static_cast<int64_t>(c->items.size())};
@@ -357,6 +379,15 @@ value value_from_py(py::handle obj, std::optional<dtype> dt) {
     return value(tensor_from_array(arr, copy_policy::always, target));
 }
 
+value assigned_value(py::handle item, dtype target) {
+    // Note [exact number conversion]: A[i] = 300 on int8 raises as NumPy 2 does.
+    PyObject* o = item.ptr();
+    if (PyBool_Check(o) || PyLong_Check(o) ||
+        ((PyFloat_Check(o) || PyComplex_Check(o)) && !is_numpy_scalar(item)))
+        return value(scalar_from_py(item, target));
+    return asvalue(item);
+}
+
 value asvalue(py::handle obj) {
     if (is_qvalue(obj)) return obj.cast<const value&>();
     if (py::isinstance<py::array>(obj))
@@ -370,6 +401,7 @@ value asvalue(py::handle obj) {
 namespace {
 
 py::object cell_to_py(const cell& c, size_t dim, size_t& next) {
+    recursion_guard guard(" while converting a cell to a list");
     py::list out;
     const int64_t n = dim < c.shape.size() ? c.shape[dim] : 0;
     for (int64_t i = 0; i < n; ++i) {
@@ -408,7 +440,37 @@ py::object to_py(const value& v) {
     ISTHMUS_THROW(type_error, "to_py: a ", v.kind_name(), " value has no Python equivalent");
 }
 
+// ---- text ----
+
+std::string text_from_py(py::handle obj, const char* fn, const char* what) {
+    ISTHMUS_CHECK(PyUnicode_Check(obj.ptr()), type_error, fn, ": ", what, " must be a str, got ",
+                  type_name(obj));
+    Py_ssize_t n = 0;
+    const char* p = PyUnicode_AsUTF8AndSize(obj.ptr(), &n);
+    if (!p) { // lone surrogates have no UTF-8 form
+        PyErr_Clear();
+        ISTHMUS_THROW(value_error, fn, ": ", what, " ", py::repr(obj).cast<std::string>(),
+                      " is not valid Unicode text (it holds a lone surrogate)");
+    }
+    std::string out(p, static_cast<size_t>(n));
+    ISTHMUS_CHECK(out.find('\0') == std::string::npos, value_error, fn, ": ", what,
+                  " contains a NUL character");
+    return out;
+}
+
 // ---- sizes ----
+
+int64_t int64_from_py(py::handle obj, const char* fn, const char* what) {
+    ISTHMUS_CHECK(PyIndex_Check(obj.ptr()) && !PyBool_Check(obj.ptr()), type_error, fn, ": ",
+                  what, " must be an int, got ", type_name(obj));
+    const auto n = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+    if (!n) throw py::error_already_set();
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
+    ISTHMUS_CHECK(overflow == 0, overflow_error, fn, ": ", what, " ",
+                  py::str(n).cast<std::string>(), " does not fit in int64");
+    return static_cast<int64_t>(v);
+}
 
 int64_t size_from_py(py::handle obj, const char* fn) {
     if (PyBool_Check(obj.ptr()) || PyFloat_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))

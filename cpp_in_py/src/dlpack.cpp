@@ -486,6 +486,14 @@ py::object dlpack_export(const value& v, py::handle stream, py::handle max_versi
 // consumer's stream for device exports (nullptr: none), waited for at release.
 py::object export_capsule(const tensor& t, bool versioned, bool copied, resource_id resource,
                           void* consumer) {
+    // Note [read-only broadcast views]: the versioned capsule carries the read-only flag; a
+    // legacy one cannot, so a broadcast view is refused there (NumPy refuses read-only arrays
+    // the same way) rather than handed out as writable memory.
+    if (!versioned && !t.is_writable())
+        throw_buffer_error(detail::concat(
+            "__dlpack__: the value is a read-only broadcast view (shape ", shape_str(t.shape()),
+            ") and legacy DLPack cannot mark it read-only; pass max_version=(1, 0) or export a "
+            "copy (contiguous())"));
     auto ctx = std::make_unique<export_ctx>();
     ctx->t = t;
     ctx->resource = resource;
@@ -526,7 +534,7 @@ py::object export_capsule(const tensor& t, bool versioned, bool copied, resource
         m.version = dl::DLPackVersion{dl::version_major, dl::version_minor};
         m.manager_ctx = ctx.get();
         m.deleter = &delete_versioned;
-        m.flags = copied ? dl::flag_is_copied : 0;
+        m.flags = (copied ? dl::flag_is_copied : 0) | (t.is_writable() ? 0 : dl::flag_read_only);
         m.dl_tensor = tensor_desc;
         managed = &m;
         name = dl::capsule_versioned;
@@ -670,15 +678,14 @@ parsed_capsule parse_capsule(py::handle cap) {
                   " (isthmus allows 0 to ", max_rank, ")");
     ISTHMUS_CHECK(t->ndim == 0 || t->shape, value_error,
                   "from_dlpack: malformed DLPack tensor: shape is NULL for ndim ", t->ndim);
-    int64_t numel = 1;
     for (int32_t i = 0; i < t->ndim; ++i) {
         const int64_t n = t->shape[i];
         ISTHMUS_CHECK(n >= 0, value_error, "from_dlpack: malformed DLPack tensor: size ", n,
                       " in dimension ", i);
         out.shape.push_back(n);
-        ISTHMUS_CHECK(!__builtin_mul_overflow(numel, n, &numel), value_error,
-                      "from_dlpack: malformed DLPack tensor: the element count overflows");
     }
+    // Note [checked sizes]: the same rule as every other shape, zero-size dimensions included.
+    const int64_t numel = checked_numel(out.shape, itemsize(out.dt), "from_dlpack");
     if (t->strides) {
         for (int32_t i = 0; i < t->ndim; ++i) out.strides.push_back(t->strides[i]);
         // The byte span must be addressable (also rules out absurd strides).

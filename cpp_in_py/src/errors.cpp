@@ -8,7 +8,7 @@ namespace isthmus::pymod {
 // Note [error mapping]: the C++ hierarchy (core/include/isthmus/error.hpp) maps one to one onto
 // Python's built-in exceptions, message unchanged, so Python code catches what it would catch
 // from NumPy: value_error -> ValueError, type_error -> TypeError, index_error -> IndexError,
-// memory_error -> MemoryError, not_implemented_error -> NotImplementedError, and
+// overflow_error -> OverflowError, memory_error -> MemoryError, not_implemented_error -> NotImplementedError, and
 // runtime_error, internal_error and the base error -> RuntimeError. An isthmus::python_error
 // (a Python exception that C++ code met through pyvalue) raises the original exception again.
 // The translator is global (not module-local) so that functions bound by later layers
@@ -27,6 +27,8 @@ void translate(std::exception_ptr p) {
         PyErr_SetString(PyExc_TypeError, e.what());
     } catch (const index_error& e) {
         PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const overflow_error& e) {
+        PyErr_SetString(PyExc_OverflowError, e.what());
     } catch (const memory_error& e) {
         PyErr_SetString(PyExc_MemoryError, e.what());
     } catch (const not_implemented_error& e) {
@@ -66,6 +68,7 @@ void bind_errors(py::module_& m) {
             if (kind == "type_error") throw type_error(message);
             if (kind == "index_error") throw index_error(message);
             if (kind == "memory_error") throw memory_error(message);
+            if (kind == "overflow_error") throw overflow_error(message);
             if (kind == "not_implemented_error") throw not_implemented_error(message);
             if (kind == "runtime_error") throw runtime_error(message);
             if (kind == "internal_error") throw internal_error(message);

@@ -48,7 +48,7 @@ type_desc type_from_py(py::handle t, const char* fn) {
     if (py::isinstance<type_desc>(t)) return t.cast<type_desc>();
     ISTHMUS_CHECK(py::isinstance<py::str>(t), type_error, fn,
                   ": expected a type name (str) or a qtype, got ", type_name(t));
-    return parse_type(t.cast<std::string>());
+    return parse_type(text_from_py(t, fn, "the type name"));
 }
 
 } // namespace
@@ -136,9 +136,9 @@ void bind_functions(py::module_& m) {
 
     m.def(
         "typename",
-        [](const std::string& name) {
+        [](py::handle name) {
             require_init("typename");
-            return parse_type(name);
+            return parse_type(text_from_py(name, "typename", "the type name"));
         },
         py::arg("name"),
         "Parses a Quasar type name: typename(\"vec[mat]\")(4) builds a cell of 4 matrices.");

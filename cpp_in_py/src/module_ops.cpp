@@ -46,15 +46,11 @@ std::vector<tensor> tensor_list(py::handle seq, const char* fn) {
 
 std::optional<int64_t> optional_axis(py::handle axis, const char* fn) {
     if (axis.is_none()) return std::nullopt;
-    ISTHMUS_CHECK(PyIndex_Check(axis.ptr()) && !PyBool_Check(axis.ptr()), type_error, fn,
-                  ": axis must be an int or None, got ", type_name(axis));
-    return axis.cast<int64_t>();
+    return int64_from_py(axis, fn, "axis (an int or None)");
 }
 
 int64_t int_arg(py::handle v, const char* fn, const char* what) {
-    ISTHMUS_CHECK(PyIndex_Check(v.ptr()) && !PyBool_Check(v.ptr()), type_error, fn, ": ", what,
-                  " must be an int, got ", type_name(v));
-    return py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr())).cast<int64_t>();
+    return int64_from_py(v, fn, what);
 }
 
 shape_t int_list(py::handle v, const char* fn, const char* what) {
@@ -744,9 +740,10 @@ void bind_module_ops(py::module_& m) {
         [](py::handle shape, py::handle fill, py::handle dt) {
             require_init("full");
             const shape_t s = size_arg(shape, "full");
-            const scalar v = scalar_arg(fill, "full", "fill_value");
+            scalar v = scalar_arg(fill, "full", "fill_value");
             // NumPy: the dtype of the fill value unless given (Python floats: `scalar`).
             const dtype d = dtype_or(dt, v.type());
+            if (!is_qvalue(fill)) v = scalar_from_py(fill, d); // Note [exact number conversion]
             native_section nogil;
             return value(isthmus::full(s, v, d));
         },
@@ -770,9 +767,11 @@ void bind_module_ops(py::module_& m) {
         "full_like",
         [](py::handle a, py::handle fill, py::handle dt) {
             require_init("full_like");
-            return value(isthmus::full_like(tensor_arg(a, "full_like"),
-                                            scalar_arg(fill, "full_like", "fill_value"),
-                                            optional_dtype(dt)));
+            const tensor t = tensor_arg(a, "full_like");
+            const std::optional<dtype> d = optional_dtype(dt);
+            scalar v = scalar_arg(fill, "full_like", "fill_value");
+            if (!is_qvalue(fill)) v = scalar_from_py(fill, d.value_or(t.dtype()));
+            return value(isthmus::full_like(t, v, d));
         },
         py::arg("a"), py::arg("fill_value"), py::arg("dtype") = py::none(),
         "fill_value with a's shape and dtype.");

@@ -54,7 +54,7 @@ bool to_operand(py::handle obj, operand& out) {
     if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
         value v = value_from_py(obj, std::nullopt);
         if (!v.is_tensor()) return false;
-        out.borrow(v.as_tensor());
+        out.set(v.as_tensor()); // owned: `v` dies on return (Note [operand lifetime])
         return true;
     }
     return false;
@@ -211,11 +211,11 @@ py::object compare(binary_op op, py::handle a, py::handle b) {
 reduce_axes axes_from_py(py::handle axis) {
     if (axis.is_none()) return {};
     if (PyIndex_Check(axis.ptr()) && !PyBool_Check(axis.ptr()))
-        return reduce_axes(axis.cast<int64_t>());
+        return reduce_axes(int64_from_py(axis, "reduction", "axis"));
     ISTHMUS_CHECK(py::isinstance<py::tuple>(axis) || py::isinstance<py::list>(axis), type_error,
                   "axis must be None, an int or a tuple of ints, got ", type_name(axis));
     shape_t axes;
-    for (py::handle a : axis) axes.push_back(a.cast<int64_t>());
+    for (py::handle a : axis) axes.push_back(int64_from_py(a, "reduction", "axis"));
     return reduce_axes(std::move(axes));
 }
 
@@ -263,65 +263,178 @@ py::object arg_reduce(const value& v, py::handle axis, bool keepdims, const char
         native_section nogil;
         r = Flat(t);
     } else {
-        const auto ax = axis.cast<int64_t>();
+        const auto ax = int64_from_py(axis, what, "axis");
         native_section nogil;
         r = Axis(t, ax, keepdims);
     }
     return reduced(std::move(r));
 }
 
-// ---- advanced indexing ----
+// ---- indexing ----
 
-std::optional<int64_t> slice_part(PyObject* slice, const char* attr) {
-    py::object part = py::handle(slice).attr(attr);
-    if (part.is_none()) return std::nullopt;
-    return py::reinterpret_steal<py::object>(PyNumber_Index(part.ptr())).cast<int64_t>();
+// Note [Python subscripts]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// A Python key becomes the core's index_items once, here, and the core applies NumPy's rules
+// (Note [NumPy's subscript rules] in core/src/ops/indexing.cpp) for basic and advanced
+// indexing alike. The conversion follows NumPy 2's prepare_index item by item:
+// - a tuple (or tuple subclass) is one item per entry; anything else, lists included, is one
+//   item (NumPy 2: a list is always an index array);
+// - None, Ellipsis and slices as they are (huge slice bounds clamp as in Python; a float bound
+//   is a TypeError here, where NumPy raises it once the key's structure is checked);
+// - Python and NumPy bools are 0-d masks; a qvalue or NumPy array is an index array as it is
+//   (a 0-d integer one acts as an integer);
+// - anything else with __index__ (int, NumPy integers) is an integer: one outside int64 raises
+//   IndexError, as it is out of bounds for any axis (NumPy raises OverflowError for
+//   [2**63, 2**64) and IndexError beyond);
+// - everything else goes through np.asarray (DLPack producers through DLPack): an empty result
+//   is an empty integer array (NumPy's rule for `A[[]]`), and one that is neither integer nor
+//   bool raises IndexError.
+// An assigned list or tuple converts to the target's dtype directly (np.asarray with it), so
+// its numbers are cast once, with NumPy's checks; without index arrays it may have no more
+// dimensions than the indexed view (NumPy's depth limit for sequences).
+
+const char* const not_an_index =
+    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+    "boolean arrays are valid indices";
+
+// One bound of a slice, clamped to int64 as Python's slice.indices does; a zero step is left
+// for the core to refuse in NumPy's order (Note [NumPy's subscript rules]).
+std::optional<int64_t> slice_bound(PyObject* b) {
+    if (b == Py_None) return std::nullopt;
+    if (!PyIndex_Check(b))
+        throw py::type_error("slice indices must be integers or None or have an __index__ method");
+    const Py_ssize_t v = PyNumber_AsSsize_t(b, nullptr); // clamps instead of overflowing
+    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    return static_cast<int64_t>(v);
+}
+
+// A Python int as an index item.
+index_item integer_item(py::handle n) {
+    int overflow = 0;
+    const long long i = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
+    if (i == -1 && PyErr_Occurred()) throw py::error_already_set();
+    ISTHMUS_CHECK(overflow == 0, index_error, "index ", py::str(n).cast<std::string>(),
+                  " is out of bounds: an index must fit in int64");
+    return index_item(static_cast<int64_t>(i));
+}
+
+// The index array an array-like gives (np.asarray or DLPack; NumPy's PyArray_FromAny step).
+index_item array_item(py::handle it) {
+    tensor x;
+    if (is_dlpack_producer(it)) {
+        x = tensor_from_dlpack(it, copy_policy::if_needed);
+    } else {
+        py::object arr = numpy().attr("asarray")(it);
+        const auto kind = arr.attr("dtype").attr("kind").cast<std::string>();
+        const bool empty = arr.attr("size").cast<int64_t>() == 0;
+        ISTHMUS_CHECK(empty || kind == "b" || kind == "i" || kind == "u", index_error,
+                      not_an_index);
+        x = tensor_from_array(arr, copy_policy::if_needed);
+    }
+    // Only an ndarray or a qvalue keeps its dtype when empty (`A[[]]` is an empty int index).
+    if (x.numel() == 0 && x.dtype() != dtype::int64) x = x.to(dtype::int64);
+    ISTHMUS_CHECK(is_integer(x.dtype()) || x.dtype() == dtype::bool_, index_error, not_an_index);
+    return index_item(std::move(x));
+}
+
+bool is_numpy_bool(py::handle h) {
+    static py::object* bool_type = new py::object(numpy().attr("bool_"));
+    return PyObject_TypeCheck(h.ptr(), reinterpret_cast<PyTypeObject*>(bool_type->ptr()));
 }
 
 index_item index_item_from_py(py::handle it) {
     PyObject* o = it.ptr();
-    if (it.is_none()) return index_item(newaxis);
+    if (o == Py_None) return index_item(newaxis);
     if (o == Py_Ellipsis) return index_item(ellipsis);
     if (PyBool_Check(o)) return index_item(o == Py_True);
-    if (PySlice_Check(o))
+    if (PyLong_Check(o)) return integer_item(it);
+    if (PySlice_Check(o)) {
+        const auto* sl = reinterpret_cast<PySliceObject*>(o);
         return index_item(
-            index_slice(slice_part(o, "start"), slice_part(o, "stop"), slice_part(o, "step")));
-    if (PyIndex_Check(o) && !is_qvalue(it) && !py::isinstance<py::array>(it) &&
-        !is_dlpack_producer(it))
-        return index_item(py::reinterpret_steal<py::object>(PyNumber_Index(o)).cast<int64_t>());
-    const value v = asvalue(it);
-    if (v.is_tensor()) return index_item(v.as_tensor());
-    ISTHMUS_CHECK(v.is_scalar(), index_error,
-                  "only integers, slices, ..., None, and integer or boolean arrays are valid "
-                  "indices, got a ",
-                  v.kind_name());
-    return index_item(v.as_scalar().to_tensor());
+            index_slice(slice_bound(sl->start), slice_bound(sl->stop), slice_bound(sl->step)));
+    }
+    if (const value* p = qvalue_ptr(it)) {
+        if (p->is_tensor()) return index_item(p->as_tensor());
+        ISTHMUS_CHECK(p->is_scalar(), index_error, not_an_index, ", got a ", p->kind_name(),
+                      " value");
+        const scalar& s = p->as_scalar();
+        if (s.type() == dtype::bool_) return index_item(s.to<bool>());
+        ISTHMUS_CHECK(is_integer(s.type()), index_error, not_an_index);
+        if (s.type() == dtype::uint64) return index_item(s.to<uint64_t>());
+        return index_item(s.to<int64_t>());
+    }
+    if (py::isinstance<py::array>(it)) {
+        const auto kind = it.attr("dtype").attr("kind").cast<std::string>();
+        ISTHMUS_CHECK(kind == "b" || kind == "i" || kind == "u", index_error,
+                      "arrays used as indices must be of integer (or boolean) type, got ",
+                      py::str(it.attr("dtype")).cast<std::string>());
+        return index_item(tensor_from_array(it, copy_policy::if_needed));
+    }
+    if (is_numpy_bool(it)) return index_item(PyObject_IsTrue(o) == 1);
+    if (PyIndex_Check(o)) { // NumPy integers and anything else with __index__
+        auto n = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+        if (n) return integer_item(n);
+        PyErr_Clear(); // not a single integer after all (a torch tensor of many elements)
+    }
+    return array_item(it);
 }
 
-std::vector<index_item> index_items(py::handle key) {
+// The index items of a key (Note [Python subscripts]); `advanced` tells whether one is an
+// index array or a mask (work worth releasing the GIL for).
+std::vector<index_item> index_items(py::handle key, bool& advanced) {
     std::vector<index_item> items;
-    if (py::isinstance<py::tuple>(key))
-        for (py::handle it : key) items.push_back(index_item_from_py(it));
-    else
+    if (PyTuple_Check(key.ptr())) {
+        items.reserve(static_cast<size_t>(PyTuple_GET_SIZE(key.ptr())));
+        for (py::handle it : py::reinterpret_borrow<py::tuple>(key))
+            items.push_back(index_item_from_py(it));
+    } else {
         items.push_back(index_item_from_py(key));
+    }
+    advanced = false;
+    for (const index_item& it : items)
+        if (it.type() == index_item::kind::tensor &&
+            (it.tensor().dim() > 0 || it.tensor().dtype() == dtype::bool_))
+            advanced = true;
     return items;
+}
+
+// The value assigned through a subscript (Note [Python subscripts]).
+value assigned_through(const tensor& t, const std::vector<index_item>& items, bool advanced,
+                       py::handle item) {
+    if (!(PyList_Check(item.ptr()) || PyTuple_Check(item.ptr())) || t.dtype() == dtype::bfloat16)
+        return assigned_value(item, t.dtype());
+    const int64_t depth = advanced ? -1 : index(t, items).dim(); // the key's errors first
+    py::object arr = numpy().attr("asarray")(item, numpy_dtype(t.dtype()));
+    if (!advanced) {
+        ISTHMUS_CHECK(arr.attr("ndim").cast<int64_t>() <= depth, value_error,
+                      "setting an array element with a sequence. The requested array would "
+                      "exceed the maximum number of dimension of ",
+                      depth);
+    }
+    return value(tensor_from_array(arr, copy_policy::if_needed));
 }
 
 } // namespace
 
-py::object advanced_getitem(const tensor& t, py::handle key) {
-    const std::vector<index_item> items = index_items(key);
+py::object tensor_getitem(const tensor& t, py::handle key) {
+    bool advanced = false;
+    const std::vector<index_item> items = index_items(key, advanced);
     tensor r;
-    {
+    if (advanced) {
         native_section nogil;
         r = index(t, items);
+    } else {
+        r = index(t, items); // a view: cheap, no reason to release the GIL
     }
+    // All integers, one per dimension: a scalar, as NumPy.
+    if (is_full_integer_index(items, t.dim())) return py::cast(value(scalar_from_tensor(r)));
     return py::cast(value(std::move(r)));
 }
 
-void advanced_setitem(const tensor& t, py::handle key, py::handle item) {
-    const std::vector<index_item> items = index_items(key);
-    const value src = asvalue(item);
+void tensor_setitem(const tensor& t, py::handle key, py::handle item) {
+    bool advanced = false;
+    const std::vector<index_item> items = index_items(key, advanced);
+    const value src = assigned_through(t, items, advanced, item);
     ISTHMUS_CHECK(src.is_scalar() || src.is_tensor(), type_error,
                   "index assignment needs a number or a tensor, got a ", src.kind_name());
     native_section nogil;

@@ -1,4 +1,4 @@
-// The qvalue class: isthmus::value in Python (attributes, repr, locks, cells, basic indexing).
+// The qvalue class: isthmus::value in Python (attributes, repr, locks, cells, subscripts).
 #include "bindings.hpp"
 
 #include <pybind11/numpy.h>
@@ -57,56 +57,11 @@ std::string repr_of(const value& v) {
     return "qvalue(<" + v.kind_name() + ">)";
 }
 
-// ---- basic indexing (ints, slices, Ellipsis, None) through tensor views ----
+// ---- indexing: tensors through tensor_getitem / tensor_setitem (operators.cpp), cells here ----
 
 bool is_int_index(py::handle h) {
     return !PyBool_Check(h.ptr()) && PyIndex_Check(h.ptr()) && !py::isinstance<py::array>(h) &&
            !is_qvalue(h) && !is_dlpack_producer(h);
-}
-
-bool is_basic_item(py::handle h) {
-    return h.is_none() || h.ptr() == Py_Ellipsis || PySlice_Check(h.ptr()) || is_int_index(h);
-}
-
-// Applies a basic index to `t`; `all_ints` tells whether every dimension was taken by an int.
-// Returns false (leaving `out` alone) when the key needs advanced indexing.
-bool basic_index(const tensor& t, py::handle key, tensor& out, bool& all_ints) {
-    py::tuple items = py::isinstance<py::tuple>(key) ? py::reinterpret_borrow<py::tuple>(key)
-                                                     : py::make_tuple(key);
-    int64_t consuming = 0, ellipses = 0;
-    for (py::handle it : items) {
-        if (!is_basic_item(it)) return false;
-        if (it.ptr() == Py_Ellipsis)
-            ++ellipses;
-        else if (!it.is_none())
-            ++consuming;
-    }
-    ISTHMUS_CHECK(ellipses <= 1, index_error, "an index can only have a single ellipsis ('...')");
-    ISTHMUS_CHECK(consuming <= t.dim(), index_error, "too many indices for tensor: tensor is ",
-                  t.dim(), "-dimensional, but ", consuming, " were indexed");
-    tensor r = t;
-    int64_t d = 0, ints = 0;
-    for (py::handle it : items) {
-        if (it.is_none()) {
-            r = r.unsqueeze(d++);
-        } else if (it.ptr() == Py_Ellipsis) {
-            d += t.dim() - consuming;
-        } else if (PySlice_Check(it.ptr())) {
-            Py_ssize_t start = 0, stop = 0, step = 0;
-            if (PySlice_Unpack(it.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
-            r = r.slice(d++, start, stop, step);
-        } else {
-            const auto i =
-                py::cast<int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(it.ptr())));
-            ISTHMUS_CHECK(i >= -r.size(d) && i < r.size(d), index_error, "index ", i,
-                          " is out of bounds for axis ", d + ints, " with size ", r.size(d));
-            r = r.select(d, i);
-            ++ints;
-        }
-    }
-    all_ints = ints == t.dim();
-    out = std::move(r);
-    return true;
 }
 
 // Cells index flat (C order) with an int, or with one int per dimension.
@@ -137,33 +92,17 @@ size_t cell_index(const cell& c, py::handle key) {
 py::object getitem(const value& v, py::handle key) {
     if (v.is_cell()) return py::cast(v.as_cell().items[cell_index(v.as_cell(), key)]);
     require_init("indexing");
-    const tensor& t = tensor_of(v, "indexing");
-    tensor r;
-    bool all_ints = false;
-    if (!basic_index(t, key, r, all_ints)) return advanced_getitem(t, key);
-    if (all_ints) return py::cast(value(scalar_from_tensor(r))); // like NumPy: a scalar
-    return py::cast(value(r));
+    return tensor_getitem(tensor_of(v, "indexing"), key);
 }
 
 void setitem(const value& v, py::handle key, py::handle item) {
     if (v.is_cell()) {
         const size_t i = cell_index(v.as_cell(), key);
-        v.as_cell().items[i] = asvalue(item);
+        v.as_cell().set(i, asvalue(item)); // refuses a cycle (Note [cell cycles])
         return;
     }
     require_init("index assignment");
-    const tensor& t = tensor_of(v, "index assignment");
-    tensor r;
-    bool all_ints = false;
-    if (!basic_index(t, key, r, all_ints)) return advanced_setitem(t, key, item);
-    const value src = asvalue(item);
-    tensor s;
-    if (src.is_scalar())
-        s = src.as_scalar().to_tensor();
-    else
-        s = tensor_of(src, "index assignment (the assigned value)");
-    native_section nogil;
-    r.copy_from(s);
+    tensor_setitem(tensor_of(v, "index assignment"), key, item);
 }
 
 // The value as one Python number (scalars and one-element tensors).

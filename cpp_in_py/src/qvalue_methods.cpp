@@ -21,9 +21,7 @@ const tensor& self_tensor(const value& v, const char* what) {
 }
 
 int64_t index_arg(py::handle v, const char* fn) {
-    ISTHMUS_CHECK(PyIndex_Check(v.ptr()) && !PyBool_Check(v.ptr()), type_error, fn,
-                  ": expected ints, got ", type_name(v));
-    return py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr())).cast<int64_t>();
+    return int64_from_py(v, fn, "each argument");
 }
 
 // NumPy's method convention: ints as varargs (A.reshape(2, 3)) or one sequence
@@ -212,7 +210,7 @@ void bind_qvalue_methods(py::module_& m) {
             ISTHMUS_CHECK(is_py_number(x) || (is_qvalue(x) && x.cast<const value&>().is_scalar()),
                           type_error, "fill: expected a number, got ", type_name(x));
             const scalar s =
-                is_qvalue(x) ? x.cast<const value&>().as_scalar() : scalar_from_py(x, std::nullopt);
+                is_qvalue(x) ? x.cast<const value&>().as_scalar() : scalar_from_py(x, t.dtype());
             native_section nogil;
             isthmus::fill(t, s);
         },

@@ -403,7 +403,27 @@ private:
     pyvalue v_;
 };
 
+} // namespace
+
+namespace detail {
+// Python's recursion check (with the GIL held) around conversions that recurse into cells or
+// nested lists: a list that contains itself, or nesting thousands deep, raises RecursionError
+// as a python_error instead of overflowing the C stack (Note [cell cycles]).
+class py_recursion_guard {
+public:
+    explicit py_recursion_guard(const char* where) {
+        if (Py_EnterRecursiveCall(where) != 0) embed::throw_python_error();
+    }
+    ~py_recursion_guard() { Py_LeaveRecursiveCall(); }
+    py_recursion_guard(const py_recursion_guard&) = delete;
+    py_recursion_guard& operator=(const py_recursion_guard&) = delete;
+};
+} // namespace detail
+
+namespace {
 pyvalue cell_to_py(const cell& c, size_t dim, size_t& pos) {
+    gil_hold g;
+    detail::py_recursion_guard guard(" while converting a cell to a list");
     if (c.shape.empty()) return detail::value_to_py(c.items.at(pos++));
     std::vector<pyvalue> items;
     const int64_t n = c.shape[dim];
@@ -456,6 +476,7 @@ value value_from_py(const pyvalue& v) {
     if (is_torch_tensor(o) || py::isinstance<py::array>(py::handle(o)))
         return value(tensor_from_py(v));
     if (PyList_Check(o) || PyTuple_Check(o)) {
+        py_recursion_guard guard(" while converting a nested list to a cell");
         std::vector<pyvalue> items = items_of(v, "a cell");
         value c = value::make_cell({static_cast<int64_t>(items.size())});
         for (size_t i = 0; i < items.size(); ++i) c.as_cell().items[i] = value_from_py(items[i]);

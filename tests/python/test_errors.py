@@ -12,6 +12,7 @@ import isthmus as q
         ("type_error", TypeError),
         ("index_error", IndexError),
         ("memory_error", MemoryError),
+        ("overflow_error", OverflowError),
         ("not_implemented_error", NotImplementedError),
         ("runtime_error", RuntimeError),
         ("internal_error", RuntimeError),

@@ -12,7 +12,8 @@ namespace isthmus {
 
 /// Base of every error isthmus raises. Each subclass maps onto one Python exception type:
 /// value_error -> ValueError, type_error -> TypeError, index_error -> IndexError,
-/// memory_error -> MemoryError, not_implemented_error -> NotImplementedError,
+/// overflow_error -> OverflowError, memory_error -> MemoryError,
+/// not_implemented_error -> NotImplementedError,
 /// runtime_error (and this base) -> RuntimeError.
 class ISTHMUS_API error : public std::runtime_error {
 public:
@@ -39,6 +40,14 @@ class ISTHMUS_API index_error : public error {
 public:
     using error::error;
     ~index_error() override;
+};
+
+/// A number does not fit the type it is converted to (NumPy 2: "Python integer 300 out of
+/// bounds for int8").
+class ISTHMUS_API overflow_error : public error {
+public:
+    using error::error;
+    ~overflow_error() override;
 };
 
 /// An allocation failed even after eviction.

@@ -18,8 +18,14 @@ using shape_t = std::vector<int64_t>;
 /// The largest rank a tensor may have.
 inline constexpr int max_rank = 32;
 
-/// Number of elements of a shape (1 for the empty shape of a 0-d tensor).
+/// Number of elements of a shape (1 for the empty shape of a 0-d tensor); throws value_error
+/// ("array is too big") when the count does not fit in int64.
 ISTHMUS_API int64_t numel_of(const shape_t& shape);
+/// Checks a shape for a tensor of `itemsize`-byte elements as NumPy does and returns its element
+/// count: at most max_rank dimensions, no negative size ("negative dimensions are not allowed"),
+/// and `numel * itemsize` within int64 ("array is too big"), zero-size dimensions included in
+/// the check. `what` names the operation in the message. See Note [checked sizes].
+ISTHMUS_API int64_t checked_numel(const shape_t& shape, size_t itemsize, const char* what);
 /// Row-major (C order) strides, in elements, for a shape.
 ISTHMUS_API shape_t contiguous_strides(const shape_t& shape);
 /// NumPy broadcasting of two shapes; throws value_error naming both shapes when incompatible.
@@ -62,7 +68,13 @@ public:
     const shape_t& strides() const noexcept { return strides_; }
     int64_t offset() const noexcept { return offset_; }
     int64_t dim() const noexcept { return static_cast<int64_t>(shape_.size()); }
-    int64_t numel() const noexcept { return numel_of(shape_); }
+    /// Element count. Never overflows: every tensor's shape passed checked_numel when it was
+    /// made (Note [checked sizes]).
+    int64_t numel() const noexcept {
+        int64_t n = 1;
+        for (int64_t s : shape_) n *= s;
+        return n;
+    }
     /// Size of dimension `d` (negative counts from the end).
     int64_t size(int64_t d) const;
     /// Stride of dimension `d` in elements (negative counts from the end).
@@ -77,6 +89,13 @@ public:
     bool is_dense() const noexcept;
     /// True when the view's elements cover every byte of its storage.
     bool covers_storage() const noexcept;
+    /// False for a broadcast view (a dimension of more than one element with stride 0, whose
+    /// elements share memory) and for every view taken from one made by expand. Such views are
+    /// read-only (NumPy's broadcast_to rule): writes through them raise value_error and exports
+    /// mark them read-only. See Note [read-only broadcast views].
+    bool is_writable() const noexcept;
+    /// Throws value_error ("<what>: assignment destination is read-only ...") unless writable.
+    void check_writable(const char* what) const;
 
     // ---- views ----
     /// Reshapes to `shape` (one entry may be -1). A view when the strides allow, else a copy.
@@ -123,6 +142,7 @@ public:
     // ---- memory ----
     /// Locks the storage on `resource` and returns the address of element 0 of this view.
     /// A write lock through a view that does not cover the whole storage acts as read-write.
+    /// Write and read-write locks of a broadcast view throw value_error (is_writable).
     void* lock(lock_mode mode, resource_id resource) const;
     /// Releases a lock taken by `lock` with the same arguments.
     void unlock(lock_mode mode, resource_id resource) const;
@@ -158,6 +178,7 @@ private:
     shape_t shape_;
     shape_t strides_;
     int64_t offset_ = 0;
+    bool read_only_ = false; ///< a view of a broadcast view (Note [read-only broadcast views])
 };
 
 ISTHMUS_API std::ostream& operator<<(std::ostream& os, const tensor& t);

@@ -26,6 +26,15 @@ public:
     scalar(complex128_t v) : dtype_(dtype::complex128), v_(v) {}
     /// `v` converted to dtype `dt` (rounded or wrapped as a cast would).
     static scalar of(double v, dtype dt);
+    /// True when this integer (or bool) value lies in the range of integer dtype `dt`.
+    bool fits_integer(dtype dt) const noexcept;
+    /// This number converted to `dt` the way NumPy 2 converts a number written in code (a
+    /// Python int, float or complex): an integer outside an integer dtype's range throws
+    /// overflow_error ("Python integer 300 out of bounds for int8"), NaN into an integer dtype
+    /// value_error, an infinity overflow_error, a float is truncated toward zero and then
+    /// range-checked, a complex number into a real dtype throws type_error. Casts of tensors and
+    /// of typed scalars keep `of`'s wrapping. See Note [exact number conversion].
+    scalar to_checked(dtype dt) const;
 
     dtype type() const noexcept { return dtype_; }
     /// The value converted to T (as static_cast would; complex -> real takes the real part).
@@ -64,9 +73,24 @@ class value;
 
 /// A container of values with a shape (Quasar's vec[T], mat[T], cube[T]); elements stored in
 /// C order. Shared by reference like tensors.
+///
+/// Cells never contain themselves: `set` refuses a value that is this cell or holds it, so the
+/// reference counts always free them (Note [cell cycles]). Code that writes `items` directly
+/// takes that duty on itself; printing stays finite either way.
 struct ISTHMUS_API cell {
     shape_t shape;
     std::vector<value> items;
+
+    cell() = default;
+    cell(const cell&) = default;
+    cell& operator=(const cell&) = default;
+    /// Frees nested cells without recursion, however deep they nest (Note [cell teardown]).
+    ~cell();
+    /// Stores `v` at flat (C-order) position `i`; throws index_error when `i` is out of range
+    /// and value_error when `v` is this cell or contains it at any depth.
+    void set(size_t i, value v);
+    /// True when `v` is this cell or holds it at any depth.
+    bool reachable_from(const value& v) const;
 };
 
 /// Base of opaque values that plugins and the bridges add (functions, kernels, objects,

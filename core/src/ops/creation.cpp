@@ -165,7 +165,8 @@ tensor eye(int64_t n, std::optional<int64_t> m, int64_t k, dtype dt, resource_id
                   " x ", cols);
     tensor t = zeros({n, cols}, dt, resource);
     // The diagonal is a strided view: row r, column r + k.
-    const int64_t r0 = k >= 0 ? 0 : -k, c0 = k >= 0 ? k : 0;
+    // Offsets clamped first, so that a k near +-2^63 cannot overflow (it selects nothing).
+    const int64_t r0 = k >= 0 ? 0 : (k <= -n ? n : -k), c0 = k >= 0 ? std::min(k, cols) : 0;
     const int64_t len = std::max<int64_t>(0, std::min(n - r0, cols - c0));
     if (len > 0)
         fill(tensor::from_storage(t.storage(), dt, {len}, {cols + 1}, r0 * cols + c0), scalar(1));

@@ -187,29 +187,12 @@ dtype weak_scalar_dtype(dtype t, const scalar& s, std::string_view what) {
     if (k != scalar_kind::integer || !is_integer(r)) return r;
     // Note [weak integer range]: NEP 50 casts the Python integer to the tensor's dtype and
     // refuses values that do not fit (NumPy raises OverflowError) instead of wrapping them.
-    bool fits;
-    std::string text;
-    if (is_unsigned_int(s.type())) {
-        const uint64_t v = s.to<uint64_t>();
-        text = std::to_string(v);
-        const uint64_t hi = is_signed_int(r)
-                                ? (uint64_t{1} << (8 * itemsize(r) - 1)) - 1
-                                : (itemsize(r) == 8 ? std::numeric_limits<uint64_t>::max()
-                                                    : (uint64_t{1} << (8 * itemsize(r))) - 1);
-        fits = v <= hi;
-    } else {
-        const int64_t v = s.to<int64_t>();
-        text = std::to_string(v);
-        if (is_signed_int(r)) {
-            const int64_t hi = itemsize(r) == 8 ? std::numeric_limits<int64_t>::max()
-                                                : (int64_t{1} << (8 * itemsize(r) - 1)) - 1;
-            fits = v >= -hi - 1 && v <= hi;
-        } else {
-            fits = v >= 0 && (itemsize(r) == 8 || v < (int64_t{1} << (8 * itemsize(r))));
-        }
+    if (!s.fits_integer(r)) {
+        const std::string text = is_unsigned_int(s.type()) ? std::to_string(s.to<uint64_t>())
+                                                            : std::to_string(s.to<int64_t>());
+        ISTHMUS_THROW(overflow_error, what, ": Python integer ", text, " out of bounds for ", r,
+                      " (the tensor's dtype; cast the tensor or pass a 0-d tensor)");
     }
-    ISTHMUS_CHECK(fits, value_error, what, ": the integer scalar ", text, " is out of bounds for ",
-                  r, " (the tensor's dtype; cast the tensor or pass a 0-d tensor)");
     return r;
 }
 
@@ -301,10 +284,7 @@ void check_defined(const tensor& t, std::string_view what, std::string_view whic
 }
 
 void check_writable(const tensor& t, std::string_view what) {
-    for (size_t i = 0; i < t.shape().size(); ++i)
-        ISTHMUS_CHECK(t.shape()[i] <= 1 || t.strides()[i] != 0, value_error, what,
-                      ": cannot write into a broadcast view (shape ", shape_str(t.shape()),
-                      ", stride 0 on dimension ", i, "); make it contiguous first");
+    if (!t.is_writable()) t.check_writable(std::string(what).c_str()); // Note [read-only broadcast views]
 }
 
 namespace {
