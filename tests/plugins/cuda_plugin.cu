@@ -44,6 +44,17 @@ ISTHMUS_PLUGIN(cuda_plugin, m) {
         [] __host__ __device__(ip::view<const double, 1, ip::access::checked> x,
                                ip::view<double, 1> y, int64_t s, int64_t i) { y(i) = x(i + s); },
         {"x", "y", "s"}, "y[i] = x[i + s], 'checked.");
+    m.kernel(
+        "cu_shift_clamped",
+        [] __host__ __device__(ip::view<const double, 1, ip::access::clamped> x,
+                               ip::view<double, 1> y, int64_t s, int64_t i) { y(i) = x(i + s); },
+        {"x", "y", "s"}, "y[i] = x[i + s], 'clamped (an empty x has nothing to clamp to).");
+    m.kernel(
+         "cu_axpb_declared",
+         [] __host__ __device__(ip::view<const double, 2> x, ip::view<double, 2> y, double a,
+                                double b, ip::ivec2 p) { y[p] = a * x[p] + b; },
+         {"x", "y", "a", "b"}, "cu_axpb with x and y declared at the position.")
+        .at_position({"x", "y"});
     m.kernel("cu_scale", scale_functor{}, {"x", "y", "s"}, "y = s x (a function object).");
     m.kernel(
         "cu_host_only", [](ip::view<double, 1> y, int64_t i) { y(i) = static_cast<double>(i); },

@@ -90,12 +90,35 @@ tensor on_gpu(const tensor& t) {
     return g;
 }
 
+constexpr double canary = -777.0;
+
+// A 10 x 10 canary buffer (on cuda:0 when `gpu`) and its 4 x 4 block at (3, 3): the memory
+// around the block is what a kernel must never touch.
+struct fenced {
+    tensor buffer;
+    tensor block;
+    explicit fenced(bool gpu) {
+        const tensor b = tensor::from_vector(std::vector<double>(100, canary), {10, 10});
+        buffer = gpu ? on_gpu(b) : b;
+        block = buffer.slice(0, 3, 7).slice(1, 3, 7);
+    }
+    bool fence_intact() const {
+        const std::vector<double> v = buffer.to_vector<double>();
+        for (int64_t i = 0; i < 10; ++i)
+            for (int64_t j = 0; j < 10; ++j)
+                if (!(i >= 3 && i < 7 && j >= 3 && j < 7) &&
+                    v[static_cast<size_t>(i * 10 + j)] != canary)
+                    return false;
+        return true;
+    }
+};
+
 } // namespace
 
 TEST_CASE("cuda plugin: kernels with device bodies get a CUDA launcher, host lambdas do not") {
     auto lib = plugin();
-    for (const char* name :
-         {"cu_axpb", "cu_index3", "cu_blur_rgb", "cu_shift_checked", "cu_scale"}) {
+    for (const char* name : {"cu_axpb", "cu_index3", "cu_blur_rgb", "cu_shift_checked",
+                             "cu_shift_clamped", "cu_axpb_declared", "cu_scale"}) {
         const isthmus_kernel* k = lib->get_kernel(name)->abi();
         CAPTURE(name);
         CHECK(static_cast<bool>(k->launch_cpu));
@@ -255,4 +278,79 @@ TEST_CASE("a kernel with only a CUDA launcher runs on the GPU, even for CPU data
     CHECK((*lib->get_function("cuda_probe_launches"))().as_scalar().to<int64_t>() == before + 1);
     CHECK(y.storage()->valid_on(cuda_resource(0)));
     CHECK(y.to_vector<float>() == std::vector<float>(8, 1.0f));
+}
+
+// ---- memory safety (docs/plugins.md, "Checked mode" and "Access modifiers") -----------------
+
+TEST_CASE("cuda plugin: CPU launchers: empty dimensions, checked mode and shape rules") {
+    tensor empty = zeros({0}, dtype::float64, MEMRESOURCE_CPU);
+    tensor y = tensor::from_vector(std::vector<double>{1, 2});
+    CHECK_THROWS_WITH_AS(run("cu_shift_clamped", {2}, {empty, y, int64_t{0}}),
+                         doctest::Contains("has no element to map to: dimension 0 has size 0 "
+                                           "('clamped access) in argument 1 (x)"),
+                         index_error);
+    CHECK(y.to_vector<double>() == std::vector<double>{1, 2});
+    fenced x(false), out(false);
+    {
+        pl::checked_scope on;
+        CHECK_THROWS_WITH_AS(run("cu_axpb", {100, 100}, {x.block, out.block, 2.0, 1.0}),
+                             doctest::Contains("(unchecked view, checked mode) in argument 1 (x)"),
+                             index_error);
+    }
+    CHECK_THROWS_AS(run("cu_axpb_declared", {100, 100}, {x.block, out.block, 2.0, 1.0}),
+                    value_error);
+    CHECK(x.fence_intact());
+    CHECK(out.fence_intact());
+}
+
+TEST_CASE("cuda plugin: checked mode on the GPU: the 100 x 100 reproducer is an index_error" *
+          doctest::skip(!cuda::available())) {
+    cuda::init(0);
+    fenced x(true), y(true);
+    {
+        pl::checked_scope on;
+        const std::string e = error_of([&] {
+            run("cu_axpb", {100, 100}, {x.block, y.block, 2.0, 1.0});
+        });
+        CHECK(contains(e, "cu_axpb: index "));
+        CHECK(contains(e, "(unchecked view, checked mode) in argument 1 (x): index ("));
+        CHECK(contains(e, "into shape (4, 4)"));
+        // one past the end in dimension 1 only: the record names it exactly
+        CHECK(contains(error_of([&] {
+                           run("cu_axpb", {4, 5}, {x.block, y.block, 2.0, 1.0});
+                       }),
+                       "cu_axpb: index 4 is out of bounds for dimension 1 with size 4 (unchecked "
+                       "view, checked mode) in argument 1 (x): index ("));
+        // the right dims run, with the same results as in normal mode
+        run("cu_axpb", {4, 4}, {x.block, y.block, 2.0, 1.0});
+        CHECK(y.buffer.storage()->valid_on(cuda_resource(0)));
+    }
+    CHECK(x.fence_intact());
+    CHECK(y.fence_intact());
+    for (int64_t i = 0; i < 4; ++i)
+        for (int64_t j = 0; j < 4; ++j) CHECK(y.block.at<double>({i, j}) == 2.0 * canary + 1.0);
+    // normal mode afterwards: no stale record, no wait
+    tensor a = on_gpu(random_tensor<double>({64, 64}, 21));
+    tensor b = on_gpu(zeros({64, 64}, dtype::float64, MEMRESOURCE_CPU));
+    run("cu_axpb", {64, 64}, {a, b, 3.0, 0.0});
+    check_close(b.to_vector<double>(), axpb_ref(a, 3.0, 0.0), 1e-12);
+    CHECK_THROWS_AS(run("cu_axpb_declared", {100, 100}, {x.block, y.block, 2.0, 1.0}), value_error);
+    set_default_resource(MEMRESOURCE_CPU);
+}
+
+TEST_CASE("cuda plugin: 'clamped into an empty dimension on the GPU is an index_error" *
+          doctest::skip(!cuda::available())) {
+    cuda::init(0);
+    tensor empty = zeros({0}, dtype::float64, cuda_resource(0));
+    tensor y = on_gpu(tensor::from_vector(std::vector<double>{1, 2, 3}));
+    const std::string e = error_of([&] { run("cu_shift_clamped", {3}, {empty, y, int64_t{-1}}); });
+    CHECK(contains(e, "cu_shift_clamped: index "));
+    CHECK(contains(e, "has no element to map to: dimension 0 has size 0 ('clamped access) in "
+                      "argument 1 (x)"));
+    // every thread stopped at its failed access: nothing was written
+    CHECK(y.to_vector<double>() == std::vector<double>{1, 2, 3});
+    tensor x = on_gpu(tensor::from_vector(std::vector<double>{4, 5, 6}));
+    run("cu_shift_clamped", {3}, {x, y, int64_t{-1}});
+    CHECK(y.to_vector<double>() == std::vector<double>{4, 4, 5});
+    set_default_resource(MEMRESOURCE_CPU);
 }

@@ -426,8 +426,13 @@ inline std::string access_message(int modifier, int dim, int64_t i, int64_t n, c
 /// Note [checked access on the GPU]: device code cannot throw, so a failed view access on the
 /// GPU (Note [view checks]) records the first failure here (one record per plugin translation
 /// unit and device, claimed with atomicCAS: the view's modifier, the argument, the dimension,
-/// and up to 8 indices and sizes) and reads or writes a scratch element instead, so the
-/// tensor is never touched by a failed access. A launch that can fail this way waits: the
+/// and up to 8 indices and sizes), and the thread then ends (PTX `exit`), so it reads and
+/// writes nothing more: neither the element that is not there nor, with a value it never got,
+/// any other. (The access returns a scratch element, which is never reached; the grid-stride
+/// loop's other positions of that thread do not run, and the launch fails anyway.) Kernel
+/// bodies must not use block barriers, which the grid-stride loop rules out already. Other
+/// threads run on; what they write is written, as on the CPU where other blocks run on until
+/// they see the first error. A launch that can fail this way waits: the
 /// CUDA launcher clears the record, launches, reads the record back and syncs the stream, and
 /// then raises index_error with the CPU's message. That is every launch of a kernel with a
 /// 'checked view, every launch in checked mode, and a launch where a 'clamped, 'circular or
@@ -560,7 +565,8 @@ private:
 #if defined(__CUDA_ARCH__)
         detail::record_device_failure(static_cast<int>(A), d, ii, shape_, N,
                                       static_cast<int>((tag_ >> 1) - 1));
-        return reinterpret_cast<T*>(detail::g_device_scratch);
+        asm volatile("exit;"); // the thread stops here: nothing more is read or written
+        return reinterpret_cast<T*>(detail::g_device_scratch); // (not reached)
 #else
         detail::throw_access_error(static_cast<int>(A), d, ii, shape_, N,
                                    static_cast<int>((tag_ >> 1) - 1));
