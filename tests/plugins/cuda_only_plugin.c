@@ -49,7 +49,8 @@ static const isthmus_plugin* entry(uint32_t host_abi, const isthmus_host* host) 
                                         1,
                                         kernels,
                                         0,
-                                        0};
+                                        0,
+                                        0 /* features: none (a plain C kernel checks nothing) */};
     (void)host_abi;
     (void)host;
     return &desc;

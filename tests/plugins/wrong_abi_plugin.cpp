@@ -13,7 +13,8 @@ const isthmus_plugin* entry(uint32_t, const isthmus_host*) {
                                         0,
                                         nullptr,
                                         0,
-                                        nullptr};
+                                        nullptr,
+                                        0};
     return &desc;
 }
 
