@@ -270,7 +270,7 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
                           "): ", why);
         detail::check_range(ak->params[i], args[i], ak->signature, i);
     }
-    // Note [kernel shape rules].
+    // See Note [kernel shape rules].
     int64_t total = 1;
     for (int64_t d : dims) {
         ISTHMUS_CHECK(d == 0 || total <= INT64_MAX / d, value_error, "parallel_do(", nm, "): dims ",
@@ -287,7 +287,7 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
                       ") is indexed at the position, so its leading dimensions must cover dims ",
                       shape_str(dims), ", but its shape is ", shape_str(s));
     }
-    // Note [checked mode]: a plugin built without it runs unchecked; say so once per library.
+    // See Note [checked mode]: a plugin built without it runs unchecked; say so once per library.
     const uint32_t flags = detail::call_flags_now();
     if ((flags & ISTHMUS_CALL_CHECKED) && !(k.owner()->features() & ISTHMUS_FEATURE_CHECKED_MODE)) {
         static std::mutex mu;

@@ -78,7 +78,7 @@ fs::path find_plugin(const std::string& what) {
 }
 
 void validate(const isthmus_plugin& d, const std::string& path) {
-    // Note [checked mode in the ABI]: `features` was appended within version 1, so a descriptor
+    // See Note [checked mode in the ABI]: `features` was appended within version 1, so a descriptor
     // may end before it.
     ISTHMUS_CHECK(d.struct_size >= offsetof(isthmus_plugin, features), runtime_error, "plugin ",
                   path, ": descriptor is too small (", d.struct_size, " bytes, expected at least ",

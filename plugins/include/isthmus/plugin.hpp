@@ -338,15 +338,18 @@ namespace detail {
 /// size 0 under 'clamped, 'circular and 'mirror (they have nothing to clamp, wrap or reflect
 /// to), and, in checked mode only, for an 'unchecked index outside [0, size). A failure goes to
 /// the view's cold path: on the CPU it throws index_error with the message below; on the GPU it
-/// records the failure and redirects the access to a scratch element (Note [checked access on
-/// the GPU]), so a failed access never touches the tensor's memory.
+/// records the failure and ends the thread (Note [checked access on the GPU]). Either way a
+/// failed access never touches memory.
 ///
-/// Checked mode (ISTHMUS_CALL_CHECKED, see Note [checked mode in the ABI]) is a flag of each
-/// view, set by the launcher when it binds the arguments. The launchers are instantiated twice,
-/// once with the flag a compile-time `false` and once `true` (kernel_loop<Checked>,
-/// device_loop<Checked>), and pick one per call; since the views are local copies whose flag is
-/// a constant, the compiler folds the test away, so unchecked kernels in normal mode compile to
-/// exactly the loop they had before the flag existed (docs/plugins.md has the measurements).
+/// Checked mode (ISTHMUS_CALL_CHECKED, see Note [checked mode in the ABI]) is bit 0 of each
+/// view's tag, set by the launcher when it binds the arguments (the other bits hold the
+/// argument's position, for messages). The launchers are instantiated twice, once with the bit
+/// a compile-time 0 and once 1 (kernel_loop<Checked>, device_loop<Checked>), and pick one per
+/// call. The loops run on by-value copies of the views (run_positions, the device kernel's
+/// parameters) whose bit is that constant, so the compiler folds the test away: unchecked
+/// kernels in normal mode compile to the loop they had before the flag existed
+/// (docs/plugins.md has the measurements). Were the loop to read the views from memory whose
+/// address escaped, it would lose vectorisation (a 60x slowdown measured on a scale kernel).
 template <access A>
 ISTHMUS_HD inline bool map_index(int64_t i, int64_t n, bool checked_mode, int64_t& j) {
     if constexpr (A == access::unchecked) {
@@ -592,7 +595,7 @@ struct view_binding {
     }
     template <typename V>
     ISTHMUS_HD static void bind(V&, int32_t, bool) {}
-    /// A copy of `v` with checked mode a compile-time constant (the device loop's form).
+    /// A copy of `v` with checked mode a compile-time constant (what the loops run on).
     template <bool Checked, typename V>
     ISTHMUS_HD static V rebound(V v) {
         if constexpr (requires { V::modifier; })
@@ -1240,7 +1243,7 @@ void cuda_launch(const isthmus_kernel* self, F& f, const isthmus_range& r,
     if (count <= 0) return;
     auto converted = std::make_tuple(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);
     (view_binding::bind(std::get<I>(converted), static_cast<int32_t>(I), checked_mode), ...);
-    // Note [checked access on the GPU]: the launches whose accesses can fail wait for the record.
+    // See Note [checked access on the GPU]: the launches whose accesses can fail wait.
     const bool wait = has_checked_view || checked_mode ||
                       (view_binding::empty_modifier_view(std::get<I>(converted)) || ...);
     device_guard dg(self, device);
@@ -1460,7 +1463,7 @@ public:
         desc_.struct_size = sizeof(isthmus_plugin);
         desc_.name = st_.keep(name);
         desc_.description = description ? st_.keep(description) : nullptr;
-        desc_.features = ISTHMUS_FEATURE_CHECKED_MODE; // Note [view checks]
+        desc_.features = ISTHMUS_FEATURE_CHECKED_MODE; // See Note [view checks]
     }
     inline module(const module&) = delete;
     inline module& operator=(const module&) = delete;
