@@ -55,7 +55,7 @@ value big_int_value(py::handle h, const isthmus_param* p) {
         const double d = PyLong_AsDouble(o);
         if (d == -1.0 && PyErr_Occurred()) {
             PyErr_Clear();
-            ISTHMUS_THROW(plugins::overflow_error, "Python integer ", int_text(h),
+            ISTHMUS_THROW(overflow_error, "Python integer ", int_text(h),
                           " is too large to convert to ", code_name(p->dtype));
         }
         return value(scalar(d));
@@ -69,7 +69,7 @@ value big_int_value(py::handle h, const isthmus_param* p) {
             return value(scalar(static_cast<uint64_t>(u)));
         PyErr_Clear();
     }
-    ISTHMUS_THROW(plugins::overflow_error, "Python integer ", int_text(h), " is out of bounds for ",
+    ISTHMUS_THROW(overflow_error, "Python integer ", int_text(h), " is out of bounds for ",
                   p && p->kind == ISTHMUS_PARAM_INT && p->dtype >= 0 ? code_name(p->dtype)
                                                                      : "int64 and uint64");
 }
@@ -118,26 +118,14 @@ value arg_value(py::handle h, const isthmus_param* p = nullptr) {
 value call_arg(py::handle h, const std::string& what, size_t i, const isthmus_param* p) {
     try {
         return arg_value(h, p);
-    } catch (const pl::overflow_error& e) {
-        ISTHMUS_THROW(plugins::overflow_error, what, ": argument ", i + 1,
+    } catch (const overflow_error& e) {
+        ISTHMUS_THROW(overflow_error, what, ": argument ", i + 1,
                       p && p->name ? " (" + std::string(p->name) + ")" : std::string(), ": ",
                       e.what());
     } catch (const type_error& e) {
         ISTHMUS_THROW(type_error, what, ": argument ", i + 1,
                       p && p->name ? " (" + std::string(p->name) + ")" : std::string(), ": ",
                       e.what());
-    }
-}
-
-// Sets the Python exception for a C++ one: OverflowError for overflow_error (a value_error in
-// C++), else the usual mapping (Note [error mapping]).
-void set_plugin_error(std::exception_ptr p) noexcept {
-    try {
-        std::rethrow_exception(p);
-    } catch (const pl::overflow_error& e) {
-        PyErr_SetString(PyExc_OverflowError, e.what());
-    } catch (...) {
-        set_python_error(std::current_exception());
     }
 }
 
@@ -298,7 +286,7 @@ PyObject* fn_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, Py
     } catch (py::error_already_set& e) {
         e.restore();
     } catch (...) {
-        set_plugin_error(std::current_exception());
+        set_python_error(std::current_exception());
     }
     return nullptr;
 }
@@ -571,8 +559,6 @@ void bind_plugins(py::module_& m) {
             py::object inst = cls(e.what());
             inst.attr("diagnostics") = e.diagnostics();
             PyErr_SetObject(g_compile_error, inst.ptr());
-        } catch (const pl::overflow_error& e) { // a value_error in C++, OverflowError here
-            PyErr_SetString(PyExc_OverflowError, e.what());
         }
     });
 

@@ -66,7 +66,8 @@ struct arg_slot {
 enum class fit { no, convert, exact };
 /// Checks one argument against one parameter; on `no`, `why` says what was expected and given.
 fit check_arg(const isthmus_param& p, const value& v, std::string* why);
-/// Note [integer parameters] (plugin.hpp), host side: throws overflow_error when `v`, an integer
+/// Note [integer parameters] (plugin.hpp), host side: throws overflow_error (OverflowError in
+/// Python) when `v`, an integer
 /// given for an integer parameter, is out of the parameter's range; `what` and `i` (0-based)
 /// name the call and the argument.
 void check_range(const isthmus_param& p, const value& v, const std::string& what, size_t i);

@@ -381,6 +381,12 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                                         const compile_options& opts, language lang) {
     const std::string what = "compile_string(\"" + name + "\")";
     ISTHMUS_CHECK(!name.empty(), value_error, "compile_string: the name must not be empty");
+    // Flags and paths reach the compiler and the file system as C strings, which end at a NUL.
+    for (const auto& f : opts.flags)
+        ISTHMUS_CHECK(f.find('\0') == std::string::npos, value_error, what,
+                      ": a compiler flag contains a NUL byte");
+    ISTHMUS_CHECK(opts.cache_dir.find('\0') == std::string::npos, value_error, what,
+                  ": the cache directory contains a NUL byte");
     const bool cuda = lang == language::cuda;
     std::vector<std::string> cmd;   // the compiler command (words)
     std::vector<std::string> fixed; // its fixed flags
@@ -477,6 +483,8 @@ std::shared_ptr<library> compile_string(const std::string& name, const std::stri
 }
 
 std::shared_ptr<library> compile_file(const std::string& path, const compile_options& opts) {
+    ISTHMUS_CHECK(path.find('\0') == std::string::npos, value_error,
+                  "compile_file: the path contains a NUL byte");
     std::error_code ec;
     ISTHMUS_CHECK(fs::is_regular_file(path, ec), runtime_error, "compile_file: no such file \"",
                   path, "\"");

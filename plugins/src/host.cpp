@@ -27,7 +27,6 @@ compile_error::compile_error(const std::string& summary, std::string diagnostics
     : runtime_error(summary + (diagnostics.empty() ? "" : ":\n" + diagnostics)),
       diagnostics_(std::move(diagnostics)) {}
 compile_error::~compile_error() = default;
-overflow_error::~overflow_error() = default;
 callable_object::~callable_object() = default;
 
 // ---- checked mode (Note [checked mode]) --------------------------------------------------------

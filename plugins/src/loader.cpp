@@ -108,6 +108,9 @@ void validate(const isthmus_plugin& d, const std::string& path) {
 
 std::shared_ptr<library> load(const std::string& path_or_name) {
     ISTHMUS_CHECK(!path_or_name.empty(), value_error, "load plugin: empty name");
+    // (the C library would read the path only up to the NUL: another file than the one named)
+    ISTHMUS_CHECK(path_or_name.find('\0') == std::string::npos, value_error,
+                  "load plugin: the path or name contains a NUL byte");
     const fs::path found = find_plugin(path_or_name);
     std::error_code ec;
     const fs::path canon = fs::canonical(found, ec);

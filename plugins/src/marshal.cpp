@@ -396,9 +396,8 @@ void check_range(const isthmus_param& p, const value& v, const std::string& what
             fits = s >= 0 && (bits == 64 || s <= (int64_t{1} << bits) - 1);
         }
     }
-    ISTHMUS_CHECK(fits, plugins::overflow_error, what, ": argument ", i + 1, " (", p.name,
-                  "): integer ", text, " is out of bounds for ", name(to),
-                  " (the parameter's type)");
+    ISTHMUS_CHECK(fits, overflow_error, what, ": argument ", i + 1, " (", p.name, "): integer ",
+                  text, " is out of bounds for ", name(to), " (the parameter's type)");
 }
 
 // ---- marshalling -------------------------------------------------------------------------------

@@ -369,3 +369,12 @@ def test_a_plugin_that_fails_to_define_itself_is_refused(cache):
             "parameter of that name")):
         q.compile_string("pc_bad_rule", src)
     assert not hasattr(q, "pc_k")
+
+
+def test_nul_bytes_in_paths_names_and_flags_are_refused(cache):
+    with pytest.raises(ValueError, match="NUL byte"):
+        q.import_native(GOOD + "\x00.so")
+    with pytest.raises(ValueError, match="NUL byte"):
+        q.compile_file("/tmp/x\x00.cpp")
+    with pytest.raises(ValueError, match="a compiler flag contains a NUL byte"):
+        q.compile_string("pc_nul", "ISTHMUS_PLUGIN(pc_nul, m) {}", ["-O2\x00-fplugin=evil.so"])

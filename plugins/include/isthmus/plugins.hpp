@@ -30,15 +30,6 @@ private:
     std::string diagnostics_;
 };
 
-/// A number that does not fit the plugin parameter it is given for: an integer out of the
-/// parameter's range (Note [integer parameters] in plugin.hpp). A value_error in C++;
-/// OverflowError in Python, as NumPy 2 raises for a Python integer out of a dtype's range.
-class ISTHMUS_API overflow_error : public value_error {
-public:
-    using value_error::value_error;
-    ~overflow_error() override;
-};
-
 /// Note [checked mode]: in checked mode every 'unchecked view of a plugin kernel or function
 /// bounds-checks each access, and an access outside the tensor raises index_error naming the
 /// kernel, the argument (position and name), the index and the shape, instead of reading or
