@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -470,6 +471,17 @@ shape_t dims_from_py(py::handle h) {
                       "parallel_do: dims must be a 1-d tensor of integers, got a ", name(t.dtype()),
                       " tensor of shape ", shape_str(t.shape()));
         shape_t d;
+        if (is_integer(t.dtype()) || is_bool(t.dtype())) { // exact, whatever the size
+            if (t.dtype() == dtype::uint64)
+                for (uint64_t x : t.to_vector<uint64_t>()) {
+                    ISTHMUS_CHECK(x <= static_cast<uint64_t>(INT64_MAX), value_error,
+                                  "parallel_do: the size ", x, " in dims does not fit int64");
+                    d.push_back(static_cast<int64_t>(x));
+                }
+            else
+                d = t.to(dtype::int64).to_vector<int64_t>();
+            return d;
+        }
         for (double x : t.to_vector<double>()) {
             // (-2^63 and 2^63 as doubles: the range that converts to int64 exactly)
             ISTHMUS_CHECK(std::isfinite(x) && x == std::floor(x) && x >= -9223372036854775808.0 &&

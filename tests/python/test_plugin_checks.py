@@ -277,6 +277,11 @@ def test_bad_dims_raise_before_running(good):
     with pytest.raises(TypeError, match="1-d tensor of integers"):
         q.parallel_do(np.ones((2, 2), np.int64), *args)
     assert (y == 0).all()
+    with pytest.raises(ValueError, match="does not fit int64"):
+        q.parallel_do(np.array([2 ** 63, 1], np.uint64), *args)
+    with pytest.raises(ValueError, match=re.escape("has more than 2^63 - 1 positions")):
+        q.parallel_do(np.array([2 ** 62 + 1, 4], np.int64), *args)  # exact, not via float64
+    assert (y == 0).all()
     q.parallel_do(np.array([2, 2]), *args)  # integer tensors are fine
     assert (y == 1).all()
 
