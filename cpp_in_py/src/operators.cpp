@@ -379,48 +379,81 @@ index_item index_item_from_py(py::handle it) {
     return array_item(it);
 }
 
-// The index items of a key (Note [Python subscripts]); `advanced` tells whether one is an
-// index array or a mask (work worth releasing the GIL for).
-std::vector<index_item> index_items(py::handle key, bool& advanced) {
+// The index items of a key (Note [Python subscripts]).
+std::vector<index_item> index_items(py::handle key) {
     std::vector<index_item> items;
     if (PyTuple_Check(key.ptr())) {
         items.reserve(static_cast<size_t>(PyTuple_GET_SIZE(key.ptr())));
-        for (py::handle it : py::reinterpret_borrow<py::tuple>(key))
+        bool ellipsis_seen = false;
+        for (py::handle it : py::reinterpret_borrow<py::tuple>(key)) {
+            // NumPy stops at a second ellipsis, before converting the items after it.
+            if (it.ptr() == Py_Ellipsis) {
+                ISTHMUS_CHECK(!ellipsis_seen, index_error,
+                              "an index can only have a single ellipsis ('...')");
+                ellipsis_seen = true;
+            }
             items.push_back(index_item_from_py(it));
+        }
     } else {
         items.push_back(index_item_from_py(key));
     }
-    advanced = false;
-    for (const index_item& it : items)
-        if (it.type() == index_item::kind::tensor &&
-            (it.tensor().dim() > 0 || it.tensor().dtype() == dtype::bool_))
-            advanced = true;
     return items;
 }
 
-// The value assigned through a subscript (Note [Python subscripts]).
-value assigned_through(const tensor& t, const std::vector<index_item>& items, bool advanced,
-                       py::handle item) {
-    if (!(PyList_Check(item.ptr()) || PyTuple_Check(item.ptr())) || t.dtype() == dtype::bfloat16)
-        return assigned_value(item, t.dtype());
-    const int64_t depth = advanced ? -1 : index(t, items).dim(); // the key's errors first
-    py::object arr = numpy().attr("asarray")(item, numpy_dtype(t.dtype()));
-    if (!advanced) {
-        ISTHMUS_CHECK(arr.attr("ndim").cast<int64_t>() <= depth, value_error,
+// Whether an item is an index array or a mask: advanced indexing, a copy (work worth
+// releasing the GIL for).
+bool has_index_arrays(const std::vector<index_item>& items) {
+    for (const index_item& it : items)
+        if (it.type() == index_item::kind::tensor &&
+            (it.tensor().dim() > 0 || it.tensor().dtype() == dtype::bool_))
+            return true;
+    return false;
+}
+
+// The value assigned through a subscript (Note [Python subscripts]). The key's own errors
+// come first, as in NumPy: a value that does not convert raises only for a valid key.
+value assigned_through(const tensor& t, const std::vector<index_item>& items, py::handle item) {
+    if (!(PyList_Check(item.ptr()) || PyTuple_Check(item.ptr())) || t.dtype() == dtype::bfloat16) {
+        try {
+            return assigned_value(item, t.dtype());
+        } catch (...) {
+            (void)index_shape(t, items);
+            throw;
+        }
+    }
+    const auto depth = static_cast<int64_t>(index_shape(t, items).size());
+    const bool limited = !has_index_arrays(items);
+    auto check_depth = [&](int64_t ndim) {
+        ISTHMUS_CHECK(!limited || ndim <= depth, value_error,
                       "setting an array element with a sequence. The requested array would "
                       "exceed the maximum number of dimension of ",
                       depth);
+    };
+    py::object arr;
+    try {
+        arr = numpy().attr("asarray")(item, numpy_dtype(t.dtype()));
+    } catch (py::error_already_set&) {
+        // NumPy finds the shape before it converts the numbers: too deep wins.
+        if (limited) {
+            int64_t ndim = 0;
+            try {
+                ndim = numpy().attr("ndim")(item).cast<int64_t>();
+            } catch (py::error_already_set&) {
+            }
+            check_depth(ndim);
+        }
+        throw;
     }
+    check_depth(arr.attr("ndim").cast<int64_t>());
     return value(tensor_from_array(arr, copy_policy::if_needed));
 }
 
 } // namespace
 
 py::object tensor_getitem(const tensor& t, py::handle key) {
-    bool advanced = false;
-    const std::vector<index_item> items = index_items(key, advanced);
+    const std::vector<index_item> items = index_items(key);
     tensor r;
-    if (advanced) {
+    if (has_index_arrays(items)) {
         native_section nogil;
         r = index(t, items);
     } else {
@@ -432,9 +465,8 @@ py::object tensor_getitem(const tensor& t, py::handle key) {
 }
 
 void tensor_setitem(const tensor& t, py::handle key, py::handle item) {
-    bool advanced = false;
-    const std::vector<index_item> items = index_items(key, advanced);
-    const value src = assigned_through(t, items, advanced, item);
+    const std::vector<index_item> items = index_items(key);
+    const value src = assigned_through(t, items, item);
     ISTHMUS_CHECK(src.is_scalar() || src.is_tensor(), type_error,
                   "index assignment needs a number or a tensor, got a ", src.kind_name());
     native_section nogil;

@@ -90,11 +90,13 @@ TEST_CASE("indexing: integers, newaxis and ellipsis give views with NumPy's shap
     CHECK(index(a, {2, 3, 4}).dim() == 0);
     CHECK(index(a, {2, 3, 4}).item<double>() == at(2, 3, 4));
     CHECK(index(a, {-4, -5, -6}).item<double>() == at(0, 0, 0));
-    // A 0-d integer tensor acts as an integer (basic indexing, a view).
+    // A 0-d integer tensor acts as an integer; unless every item is one, the result is a copy,
+    // as in NumPy (Note [NumPy's subscript rules]).
     tensor r0 = index(a, {tensor::scalar_tensor<int32_t>(3)});
     CHECK(r0.shape() == shape_t{5, 6});
-    CHECK(r0.storage() == a.storage());
+    CHECK(r0.storage() != a.storage());
     CHECK(values(r0)[7] == at(3, 1, 1));
+    CHECK(index(a, {tensor::scalar_tensor<int32_t>(3), 1, 1}).storage() == a.storage());
 
     // Non-contiguous input: a transposed view with a negative-step slice on top.
     const tensor t = a.permute({2, 0, 1});

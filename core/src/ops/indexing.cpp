@@ -14,6 +14,10 @@ namespace isthmus {
 
 index_item::index_item(bool b) : v_(isthmus::tensor::scalar_tensor(b)) {}
 
+isthmus::tensor index_item::huge_unsigned(uint64_t i) {
+    return isthmus::tensor::scalar_tensor<uint64_t>(i);
+}
+
 index_item::index_item(isthmus::tensor t) : v_(std::move(t)) {
     ISTHMUS_CHECK(std::get<isthmus::tensor>(v_).defined(), value_error,
                   "index: an undefined tensor cannot be an index");
@@ -51,7 +55,40 @@ struct advanced_entry {
 struct parsed_subscript {
     tensor view;
     std::vector<advanced_entry> adv;
+    bool adjacent = true;      // the advanced entries are next to each other in the subscript
+    bool scalar_array = false; // a 0-d integer tensor acted as an integer
+    bool full_integer = false; // integers only, one per dimension
+    bool whole_mask = false;   // the subscript is one bool mask of the tensor's shape
 };
+
+// Note [NumPy's subscript rules]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The subscript rules of NumPy 2 (numpy/_core/src/multiarray/mapping.c, prepare_index and
+// the mapiter's `consec`), written once here for C++ and Python alike:
+// - Each item is an integer, a slice, newaxis, ellipsis (at most one), or an array: an integer
+//   array (advanced), a bool mask (advanced: its nonzero() coordinates, one index array per
+//   masked dimension), a 0-d bool (advanced: a new dimension of size 1 indexed by [0] for
+//   True or [] for False), or a 0-d integer array (an integer).
+// - Integers and k-d masks use up 1 and k dimensions, and no more than the tensor has; the
+//   ellipsis stands for the dimensions nobody else uses (possibly none). A mask's dimensions
+//   match the ones they index, but one of size 0 is not checked (NumPy's quirk).
+// - With no advanced item the result is a view; with one, every integer is a 0-d index array
+//   (Note [integers beside arrays]) and the result a copy.
+// - The advanced items' arrays broadcast to one shape B. B takes the place of the indexed
+//   dimensions when the advanced items (integers included) are next to each other in the
+//   subscript; any slice, newaxis or ellipsis between two of them, even an ellipsis that
+//   stands for no dimension, sends B to the front of the result.
+// - A result of more dimensions than a tensor may have is an index_error, as in NumPy (whose
+//   limit, NPY_MAXDIMS, is 64; isthmus's is max_rank, 32).
+// - All integers and nothing else, one per dimension: a scalar in Python (a 0-d view here). A
+//   0-d integer array anywhere else makes the result a copy rather than a view.
+// - Errors come in NumPy's order, so that a key with two faults raises NumPy's exception:
+//   the structure first (item types, too many indices, ellipses, rank, mask shapes), then the
+//   items in order (integers out of range, a zero slice step), then the
+//   index arrays (broadcasting, then their values out of range).
+// - Assignment: the value broadcasts to the indexed shape after dropping leading dimensions of
+//   size 1; but one element (all integers) takes a 0-d value only, and a lone mask of the
+//   tensor's shape a value of at most one dimension (NumPy's boolean-assignment path).
 
 tensor slice_view(const tensor& v, int64_t d, const index_slice& s) {
     int64_t step = s.step.value_or(1);
@@ -66,15 +103,22 @@ tensor slice_view(const tensor& v, int64_t d, const index_slice& s) {
     return v.slice(d, start, stop, step);
 }
 
-// The value of a 0-d integer index tensor (NumPy treats it as a plain integer).
-int64_t scalar_index(const tensor& x) {
+// The value of a 0-d integer index tensor (NumPy treats it as a plain integer). A uint64
+// beyond INT64_MAX is out of range for any tensor: index_error naming it.
+int64_t scalar_index(const tensor& x, int64_t axis, int64_t size) {
     if (is_unsigned_int(x.dtype())) {
         const auto u = x.item<uint64_t>();
-        return u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
-                   ? std::numeric_limits<int64_t>::max()
-                   : static_cast<int64_t>(u);
+        ISTHMUS_CHECK(u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()), index_error,
+                      "index ", u, " is out of bounds for axis ", axis, " with size ", size);
+        return static_cast<int64_t>(u);
     }
     return x.item<int64_t>();
+}
+
+bool is_integer_item(const index_item& it) {
+    return it.type() == item_kind::integer ||
+           (it.type() == item_kind::tensor && it.tensor().dim() == 0 &&
+            is_integer(it.tensor().dtype()));
 }
 
 // Merges dimensions [d, d + k) of `v` into one when their strides allow it (a view).
@@ -99,32 +143,44 @@ bool merge_dims(tensor& v, int64_t d, int64_t k) {
 
 parsed_subscript parse_subscript(const tensor& t, const std::vector<index_item>& items) {
     ISTHMUS_CHECK(t.defined(), value_error, "index: the tensor is undefined");
-    int64_t consumed = 0;
+    // First pass: what the items use up, and whether any is advanced (Note [NumPy's subscript
+    // rules]).
+    int64_t consumed = 0, slices = 0, added = 0, adv_dims = 0, ints = 0, bools0 = 0;
     int ellipses = 0;
-    bool advanced = false;
+    bool advanced = false, all_integers = true;
     for (const index_item& it : items) {
+        all_integers = all_integers && is_integer_item(it);
         switch (it.type()) {
         case item_kind::integer:
+            ++consumed;
+            ++ints;
+            break;
         case item_kind::slice:
             ++consumed;
+            ++slices;
             break;
         case item_kind::ellipsis:
             ++ellipses;
             break;
         case item_kind::newaxis:
+            ++added;
             break;
         case item_kind::tensor: {
             const tensor& x = it.tensor();
             if (x.dtype() == dtype::bool_) {
                 consumed += x.dim();
+                bools0 += x.dim() == 0 ? 1 : 0;
                 advanced = true;
+                adv_dims = std::max<int64_t>(adv_dims, 1);
                 break;
             }
             ISTHMUS_CHECK(is_integer(x.dtype()), index_error,
                           "arrays used as indices must be of integer (or boolean) type, got ",
                           x.dtype());
             ++consumed;
+            ints += x.dim() == 0 ? 1 : 0;
             advanced = advanced || x.dim() > 0;
+            adv_dims = std::max(adv_dims, x.dim());
             break;
         }
         }
@@ -133,13 +189,67 @@ parsed_subscript parse_subscript(const tensor& t, const std::vector<index_item>&
                   "an index can only have a single ellipsis ('...'), got ", ellipses);
     ISTHMUS_CHECK(consumed <= t.dim(), index_error, "too many indices for tensor: tensor is ",
                   t.dim(), "-dimensional, but ", consumed, " were indexed");
+    // The result: the dimensions of slices, the ellipsis and newaxis, plus the broadcast
+    // shape of the index arrays (as wide as the widest; a mask or a 0-d bool counts as 1-d).
+    const int64_t result_dims = t.dim() - consumed + slices + added + adv_dims;
+    if (added > 0 || advanced) {
+        ISTHMUS_CHECK(result_dims <= max_rank, index_error,
+                      "number of dimensions must be within [0, ", max_rank,
+                      "], indexing result would have ", result_dims);
+        // The view that the index arrays then index keeps their dimensions (and one for each
+        // 0-d bool), so it may be wider than the result.
+        const int64_t view_dims = t.dim() + added + bools0 - (advanced ? 0 : ints);
+        ISTHMUS_CHECK(view_dims <= max_rank, index_error,
+                      "number of dimensions must be within [0, ", max_rank,
+                      "]: the indexed dimensions and the ", added + bools0, " new ones make ",
+                      view_dims);
+    }
+
+    // Mask shapes, now that the ellipsis' width is known.
+    int64_t axis = 0;
+    for (const index_item& it : items) {
+        if (it.type() == item_kind::ellipsis) axis += t.dim() - consumed;
+        if (it.type() == item_kind::integer || it.type() == item_kind::slice) ++axis;
+        if (it.type() != item_kind::tensor) continue;
+        const tensor& x = it.tensor();
+        if (x.dtype() != dtype::bool_) {
+            ++axis;
+            continue;
+        }
+        for (int64_t j = 0; j < x.dim(); ++j, ++axis) {
+            const int64_t n = t.shape()[static_cast<size_t>(axis)];
+            const int64_t m = x.shape()[static_cast<size_t>(j)];
+            // NumPy does not check a mask dimension of size 0 (it selects nothing anyway).
+            ISTHMUS_CHECK(n == m || m == 0, index_error,
+                          "boolean index did not match indexed tensor along axis ", axis,
+                          "; size of axis is ", n, " but size of corresponding boolean axis is ",
+                          m);
+        }
+    }
 
     parsed_subscript r{t, {}};
+    r.full_integer = all_integers && static_cast<int64_t>(items.size()) == t.dim();
+    r.whole_mask = items.size() == 1 && items[0].type() == item_kind::tensor &&
+                   items[0].tensor().dtype() == dtype::bool_ &&
+                   items[0].tensor().shape() == t.shape();
     tensor& v = r.view;
-    int64_t d = 0, axis = 0;
+    int64_t d = 0;
+    axis = 0;
+    // NumPy's `consec` state: -1 no advanced item yet, 0 in the first run of advanced items,
+    // 1 after it, 2 a second run began (the items are not adjacent).
+    int run = -1;
+    auto mark = [&](bool adv_item) {
+        if (adv_item) {
+            if (run == -1) run = 0;
+            if (run == 1) run = 2;
+        } else if (run == 0) {
+            run = 1;
+        }
+    };
     // Note [integers beside arrays]: with no index arrays an integer removes its dimension
     // (a view); beside index arrays it is a 0-d index array, as in NumPy, so it takes part in
-    // broadcasting and in the "advanced entries adjacent?" rule.
+    // broadcasting and in the "advanced entries adjacent?" rule. Either way its range is
+    // checked here, in item order, as NumPy does (even when the index arrays select nothing).
     auto integer = [&](int64_t i) {
         const int64_t n = v.shape()[static_cast<size_t>(d)];
         ISTHMUS_CHECK(i >= -n && i < n, index_error, "index ", i, " is out of bounds for axis ",
@@ -153,24 +263,30 @@ parsed_subscript parse_subscript(const tensor& t, const std::vector<index_item>&
     for (const index_item& it : items) {
         switch (it.type()) {
         case item_kind::integer:
+            mark(true);
             integer(it.integer());
             break;
         case item_kind::slice:
+            mark(false);
             v = slice_view(v, d++, it.slice());
             ++axis;
             break;
         case item_kind::newaxis:
+            mark(false);
             v = v.unsqueeze(d++);
             break;
         case item_kind::ellipsis:
+            mark(false);
             d += t.dim() - consumed;
             axis += t.dim() - consumed;
             break;
         case item_kind::tensor: {
+            mark(true);
             const tensor& x = it.tensor();
             if (x.dtype() != dtype::bool_) {
                 if (x.dim() == 0) {
-                    integer(scalar_index(x));
+                    r.scalar_array = true;
+                    integer(scalar_index(x, axis, v.shape()[static_cast<size_t>(d)]));
                 } else {
                     r.adv.push_back({d++, x, axis++, true});
                 }
@@ -182,14 +298,6 @@ parsed_subscript parse_subscript(const tensor& t, const std::vector<index_item>&
                 const int64_t count = x.item<bool>() ? 1 : 0;
                 r.adv.push_back({d++, zeros({count}, dtype::int64, MEMRESOURCE_CPU), -1, false});
                 break;
-            }
-            for (int64_t j = 0; j < x.dim(); ++j) {
-                const int64_t n = v.shape()[static_cast<size_t>(d + j)];
-                const int64_t m = x.shape()[static_cast<size_t>(j)];
-                ISTHMUS_CHECK(n == m, index_error,
-                              "boolean index did not match indexed tensor along axis ", axis + j,
-                              "; size of axis is ", n,
-                              " but size of corresponding boolean axis is ", m);
             }
             if (x.dim() > 1 && merge_dims(v, d, x.dim())) {
                 // Note [flat masks]: when the masked dimensions are contiguous with each other,
@@ -207,6 +315,7 @@ parsed_subscript parse_subscript(const tensor& t, const std::vector<index_item>&
         }
         }
     }
+    r.adjacent = run != 2;
     return r;
 }
 
@@ -218,7 +327,7 @@ struct advanced_layout {
     shape_t rest;   // the view's dimensions that are not indexed by arrays, in order
 };
 
-advanced_layout layout_of(const tensor& v, const std::vector<advanced_entry>& adv) {
+advanced_layout layout_of(const tensor& v, const std::vector<advanced_entry>& adv, bool adjacent) {
     advanced_layout L;
     for (const advanced_entry& e : adv) {
         const shape_t& s = e.index.shape();
@@ -241,14 +350,12 @@ advanced_layout layout_of(const tensor& v, const std::vector<advanced_entry>& ad
         }
         L.common = std::move(b);
     }
-    bool adjacent = true;
-    for (size_t j = 0; j < adv.size(); ++j)
-        adjacent = adjacent && adv[j].dim == adv[0].dim + static_cast<int64_t>(j);
     std::vector<bool> indexed(static_cast<size_t>(v.dim()), false);
     for (const advanced_entry& e : adv) indexed[static_cast<size_t>(e.dim)] = true;
     for (int64_t d = 0; d < v.dim(); ++d)
         if (!indexed[static_cast<size_t>(d)]) L.rest.push_back(v.shape()[static_cast<size_t>(d)]);
-    // Adjacent advanced entries keep their place; separated ones go first (NumPy's rule).
+    // Adjacent advanced entries keep their place; separated ones go first (See Note [NumPy's
+    // subscript rules]: adjacency is a property of the subscript, not of the dimensions).
     L.block = adjacent ? adv[0].dim : 0;
     L.result.assign(L.rest.begin(), L.rest.begin() + L.block);
     L.result.insert(L.result.end(), L.common.begin(), L.common.end());
@@ -309,20 +416,20 @@ located_rows locate_rows(const tensor& v, const std::vector<advanced_entry>& adv
     return r;
 }
 
-// A bit per dimension of the view: set for the dimensions advanced entries index.
-uint64_t advanced_mask(const std::vector<advanced_entry>& adv) {
-    uint64_t m = 0;
-    for (const advanced_entry& e : adv) m |= uint64_t{1} << e.dim;
+// A flag per dimension of the view: set for the dimensions advanced entries index.
+std::vector<bool> advanced_mask(const tensor& v, const std::vector<advanced_entry>& adv) {
+    std::vector<bool> m(static_cast<size_t>(v.dim()), false);
+    for (const advanced_entry& e : adv) m[static_cast<size_t>(e.dim)] = true;
     return m;
 }
 
 // Note [gather loop order]: rows inner when the indexed dimensions step through memory faster
 // than every other dimension of size > 1.
-bool rows_inner(const tensor& v, uint64_t adv_mask) {
+bool rows_inner(const tensor& v, const std::vector<bool>& adv_mask) {
     int64_t indexed = INT64_MAX, other = INT64_MAX;
     for (size_t d = 0; d < v.shape().size(); ++d) {
         const int64_t st = std::abs(v.strides()[d]);
-        if ((adv_mask >> d) & 1)
+        if (adv_mask[d])
             indexed = std::min(indexed, st);
         else if (v.shape()[d] > 1)
             other = std::min(other, st);
@@ -331,11 +438,11 @@ bool rows_inner(const tensor& v, uint64_t adv_mask) {
 }
 
 // The strides of the view's dimensions that no advanced entry indexes (the "rest").
-shape_t rest_strides(const tensor& v, uint64_t adv_mask) {
+shape_t rest_strides(const tensor& v, const std::vector<bool>& adv_mask) {
     shape_t r;
     r.reserve(v.strides().size());
     for (size_t d = 0; d < v.strides().size(); ++d)
-        if (!((adv_mask >> d) & 1)) r.push_back(v.strides()[d]);
+        if (!adv_mask[d]) r.push_back(v.strides()[d]);
     return r;
 }
 
@@ -387,6 +494,15 @@ void check_assignable(const tensor& value, const shape_t& shape) {
 
 void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& value_in) {
     const tensor& v = p.view;
+    // See Note [NumPy's subscript rules]: the two assignments that take no broadcast value.
+    ISTHMUS_CHECK(!p.full_integer || value_in.dim() == 0, value_error,
+                  "setting an array element with a sequence: an all-integer subscript selects "
+                  "one element, the value has shape ",
+                  shape_str(value_in.shape()));
+    ISTHMUS_CHECK(!p.whole_mask || value_in.dim() <= 1, type_error,
+                  "boolean array indexing assignment requires a 0 or 1-dimensional input, input "
+                  "has ",
+                  value_in.dim(), " dimensions");
     if (p.adv.empty()) {
         tensor value = strip_leading_ones(value_in, v.dim());
         check_assignable(value, v.shape());
@@ -398,7 +514,7 @@ void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& v
     // (index arrays are usually small); the gather or scatter of the rows runs where the
     // scheduling rule puts it, on a device backend when it has the kernel.
     const resource_id where = ops::pick_resource({&target, &value_in});
-    const advanced_layout L = layout_of(v, p.adv);
+    const advanced_layout L = layout_of(v, p.adv, p.adjacent);
     tensor value = strip_leading_ones(value_in, static_cast<int64_t>(L.result.size()));
     check_assignable(value, L.result);
     // An index array aliasing the target would change under the writes: read it from a copy.
@@ -417,7 +533,7 @@ void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& v
         vr = vr.contiguous();
         block_stride(vr, L.block, L.common.size(), row_stride);
     }
-    const uint64_t adv_mask = advanced_mask(p.adv);
+    const std::vector<bool> adv_mask = advanced_mask(v, p.adv);
     const shape_t dst_rest = rest_strides(v, adv_mask);
     const shape_t val_rest = strides_without_block(vr, L.block, L.common.size());
     const auto isz = static_cast<int64_t>(v.itemsize());
@@ -436,18 +552,20 @@ void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& v
 
 tensor index(const tensor& t, const std::vector<index_item>& items) {
     const parsed_subscript p = parse_subscript(t, items);
-    if (p.adv.empty()) return p.view;
+    // A 0-d integer array beside slices, newaxis or ellipsis: a copy, as NumPy (Note [NumPy's
+    // subscript rules]).
+    if (p.adv.empty()) return p.scalar_array && !p.full_integer ? p.view.clone() : p.view;
     // Note [device indexing] (put_parsed): rows located on the host, gathered where the
     // scheduling rule says.
     resource_id where = ops::pick_resource({&t});
     if (!ops::device_compute(where)) where = MEMRESOURCE_CPU;
     const tensor& v = p.view;
-    const advanced_layout L = layout_of(v, p.adv);
+    const advanced_layout L = layout_of(v, p.adv, p.adjacent);
     const located_rows rows = locate_rows(v, p.adv, L.common);
     tensor out = tensor::empty(L.result, v.dtype(), where);
     if (rows.rows == 0 || out.numel() == 0) return out;
 
-    const uint64_t adv_mask = advanced_mask(p.adv);
+    const std::vector<bool> adv_mask = advanced_mask(v, p.adv);
     const shape_t src_rest = rest_strides(v, adv_mask);
     const shape_t out_rest = strides_without_block(out, L.block, L.common.size());
     const auto isz = static_cast<int64_t>(v.itemsize());
@@ -462,6 +580,19 @@ tensor index(const tensor& t, const std::vector<index_item>& items) {
     cpu::gather_rows(v.itemsize(), dst.as<char>(), src.as<char>(), rows.at, rows.rows, row_bytes,
                      plan, rows_inner(v, adv_mask));
     return out;
+}
+
+shape_t index_shape(const tensor& t, const std::vector<index_item>& items) {
+    const parsed_subscript p = parse_subscript(t, items);
+    if (p.adv.empty()) return p.view.shape();
+    return layout_of(p.view, p.adv, p.adjacent).result;
+}
+
+bool is_full_integer_index(const std::vector<index_item>& items, int64_t rank) {
+    if (static_cast<int64_t>(items.size()) != rank) return false;
+    for (const index_item& it : items)
+        if (!is_integer_item(it)) return false;
+    return true;
 }
 
 void index_put(const tensor& target, const std::vector<index_item>& items, const tensor& value) {

@@ -8,6 +8,7 @@
 #include <concepts>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -40,14 +41,23 @@ inline constexpr ellipsis_t ellipsis{0};
 
 /// One entry of a subscript: an integer, a slice, newaxis, ellipsis, or a tensor index (a bool
 /// mask or an integer index array). A bool converts to a 0-d bool mask, as in NumPy (True adds
-/// a dimension of size 1, False one of size 0); a 0-d integer tensor acts as an integer.
+/// a dimension of size 1, False one of size 0); a 0-d integer tensor acts as an integer. An
+/// unsigned integer above INT64_MAX is kept as a 0-d uint64 tensor, so it is reported out of
+/// range (never wrapped to a negative index).
 class ISTHMUS_API index_item {
 public:
     enum class kind : uint8_t { integer, slice, newaxis, ellipsis, tensor };
 
     template <std::integral I>
-    requires(!std::same_as<I, bool>) index_item(I i)
-        : v_(static_cast<int64_t>(i)) {} // NOLINT: implicit like Python
+    requires(!std::same_as<I, bool>) index_item(I i) { // NOLINT: implicit like Python
+        if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(int64_t)) {
+            if (i > static_cast<uint64_t>(INT64_MAX)) {
+                v_ = huge_unsigned(static_cast<uint64_t>(i));
+                return;
+            }
+        }
+        v_ = static_cast<int64_t>(i);
+    }
     index_item(bool b);                  // NOLINT
     index_item(index_slice s) : v_(s) {} // NOLINT
     index_item(newaxis_t n) : v_(n) {}   // NOLINT
@@ -61,18 +71,34 @@ public:
     const isthmus::tensor& tensor() const;
 
 private:
+    static isthmus::tensor huge_unsigned(uint64_t i);
     std::variant<int64_t, index_slice, newaxis_t, ellipsis_t, isthmus::tensor> v_;
 };
 
-/// `t[items]` with NumPy's rules. Integers, slices, newaxis and ellipsis alone give a VIEW of t
-/// (basic indexing). Integer arrays and bool masks give a COPY (advanced indexing): the
-/// integer arrays (a mask stands for its nonzero() coordinates, an integer beside an array for
-/// a 0-d array) broadcast together to a shape B; B replaces the indexed dimensions in place
-/// when the advanced entries are adjacent, else it goes first. Negative indices count from
-/// the end. Errors: index_error for an index out of range (naming the index, axis and size),
-/// too many indices, a second ellipsis, a mask whose shape does not match, and index arrays
-/// that are not integer or bool; value_error when index arrays do not broadcast together.
+/// `t[items]` with NumPy's rules (See Note [NumPy's subscript rules] in indexing.cpp).
+/// Integers, slices, newaxis and ellipsis alone give a VIEW of t (basic indexing); so does an
+/// all-integer subscript (a 0-d view, where Python gives a scalar: is_full_integer_index). A
+/// 0-d integer tensor acts as an integer, but beside slices, newaxis or ellipsis it makes the
+/// result a copy, as NumPy does. Integer arrays and bool masks give a COPY (advanced indexing):
+/// the integer arrays (a mask stands for its nonzero() coordinates, an integer beside an array
+/// for a 0-d array, a 0-d bool for a new dimension indexed by [0] or []) broadcast together to
+/// a shape B; B replaces the indexed dimensions in place when the advanced entries are next to
+/// each other in `items`, else it goes first (an ellipsis, even one standing for no dimension,
+/// separates them). Negative indices count from the end. Errors: index_error for an index out
+/// of range (naming the index, axis and size), too many indices, a second ellipsis, a mask
+/// whose shape does not match, index arrays that are not integer or bool or do not broadcast
+/// together, and a result of more than max_rank dimensions (NumPy: 64); value_error for a
+/// zero slice step.
 ISTHMUS_API tensor index(const tensor& t, const std::vector<index_item>& items);
+
+/// The shape `index(t, items)` has, without reading or copying elements: raises what index()
+/// raises for the subscript itself, but does not look at the values of index arrays (their
+/// range is checked when they are used).
+ISTHMUS_API shape_t index_shape(const tensor& t, const std::vector<index_item>& items);
+
+/// True when `items` index each of the `rank` dimensions with an integer (an int or a 0-d
+/// integer tensor) and hold nothing else: NumPy then gives a scalar, not a 0-d array.
+ISTHMUS_API bool is_full_integer_index(const std::vector<index_item>& items, int64_t rank);
 
 /// `target[items] = value`: `value` is broadcast to the indexed shape (leading size-1
 /// dimensions of value may be dropped, as NumPy does) and converted to target's dtype.
