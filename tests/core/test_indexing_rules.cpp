@@ -156,6 +156,11 @@ TEST_CASE("indexing rules: index_put takes NumPy's value shapes") {
     index_put(a, {0, 0}, tensor::scalar_tensor<int64_t>(9));
     CHECK(as_ints(a)[0] == 9);
     index_put(a, {0, 0}, tensor::scalar_tensor<int64_t>(0));
+    // (A bool element takes the truth value of a one-element value, as NumPy.)
+    const tensor flags = zeros({2}, dtype::bool_);
+    index_put(flags, {1}, ints({-3}).reshape({1, 1}));
+    CHECK(flags.to_vector<bool>() == std::vector<bool>{false, true});
+    CHECK_THROWS_AS(index_put(flags, {0}, ints({1, 1})), value_error);
     // ... but a 0-d view drops leading size-1 dimensions like any other.
     index_put(a, {0, 0, ellipsis}, ints({0}).reshape({1, 1}));
     // A lone mask of the tensor's shape: a value of at most 1 dimension.

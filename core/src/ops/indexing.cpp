@@ -87,8 +87,9 @@ struct parsed_subscript {
 //   items in order (integers out of range, a zero slice step), then the
 //   index arrays (broadcasting, then their values out of range).
 // - Assignment: the value broadcasts to the indexed shape after dropping leading dimensions of
-//   size 1; but one element (all integers) takes a 0-d value only, and a lone mask of the
-//   tensor's shape a value of at most one dimension (NumPy's boolean-assignment path).
+//   size 1; but one element (all integers) takes a 0-d value only (a bool element also a
+//   one-element value: NumPy takes its truth value), and a lone mask of the tensor's shape a
+//   value of at most one dimension (NumPy's boolean-assignment path).
 
 tensor slice_view(const tensor& v, int64_t d, const index_slice& s) {
     int64_t step = s.step.value_or(1);
@@ -495,7 +496,9 @@ void check_assignable(const tensor& value, const shape_t& shape) {
 void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& value_in) {
     const tensor& v = p.view;
     // See Note [NumPy's subscript rules]: the two assignments that take no broadcast value.
-    ISTHMUS_CHECK(!p.full_integer || value_in.dim() == 0, value_error,
+    ISTHMUS_CHECK(!p.full_integer || value_in.dim() == 0 ||
+                      (v.dtype() == dtype::bool_ && value_in.numel() == 1),
+                  value_error,
                   "setting an array element with a sequence: an all-integer subscript selects "
                   "one element, the value has shape ",
                   shape_str(value_in.shape()));

@@ -101,9 +101,11 @@ ISTHMUS_API shape_t index_shape(const tensor& t, const std::vector<index_item>& 
 ISTHMUS_API bool is_full_integer_index(const std::vector<index_item>& items, int64_t rank);
 
 /// `target[items] = value`: `value` is broadcast to the indexed shape (leading size-1
-/// dimensions of value may be dropped, as NumPy does) and converted to target's dtype.
-/// Repeated integer indices assign in order, so the last one wins. Every index is checked
-/// before anything is written: on error, target is unchanged.
+/// dimensions of value may be dropped, as NumPy does) and converted to target's dtype. As in
+/// NumPy, one element (is_full_integer_index) takes a 0-d value only (value_error; a bool
+/// element also takes a one-element value), and a lone bool mask of target's shape a 0-d or
+/// 1-d value (type_error). Repeated integer indices assign in order, so the last one wins.
+/// Every index is checked before anything is written: on error, target is unchanged.
 ISTHMUS_API void index_put(const tensor& target, const std::vector<index_item>& items,
                            const tensor& value);
 /// `target[items] = value` for a scalar value.
