@@ -69,11 +69,22 @@ if(ISTHMUS_SANITIZE)
   add_link_options(${ISTHMUS_SANITIZE_FLAGS}
     "$<$<AND:${_exe},$<NOT:${_static}>>:-shared-libasan;-Wl,-rpath,${_rtdir}>")
 
-  # The environment of a test that runs python3 (Note [Python under ASan]); tests/CMakeLists.txt
-  # adds it, scripts/sanitize and scripts/fuzz export the same for pytest.
-  set(ISTHMUS_SANITIZE_PYTHON_ENV "LD_PRELOAD=${_rt}" "PYTHONMALLOC=malloc"
-    "ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1")
   message(STATUS "isthmus: sanitizer build (ASan + UBSan, fuzzer coverage), runtime ${_rt}")
-else()
-  set(ISTHMUS_SANITIZE_PYTHON_ENV "")
 endif()
+
+# isthmus_sanitize_python_test(<test> [PRELOAD]): in the sanitizer build, runs a CTest test
+# whose process hosts Python (python3 itself, or a C++ program embedding it) the way
+# Note [Python under ASan] says: leak detection off, Python's objects through ASan's allocator,
+# and with PRELOAD (python3, not built with ASan) the shared runtime preloaded. Elsewhere it
+# does nothing. scripts/sanitize and scripts/fuzz set up pytest the same way.
+function(isthmus_sanitize_python_test test)
+  if(NOT ISTHMUS_SANITIZE)
+    return()
+  endif()
+  set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT_MODIFICATION
+    "ASAN_OPTIONS=string_append::detect_leaks=0" "PYTHONMALLOC=set:malloc")
+  if("PRELOAD" IN_LIST ARGN)
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT_MODIFICATION
+      "LD_PRELOAD=set:${ISTHMUS_ASAN_RUNTIME}")
+  endif()
+endfunction()
