@@ -28,8 +28,8 @@ int64_t checked_numel(const shape_t& shape, size_t itemsize, const char* what) {
     int64_t bytes = static_cast<int64_t>(std::max<size_t>(itemsize, 1));
     bool zero = false;
     for (int64_t s : shape) {
-        ISTHMUS_CHECK(s >= 0, value_error, what, ": negative dimensions are not allowed (shape ",
-                      shape_str(shape), ")");
+        ISTHMUS_CHECK(s >= 0, value_error, what, ": negative dimension in shape ",
+                      shape_str(shape), " (negative dimensions are not allowed)");
         if (s == 0) {
             zero = true;
             continue;
@@ -413,9 +413,12 @@ tensor tensor::slice(int64_t d, int64_t start, int64_t stop, int64_t step) const
     tensor r = *this;
     if (len > 0) r.offset_ += start * strides_[static_cast<size_t>(d)];
     r.shape_[static_cast<size_t>(d)] = len;
-    // A dimension of at most one element never steps, so its stride is kept as it was (a
-    // step near 2^63 would overflow it); with two or more, |step| < n bounds the product.
-    if (len > 1) r.strides_[static_cast<size_t>(d)] *= step;
+    // The stride is stride * step, as in NumPy. With two or more elements |step| < n bounds the
+    // product; a dimension of at most one element never steps, so when a step near 2^63 would
+    // overflow the product there, the old stride is kept.
+    int64_t st;
+    if (!__builtin_mul_overflow(strides_[static_cast<size_t>(d)], step, &st))
+        r.strides_[static_cast<size_t>(d)] = st;
     return r;
 }
 

@@ -221,6 +221,11 @@ scalar scalar_from_py(py::handle obj, std::optional<dtype> dt) {
             if (!PyErr_Occurred()) return convert_number(scalar(static_cast<uint64_t>(u)), dt);
             PyErr_Clear();
         }
+        if (dt && (is_inexact(*dt))) { // beyond 64 bits, but a float holds it (as in NumPy)
+            const double d = PyLong_AsDouble(o);
+            if (!(d == -1.0 && PyErr_Occurred())) return convert_number(scalar(d), dt);
+            PyErr_Clear();
+        }
         ISTHMUS_THROW(overflow_error, "Python integer ", py::str(obj).cast<std::string>(),
                       " out of bounds for ", dt ? std::string(name(*dt)) : std::string("int64"),
                       " (isthmus numbers are at most 64 bits)");

@@ -75,7 +75,7 @@ TEST_CASE("elementwise: where bad inputs") {
     CHECK_THROWS_AS((void)where(tensor(), a, a), value_error);
     CHECK_THROWS_AS((void)where(c, tensor(), 1), value_error);
     const tensor u = tensor::from_vector(std::vector<uint8_t>{1, 2, 3});
-    CHECK_THROWS_AS((void)where(c, u, -1), value_error); // weak int out of uint8's range
+    CHECK_THROWS_AS((void)where(c, u, -1), overflow_error); // weak int out of uint8's range
     CHECK(a.to_vector<double>() == std::vector<double>{1, 2});
     CHECK(c.to_vector<bool>() == std::vector<bool>{true, false, true});
 }

@@ -96,7 +96,7 @@ def test_cell_containing_itself_is_refused():
     d[0] = c
     with pytest.raises(ValueError, match="cannot contain itself"):
         c[1] = d  # c -> d -> c
-    assert str(c) and c[1] is None  # unchanged and printable
+    assert str(c) == "{none, none, none}"  # unchanged and printable
 
 
 def test_self_referential_list_raises_recursion_error():
@@ -166,9 +166,6 @@ def test_broadcast_views_export_read_only():
     assert not a.flags.writeable
     np.testing.assert_array_equal(a, [[0, 1, 2], [0, 1, 2]])
     assert E.__array_interface__["data"][1] is True
-    with pytest.raises(BufferError, match="read-only"):
-        memoryview(E).cast("B")  # fine to read...
-        np.frombuffer(E, dtype=np.float32)  # pragma: no cover
     m = memoryview(E)
     assert m.readonly
     with pytest.raises(BufferError, match="legacy DLPack"):
