@@ -28,8 +28,8 @@ int64_t checked_numel(const shape_t& shape, size_t itemsize, const char* what) {
     int64_t bytes = static_cast<int64_t>(std::max<size_t>(itemsize, 1));
     bool zero = false;
     for (int64_t s : shape) {
-        ISTHMUS_CHECK(s >= 0, value_error, what, ": negative dimension in shape ",
-                      shape_str(shape), " (negative dimensions are not allowed)");
+        ISTHMUS_CHECK(s >= 0, value_error, what, ": negative dimension in shape ", shape_str(shape),
+                      " (negative dimensions are not allowed)");
         if (s == 0) {
             zero = true;
             continue;
@@ -341,8 +341,7 @@ tensor tensor::reshape(shape_t shape) const {
     check_defined();
     shape = infer_shape(std::move(shape), numel(), shape_, itemsize());
     shape_t st;
-    if (view_strides(shape_, strides_, shape, st))
-    {
+    if (view_strides(shape_, strides_, shape, st)) {
         tensor r(storage_, dtype_, std::move(shape), std::move(st), offset_);
         r.read_only_ = read_only_;
         return r;
@@ -406,7 +405,7 @@ tensor tensor::slice(int64_t d, int64_t start, int64_t stop, int64_t step) const
     } else {
         start = clamp(start, -1, n - 1);
         stop = clamp(stop, -1, n - 1);
-        len = start <= stop                            ? 0
+        len = start <= stop                                 ? 0
               : step == std::numeric_limits<int64_t>::min() ? 1
                                                             : (start - stop - 1) / -step + 1;
     }

@@ -85,7 +85,8 @@ scalar scalar::to_checked(dtype dt) const {
             if (t >= 0x1p64 || t < -0x1p63)
                 ISTHMUS_THROW(overflow_error, "Python integer ", std::fixed, std::setprecision(0),
                               t, " out of bounds for ", dt_name);
-            whole = t >= 0x1p63 ? scalar(static_cast<uint64_t>(t)) : scalar(static_cast<int64_t>(t));
+            whole =
+                t >= 0x1p63 ? scalar(static_cast<uint64_t>(t)) : scalar(static_cast<int64_t>(t));
         }
         if (!whole.fits_integer(dt)) {
             const std::string text = std::holds_alternative<uint64_t>(whole.v_)

@@ -466,8 +466,8 @@ std::string text_from_py(py::handle obj, const char* fn, const char* what) {
 // ---- sizes ----
 
 int64_t int64_from_py(py::handle obj, const char* fn, const char* what) {
-    ISTHMUS_CHECK(PyIndex_Check(obj.ptr()) && !PyBool_Check(obj.ptr()), type_error, fn, ": ",
-                  what, " must be an int, got ", type_name(obj));
+    ISTHMUS_CHECK(PyIndex_Check(obj.ptr()) && !PyBool_Check(obj.ptr()), type_error, fn, ": ", what,
+                  " must be an int, got ", type_name(obj));
     const auto n = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
     if (!n) throw py::error_already_set();
     int overflow = 0;

@@ -148,9 +148,8 @@ py::dict cuda_array_interface(py::object self) {
     out["shape"] = py::tuple(shape);
     out["typestr"] = np_dt.attr("str");
     out["descr"] = np_dt.attr("descr");
-    out["data"] =
-        py::make_tuple(t.numel() == 0 ? uintptr_t{0} : reinterpret_cast<uintptr_t>(data),
-                       !t.is_writable()); // Note [read-only broadcast views]
+    out["data"] = py::make_tuple(t.numel() == 0 ? uintptr_t{0} : reinterpret_cast<uintptr_t>(data),
+                                 !t.is_writable()); // Note [read-only broadcast views]
     out["strides"] = t.is_contiguous() ? py::object(py::none()) : py::object(py::tuple(strides));
     out["stream"] = py::int_(reinterpret_cast<uintptr_t>(cuda::stream(dev)));
     return out;

@@ -8,11 +8,11 @@ namespace isthmus::pymod {
 // Note [error mapping]: the C++ hierarchy (core/include/isthmus/error.hpp) maps one to one onto
 // Python's built-in exceptions, message unchanged, so Python code catches what it would catch
 // from NumPy: value_error -> ValueError, type_error -> TypeError, index_error -> IndexError,
-// overflow_error -> OverflowError, memory_error -> MemoryError, not_implemented_error -> NotImplementedError, and
-// runtime_error, internal_error and the base error -> RuntimeError. An isthmus::python_error
-// (a Python exception that C++ code met through pyvalue) raises the original exception again.
-// The translator is global (not module-local) so that functions bound by later layers
-// (plugins) raise the same types.
+// overflow_error -> OverflowError, memory_error -> MemoryError, not_implemented_error ->
+// NotImplementedError, and runtime_error, internal_error and the base error -> RuntimeError. An
+// isthmus::python_error (a Python exception that C++ code met through pyvalue) raises the original
+// exception again. The translator is global (not module-local) so that functions bound by later
+// layers (plugins) raise the same types.
 namespace {
 
 // Raises the Python exception for an isthmus error; rethrows anything else.

@@ -351,7 +351,8 @@ TEST_CASE("elementwise: weak scalars follow NEP 50") {
     CHECK(contains(msg, "uint8"));
     CHECK(error_of<overflow_error>([&] { (void)add(u8, -1); }) != "<no error>");
     CHECK(error_of<overflow_error>([&] { (void)mul(-129, i8); }) != "<no error>");
-    CHECK(error_of<overflow_error>([&] { binary_inplace(binary_op::add, u8, 256); }) != "<no error>");
+    CHECK(error_of<overflow_error>([&] { binary_inplace(binary_op::add, u8, 256); }) !=
+          "<no error>");
     CHECK(snapshot(u8) == before);
     // A strong 0-d tensor promotes by dtype instead.
     CHECK(add(i8, scalar(1.5).to_tensor()).dtype() == dtype::float64);

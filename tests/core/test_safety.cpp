@@ -105,7 +105,7 @@ TEST_CASE("safety: broadcast views are read-only") {
     tensor e = b.expand({2, 3});
     CHECK_FALSE(e.is_writable());
     CHECK(b.is_writable());
-    CHECK(b.expand({1, 3}).is_writable()); // repeats nothing
+    CHECK(b.expand({1, 3}).is_writable());       // repeats nothing
     CHECK_FALSE(e.slice(0, 0, 1).is_writable()); // views of a broadcast view stay read-only
     CHECK_FALSE(e.select(0, 0).select(0, 0).is_writable()); // E[0, 0] writes every row
     CHECK_ERROR(e.fill(5), value_error, "fill: assignment destination is read-only");

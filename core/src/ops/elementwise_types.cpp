@@ -189,7 +189,7 @@ dtype weak_scalar_dtype(dtype t, const scalar& s, std::string_view what) {
     // refuses values that do not fit (NumPy raises OverflowError) instead of wrapping them.
     if (!s.fits_integer(r)) {
         const std::string text = is_unsigned_int(s.type()) ? std::to_string(s.to<uint64_t>())
-                                                            : std::to_string(s.to<int64_t>());
+                                                           : std::to_string(s.to<int64_t>());
         ISTHMUS_THROW(overflow_error, what, ": Python integer ", text, " out of bounds for ", r,
                       " (the tensor's dtype; cast the tensor or pass a 0-d tensor)");
     }
@@ -284,7 +284,8 @@ void check_defined(const tensor& t, std::string_view what, std::string_view whic
 }
 
 void check_writable(const tensor& t, std::string_view what) {
-    if (!t.is_writable()) t.check_writable(std::string(what).c_str()); // Note [read-only broadcast views]
+    if (!t.is_writable())
+        t.check_writable(std::string(what).c_str()); // Note [read-only broadcast views]
 }
 
 namespace {
