@@ -86,6 +86,12 @@ private:
 /// index_error, memory_error, not_implemented_error, and runtime_error when `runtime_ok`) is
 /// fine and returns false. Anything else (internal_error, a std:: exception escaping) is a bug
 /// and aborts. Returns true when `f` returned normally.
+/// The message of the last error user_errors_ok() accepted (for failure reports).
+inline std::string& last_error() {
+    static std::string m;
+    return m;
+}
+
 template <typename F>
 bool user_errors_ok(const char* what, F&& f, bool runtime_ok = false) {
     try {
@@ -95,8 +101,10 @@ bool user_errors_ok(const char* what, F&& f, bool runtime_ok = false) {
         fail(what, std::string("internal_error: ") + e.what());
     } catch (const runtime_error& e) {
         if (!runtime_ok) fail(what, std::string("unexpected runtime_error: ") + e.what());
+        last_error() = e.what();
         return false;
-    } catch (const error&) {
+    } catch (const error& e) {
+        last_error() = e.what();
         return false;
     } catch (const std::exception& e) {
         fail(what, std::string("non-isthmus exception: ") + e.what());
