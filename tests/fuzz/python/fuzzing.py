@@ -38,7 +38,7 @@ def corpus_cases(target, fields):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        parts = [f.strip() for f in re.split(r"\s+;(?:\s+|$)", line, maxsplit=fields - 1)]
+        parts = [f.strip() for f in re.split(r"\s;(?=\s|$)", line, maxsplit=fields - 1)]
         parts += [""] * (fields - len(parts))
         out.append((f"{target}/seeds.txt:{n}", [eval(f, _NAMESPACE) if f else None for f in parts]))
     return out
@@ -67,8 +67,10 @@ def run_for(strategy, check, seconds=None, batch=100):
     A failure is shrunk by hypothesis and re-raised with the falsifying case and the seed."""
     seconds = SECONDS if seconds is None else seconds
     first = int(os.environ.get("ISTHMUS_FUZZ_SEED", random.randrange(1 << 30)))
-    print(f"fuzzing {seconds:g} s from seed {first} (ISTHMUS_FUZZ_SEED={first} repeats it)",
-          file=sys.stderr)
+    # Straight to file descriptor 2, past pytest's --capture=sys (scripts/fuzz): the seed must
+    # survive a crash.
+    os.write(2, f"fuzzing {seconds:g} s from seed {first} (ISTHMUS_FUZZ_SEED={first} repeats "
+                f"it)\n".encode())
     end = time.monotonic() + seconds
     n = 0
     while n == 0 or time.monotonic() < end:

@@ -44,9 +44,11 @@ def errors_agree(np_err, q_err, what, line):
 
 
 def has_float(x):
+    """True when x holds a Python or NumPy float or complex (isthmus makes those its scalar
+    dtypes, float32 and complex64, where NumPy makes float64 and complex128)."""
     if isinstance(x, (list, tuple)):
         return any(has_float(e) for e in x)
-    return isinstance(x, (float, np.floating))
+    return isinstance(x, (float, complex, np.floating, np.complexfloating))
 
 
 def float_outside(x, dtype):
