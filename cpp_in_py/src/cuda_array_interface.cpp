@@ -220,9 +220,11 @@ tensor tensor_from_cuda_array_interface(py::handle obj, py::handle raw, copy_pol
             int64_t part = 0;
             // |stride|, refusing INT64_MIN (its negation overflows)
             const int64_t a = strides[i] < 0 ? -(strides[i] + 1) : strides[i] - 1;
+            int64_t elements = 0;
             ISTHMUS_CHECK(a < INT64_MAX && !__builtin_mul_overflow(a + 1, shape[i] - 1, &part) &&
                               !__builtin_add_overflow(span, part, &span) &&
-                              !__builtin_mul_overflow(span + 1, isz, &part),
+                              !__builtin_add_overflow(span, 1, &elements) &&
+                              !__builtin_mul_overflow(elements, isz, &part),
                           value_error, "__cuda_array_interface__: strides ", shape_str(strides),
                           " overflow for shape ", shape_str(shape));
         }

@@ -693,21 +693,22 @@ parsed_capsule parse_capsule(py::handle cap) {
             int64_t span = 0;
             for (int32_t i = 0; i < t->ndim; ++i) {
                 int64_t s = 0;
-                const int64_t a = out.strides[static_cast<size_t>(i)] < 0
-                                      ? -out.strides[static_cast<size_t>(i)]
-                                      : out.strides[static_cast<size_t>(i)];
+                const int64_t st = out.strides[static_cast<size_t>(i)];
+                // |st|, with INT64_MIN (whose negation overflows) refused below
+                const int64_t a = st == std::numeric_limits<int64_t>::min() ? 0 : st < 0 ? -st : st;
                 ISTHMUS_CHECK(
-                    out.strides[static_cast<size_t>(i)] > std::numeric_limits<int64_t>::min() &&
+                    st > std::numeric_limits<int64_t>::min() &&
                         !__builtin_mul_overflow(a, out.shape[static_cast<size_t>(i)] - 1, &s) &&
                         !__builtin_add_overflow(span, s, &span),
                     value_error, "from_dlpack: malformed DLPack tensor: strides ",
                     shape_str(out.strides), " overflow for shape ", shape_str(out.shape));
             }
-            int64_t bytes = 0;
-            ISTHMUS_CHECK(
-                !__builtin_mul_overflow(span + 1, static_cast<int64_t>(itemsize(out.dt)), &bytes),
-                value_error, "from_dlpack: malformed DLPack tensor: strides ",
-                shape_str(out.strides), " overflow for shape ", shape_str(out.shape));
+            int64_t bytes = 0, elements = 0;
+            ISTHMUS_CHECK(!__builtin_add_overflow(span, 1, &elements) &&
+                              !__builtin_mul_overflow(
+                                  elements, static_cast<int64_t>(itemsize(out.dt)), &bytes),
+                          value_error, "from_dlpack: malformed DLPack tensor: strides ",
+                          shape_str(out.strides), " overflow for shape ", shape_str(out.shape));
         }
     } else {
         out.strides = contiguous_strides(out.shape);
