@@ -1,5 +1,6 @@
 // CPU kernels: add, sub, mul, div, pow, maximum, minimum, atan2.
 #include "cpu/elementwise_loops.hpp"
+#include "cpu/vector_math.hpp"
 
 #include <cmath>
 #include <complex>
@@ -136,6 +137,12 @@ struct atan2_f {
     }
 };
 
+// SLEEF's loop for float32 and float64 where the CPU has one (Note [math loops]).
+loop_fn vector_loop(vmath::fn f, dtype k) {
+    if (k != dtype::float32 && k != dtype::float64) return nullptr;
+    return vmath::loop(f, k == dtype::float64);
+}
+
 } // namespace
 
 kernel arith_kernel(binary_op op, dtype k) {
@@ -149,12 +156,14 @@ kernel arith_kernel(binary_op op, dtype k) {
     case binary_op::div:
         return binary_kernel_for<div_f>(k);
     case binary_op::pow:
+        if (loop_fn v = vector_loop(vmath::fn::pow, k)) return {v, k, expensive_grain};
         return binary_kernel_for<pow_f>(k, expensive_grain);
     case binary_op::maximum:
         return binary_kernel_for<maximum_f>(k);
     case binary_op::minimum:
         return binary_kernel_for<minimum_f>(k);
     case binary_op::atan2:
+        if (loop_fn v = vector_loop(vmath::fn::atan2, k)) return {v, k, expensive_grain};
         return binary_kernel_for<atan2_f>(k, expensive_grain);
     default:
         return {};

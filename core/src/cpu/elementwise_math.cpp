@@ -1,8 +1,10 @@
 // CPU kernels: transcendental unary math (exp, logs, roots, trigonometric, hyperbolic).
 #include "cpu/elementwise_loops.hpp"
+#include "cpu/vector_math.hpp"
 
 #include <cmath>
 #include <complex>
+#include <optional>
 
 namespace isthmus::cpu {
 
@@ -85,11 +87,58 @@ struct log1p_f {
 
 } // namespace
 
-// Note [math loops]: transcendentals call libm per element (the baseline x86-64 target has no
-// vector libm without -ffast-math); they cost tens of cycles, so they use expensive_grain and
-// go multi-threaded at a few thousand elements.
+// Note [math loops]: float32 and float64 run SLEEF's vector loops where the CPU has AVX2 or
+// AVX-512 (cpu/vector_math.hpp); complex numbers, and real ones on other CPUs, call libm per
+// element. Either costs tens of cycles per element next to a memory pass, so they use
+// expensive_grain and go multi-threaded at a few thousand elements.
+namespace {
+std::optional<vmath::fn> vector_fn(unary_op op) {
+    switch (op) {
+    case unary_op::exp:
+        return vmath::fn::exp;
+    case unary_op::log:
+        return vmath::fn::log;
+    case unary_op::log2:
+        return vmath::fn::log2;
+    case unary_op::log10:
+        return vmath::fn::log10;
+    case unary_op::expm1:
+        return vmath::fn::expm1;
+    case unary_op::log1p:
+        return vmath::fn::log1p;
+    case unary_op::sqrt:
+        return vmath::fn::sqrt;
+    case unary_op::rsqrt:
+        return vmath::fn::rsqrt;
+    case unary_op::sin:
+        return vmath::fn::sin;
+    case unary_op::cos:
+        return vmath::fn::cos;
+    case unary_op::tan:
+        return vmath::fn::tan;
+    case unary_op::asin:
+        return vmath::fn::asin;
+    case unary_op::acos:
+        return vmath::fn::acos;
+    case unary_op::atan:
+        return vmath::fn::atan;
+    case unary_op::sinh:
+        return vmath::fn::sinh;
+    case unary_op::cosh:
+        return vmath::fn::cosh;
+    case unary_op::tanh:
+        return vmath::fn::tanh;
+    default:
+        return std::nullopt;
+    }
+}
+} // namespace
+
 kernel math_kernel(unary_op op, dtype k) {
     constexpr int64_t g = expensive_grain;
+    if (k == dtype::float32 || k == dtype::float64)
+        if (const auto f = vector_fn(op))
+            if (loop_fn v = vmath::loop(*f, k == dtype::float64)) return {v, k, g};
     switch (op) {
     case unary_op::exp:
         return unary_kernel_for<exp_f>(k, g);

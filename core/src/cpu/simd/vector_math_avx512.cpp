@@ -1,0 +1,65 @@
+// CPU kernels: the AVX-512 vector loops of the transcendental functions (SLEEF's avx512f set).
+// GCC 12's avx512fintrin.h builds _mm512_set1_* on an "undefined" vector it then reports as
+// maybe-uninitialised (a false positive of the header, not of this file).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#include <sleef.h>
+
+#include <cstring>
+
+#include "cpu/vector_math.hpp"
+
+namespace isthmus::cpu::vmath {
+namespace {
+
+template <class T>
+struct lanes;
+
+template <>
+struct lanes<float> {
+    using V = __m512;
+    static constexpr int W = 16;
+    static V load(const void* p) { return _mm512_loadu_ps(p); }
+    static void store(void* p, V v) { _mm512_storeu_ps(p, v); }
+    static V splat(const void* p) {
+        float x;
+        std::memcpy(&x, p, sizeof x);
+        return _mm512_set1_ps(x);
+    }
+};
+
+template <>
+struct lanes<double> {
+    using V = __m512d;
+    static constexpr int W = 8;
+    static V load(const void* p) { return _mm512_loadu_pd(p); }
+    static void store(void* p, V v) { _mm512_storeu_pd(p, v); }
+    static V splat(const void* p) {
+        double x;
+        std::memcpy(&x, p, sizeof x);
+        return _mm512_set1_pd(x);
+    }
+};
+
+// sqrt is the instruction (correctly rounded, as libm's); rsqrt divides by it, as the libm loop.
+struct sqrt_v {
+    static __m512 f(__m512 a) { return _mm512_sqrt_ps(a); }
+    static __m512d f(__m512d a) { return _mm512_sqrt_pd(a); }
+};
+struct rsqrt_v {
+    static __m512 f(__m512 a) { return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(a)); }
+    static __m512d f(__m512d a) { return _mm512_div_pd(_mm512_set1_pd(1.0), _mm512_sqrt_pd(a)); }
+};
+
+} // namespace
+} // namespace isthmus::cpu::vmath
+
+#define ISTHMUS_VM_ISA avx512f
+#define ISTHMUS_VM_SF f16
+#define ISTHMUS_VM_SD d8
+#define ISTHMUS_VM_VF __m512
+#define ISTHMUS_VM_VD __m512d
+#define ISTHMUS_VM_TABLE avx512_table
+#include "cpu/simd/vector_math_loops.hpp"

@@ -1,0 +1,170 @@
+// Internal: the vector loop templates and the table, included once per instruction set
+// (simd/*.cpp).
+//
+// The including file includes <immintrin.h> and <sleef.h>, and defines for its instruction set,
+// before including this header:
+//   ISTHMUS_VM_ISA               SLEEF's suffix of the set (avx2, avx512f)
+//   ISTHMUS_VM_SF, ISTHMUS_VM_SD SLEEF's vector infix for float and double (f16, d8)
+//   ISTHMUS_VM_VF, ISTHMUS_VM_VD the vector types
+//   ISTHMUS_VM_TABLE             the name of the table function this file defines
+// and, in namespace isthmus::cpu::vmath (anonymous), `lanes<float>` and `lanes<double>` (the
+// vector type V, its width W, load, store, splat) and the functors sqrt_v and rsqrt_v. Vector
+// types are never template arguments (GCC drops their attributes there). Only internal-linkage
+// code may be instantiated here (Note [isa translation units] in vector_math.cpp).
+
+#include "cpu/vector_math.hpp"
+
+#include <cstring>
+
+namespace isthmus::cpu::vmath {
+namespace {
+
+// Note [vector math]: every element goes through the vector function, the tail too (padded
+// into a full vector with copies of the block's first element), and strided operands are
+// gathered into a small buffer first. A SLEEF lane depends on its own input only, so an
+// element's result is the same whichever block, thread or position it falls in: results are
+// bit-identical on any number of threads and for any layout.
+
+/// The loop of unary functor F (F::f on vectors) on T: p[0] out, p[1] a.
+template <class T, class F>
+void unary_loop(char** p, const int64_t* s, int64_t n) {
+    using L = lanes<T>;
+    constexpr int64_t sz = sizeof(T), W = L::W;
+    char* o = p[0];
+    const char* a = p[1];
+    const int64_t so = s[0], sa = s[1];
+    int64_t i = 0;
+    if (so == sz && sa == sz)
+        for (; i + W <= n; i += W) L::store(o + i * sz, F::f(L::load(a + i * sz)));
+    alignas(64) T in[W], out[W];
+    for (; i < n; i += W) {
+        const int64_t m = n - i < W ? n - i : W;
+        for (int64_t k = 0; k < m; ++k) std::memcpy(&in[k], a + (i + k) * sa, sz);
+        for (int64_t k = m; k < W; ++k) in[k] = in[0];
+        L::store(out, F::f(L::load(in)));
+        for (int64_t k = 0; k < m; ++k) std::memcpy(o + (i + k) * so, &out[k], sz);
+    }
+}
+
+/// The loop of binary functor F on T: p[0] out, p[1] a, p[2] b (either may be a broadcast
+/// scalar, stride 0).
+template <class T, class F>
+void binary_loop(char** p, const int64_t* s, int64_t n) {
+    using L = lanes<T>;
+    using V = typename L::V;
+    constexpr int64_t sz = sizeof(T), W = L::W;
+    char* o = p[0];
+    const char* a = p[1];
+    const char* b = p[2];
+    const int64_t so = s[0], sa = s[1], sb = s[2];
+    int64_t i = 0;
+    if (so == sz && sa == sz && sb == sz) {
+        for (; i + W <= n; i += W)
+            L::store(o + i * sz, F::f(L::load(a + i * sz), L::load(b + i * sz)));
+    } else if (so == sz && sa == sz && sb == 0) {
+        const V bv = L::splat(b);
+        for (; i + W <= n; i += W) L::store(o + i * sz, F::f(L::load(a + i * sz), bv));
+    } else if (so == sz && sa == 0 && sb == sz) {
+        const V av = L::splat(a);
+        for (; i + W <= n; i += W) L::store(o + i * sz, F::f(av, L::load(b + i * sz)));
+    }
+    alignas(64) T x[W], y[W], out[W];
+    for (; i < n; i += W) {
+        const int64_t m = n - i < W ? n - i : W;
+        for (int64_t k = 0; k < m; ++k) {
+            std::memcpy(&x[k], a + (i + k) * sa, sz);
+            std::memcpy(&y[k], b + (i + k) * sb, sz);
+        }
+        for (int64_t k = m; k < W; ++k) {
+            x[k] = x[0];
+            y[k] = y[0];
+        }
+        L::store(out, F::f(L::load(x), L::load(y)));
+        for (int64_t k = 0; k < m; ++k) std::memcpy(o + (i + k) * so, &out[k], sz);
+    }
+}
+
+#define ISTHMUS_VM_CAT_(a, b, c, d, e) a##b##c##d##e
+#define ISTHMUS_VM_CAT(a, b, c, d, e) ISTHMUS_VM_CAT_(a, b, c, d, e)
+#define ISTHMUS_VM_SLEEF(FN, T) ISTHMUS_VM_CAT(Sleef_, FN, T, _u10, ISTHMUS_VM_ISA)
+
+// Note [vector math accuracy]: the _u10 functions, SLEEF's 1.0-ulp bound (PyTorch's choice
+// too); sqrt is the instruction (correctly rounded, as libm's).
+#define ISTHMUS_VM_UNARY(FN)                                                                       \
+    struct FN##_v {                                                                                \
+        static ISTHMUS_VM_VF f(ISTHMUS_VM_VF a) { return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SF)(a); } \
+        static ISTHMUS_VM_VD f(ISTHMUS_VM_VD a) { return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SD)(a); } \
+    };
+#define ISTHMUS_VM_BINARY(FN)                                                                      \
+    struct FN##_v {                                                                                \
+        static ISTHMUS_VM_VF f(ISTHMUS_VM_VF a, ISTHMUS_VM_VF b) {                                 \
+            return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SF)(a, b);                                      \
+        }                                                                                          \
+        static ISTHMUS_VM_VD f(ISTHMUS_VM_VD a, ISTHMUS_VM_VD b) {                                 \
+            return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SD)(a, b);                                      \
+        }                                                                                          \
+    };
+ISTHMUS_VM_UNARY(exp)
+ISTHMUS_VM_UNARY(log)
+ISTHMUS_VM_UNARY(log2)
+ISTHMUS_VM_UNARY(log10)
+ISTHMUS_VM_UNARY(expm1)
+ISTHMUS_VM_UNARY(log1p)
+ISTHMUS_VM_UNARY(sin)
+ISTHMUS_VM_UNARY(cos)
+ISTHMUS_VM_UNARY(tan)
+ISTHMUS_VM_UNARY(asin)
+ISTHMUS_VM_UNARY(acos)
+ISTHMUS_VM_UNARY(atan)
+ISTHMUS_VM_UNARY(sinh)
+ISTHMUS_VM_UNARY(cosh)
+ISTHMUS_VM_UNARY(tanh)
+ISTHMUS_VM_BINARY(atan2)
+ISTHMUS_VM_BINARY(pow)
+#undef ISTHMUS_VM_UNARY
+#undef ISTHMUS_VM_BINARY
+#undef ISTHMUS_VM_SLEEF
+#undef ISTHMUS_VM_CAT
+#undef ISTHMUS_VM_CAT_
+
+template <class F>
+void set_unary(table& t, fn f) {
+    t.f32[static_cast<int>(f)] = &unary_loop<float, F>;
+    t.f64[static_cast<int>(f)] = &unary_loop<double, F>;
+}
+template <class F>
+void set_binary(table& t, fn f) {
+    t.f32[static_cast<int>(f)] = &binary_loop<float, F>;
+    t.f64[static_cast<int>(f)] = &binary_loop<double, F>;
+}
+
+} // namespace
+
+const table* ISTHMUS_VM_TABLE() noexcept {
+    static const table t = [] {
+        table r;
+        set_unary<exp_v>(r, fn::exp);
+        set_unary<log_v>(r, fn::log);
+        set_unary<log2_v>(r, fn::log2);
+        set_unary<log10_v>(r, fn::log10);
+        set_unary<expm1_v>(r, fn::expm1);
+        set_unary<log1p_v>(r, fn::log1p);
+        set_unary<sqrt_v>(r, fn::sqrt);
+        set_unary<rsqrt_v>(r, fn::rsqrt);
+        set_unary<sin_v>(r, fn::sin);
+        set_unary<cos_v>(r, fn::cos);
+        set_unary<tan_v>(r, fn::tan);
+        set_unary<asin_v>(r, fn::asin);
+        set_unary<acos_v>(r, fn::acos);
+        set_unary<atan_v>(r, fn::atan);
+        set_unary<sinh_v>(r, fn::sinh);
+        set_unary<cosh_v>(r, fn::cosh);
+        set_unary<tanh_v>(r, fn::tanh);
+        set_binary<atan2_v>(r, fn::atan2);
+        set_binary<pow_v>(r, fn::pow);
+        return r;
+    }();
+    return &t;
+}
+
+} // namespace isthmus::cpu::vmath

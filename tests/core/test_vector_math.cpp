@@ -1,0 +1,316 @@
+// Tests for the SLEEF vector loops: ulp error against long double, special values, layouts.
+#include "cpu/vector_math.hpp"
+#include "isthmus/ops/elementwise.hpp"
+#include "isthmus/tensor.hpp"
+#include "test_support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace isthmus;
+namespace vm = isthmus::cpu::vmath;
+
+namespace {
+
+using ld = long double;
+
+// One function under test: its long double reference, the input ranges sampled (uniform in
+// value, or in log-magnitude when `log_scale`), and the documented bound in ulp.
+struct fn_case {
+    vm::fn f;
+    const char* name;
+    ld (*ref)(ld);
+    std::vector<std::pair<double, double>> ranges;
+    double bound_ulp;
+};
+
+// Note [vector math bounds]: SLEEF's _u10 functions promise 1.0 ulp over their whole domain
+// (sqrt: correctly rounded, 0.5; rsqrt: 1 / sqrt, two roundings, each a relative 2^-p, which
+// is up to 2 ulp of the result near the bottom of its binade; measured 1.47). The test allows
+// exactly that, measured against glibc's long double functions, which are ~2^11 times finer than
+// double's.
+const std::vector<fn_case>& unary_cases() {
+    static const std::vector<fn_case> c = {
+        {vm::fn::exp, "exp", [](ld x) { return expl(x); }, {{-100, 88}, {-1e-3, 1e-3}}, 1.0},
+        {vm::fn::log, "log", [](ld x) { return logl(x); }, {{1e-30, 1e30}, {0.5, 2}}, 1.0},
+        {vm::fn::log2, "log2", [](ld x) { return log2l(x); }, {{1e-30, 1e30}, {0.5, 2}}, 1.0},
+        {vm::fn::log10, "log10", [](ld x) { return log10l(x); }, {{1e-30, 1e30}, {0.5, 2}}, 1.0},
+        {vm::fn::expm1, "expm1", [](ld x) { return expm1l(x); }, {{-30, 80}, {-1e-5, 1e-5}}, 1.0},
+        {vm::fn::log1p,
+         "log1p",
+         [](ld x) { return log1pl(x); },
+         {{-0.999, 1e20}, {-1e-5, 1e-5}},
+         1.0},
+        {vm::fn::sqrt, "sqrt", [](ld x) { return sqrtl(x); }, {{0, 1e30}, {1e-30, 1}}, 0.5},
+        {vm::fn::rsqrt, "rsqrt", [](ld x) { return 1 / sqrtl(x); }, {{1e-30, 1e30}}, 2.0},
+        {vm::fn::sin,
+         "sin",
+         [](ld x) { return sinl(x); },
+         {{-10, 10}, {-1e4, 1e4}, {-1e-4, 1e-4}},
+         1.0},
+        {vm::fn::cos, "cos", [](ld x) { return cosl(x); }, {{-10, 10}, {-1e4, 1e4}}, 1.0},
+        {vm::fn::tan, "tan", [](ld x) { return tanl(x); }, {{-10, 10}, {-1e4, 1e4}}, 1.0},
+        {vm::fn::asin, "asin", [](ld x) { return asinl(x); }, {{-1, 1}, {-1e-4, 1e-4}}, 1.0},
+        {vm::fn::acos, "acos", [](ld x) { return acosl(x); }, {{-1, 1}}, 1.0},
+        {vm::fn::atan, "atan", [](ld x) { return atanl(x); }, {{-10, 10}, {-1e10, 1e10}}, 1.0},
+        {vm::fn::sinh, "sinh", [](ld x) { return sinhl(x); }, {{-80, 80}, {-1e-3, 1e-3}}, 1.0},
+        {vm::fn::cosh, "cosh", [](ld x) { return coshl(x); }, {{-80, 80}}, 1.0},
+        {vm::fn::tanh, "tanh", [](ld x) { return tanhl(x); }, {{-20, 20}, {-1e-3, 1e-3}}, 1.0},
+    };
+    return c;
+}
+
+// The spacing of T at |x| (the ulp the error is measured in); the smallest denormal at 0.
+template <class T>
+ld ulp_at(ld x) {
+    const T t = static_cast<T>(std::fabs(x));
+    if (std::isinf(t))
+        return std::numeric_limits<T>::max() - std::nextafter(std::numeric_limits<T>::max(), T(0));
+    return static_cast<ld>(std::nextafter(t, std::numeric_limits<T>::infinity())) - t;
+}
+
+template <class T>
+std::vector<T> run_unary(cpu::loop_fn loop, const std::vector<T>& in) {
+    std::vector<T> out(in.size());
+    char* p[2] = {reinterpret_cast<char*>(out.data()),
+                  const_cast<char*>(reinterpret_cast<const char*>(in.data()))};
+    const int64_t s[2] = {sizeof(T), sizeof(T)};
+    loop(p, s, static_cast<int64_t>(in.size()));
+    return out;
+}
+
+template <class T>
+std::vector<T> run_binary(cpu::loop_fn loop, const std::vector<T>& a, const std::vector<T>& b) {
+    std::vector<T> out(a.size());
+    char* p[3] = {reinterpret_cast<char*>(out.data()),
+                  const_cast<char*>(reinterpret_cast<const char*>(a.data())),
+                  const_cast<char*>(reinterpret_cast<const char*>(b.data()))};
+    const int64_t s[3] = {sizeof(T), sizeof(T), sizeof(T)};
+    loop(p, s, static_cast<int64_t>(a.size()));
+    return out;
+}
+
+// Random inputs of T in [lo, hi]: uniform, or uniform in log-magnitude when the range spans
+// more than three decades on one side of 0.
+template <class T>
+std::vector<T> sample(std::mt19937_64& rng, double lo, double hi, size_t n) {
+    std::vector<T> v(n);
+    const bool log_scale = lo > 0 && hi / lo > 1e3;
+    std::uniform_real_distribution<double> u(log_scale ? std::log(lo) : lo,
+                                             log_scale ? std::log(hi) : hi);
+    for (auto& x : v) x = static_cast<T>(log_scale ? std::exp(u(rng)) : u(rng));
+    return v;
+}
+
+// The ulp error of `got` for the exact value `ref`; 0 when both are the same inf or NaN.
+template <class T>
+double ulp_error(T got, ld ref) {
+    if (std::isnan(ref)) return std::isnan(got) ? 0 : 1e9;
+    const T r = static_cast<T>(ref); // the correctly rounded result
+    if (std::isinf(r) || std::isinf(got)) {
+        if (got == r) return 0;
+        // an overflow boundary: the exact value within an ulp of max still counts as 1 ulp
+        const ld e = std::fabs(
+            static_cast<ld>(std::isinf(got) ? std::copysign(std::numeric_limits<T>::max(), got)
+                                            : got) -
+            ref);
+        return static_cast<double>(e / ulp_at<T>(std::numeric_limits<T>::max())) +
+               (std::isinf(got) ? 1 : 0);
+    }
+    return static_cast<double>(std::fabs(static_cast<ld>(got) - ref) / ulp_at<T>(ref));
+}
+
+template <class T>
+void check_accuracy(const vm::table& t, const char* isa) {
+    std::mt19937_64 rng(20261125);
+    for (const fn_case& c : unary_cases()) {
+        const cpu::loop_fn loop =
+            sizeof(T) == 4 ? t.f32[static_cast<int>(c.f)] : t.f64[static_cast<int>(c.f)];
+        REQUIRE(static_cast<bool>(loop));
+        double worst = 0;
+        T worst_at = 0;
+        for (auto [lo, hi] : c.ranges) {
+            auto in = sample<T>(rng, lo, hi, 20000);
+            if (lo < 0 && hi > 0) { // the mirror of a log-scaled positive range
+                auto neg = sample<T>(rng, 0, hi, 2000);
+                in.insert(in.end(), neg.begin(), neg.end());
+            }
+            const auto out = run_unary<T>(loop, in);
+            for (size_t i = 0; i < in.size(); ++i) {
+                const double e = ulp_error<T>(out[i], c.ref(static_cast<ld>(in[i])));
+                if (e > worst) {
+                    worst = e;
+                    worst_at = in[i];
+                }
+            }
+        }
+        INFO(std::string(isa), " ", std::string(c.name), (sizeof(T) == 4 ? " float32" : " float64"),
+             ": worst ", worst, " ulp at ", double(worst_at));
+        CHECK(worst <= c.bound_ulp + 1e-9);
+    }
+}
+
+// Special values: NaN in, NaN out; infinities, signed zeros and denormals as C99's functions
+// (the double-precision libm result rounded to T, which is exact for these).
+template <class T>
+void check_special(const vm::table& t, const char* isa) {
+    constexpr T inf = std::numeric_limits<T>::infinity();
+    const std::vector<T> in = {T(0),
+                               -T(0),
+                               inf,
+                               -inf,
+                               std::numeric_limits<T>::quiet_NaN(),
+                               std::numeric_limits<T>::denorm_min(),
+                               -std::numeric_limits<T>::denorm_min(),
+                               std::numeric_limits<T>::min(),
+                               std::numeric_limits<T>::max(),
+                               -std::numeric_limits<T>::max(),
+                               T(1),
+                               T(-1)};
+    for (const fn_case& c : unary_cases()) {
+        const cpu::loop_fn loop =
+            sizeof(T) == 4 ? t.f32[static_cast<int>(c.f)] : t.f64[static_cast<int>(c.f)];
+        const auto out = run_unary<T>(loop, in);
+        for (size_t i = 0; i < in.size(); ++i) {
+            const ld ref = c.ref(static_cast<ld>(in[i]));
+            INFO(std::string(isa), " ", std::string(c.name),
+                 (sizeof(T) == 4 ? " float32" : " float64"), "(", double(in[i]),
+                 ") = ", double(out[i]), ", expected ", double(ref));
+            if (std::isnan(ref)) {
+                CHECK(std::isnan(out[i]));
+            } else if (std::isinf(ref) || ref == 0) {
+                CHECK(out[i] == static_cast<T>(ref));
+                CHECK(std::signbit(out[i]) == std::signbit(ref));
+            } else {
+                CHECK(ulp_error<T>(out[i], ref) <= c.bound_ulp + 1e-9);
+            }
+        }
+    }
+}
+
+// The sets this CPU runs (at least "none" always exists, with no table).
+std::vector<std::pair<vm::isa, const vm::table*>> tables() {
+    std::vector<std::pair<vm::isa, const vm::table*>> r;
+    for (vm::isa s : {vm::isa::avx2, vm::isa::avx512})
+        if (const vm::table* t = vm::table_for(s)) r.emplace_back(s, t);
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("vector math: ulp error within the documented bound on float32 and float64") {
+    const auto ts = tables();
+    if (ts.empty()) MESSAGE("no vector math on this CPU or build: the libm loops run instead");
+    for (auto [s, t] : ts) {
+        check_accuracy<float>(*t, vm::name(s));
+        check_accuracy<double>(*t, vm::name(s));
+    }
+}
+
+TEST_CASE("vector math: special values (NaN, infinities, signed zeros, denormals)") {
+    for (auto [s, t] : tables()) {
+        check_special<float>(*t, vm::name(s));
+        check_special<double>(*t, vm::name(s));
+    }
+}
+
+TEST_CASE("vector math: atan2 and pow against long double, with C99's special cases") {
+    std::mt19937_64 rng(7);
+    for (auto [s, t] : tables()) {
+        auto a = sample<double>(rng, -100, 100, 20000), b = sample<double>(rng, -100, 100, 20000);
+        const auto at = run_binary<double>(t->f64[static_cast<int>(vm::fn::atan2)], a, b);
+        double worst = 0;
+        for (size_t i = 0; i < a.size(); ++i)
+            worst = std::max(worst, ulp_error<double>(at[i], atan2l(a[i], b[i])));
+        INFO(std::string(vm::name(s)), " atan2 float64 worst ", worst);
+        CHECK(worst <= 1.0);
+        // pow: positive bases over a range that neither overflows nor underflows
+        auto x = sample<float>(rng, 1e-3, 1e3, 20000), y = sample<float>(rng, -10, 10, 20000);
+        const auto pw = run_binary<float>(t->f32[static_cast<int>(vm::fn::pow)], x, y);
+        worst = 0;
+        for (size_t i = 0; i < x.size(); ++i)
+            worst = std::max(worst, ulp_error<float>(pw[i], powl(x[i], y[i])));
+        INFO(std::string(vm::name(s)), " pow float32 worst ", worst);
+        CHECK(worst <= 1.0);
+        // C99 Annex F cases NumPy users meet
+        const double inf = INFINITY, nan = NAN;
+        const std::vector<double> pa = {1, nan, -8, 0, -0.0, -1, 2, 0.5, -inf, 3};
+        const std::vector<double> pb = {nan, 0, 1.0 / 3, -1, -3, inf, -inf, inf, 3, 2};
+        const auto pr = run_binary<double>(t->f64[static_cast<int>(vm::fn::pow)], pa, pb);
+        for (size_t i = 0; i < pa.size(); ++i) {
+            const double ref = std::pow(pa[i], pb[i]);
+            INFO(std::string(vm::name(s)), " pow(", pa[i], ", ", pb[i], ") = ", pr[i],
+                 ", expected ", ref);
+            if (std::isnan(ref))
+                CHECK(std::isnan(pr[i]));
+            else
+                CHECK((pr[i] == ref && std::signbit(pr[i]) == std::signbit(ref)));
+        }
+        const std::vector<double> ya = {0.0, -0.0, 0.0, -0.0, 1, -1, inf, -inf, nan};
+        const std::vector<double> xa = {0.0, 0.0, -0.0, -0.0, inf, -inf, inf, -inf, 1};
+        const auto ar = run_binary<double>(t->f64[static_cast<int>(vm::fn::atan2)], ya, xa);
+        for (size_t i = 0; i < ya.size(); ++i) {
+            const double ref = std::atan2(ya[i], xa[i]);
+            INFO(std::string(vm::name(s)), " atan2(", ya[i], ", ", xa[i], ") = ", ar[i],
+                 ", expected ", ref);
+            if (std::isnan(ref))
+                CHECK(std::isnan(ar[i]));
+            else
+                CHECK((ar[i] == ref && std::signbit(ar[i]) == std::signbit(ref)));
+        }
+    }
+}
+
+TEST_CASE("vector math: an element's result is the same for any layout, length and thread count") {
+    for (auto [s, t] : tables()) {
+        std::mt19937_64 rng(3);
+        const auto base = sample<float>(rng, -5, 5, 1000);
+        const cpu::loop_fn loop = t->f32[static_cast<int>(vm::fn::exp)];
+        const auto whole = run_unary<float>(loop, base);
+        // every length (tails of every size), and every start offset
+        for (size_t n = 0; n <= 40; ++n)
+            for (size_t at : {size_t{0}, size_t{3}, size_t{17}}) {
+                const std::vector<float> part(base.begin() + at, base.begin() + at + n);
+                const auto got = run_unary<float>(loop, part);
+                CHECK(std::memcmp(got.data(), whole.data() + at, n * sizeof(float)) == 0);
+            }
+        // strided input and output
+        std::vector<float> out(2 * base.size());
+        char* p[2] = {reinterpret_cast<char*>(out.data()),
+                      const_cast<char*>(reinterpret_cast<const char*>(base.data()))};
+        const int64_t st[2] = {2 * sizeof(float), sizeof(float)};
+        loop(p, st, static_cast<int64_t>(base.size()));
+        for (size_t i = 0; i < base.size(); ++i) CHECK(out[2 * i] == whole[i]);
+        MESSAGE(std::string(vm::name(s)), ": layouts agree");
+    }
+    // Through the op layer, on 1 and 2 threads.
+    std::mt19937_64 rng(5);
+    const auto v = sample<double>(rng, -30, 30, 300001);
+    const tensor x = tensor::from_vector(v);
+    threads_guard guard;
+    std::vector<std::vector<double>> runs;
+    for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        runs.push_back(unary(unary_op::tanh, x).to_vector<double>());
+    }
+    CHECK(std::memcmp(runs[0].data(), runs[1].data(), v.size() * sizeof(double)) == 0);
+}
+
+TEST_CASE("vector math: ISTHMUS_SIMD names the active set") {
+    const vm::isa a = vm::active();
+    CHECK(std::string(vm::name(a)).size() > 0);
+    // the active set's table is the one the kernels use
+    if (a != vm::isa::none) {
+        CHECK(vm::table_for(a) != nullptr);
+        CHECK(
+            (vm::loop(vm::fn::exp, false) == vm::table_for(a)->f32[static_cast<int>(vm::fn::exp)]));
+    } else {
+        CHECK((vm::loop(vm::fn::exp, false) == nullptr));
+    }
+}
