@@ -30,7 +30,8 @@ struct fn_case {
     double bound_ulp;
 };
 
-// Note [vector math bounds]: SLEEF's _u10 functions promise 1.0 ulp over their whole domain
+// Note [vector math bounds]: SLEEF's _u10 functions promise 1.0 ulp over their whole domain,
+// the _u35 ones 3.5 ulp (Note [vector math accuracy] says which is used where)
 // (sqrt: correctly rounded, 0.5; rsqrt: 1 / sqrt, two roundings, each a relative 2^-p, which
 // is up to 2 ulp of the result near the bottom of its binade; measured 1.47). The test allows
 // exactly that, measured against glibc's long double functions, which are ~2^11 times finer than
@@ -38,8 +39,8 @@ struct fn_case {
 const std::vector<fn_case>& unary_cases() {
     static const std::vector<fn_case> c = {
         {vm::fn::exp, "exp", [](ld x) { return expl(x); }, {{-100, 88}, {-1e-3, 1e-3}}, 1.0},
-        {vm::fn::log, "log", [](ld x) { return logl(x); }, {{1e-30, 1e30}, {0.5, 2}}, 1.0},
-        {vm::fn::log2, "log2", [](ld x) { return log2l(x); }, {{1e-30, 1e30}, {0.5, 2}}, 1.0},
+        {vm::fn::log, "log", [](ld x) { return logl(x); }, {{1e-30, 1e30}, {0.5, 2}}, 3.5},
+        {vm::fn::log2, "log2", [](ld x) { return log2l(x); }, {{1e-30, 1e30}, {0.5, 2}}, 3.5},
         {vm::fn::log10, "log10", [](ld x) { return log10l(x); }, {{1e-30, 1e30}, {0.5, 2}}, 1.0},
         {vm::fn::expm1, "expm1", [](ld x) { return expm1l(x); }, {{-30, 80}, {-1e-5, 1e-5}}, 1.0},
         {vm::fn::log1p,
@@ -53,15 +54,15 @@ const std::vector<fn_case>& unary_cases() {
          "sin",
          [](ld x) { return sinl(x); },
          {{-10, 10}, {-1e4, 1e4}, {-1e-4, 1e-4}},
-         1.0},
-        {vm::fn::cos, "cos", [](ld x) { return cosl(x); }, {{-10, 10}, {-1e4, 1e4}}, 1.0},
-        {vm::fn::tan, "tan", [](ld x) { return tanl(x); }, {{-10, 10}, {-1e4, 1e4}}, 1.0},
-        {vm::fn::asin, "asin", [](ld x) { return asinl(x); }, {{-1, 1}, {-1e-4, 1e-4}}, 1.0},
-        {vm::fn::acos, "acos", [](ld x) { return acosl(x); }, {{-1, 1}}, 1.0},
-        {vm::fn::atan, "atan", [](ld x) { return atanl(x); }, {{-10, 10}, {-1e10, 1e10}}, 1.0},
-        {vm::fn::sinh, "sinh", [](ld x) { return sinhl(x); }, {{-80, 80}, {-1e-3, 1e-3}}, 1.0},
-        {vm::fn::cosh, "cosh", [](ld x) { return coshl(x); }, {{-80, 80}}, 1.0},
-        {vm::fn::tanh, "tanh", [](ld x) { return tanhl(x); }, {{-20, 20}, {-1e-3, 1e-3}}, 1.0},
+         3.5},
+        {vm::fn::cos, "cos", [](ld x) { return cosl(x); }, {{-10, 10}, {-1e4, 1e4}}, 3.5},
+        {vm::fn::tan, "tan", [](ld x) { return tanl(x); }, {{-10, 10}, {-1e4, 1e4}}, 3.5},
+        {vm::fn::asin, "asin", [](ld x) { return asinl(x); }, {{-1, 1}, {-1e-4, 1e-4}}, 3.5},
+        {vm::fn::acos, "acos", [](ld x) { return acosl(x); }, {{-1, 1}}, 3.5},
+        {vm::fn::atan, "atan", [](ld x) { return atanl(x); }, {{-10, 10}, {-1e10, 1e10}}, 3.5},
+        {vm::fn::sinh, "sinh", [](ld x) { return sinhl(x); }, {{-80, 80}, {-1e-3, 1e-3}}, 3.5},
+        {vm::fn::cosh, "cosh", [](ld x) { return coshl(x); }, {{-80, 80}}, 3.5},
+        {vm::fn::tanh, "tanh", [](ld x) { return tanhl(x); }, {{-20, 20}, {-1e-3, 1e-3}}, 3.5},
     };
     return c;
 }
@@ -229,7 +230,7 @@ TEST_CASE("vector math: atan2 and pow against long double, with C99's special ca
         for (size_t i = 0; i < a.size(); ++i)
             worst = std::max(worst, ulp_error<double>(at[i], atan2l(a[i], b[i])));
         INFO(std::string(vm::name(s)), " atan2 float64 worst ", worst);
-        CHECK(worst <= 1.0);
+        CHECK(worst <= 3.5);
         // pow: positive bases over a range that neither overflows nor underflows
         auto x = sample<float>(rng, 1e-3, 1e3, 20000), y = sample<float>(rng, -10, 10, 20000);
         const auto pw = run_binary<float>(t->f32[static_cast<int>(vm::fn::pow)], x, y);
