@@ -221,6 +221,8 @@ scalar scalar_from_py(py::handle obj, std::optional<dtype> dt) {
             if (!PyErr_Occurred()) return convert_number(scalar(static_cast<uint64_t>(u)), dt);
             PyErr_Clear();
         }
+        // beyond 64 bits: nonzero, so True as a bool (NumPy's np.array(2**64, bool))
+        if (dt && is_bool(*dt)) return scalar(true);
         if (dt && (is_inexact(*dt))) { // beyond 64 bits, but a float holds it (as in NumPy)
             const double d = PyLong_AsDouble(o);
             if (!(d == -1.0 && PyErr_Occurred())) return convert_number(scalar(d), dt);

@@ -87,10 +87,40 @@ void validate(const isthmus_plugin& d, const std::string& path) {
     ISTHMUS_CHECK(!(d.name && !*d.name && d.description), runtime_error, "load plugin: \"", path,
                   "\" failed to define itself: ", d.description ? d.description : "");
     ISTHMUS_CHECK(d.name && *d.name, runtime_error, "plugin ", path, " has no name");
+    // Note [descriptor validation]: every string the host prints or compares must be there
+    // (doc strings may be NULL), every count non-negative (a function's nparams may be -1,
+    // variadic) and every array there when its count is positive. That the arrays are as long
+    // as their counts say, the host cannot see: it is the plugin's part of the contract.
+    const auto bad = [&](const std::string& what) {
+        ISTHMUS_THROW(runtime_error, "plugin ", path, ": ", what);
+    };
+    const auto need = [&](const void* p, const std::string& what) {
+        if (!p) bad(what + " is NULL");
+    };
+    const auto counted = [&](int32_t n, const void* array, const std::string& what,
+                             int32_t lowest = 0) {
+        if (n < lowest) bad(what + " count is " + std::to_string(n));
+        if (n > 0 && !array) bad(what + " array is NULL for " + std::to_string(n) + " entries");
+    };
+    const auto params = [&](int32_t n, const isthmus_param* ps, const std::string& owner) {
+        for (int32_t j = 0; j < n; ++j) {
+            need(ps[j].name, owner + " parameter " + std::to_string(j) + " name");
+            need(ps[j].type_name, owner + " parameter " + std::to_string(j) + " type name");
+        }
+    };
+    const auto function = [&](const isthmus_function& f, const std::string& what) {
+        need(f.name, what + " name");
+        need(f.signature, what + " " + f.name + " signature");
+        need(reinterpret_cast<const void*>(f.impl), what + " " + f.name + " implementation");
+        counted(f.nparams, f.params, what + " " + f.name + " parameter", -1);
+        params(f.nparams, f.params, what + " " + f.name);
+    };
+    counted(d.nfunctions, d.functions, "function");
+    counted(d.nkernels, d.kernels, "kernel");
+    counted(d.ntypes, d.types, "type");
     std::set<std::string> fnames, knames;
     for (int32_t i = 0; i < d.nfunctions; ++i) {
-        ISTHMUS_CHECK(d.functions[i].name && d.functions[i].impl, runtime_error, "plugin ", path,
-                      ": function ", i, " has no name or implementation");
+        function(d.functions[i], "function " + std::to_string(i));
         fnames.insert(d.functions[i].name);
     }
     for (int32_t i = 0; i < d.nkernels; ++i) {
@@ -101,6 +131,27 @@ void validate(const isthmus_plugin& d, const std::string& path) {
                       "plugin ", path, ": the name \"", k.name, "\" is defined twice");
         ISTHMUS_CHECK(k.pos_ndim >= 1 && k.pos_ndim <= 4, runtime_error, "plugin ", path,
                       ": kernel ", k.name, " has a position of rank ", k.pos_ndim);
+        need(k.signature, std::string("kernel ") + k.name + " signature");
+        counted(k.nparams, k.params, std::string("kernel ") + k.name + " parameter");
+        params(k.nparams, k.params, std::string("kernel ") + k.name);
+    }
+    for (int32_t i = 0; i < d.ntypes; ++i) {
+        const isthmus_type& t = d.types[i];
+        need(t.name, "type " + std::to_string(i) + " name");
+        const std::string tn = std::string("type ") + t.name;
+        counted(t.nfields, t.fields, tn + " field");
+        counted(t.nmethods, t.methods, tn + " method");
+        counted(t.nevents, t.events, tn + " event");
+        for (int32_t j = 0; j < t.nfields; ++j) {
+            need(t.fields[j].name, tn + " field " + std::to_string(j) + " name");
+            need(t.fields[j].type_name, tn + " field " + t.fields[j].name + " type name");
+        }
+        for (int32_t j = 0; j < t.nmethods; ++j)
+            function(t.methods[j], tn + " method " + std::to_string(j));
+        for (int32_t j = 0; j < t.nevents; ++j) {
+            need(t.events[j].name, tn + " event " + std::to_string(j) + " name");
+            need(t.events[j].signature, tn + " event " + t.events[j].name + " signature");
+        }
     }
 }
 

@@ -166,13 +166,17 @@ public:
         }
     }
     const char* text() { return r_.pick(6) == 0 ? nullptr : keep(r_.str(16)); }
-    // A count: mostly 0..3, sometimes negative or large.
+    // A count: mostly 0..3, sometimes negative, never more than the arrays built (at most 4):
+    // that an array is as long as its count is the plugin's part of the contract, which no
+    // host can check (Note [descriptor validation] in plugins/src/loader.cpp).
     int32_t count(int32_t most = 3) {
         switch (r_.pick(10)) {
         case 0:
             return -static_cast<int32_t>(r_.pick(3)) - 1;
-        case 1:
-            return r_.get<int32_t>();
+        case 1: {
+            const auto v = r_.get<int32_t>();
+            return v > 4 ? (v & 3) : v;
+        }
         default:
             return static_cast<int32_t>(r_.pick(static_cast<unsigned>(most) + 1));
         }

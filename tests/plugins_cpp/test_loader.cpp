@@ -48,6 +48,30 @@ TEST_CASE("missing files, non-plugins and ABI mismatches are refused with clear 
     CHECK_THROWS_AS(pl::load(""), isthmus::value_error);
 }
 
+TEST_CASE("malformed descriptors are refused with a runtime_error naming the fault") {
+    // Note [descriptor validation]: NULL strings the host reads, negative counts, NULL arrays.
+    const std::vector<std::pair<int, std::string>> cases = {
+        {1, "function 0 f signature is NULL"},
+        {2, "function count is -2"},
+        {3, "function array is NULL for 1 entries"},
+        {4, "function 0 f parameter 0 type name is NULL"},
+        {5, "function 0 f parameter count is -3"},
+        {6, "type T field v type name is NULL"},
+        {7, "type T method array is NULL for 2 entries"},
+        {8, "type 0 name is NULL"},
+    };
+    for (const auto& [k, words] : cases) {
+        CAPTURE(k);
+        ::setenv("ISTHMUS_TEST_MALFORMED", std::to_string(k).c_str(), 1);
+        const std::string e = error_of([] { pl::load(MALFORMED_PLUGIN); });
+        CHECK(contains(e, words));
+        CHECK_THROWS_AS(pl::load(MALFORMED_PLUGIN), isthmus::runtime_error);
+    }
+    ::setenv("ISTHMUS_TEST_MALFORMED", "0", 1); // the same file, well formed, loads
+    CHECK(pl::load(MALFORMED_PLUGIN)->function_names().size() == 1);
+    ::unsetenv("ISTHMUS_TEST_MALFORMED");
+}
+
 TEST_CASE("a plugin written in C loads and runs") {
     auto lib = pl::load(C_PLUGIN);
     CHECK(lib->name() == "c_plugin");

@@ -236,6 +236,9 @@ def test_out_of_range_numbers_raise_as_numpy(value, dtype, exc):
         (True, "int8"),
         (1e300, "float32"),
         (3, "complex64"),
+        (2**64, "bool"),  # any nonzero Python int is True, however wide (fuzz finding)
+        (-(2**70), "bool"),
+        (2**64, "float64"),
     ],
 )
 def test_in_range_numbers_convert_as_numpy(value, dtype):

@@ -18,7 +18,7 @@ struct add_f {
     template <typename T>
     static T apply(T a, T b) {
         if constexpr (is_int_v<T>)
-            return static_cast<T>(wrap_t<T>(a) + wrap_t<T>(b));
+            return elem::wrap_add(a, b);
         else
             return a + b;
     }
@@ -30,7 +30,7 @@ struct sub_f {
     template <typename T>
     static T apply(T a, T b) {
         if constexpr (is_int_v<T>)
-            return static_cast<T>(wrap_t<T>(a) - wrap_t<T>(b));
+            return elem::wrap_sub(a, b);
         else
             return a - b;
     }
@@ -42,7 +42,7 @@ struct mul_f {
     template <typename T>
     static T apply(T a, T b) {
         if constexpr (is_int_v<T>)
-            return static_cast<T>(wrap_t<T>(a) * wrap_t<T>(b));
+            return elem::wrap_mul(a, b);
         else
             return a * b;
     }
@@ -56,22 +56,6 @@ struct div_f {
         return a / b;
     }
 };
-
-// Integer power by squaring, wrapping on overflow. Negative exponents never reach the kernel
-// (the op layer raises value_error first, as NumPy does); they give 0 here rather than loop.
-template <typename T>
-T int_pow(T a, T b) {
-    if constexpr (std::is_signed_v<T>)
-        if (b < 0) return 0;
-    wrap_t<T> base = static_cast<wrap_t<T>>(a), r = 1;
-    auto e = static_cast<std::make_unsigned_t<T>>(b);
-    while (e) {
-        if (e & 1u) r = static_cast<wrap_t<T>>(r * base);
-        base = static_cast<wrap_t<T>>(base * base);
-        e = static_cast<std::make_unsigned_t<T>>(e >> 1);
-    }
-    return static_cast<T>(r);
-}
 
 // Complex power; small integral real exponents multiply exactly like NumPy's npy_cpow.
 template <typename C>
@@ -96,7 +80,7 @@ struct pow_f {
     template <typename T>
     static T apply(T a, T b) {
         if constexpr (is_int_v<T>)
-            return int_pow(a, b);
+            return elem::int_pow(a, b);
         else if constexpr (is_complex_v<T>)
             return complex_pow(a, b);
         else
@@ -109,10 +93,7 @@ struct maximum_f {
     static constexpr bool supports = is_int_v<T> || is_real_v<T>;
     template <typename T>
     static T apply(T a, T b) {
-        if constexpr (is_real_v<T>)
-            return (a >= b || a != a) ? a : b; // NaN propagates
-        else
-            return a > b ? a : b;
+        return elem::maximum(a, b);
     }
 };
 
@@ -121,10 +102,7 @@ struct minimum_f {
     static constexpr bool supports = is_int_v<T> || is_real_v<T>;
     template <typename T>
     static T apply(T a, T b) {
-        if constexpr (is_real_v<T>)
-            return (a <= b || a != a) ? a : b;
-        else
-            return a < b ? a : b;
+        return elem::minimum(a, b);
     }
 };
 

@@ -33,16 +33,13 @@ struct bit_xor_f {
     }
 };
 
-// Note [shift counts]: C++ leaves shifts by >= the bit width (or negative) undefined; NumPy
-// defines them: a left shift gives 0, a right shift gives 0 or -1 (the sign). The count is
-// compared as unsigned, so negative counts take the same branch, as in NumPy's npy_lshift.
+// Note [shift counts] in kernels/element_functions.hpp.
 struct shift_left_f {
     template <typename T>
     static constexpr bool supports = is_int_v<T>;
     template <typename T>
     static T apply(T a, T b) {
-        if (static_cast<std::make_unsigned_t<T>>(b) >= sizeof(T) * 8) return 0;
-        return static_cast<T>(static_cast<wrap_t<T>>(a) << b);
+        return elem::shift_left(a, b);
     }
 };
 struct shift_right_f {
@@ -50,13 +47,7 @@ struct shift_right_f {
     static constexpr bool supports = is_int_v<T>;
     template <typename T>
     static T apply(T a, T b) {
-        if (static_cast<std::make_unsigned_t<T>>(b) >= sizeof(T) * 8) {
-            if constexpr (std::is_signed_v<T>)
-                return a < 0 ? T(-1) : T(0);
-            else
-                return 0;
-        }
-        return static_cast<T>(a >> b);
+        return elem::shift_right(a, b);
     }
 };
 

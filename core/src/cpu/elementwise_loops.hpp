@@ -3,6 +3,7 @@
 
 #include "cpu/convert.hpp"
 #include "cpu/elementwise_exec.hpp"
+#include "kernels/element_functions.hpp"
 
 #include <type_traits>
 #include <utility>
@@ -14,17 +15,8 @@ inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, boo
 template <typename T>
 inline constexpr bool is_real_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
-/// The unsigned type integer arithmetic wraps in: at least `unsigned int`, so that small types
-/// never promote to a signed int that could overflow (uint16 * uint16).
-template <typename T>
-using wrap_t =
-    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
-
-/// Wrapping integer negation (NumPy: -INT_MIN == INT_MIN).
-template <typename T>
-inline T wrap_neg(T a) {
-    return static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(a));
-}
+using elem::wrap_neg;
+using elem::wrap_t;
 
 // Note [inner loops]: a kernel's loop is one function per (op, kernel dtype), called once per
 // row or block with byte strides. The first branches are the layouts that matter for speed:

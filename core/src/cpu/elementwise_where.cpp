@@ -42,13 +42,7 @@ void where_loop(char** p, const int64_t* s, int64_t n) {
 
 template <typename T>
 T clamp_one(T x, T lo, T hi) {
-    if constexpr (is_real_v<T>) { // NumPy's minimum(maximum(x, lo), hi): NaN propagates
-        const T m = (x >= lo || x != x) ? x : lo;
-        return (m <= hi || m != m) ? m : hi;
-    } else {
-        const T m = x < lo ? lo : x;
-        return hi < m ? hi : m;
-    }
+    return elem::clamp(x, lo, hi);
 }
 
 template <typename T>

@@ -40,8 +40,11 @@ bool add_offsets(const shape_t& common, const shape_t& off_strides, const offset
                 ok &= (v >= -sz && v < sz) || !chk;
                 v += sz & (v >> 63); // wrap negative indices without a branch
             }
+            // In unsigned arithmetic: an out-of-range index (reported below, its offset never
+            // used) may overflow the product, which must not be signed overflow.
             int64_t* o = reinterpret_cast<int64_t*>(po + i * so);
-            *o = store ? v * st : *o + v * st;
+            const uint64_t part = static_cast<uint64_t>(v) * static_cast<uint64_t>(st);
+            *o = static_cast<int64_t>(store ? part : static_cast<uint64_t>(*o) + part);
         }
         if (!ok) bad.store(true, std::memory_order_relaxed);
     });

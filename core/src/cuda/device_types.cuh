@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <type_traits>
 
-/// Element functions callable on the device and on the host: the kernels use them, and
-/// tests/cuda/test_cuda_semantics.cu checks them against the CPU kernels on a machine without
-/// a GPU.
-#define ISTHMUS_HD __host__ __device__
+// ISTHMUS_HD marks the element functions callable on the device and on the host: the kernels
+// use them, and tests/cuda/test_cuda_semantics.cu checks them against the CPU kernels on a
+// machine without a GPU.
+#include "kernels/host_device.hpp"
 
 namespace isthmus::cudak {
 

@@ -3,29 +3,21 @@
 
 #include "cuda/device_types.cuh"
 #include "cuda/elementwise_common.cuh"
+#include "kernels/element_functions.hpp"
 
 #include <cmath>
 
 namespace isthmus::cudak {
 
-/// The unsigned type integer arithmetic wraps in (at least `unsigned`, as cpu::wrap_t).
-template <class T>
-struct wrap {
-    using type =
-        std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
-};
-template <class T>
-using wrap_t = typename wrap<T>::type;
-
-template <class T>
-ISTHMUS_HD inline T wrap_neg(T a) {
-    return static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(a));
-}
-
-template <class T>
-ISTHMUS_HD inline bool is_nan(T x) {
-    return x != x;
-}
+// The element functions shared with the CPU loops (Note [element functions once]).
+using elem::float_floor_div;
+using elem::float_mod;
+using elem::int_floor_div;
+using elem::int_mod;
+using elem::int_pow;
+using elem::is_nan;
+using elem::wrap_neg;
+using elem::wrap_t;
 
 // ---- complex arithmetic ----
 
@@ -126,75 +118,6 @@ ISTHMUS_HD cplx<R> cmath(cplx<R> a);
 template <class R>
 ISTHMUS_HD cplx<R> cpow(cplx<R> a, cplx<R> b);
 
-// ---- integer division, modulo and power (Note [integer division] in the CPU kernels) ----
-
-template <class T>
-ISTHMUS_HD inline T int_floor_div(T a, T b) {
-    if (b == 0) return 0;
-    if constexpr (std::is_signed_v<T>) {
-        if (b == -1) return wrap_neg(a);
-        T q = static_cast<T>(a / b);
-        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-        return q;
-    } else {
-        return static_cast<T>(a / b);
-    }
-}
-
-template <class T>
-ISTHMUS_HD inline T int_mod(T a, T b) {
-    if (b == 0) return 0;
-    if constexpr (std::is_signed_v<T>) {
-        if (b == -1) return 0;
-        T r = static_cast<T>(a % b);
-        if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
-        return r;
-    } else {
-        return static_cast<T>(a % b);
-    }
-}
-
-// NumPy's npy_divmod for floats, as the CPU kernel.
-template <class T>
-ISTHMUS_HD inline T float_floor_div(T a, T b) {
-    if (b == T(0)) return a / b;
-    const T mod = ::fmod(a, b);
-    T div = (a - mod) / b;
-    if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
-    if (div != T(0)) {
-        T fl = ::floor(div);
-        if (div - fl > T(0.5)) fl += T(1);
-        return fl;
-    }
-    return ::copysign(T(0), a / b);
-}
-
-template <class T>
-ISTHMUS_HD inline T float_mod(T a, T b) {
-    if (b == T(0)) return ::fmod(a, b);
-    T mod = ::fmod(a, b);
-    if (mod != T(0)) {
-        if ((b < T(0)) != (mod < T(0))) mod += b;
-    } else {
-        mod = ::copysign(T(0), b);
-    }
-    return mod;
-}
-
-template <class T>
-ISTHMUS_HD inline T int_pow(T a, T b) {
-    if constexpr (std::is_signed_v<T>)
-        if (b < 0) return 0; // never reached: the op layer refuses negative exponents
-    wrap_t<T> base = static_cast<wrap_t<T>>(a), r = 1;
-    auto e = static_cast<std::make_unsigned_t<T>>(b);
-    while (e) {
-        if (e & 1u) r = static_cast<wrap_t<T>>(r * base);
-        base = static_cast<wrap_t<T>>(base * base);
-        e = static_cast<std::make_unsigned_t<T>>(e >> 1);
-    }
-    return static_cast<T>(r);
-}
-
 /// op(a, b) on kdt K's compute type C: C, or unsigned char for binary_gives_bool(OP).
 template <bop OP, kdt K>
 ISTHMUS_HD inline auto bapply(compute_t<K> a, compute_t<K> b) {
@@ -205,21 +128,21 @@ ISTHMUS_HD inline auto bapply(compute_t<K> a, compute_t<K> b) {
         if constexpr (cx)
             return C{a.re + b.re, a.im + b.im};
         else if constexpr (in)
-            return static_cast<C>(wrap_t<C>(a) + wrap_t<C>(b));
+            return elem::wrap_add(a, b);
         else
             return static_cast<C>(a + b);
     } else if constexpr (OP == bop::sub) {
         if constexpr (cx)
             return C{a.re - b.re, a.im - b.im};
         else if constexpr (in)
-            return static_cast<C>(wrap_t<C>(a) - wrap_t<C>(b));
+            return elem::wrap_sub(a, b);
         else
             return static_cast<C>(a - b);
     } else if constexpr (OP == bop::mul) {
         if constexpr (cx)
             return cmul_c99(a, b);
         else if constexpr (in)
-            return static_cast<C>(wrap_t<C>(a) * wrap_t<C>(b));
+            return elem::wrap_mul(a, b);
         else
             return static_cast<C>(a * b);
     } else if constexpr (OP == bop::div) {
@@ -245,9 +168,9 @@ ISTHMUS_HD inline auto bapply(compute_t<K> a, compute_t<K> b) {
         else
             return static_cast<C>(::pow(a, b));
     } else if constexpr (OP == bop::maximum) {
-        return is_nan(a) ? a : (is_nan(b) ? b : (a > b ? a : b)); // NaN propagates
+        return elem::maximum(a, b);
     } else if constexpr (OP == bop::minimum) {
-        return is_nan(a) ? a : (is_nan(b) ? b : (a < b ? a : b));
+        return elem::minimum(a, b);
     } else if constexpr (OP == bop::atan2) {
         return static_cast<C>(::atan2(a, b));
     } else if constexpr (OP == bop::eq) {
@@ -281,17 +204,9 @@ ISTHMUS_HD inline auto bapply(compute_t<K> a, compute_t<K> b) {
     } else if constexpr (OP == bop::bit_xor) {
         return static_cast<C>(a ^ b);
     } else if constexpr (OP == bop::shift_left) {
-        // Note [shift counts] in the CPU kernels: counts past the width give 0
-        if (static_cast<std::make_unsigned_t<C>>(b) >= sizeof(C) * 8) return C(0);
-        return static_cast<C>(static_cast<wrap_t<C>>(a) << b);
-    } else { // shift_right: the sign fills past the width
-        if (static_cast<std::make_unsigned_t<C>>(b) >= sizeof(C) * 8) {
-            if constexpr (std::is_signed_v<C>)
-                return a < 0 ? C(-1) : C(0);
-            else
-                return C(0);
-        }
-        return static_cast<C>(a >> b);
+        return elem::shift_left(a, b);
+    } else { // shift_right
+        return elem::shift_right(a, b);
     }
 }
 

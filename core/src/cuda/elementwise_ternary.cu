@@ -30,8 +30,7 @@ __global__ void ternary_kernel(space sp, arg out, arg a, arg b, arg c) {
                 return down<K>(bapply<bop::add, K>(p, up<K>(hi)));
             }
         } else {
-            const auto m = bapply<bop::maximum, K>(up<K>(x), up<K>(lo));
-            return down<K>(bapply<bop::minimum, K>(m, up<K>(hi)));
+            return down<K>(elem::clamp(up<K>(x), up<K>(lo), up<K>(hi)));
         }
     };
     if (sp.contiguous) {
