@@ -9,6 +9,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <random>
 #include <string>
@@ -391,4 +392,34 @@ TEST_CASE("linalg: vdot conjugates its first operand; inner sums over the last a
                        (void)inner(p, random_tensor(dtype::float64, {4, 3}, 89));
                    }),
                    "(2, 3, 4)"));
+}
+
+TEST_CASE("linalg: cpu_blas_info names the library and follows the OpenMP pool") {
+    const blas_info info = cpu_blas_info();
+    REQUIRE(info.name != nullptr);
+    REQUIRE(info.version != nullptr);
+    REQUIRE(info.core != nullptr);
+    REQUIRE(info.config != nullptr);
+    const std::string config = info.config, version = info.version, core = info.core;
+    CHECK(!version.empty());
+    CHECK(contains(config, version));
+    CHECK(!core.empty());
+    CHECK(contains(config, core));
+    CHECK(info.openmp_threads == omp_get_max_threads());
+    if (std::getenv("OPENBLAS_NUM_THREADS") == nullptr &&
+        std::getenv("GOTO_NUM_THREADS") == nullptr) {
+        // See Note [BLAS pool size]: one OpenMP setting bounds both pools.
+        threads_guard guard;
+        CHECK(info.threads == info.openmp_threads);
+        omp_set_num_threads(1);
+        CHECK(cpu_blas_info().threads == 1);
+        const tensor a = random_tensor(dtype::float64, {130, 200}, 54);
+        const tensor b = random_tensor(dtype::float64, {200, 150}, 55);
+        check_close(matmul(a, b), matmul_reference(a, b), tolerance(dtype::float64) * 100,
+                    "one BLAS thread");
+        omp_set_num_threads(2);
+        CHECK(cpu_blas_info().threads == 2);
+        check_close(matmul(a, b), matmul_reference(a, b), tolerance(dtype::float64) * 100,
+                    "two BLAS threads");
+    }
 }
