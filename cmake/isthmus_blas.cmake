@@ -48,6 +48,13 @@ if(_isthmus_blas_rc EQUAL 0)
   target_link_libraries(isthmus_blas INTERFACE "${_isthmus_blas_libdir}/${_isthmus_blas_libname}")
   target_compile_definitions(isthmus_blas INTERFACE ISTHMUS_BLAS_PREFIX=scipy_
     "ISTHMUS_BLAS_NAME=\"scipy-openblas32\"")
+  # Note [BLAS jobs on the OpenMP pool] (core/src/cpu/matmul_blas.cpp) needs 0.3.28.
+  if(_isthmus_blas_version VERSION_GREATER_EQUAL 0.3.28)
+    target_compile_definitions(isthmus_blas INTERFACE ISTHMUS_BLAS_THREADS_CALLBACK=1)
+  else()
+    message(WARNING "isthmus: scipy-openblas32 ${_isthmus_blas_version} is older than 0.3.28; "
+      "OpenBLAS keeps its own thread pool (docs/threads.md)")
+  endif()
   # A wheel finds the package beside itself in site-packages (isthmus/ and scipy_openblas32/
   # are sibling folders, and the wheel depends on it); a CMake install keeps using the package
   # it was built against.
