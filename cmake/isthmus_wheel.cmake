@@ -11,9 +11,10 @@ set_target_properties(isthmus PROPERTIES
   SUFFIX "${ISTHMUS_PYTHON_EXT_SUFFIX}"
   VERSION ""
   SOVERSION "")
-# The library finds OpenBLAS and libgomp on the system path; its own directory is enough for
-# anything installed beside it (the CUDA backend module).
-set_target_properties(isthmus PROPERTIES INSTALL_RPATH "$ORIGIN")
+# The library finds libgomp on the system path, scipy-openblas32 in its sibling package folder
+# (cmake/isthmus_blas.cmake), and anything installed beside it (the CUDA backend module) in its
+# own directory.
+set_property(TARGET isthmus APPEND PROPERTY INSTALL_RPATH "$ORIGIN")
 
 install(TARGETS isthmus LIBRARY DESTINATION isthmus COMPONENT isthmus_python)
 # The CUDA backend module beside it, where isthmus::cuda::init looks first (docs/cuda.md).

@@ -299,6 +299,9 @@ def not_(value: Any) -> qvalue: ...
 def memcpy(dst_ptr: Any, src_ptr: Any, nbytes: int) -> None:
     """Copies nbytes of host memory (addresses as ints or ctypes pointers; overlap allowed)."""
 def _native_stats(reset: bool = False) -> dict[str, int]: ...
+def build_info() -> dict[str, Any]:
+    """What this build runs on: version, openmp_threads, blas {name, version, core, config,
+    threads} (docs/threads.md)."""
 
 # ---- module functions (NumPy's names; any array-like where a tensor goes) ----
 _ArrayLike = Any

@@ -2,6 +2,7 @@
 #include "bindings.hpp"
 
 #include "isthmus/cuda.hpp"
+#include "isthmus/ops/linalg.hpp"
 #include "isthmus/version.hpp"
 
 #include <atomic>
@@ -175,6 +176,26 @@ PYBIND11_MODULE(_isthmus, m) {
         py::arg("reset") = false,
         "Counters of native sections (GIL released): threads inside now, the most at once and\n"
         "sections entered since the last reset (see Note [native sections]); for tests.");
+
+    m.def(
+        "build_info",
+        [] {
+            const blas_info b = cpu_blas_info();
+            py::dict blas;
+            blas["name"] = b.name;
+            blas["version"] = b.version;
+            blas["core"] = b.core;
+            blas["config"] = b.config;
+            blas["threads"] = b.threads;
+            py::dict d;
+            d["version"] = isthmus::version();
+            d["blas"] = blas;
+            d["openmp_threads"] = b.openmp_threads;
+            return d;
+        },
+        "What this build runs on: {\"version\", \"openmp_threads\" (isthmus's OpenMP pool),\n"
+        "\"blas\": {\"name\", \"version\", \"core\" (the kernels chosen for this CPU),\n"
+        "\"config\", \"threads\"}} (docs/threads.md).");
 
     // The seed's constants (plain ints, as in PyQuasar).
     m.attr("LOCK_READ") = static_cast<int>(LOCK_READ);

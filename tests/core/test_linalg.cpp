@@ -9,9 +9,11 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace isthmus;
@@ -391,4 +393,59 @@ TEST_CASE("linalg: vdot conjugates its first operand; inner sums over the last a
                        (void)inner(p, random_tensor(dtype::float64, {4, 3}, 89));
                    }),
                    "(2, 3, 4)"));
+}
+
+TEST_CASE("linalg: cpu_blas_info names the library and follows the OpenMP pool") {
+    const blas_info info = cpu_blas_info();
+    REQUIRE(info.name != nullptr);
+    REQUIRE(info.version != nullptr);
+    REQUIRE(info.core != nullptr);
+    REQUIRE(info.config != nullptr);
+    const std::string config = info.config, version = info.version, core = info.core;
+    CHECK(!version.empty());
+    CHECK(contains(config, version));
+    CHECK(!core.empty());
+    CHECK(contains(config, core));
+    CHECK(info.openmp_threads == omp_get_max_threads());
+    if (std::getenv("OPENBLAS_NUM_THREADS") == nullptr &&
+        std::getenv("GOTO_NUM_THREADS") == nullptr) {
+        // See Note [BLAS pool size]: one OpenMP setting bounds both pools.
+        threads_guard guard;
+        CHECK(info.threads == info.openmp_threads);
+        omp_set_num_threads(1);
+        CHECK(cpu_blas_info().threads == 1);
+        const tensor a = random_tensor(dtype::float64, {130, 200}, 54);
+        const tensor b = random_tensor(dtype::float64, {200, 150}, 55);
+        check_close(matmul(a, b), matmul_reference(a, b), tolerance(dtype::float64) * 100,
+                    "one BLAS thread");
+        omp_set_num_threads(2);
+        CHECK(cpu_blas_info().threads == 2);
+        check_close(matmul(a, b), matmul_reference(a, b), tolerance(dtype::float64) * 100,
+                    "two BLAS threads");
+    }
+}
+
+TEST_CASE("linalg: large products from an OpenMP region and from concurrent threads") {
+    // See Note [BLAS jobs on the OpenMP pool]: a threaded product called where no full OpenMP
+    // team can be had, and two threaded products at once, still run every job once.
+    const tensor a = random_tensor(dtype::float32, {160, 300}, 56);
+    const tensor b = random_tensor(dtype::float32, {300, 170}, 57);
+    const tensor a2 = random_tensor(dtype::float64, {150, 310}, 58);
+    const tensor b2 = random_tensor(dtype::float64, {310, 140}, 59);
+    const auto ref = matmul_reference(a, b);
+    const auto ref2 = matmul_reference(a2, b2);
+    std::vector<tensor> from_region(2);
+#pragma omp parallel for num_threads(2)
+    for (int i = 0; i < 2; ++i)
+        from_region[static_cast<size_t>(i)] = i == 0 ? matmul(a, b) : matmul(a2, b2);
+    check_close(from_region[0], ref, tolerance(dtype::float32) * 100, "float32 in a region");
+    check_close(from_region[1], ref2, tolerance(dtype::float64) * 100, "float64 in a region");
+    tensor t1, t2;
+    std::thread other([&] {
+        for (int r = 0; r < 5; ++r) t1 = matmul(a, b);
+    });
+    for (int r = 0; r < 5; ++r) t2 = matmul(a2, b2);
+    other.join();
+    check_close(t1, ref, tolerance(dtype::float32) * 100, "float32 concurrent");
+    check_close(t2, ref2, tolerance(dtype::float64) * 100, "float64 concurrent");
 }

@@ -12,7 +12,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 # The suites that need nothing but NumPy; they run against the installed package.
 SUITES = ["test_module.py", "test_values.py", "test_numpy.py", "test_operators.py",
-          "test_errors.py", "test_functions.py", "test_methods.py"]
+          "test_errors.py", "test_functions.py", "test_methods.py", "test_blas.py"]
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("ISTHMUS_SKIP_INSTALL_TEST") == "1" or

@@ -1,7 +1,7 @@
 // The CPU matrix product through CBLAS (OpenBLAS): layouts, gemm/gemv choice, batch loops.
 #include "cpu/matmul.hpp"
 
-#include <cblas.h>
+#include "cpu/matmul_blas.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -63,11 +63,12 @@ struct blas<float> {
     static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k,
                      const float* a, blasint lda, const float* b, blasint ldb, float* c,
                      blasint ldc) {
-        cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+        ISTHMUS_BLAS(cblas_sgemm)
+        (CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
     }
     static void gemv(CBLAS_TRANSPOSE t, blasint rows, blasint cols, const float* a, blasint lda,
                      const float* x, blasint incx, float* y) {
-        cblas_sgemv(CblasRowMajor, t, rows, cols, 1.0f, a, lda, x, incx, 0.0f, y, 1);
+        ISTHMUS_BLAS(cblas_sgemv)(CblasRowMajor, t, rows, cols, 1.0f, a, lda, x, incx, 0.0f, y, 1);
     }
 };
 
@@ -76,11 +77,11 @@ struct blas<double> {
     static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k,
                      const double* a, blasint lda, const double* b, blasint ldb, double* c,
                      blasint ldc) {
-        cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+        ISTHMUS_BLAS(cblas_dgemm)(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
     }
     static void gemv(CBLAS_TRANSPOSE t, blasint rows, blasint cols, const double* a, blasint lda,
                      const double* x, blasint incx, double* y) {
-        cblas_dgemv(CblasRowMajor, t, rows, cols, 1.0, a, lda, x, incx, 0.0, y, 1);
+        ISTHMUS_BLAS(cblas_dgemv)(CblasRowMajor, t, rows, cols, 1.0, a, lda, x, incx, 0.0, y, 1);
     }
 };
 
@@ -90,12 +91,13 @@ struct blas<complex64_t> {
                      const complex64_t* a, blasint lda, const complex64_t* b, blasint ldb,
                      complex64_t* c, blasint ldc) {
         const complex64_t one(1), zero(0);
-        cblas_cgemm(CblasRowMajor, ta, tb, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
+        ISTHMUS_BLAS(cblas_cgemm)
+        (CblasRowMajor, ta, tb, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
     }
     static void gemv(CBLAS_TRANSPOSE t, blasint rows, blasint cols, const complex64_t* a,
                      blasint lda, const complex64_t* x, blasint incx, complex64_t* y) {
         const complex64_t one(1), zero(0);
-        cblas_cgemv(CblasRowMajor, t, rows, cols, &one, a, lda, x, incx, &zero, y, 1);
+        ISTHMUS_BLAS(cblas_cgemv)(CblasRowMajor, t, rows, cols, &one, a, lda, x, incx, &zero, y, 1);
     }
 };
 
@@ -105,12 +107,13 @@ struct blas<complex128_t> {
                      const complex128_t* a, blasint lda, const complex128_t* b, blasint ldb,
                      complex128_t* c, blasint ldc) {
         const complex128_t one(1), zero(0);
-        cblas_zgemm(CblasRowMajor, ta, tb, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
+        ISTHMUS_BLAS(cblas_zgemm)
+        (CblasRowMajor, ta, tb, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
     }
     static void gemv(CBLAS_TRANSPOSE t, blasint rows, blasint cols, const complex128_t* a,
                      blasint lda, const complex128_t* x, blasint incx, complex128_t* y) {
         const complex128_t one(1), zero(0);
-        cblas_zgemv(CblasRowMajor, t, rows, cols, &one, a, lda, x, incx, &zero, y, 1);
+        ISTHMUS_BLAS(cblas_zgemv)(CblasRowMajor, t, rows, cols, &one, a, lda, x, incx, &zero, y, 1);
     }
 };
 
@@ -204,6 +207,7 @@ void matmul_blas(const tensor& c, T* cp, const tensor& a, const T* ap, const ten
         }
         return;
     }
+    blas_sync_threads(); // See Note [BLAS pool size] (matmul_blas.cpp)
     if (fold) return product(rows, n, k, ap, la, bp, lb, cp);
     auto one = [&](int64_t bi) {
         int64_t ao, bo;
@@ -289,8 +293,8 @@ void dotc(dtype dt, int64_t n, const void* a, const void* b, void* out) {
         const auto* x = static_cast<const complex64_t*>(a);
         const auto* y = static_cast<const complex64_t*>(b);
         for (int64_t i = 0; i < n; i += chunk) {
-            cblas_cdotc_sub(static_cast<blasint>(std::min(chunk, n - i)), x + i, 1, y + i, 1,
-                            &part);
+            ISTHMUS_BLAS(cblas_cdotc_sub)
+            (static_cast<blasint>(std::min(chunk, n - i)), x + i, 1, y + i, 1, &part);
             total += part;
         }
         *static_cast<complex64_t*>(out) = total;
@@ -299,8 +303,8 @@ void dotc(dtype dt, int64_t n, const void* a, const void* b, void* out) {
         const auto* x = static_cast<const complex128_t*>(a);
         const auto* y = static_cast<const complex128_t*>(b);
         for (int64_t i = 0; i < n; i += chunk) {
-            cblas_zdotc_sub(static_cast<blasint>(std::min(chunk, n - i)), x + i, 1, y + i, 1,
-                            &part);
+            ISTHMUS_BLAS(cblas_zdotc_sub)
+            (static_cast<blasint>(std::min(chunk, n - i)), x + i, 1, y + i, 1, &part);
             total += part;
         }
         *static_cast<complex128_t*>(out) = total;

@@ -30,4 +30,20 @@ ISTHMUS_API tensor vdot(const tensor& a, const tensor& b);
 /// operand multiplies elementwise. Raises value_error when the last axes differ.
 ISTHMUS_API tensor inner(const tensor& a, const tensor& b);
 
+/// The BLAS library behind the CPU matmul as loaded at run time, and the thread pools it shares
+/// the cores with (docs/threads.md). Python: `q.build_info()["blas"]`.
+struct blas_info {
+    const char* name;    ///< "scipy-openblas32", or "OpenBLAS (system)" (cmake/isthmus_blas.cmake)
+    const char* version; ///< the version the library reports, e.g. "0.3.34.481.3"
+    /// The kernel set it chose for this CPU, e.g. "SkylakeX", "Haswell", "Zen"; "Prescott" is
+    /// the generic x86-64 one (a library older than the CPU).
+    const char* core;
+    const char* config; ///< its build configuration (OpenBLAS's openblas_get_config())
+    int threads;        ///< the threads it uses for one large product now
+    int openmp_threads; ///< isthmus's OpenMP pool (omp_get_max_threads()) that `threads` follows
+};
+
+/// What the CPU matmul runs on (see blas_info).
+ISTHMUS_API blas_info cpu_blas_info() noexcept;
+
 } // namespace isthmus
