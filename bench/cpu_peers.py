@@ -11,7 +11,9 @@ Usage (after a build):
 --cpu       time the calling thread's CPU time instead of wall time (needs --threads 1); on a
             loaded machine this compares the kernels without the scheduler's noise
 
-Each case times one call per run: a warm-up call, then N runs with the libraries interleaved
+All three libraries read the same memory (zero-copy views of one NumPy array), so none finds
+its input in the cache because another library just read a different copy. Each case times
+one call per run: a warm-up call, then N runs with the libraries interleaved
 (isthmus, NumPy, torch, isthmus, ...), so that a burst of load from other processes hits all
 of them alike; the figure is the median wall time. Every call makes a fresh output, as
 `np.exp(a)` does. The ratio column is isthmus's time over the faster peer's (below 1: isthmus
@@ -101,9 +103,10 @@ def T(f):
 
 
 def arrays(n, dtype, rng, lo=0.01, hi=0.99):
-    """The same data for the three libraries: NumPy's array, an isthmus copy, a torch view."""
+    """The same memory for the three libraries: a NumPy array and zero-copy isthmus and torch views
+    (one copy: a case reads the same cached data whichever library runs)."""
     a = (rng.random(n, dtype=np.float64) * (hi - lo) + lo).astype(dtype)
-    return a, q.value(a), (torch.from_numpy(a) if torch is not None else None)
+    return a, q.asvalue(a), (torch.from_numpy(a) if torch is not None else None)
 
 
 def run_math(b, rng, n):
@@ -136,7 +139,7 @@ def run_elementwise(b, rng, n):
     a_np, a_q, a_t = arrays(n, np.float32, rng)
     c_np, c_q, c_t = arrays(n, np.float32, rng)
     m_np = a_np > 0.5
-    m_q = q.value(m_np)
+    m_q = q.asvalue(m_np)
     m_t = torch.from_numpy(m_np) if torch is not None else None
     b.case(f"add {tag} float32", {"isthmus": lambda: a_q + c_q, "numpy": lambda: a_np + c_np,
                                   "torch": T(lambda: a_t + c_t)})
@@ -158,7 +161,7 @@ def run_elementwise(b, rng, n):
             "torch": T(lambda: d_t.to(torch.float32))})
     del d_np, d_q, d_t
     i_np = rng.integers(-1000, 1000, n, dtype=np.int32)
-    i_q = q.value(i_np)
+    i_q = q.asvalue(i_np)
     i_t = torch.from_numpy(i_np) if torch is not None else None
     b.case(f"cast {tag} int32->float32",
            {"isthmus": lambda: i_q.astype("float32"), "numpy": lambda: i_np.astype(np.float32),
@@ -170,7 +173,7 @@ def run_reductions(b, rng, n, dtypes):
     for dt in dtypes:
         dn = np.dtype(dt).name
         if not any(b.wanted(f"{s} {tag} {dn}") for s in ("sum", "mean", "min", "max", "var",
-                                                         "std")):
+                                                         "std", "sum axis=0", "sum axis=1")):
             continue
         a_np, a_q, a_t = arrays(n, dt, rng)
         b.case(f"sum {tag} {dn}", {"isthmus": lambda: q.sum(a_q), "numpy": lambda: np.sum(a_np),
