@@ -27,6 +27,13 @@ void reduce(reduce_kind kind, const tensor& out, void* out_data, const tensor& x
 dtype var_result_dtype(dtype dt);
 dtype var_work_dtype(dtype dt);
 
+/// var (`root` false) or std of `x` over the dimensions where `reduced[d]` is true into `out`
+/// (the kept dimensions of `x` in order, any strides, dtype var_result_dtype(x.dtype())): the
+/// sum of |x - mean|^2 over each output's elements divided by `divisor` (the op layer passes
+/// max(N - ddof, 0)), in one pass over `x` (Note [blocked variance], reduce_var.cpp).
+void variance(const tensor& out, void* out_data, const tensor& x, const void* x_data,
+              const std::vector<bool>& reduced, double divisor, bool root);
+
 /// dev = |x - m|^2 elementwise, `m` already expanded to x's shape (stride 0 on the reduced
 /// dimensions), `m` of dtype reduce_result_dtype(mean, x.dtype()), `dev` contiguous of dtype
 /// var_work_dtype(x.dtype()).

@@ -123,14 +123,31 @@ bool is_nan(K v) {
 template <typename A>
 inline constexpr int lane_count = std::clamp<int>(static_cast<int>(128 / sizeof(A)), 4, 32);
 
-/// Reduces n contiguous elements.
-///
-/// Note [lane reduction]: a single accumulator serialises every addition on its latency and
-/// cannot be vectorised without reassociating floating point. The kernel keeps `lane_count`
-/// independent accumulators (lane j takes elements j, j+W, j+2W, ...), a fixed-size inner loop
-/// GCC turns into vector instructions, and folds the lanes pairwise at the end.
+// Note [reduction clones]: the library is built for baseline x86-64 (SSE2); the contiguous
+// reduction loops get AVX-512 and AVX2 clones picked once at load time, as the elementwise
+// loops do (Note [avx2 clones] in elementwise_loops.hpp). The lanes of the loops are explicit
+// (Note [lane reduction]) and the vectoriser keeps each lane's order, so every clone adds the
+// same numbers in the same order: results are bit-identical whichever clone runs. Loops with
+// products (var's squares) are compiled without FMA contraction for the same reason
+// (reduce_var.cpp). A clone is a function call through a pointer, so short runs stay inline
+// with the same lane algorithm.
+// The loop bodies are ISTHMUS_REDUCE_INLINE: a clone that calls an out-of-line body would
+// run the baseline code.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
+#define ISTHMUS_REDUCE_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define ISTHMUS_REDUCE_CLONES
+#endif
+#if defined(__GNUC__)
+#define ISTHMUS_REDUCE_INLINE __attribute__((always_inline)) inline
+#else
+#define ISTHMUS_REDUCE_INLINE inline
+#endif
+
+/// Reduces n contiguous elements with `lane_count` lanes (Note [lane reduction]).
 template <class Op>
-typename Op::acc_t run_contiguous(const Op& op, const typename Op::in_t* x, int64_t n) {
+ISTHMUS_REDUCE_INLINE typename Op::acc_t lane_loop(const Op& op, const typename Op::in_t* x,
+                                                   int64_t n) {
     using A = typename Op::acc_t;
     constexpr int W = lane_count<A>;
     A acc = op.identity();
@@ -138,6 +155,11 @@ typename Op::acc_t run_contiguous(const Op& op, const typename Op::in_t* x, int6
     if (n >= W) {
         A lane[W];
         for (int j = 0; j < W; ++j) lane[j] = op.identity();
+        if constexpr (requires { op.step4(lane[0], x[0], x[0], x[0], x[0]); })
+            for (; i + 4 * W <= n; i += 4 * W) // Note [four-element steps]
+                for (int j = 0; j < W; ++j)
+                    lane[j] = op.step4(lane[j], x[i + j], x[i + W + j], x[i + 2 * W + j],
+                                       x[i + 3 * W + j]);
         for (; i + W <= n; i += W)
             for (int j = 0; j < W; ++j) lane[j] = op.step(lane[j], x[i + j]);
         for (int w = W / 2; w > 0; w /= 2)
@@ -146,6 +168,33 @@ typename Op::acc_t run_contiguous(const Op& op, const typename Op::in_t* x, int6
     }
     for (; i < n; ++i) acc = op.step(acc, x[i]);
     return acc;
+}
+
+// Note [four-element steps]: an op may fold four elements into an accumulator at once
+// (step4), e.g. float32 sums add the four in float and convert one partial to double instead
+// of four elements (Note [float32 summation]). The lane kernel then gives lane j the elements
+// j, j+W, j+2W, j+3W of each 4W-element stretch, and the column kernel the same column of four
+// consecutive rows: a fixed grouping, the same for every clone and thread count.
+
+/// lane_loop in its SIMD clones (Note [reduction clones]).
+template <class Op>
+ISTHMUS_REDUCE_CLONES typename Op::acc_t lane_loop_simd(const Op& op, const typename Op::in_t* x,
+                                                        int64_t n) {
+    return lane_loop(op, x, n);
+}
+
+/// Runs shorter than this stay inline instead of calling a clone.
+inline constexpr int64_t clone_min_run = 64;
+
+/// Reduces n contiguous elements.
+///
+/// Note [lane reduction]: a single accumulator serialises every addition on its latency and
+/// cannot be vectorised without reassociating floating point. The kernel keeps `lane_count`
+/// independent accumulators (lane j takes elements j, j+W, j+2W, ...), a fixed-size inner loop
+/// GCC turns into vector instructions, and folds the lanes pairwise at the end.
+template <class Op>
+typename Op::acc_t run_contiguous(const Op& op, const typename Op::in_t* x, int64_t n) {
+    return n >= clone_min_run ? lane_loop_simd(op, x, n) : lane_loop(op, x, n);
 }
 
 /// Reduces n elements `stride` bytes apart.
@@ -158,6 +207,20 @@ typename Op::acc_t run_strided(const Op& op, const char* p, int64_t stride, int6
             return op.run(x, n); // the op's own contiguous kernel
         else
             return run_contiguous(op, x, n);
+    }
+    if constexpr (requires { Op::gather_strided; }) {
+        // Note [gathered runs]: ops whose per-element step is slow (var's Welford update)
+        // copy strided elements into blocks and run their contiguous kernel on each.
+        constexpr int64_t B = 512;
+        T blk[B];
+        typename Op::acc_t acc = op.identity();
+        for (int64_t i = 0; i < n; i += B) {
+            const int64_t m = std::min(B, n - i);
+            for (int64_t j = 0; j < m; ++j)
+                blk[j] = *reinterpret_cast<const T*>(p + (i + j) * stride);
+            acc = op.combine(acc, op.run(blk, m));
+        }
+        return acc;
     }
     typename Op::acc_t acc = op.identity();
     for (int64_t i = 0; i < n; ++i) acc = op.step(acc, *reinterpret_cast<const T*>(p + i * stride));
@@ -178,33 +241,74 @@ typename Op::acc_t reduce_range(const Op& op, const reduce_geometry& g, const ch
     return acc;
 }
 
+/// buf[j] = step(buf[j], x[j]) over w contiguous elements.
+template <class Op>
+ISTHMUS_REDUCE_INLINE void step_contig(const Op& op, typename Op::acc_t* __restrict buf,
+                                       const typename Op::in_t* __restrict x, int64_t w) {
+    for (int64_t j = 0; j < w; ++j) buf[j] = op.step(buf[j], x[j]);
+}
+
+template <class Op>
+ISTHMUS_REDUCE_CLONES void step_contig_simd(const Op& op, typename Op::acc_t* __restrict buf,
+                                            const typename Op::in_t* __restrict x, int64_t w) {
+    step_contig(op, buf, x, w);
+}
+
+/// step_contig for four rows at once: the accumulators are loaded and stored once per four
+/// rows.
+template <class Op>
+ISTHMUS_REDUCE_INLINE void step_contig4(const Op& op, typename Op::acc_t* __restrict buf,
+                                        const typename Op::in_t* __restrict x0,
+                                        const typename Op::in_t* __restrict x1,
+                                        const typename Op::in_t* __restrict x2,
+                                        const typename Op::in_t* __restrict x3, int64_t w) {
+    if constexpr (requires { op.step4(buf[0], x0[0], x1[0], x2[0], x3[0]); })
+        for (int64_t j = 0; j < w; ++j) buf[j] = op.step4(buf[j], x0[j], x1[j], x2[j], x3[j]);
+    else
+        for (int64_t j = 0; j < w; ++j)
+            buf[j] = op.step(op.step(op.step(op.step(buf[j], x0[j]), x1[j]), x2[j]), x3[j]);
+}
+
+template <class Op>
+ISTHMUS_REDUCE_CLONES void step_contig4_simd(const Op& op, typename Op::acc_t* __restrict buf,
+                                             const typename Op::in_t* __restrict x0,
+                                             const typename Op::in_t* __restrict x1,
+                                             const typename Op::in_t* __restrict x2,
+                                             const typename Op::in_t* __restrict x3, int64_t w) {
+    step_contig4(op, buf, x0, x1, x2, x3, w);
+}
+
 /// buf[j] = step(buf[j], x[j]) for one reduced row of w kept elements `stride` bytes apart.
 template <class Op>
 void step_row(const Op& op, typename Op::acc_t* __restrict buf, const char* p, int64_t stride,
               int64_t w) {
     using T = typename Op::in_t;
     if (stride == static_cast<int64_t>(sizeof(T))) {
-        const T* __restrict x = reinterpret_cast<const T*>(p);
-        for (int64_t j = 0; j < w; ++j) buf[j] = op.step(buf[j], x[j]);
+        const T* x = reinterpret_cast<const T*>(p);
+        if (w >= clone_min_run)
+            step_contig_simd(op, buf, x, w);
+        else
+            step_contig(op, buf, x, w);
     } else {
         for (int64_t j = 0; j < w; ++j)
             buf[j] = op.step(buf[j], *reinterpret_cast<const T*>(p + j * stride));
     }
 }
 
-/// step_row for four rows at once (`rs` bytes apart): the accumulators are loaded and stored
-/// once per four rows.
+/// step_row for four rows at once (`rs` bytes apart).
 template <class Op>
 void step_rows4(const Op& op, typename Op::acc_t* __restrict buf, const char* p, int64_t rs,
                 int64_t stride, int64_t w) {
     using T = typename Op::in_t;
     if (stride == static_cast<int64_t>(sizeof(T))) {
-        const T* __restrict x0 = reinterpret_cast<const T*>(p);
-        const T* __restrict x1 = reinterpret_cast<const T*>(p + rs);
-        const T* __restrict x2 = reinterpret_cast<const T*>(p + 2 * rs);
-        const T* __restrict x3 = reinterpret_cast<const T*>(p + 3 * rs);
-        for (int64_t j = 0; j < w; ++j)
-            buf[j] = op.step(op.step(op.step(op.step(buf[j], x0[j]), x1[j]), x2[j]), x3[j]);
+        const T* x0 = reinterpret_cast<const T*>(p);
+        const T* x1 = reinterpret_cast<const T*>(p + rs);
+        const T* x2 = reinterpret_cast<const T*>(p + 2 * rs);
+        const T* x3 = reinterpret_cast<const T*>(p + 3 * rs);
+        if (w >= clone_min_run)
+            step_contig4_simd(op, buf, x0, x1, x2, x3, w);
+        else
+            step_contig4(op, buf, x0, x1, x2, x3, w);
         return;
     }
     for (int k = 0; k < 4; ++k) step_row(op, buf, p + k * rs, stride, w);
@@ -214,8 +318,8 @@ void step_rows4(const Op& op, typename Op::acc_t* __restrict buf, const char* p,
 /// an (N, 3) array): the block is reduced as one flat array whose lanes are a whole number of
 /// rows wide, then the lanes fold into their columns, avoiding a loop of m per row.
 template <class Op>
-void accumulate_interleaved(const Op& op, typename Op::acc_t* buf, const char* p, int64_t m,
-                            int64_t rows) {
+ISTHMUS_REDUCE_CLONES void accumulate_interleaved(const Op& op, typename Op::acc_t* buf,
+                                                  const char* p, int64_t m, int64_t rows) {
     using T = typename Op::in_t;
     using A = typename Op::acc_t;
     constexpr int W = 2 * lane_count<A>;
@@ -310,6 +414,9 @@ template <typename A>
 inline constexpr int64_t column_tile = std::max<int64_t>(64,
                                                          16384 / static_cast<int64_t>(sizeof(A)));
 
+/// Rows per piece, at least, when the column kernel splits the reduced rows.
+inline constexpr int64_t column_piece_rows = 64;
+
 /// The column kernel (Note [reduction geometry]). An item is a tile of one output row. With
 /// few items (fewer than 16) and many rows, the rows are cut into pieces, each accumulating
 /// into its own buffers, combined in order (Note [parallel pieces]); otherwise pieces are
@@ -347,10 +454,16 @@ void reduce_columns(const Op& op, const reduce_geometry& g, const char* in, char
         for_each_run<1>(g.nr, g.rshape, {g.rin}, rb, re,
                         [&](const std::array<int64_t, 1>& o, int64_t n) {
                             const char* q = p + o[0];
-                            if (interleaved) return accumulate_interleaved(op, buf, q, m, n);
-                            int64_t i = 0;
-                            for (; i + 4 <= n; i += 4) step_rows4(op, buf, q + i * s0, s0, sk, w);
-                            for (; i < n; ++i) step_row(op, buf, q + i * s0, sk, w);
+                            if constexpr (requires { op.accumulate_rows(buf, q, s0, sk, w, n); }) {
+                                op.accumulate_rows(buf, q, s0, sk, w, n); // the op's own rows
+                            } else if (interleaved) {
+                                accumulate_interleaved(op, buf, q, m, n);
+                            } else {
+                                int64_t i = 0;
+                                for (; i + 4 <= n; i += 4)
+                                    step_rows4(op, buf, q + i * s0, s0, sk, w);
+                                for (; i < n; ++i) step_row(op, buf, q + i * s0, sk, w);
+                            }
                         });
     };
     auto finish = [&](const A* buf, char* p, int64_t w) {
@@ -370,11 +483,13 @@ void reduce_columns(const Op& op, const reduce_geometry& g, const char* in, char
         });
         return;
     }
-    // Few items: pieces of rows, each with its own buffers (at most 4 MB of them in all).
+    // Few items: pieces of rows, each with its own buffers. Pieces of at least
+    // `column_piece_rows` rows, and buffers of at most 4 MB in all: writing and combining one
+    // buffer per piece costs as much as reading that many input rows again.
     const auto span = static_cast<size_t>(items * width);
-    const int64_t pieces = std::min<int64_t>(
-        piece_count(work, g.reduced),
-        std::max<int64_t>(1, (int64_t{4} << 20) / static_cast<int64_t>(span * sizeof(A))));
+    const int64_t pieces = std::min(
+        {piece_count(work, g.reduced), std::max<int64_t>(1, g.reduced / column_piece_rows),
+         std::max<int64_t>(1, (int64_t{4} << 20) / static_cast<int64_t>(span * sizeof(A)))});
     std::unique_ptr<A[]> part(new A[span * static_cast<size_t>(pieces)]);
     for_pieces(pieces, parallel, [&](int64_t c) {
         for (int64_t it = 0; it < items; ++it) {
@@ -401,8 +516,12 @@ void reduce_columns(const Op& op, const reduce_geometry& g, const char* in, char
 /// Runs a reduction op over the geometry. `in` is x's element 0, `out` the output's.
 ///
 /// An op provides in_t, acc_t, out_t, identity(), step(acc, in_t), combine(acc, acc) and
-/// finalize(acc) -> out_t, and optionally run(const in_t*, n) -> acc_t for contiguous runs;
-/// everything inlines, so there is no per-element indirect call.
+/// finalize(acc) -> out_t, and optionally: run(const in_t*, n) -> acc_t for contiguous runs;
+/// step4(acc, x0, x1, x2, x3) for four elements at once (Note [four-element steps]);
+/// `gather_strided` (strided runs go through run() in copied blocks, Note [gathered runs]);
+/// accumulate_rows(acc_t* buf, p, row_stride, col_stride, w, rows) for the column kernel (rows
+/// of w kept elements, each into its buf[j]). Everything inlines, so there is no per-element
+/// indirect call.
 template <class Op>
 void run_reduction(const Op& op, const reduce_geometry& g, const void* in, void* out) {
     using O = typename Op::out_t;

@@ -27,6 +27,46 @@ K pick(K a, K x) {
     }
 }
 
+// The lanes of Note [NaN-propagating extrema]; n >= the lane count.
+template <bool Max, typename T>
+ISTHMUS_REDUCE_INLINE T extremum_lanes(const T* x, int64_t n) {
+    constexpr int W = lane_count<T>;
+    constexpr T start =
+        Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    T m[W], z[W];
+    for (int j = 0; j < W; ++j) {
+        m[j] = start;
+        z[j] = 0;
+    }
+    int64_t i = 0;
+    for (; i + W <= n; i += W) {
+        // Not unrolled before vectorisation: unrolled, GCC does not vectorise the selects.
+#pragma GCC unroll 1
+        for (int j = 0; j < W; ++j) {
+            const T v = x[i + j];
+            m[j] = (Max ? v > m[j] : v < m[j]) ? v : m[j];
+            z[j] += v - v;
+        }
+    }
+    T acc = start, zs = 0;
+    for (int j = 0; j < W; ++j) {
+        acc = pick<Max>(acc, m[j]);
+        zs += z[j];
+    }
+    if (zs != zs) { // a NaN or an infinity: the NaN-aware scan decides
+        acc = start;
+        for (int64_t k = 0; k < n; ++k) acc = pick<Max>(acc, x[k]);
+        return acc;
+    }
+    for (; i < n; ++i) acc = pick<Max>(acc, x[i]);
+    return acc;
+}
+
+template <bool Max, typename T>
+ISTHMUS_REDUCE_CLONES T extremum_lanes_simd(const T* x, int64_t n) {
+    return extremum_lanes<Max>(x, n);
+}
+
 template <typename T, bool Max>
 struct extremum_op {
     using in_t = T;
@@ -50,34 +90,14 @@ struct extremum_op {
     T finalize(K a) const { return static_cast<T>(a); }
 
     // Note [NaN-propagating extrema]: for float and double the lanes take the plain extreme
-    // (`x > m ? x : m`, one maxps/minps) and record NaNs in separate flag lanes; a run holding
-    // a NaN returns NaN. Half the instructions of the NaN-aware select in pick().
+    // (`x > m ? x : m`, one maxps/minps) and add `x - x` into a second set of lanes, which
+    // stays exactly 0 unless an element is NaN or infinite. Only then is the run scanned again
+    // with the NaN-aware pick(), so data without NaN and inf costs two vector instructions an
+    // element. Both loops are fixed functions of the data: any clone gives the same result.
     K run(const T* x, int64_t n) const requires std::is_floating_point_v<T> {
-        using F = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-        constexpr int W = lane_count<K>;
+        if (n >= clone_min_run) return extremum_lanes_simd<Max>(x, n);
         K acc = identity();
-        int64_t i = 0;
-        if (n >= W) {
-            K m[W];
-            F nan[W];
-            for (int j = 0; j < W; ++j) {
-                m[j] = identity();
-                nan[j] = 0;
-            }
-            for (; i + W <= n; i += W)
-                for (int j = 0; j < W; ++j) {
-                    const K v = x[i + j];
-                    m[j] = (Max ? v > m[j] : v < m[j]) ? v : m[j];
-                    nan[j] |= v != v ? F(1) : F(0);
-                }
-            F any_nan = 0;
-            for (int j = 0; j < W; ++j) {
-                acc = pick<Max>(acc, m[j]);
-                any_nan |= nan[j];
-            }
-            if (any_nan) return std::numeric_limits<K>::quiet_NaN();
-        }
-        for (; i < n; ++i) acc = pick<Max>(acc, x[i]);
+        for (int64_t i = 0; i < n; ++i) acc = pick<Max>(acc, x[i]);
         return acc;
     }
 };
