@@ -3,6 +3,7 @@ math functions, casts and reductions (the targets of the CPU performance issue).
 
 Usage (after a build):
     PYTHONPATH=build/python python3 bench/cpu_peers.py [--quick] [--only NAME] [--reps N]
+        [--threads N] [--cpu] [--hot]
 
 --quick     4M-element cases only, fewer runs (a smoke run of a minute or so)
 --only NAME run the cases whose name contains NAME (repeatable; e.g. --only sum --only exp)
@@ -10,6 +11,8 @@ Usage (after a build):
 --threads N set the OpenMP threads of isthmus (and of torch, through torch.set_num_threads)
 --cpu       time the calling thread's CPU time instead of wall time (needs --threads 1); on a
             loaded machine this compares the kernels without the scheduler's noise
+--hot       time each library's runs back to back instead of interleaved: a 4M-element input
+            stays in the last-level cache, so the figure is the kernel's speed, not memory's
 
 All three libraries read the same memory (zero-copy views of one NumPy array), so none finds
 its input in the cache because another library just read a different copy. Each case times
@@ -55,9 +58,10 @@ def omp_threads_of(libname):
 
 
 class Bench:
-    def __init__(self, reps, only, clock):
+    def __init__(self, reps, only, clock, hot=False):
         self.reps = reps
         self.clock = clock
+        self.hot = hot
         self.only = only
         self.rows = []
 
@@ -72,7 +76,15 @@ class Bench:
         for f in fns.values():  # warm-up: first-touch, lazy initialisation, thread start
             f()
         times = {k: [] for k in fns}
-        for _ in range(self.reps):
+        if self.hot:
+            for k, f in fns.items():
+                for _ in range(3):
+                    f()
+                for _ in range(self.reps):
+                    t0 = self.clock()
+                    f()
+                    times[k].append(self.clock() - t0)
+        for _ in range(0 if self.hot else self.reps):
             for k, f in fns.items():
                 time.sleep(0.002)  # let the previous library's spinning threads go idle
                 t0 = self.clock()
@@ -211,6 +223,7 @@ def main():
     ap.add_argument("--reps", type=int, default=0)
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--cpu", action="store_true")
+    ap.add_argument("--hot", action="store_true")
     args = ap.parse_args()
     if args.cpu and args.threads != 1:
         ap.error("--cpu measures one thread: use it with --threads 1")
@@ -224,7 +237,8 @@ def main():
     print(f"isthmus {getattr(q, '__version__', '?')}, NumPy {np.__version__}, torch "
           f"{torch.__version__ if torch is not None else 'absent'}; {os.cpu_count()} CPUs; "
           f"median of {reps} runs after a warm-up, "
-          f"{'thread CPU' if args.cpu else 'wall'} time per call")
+          f"{'thread CPU' if args.cpu else 'wall'} time per call"
+          f"{', each library back to back (--hot)' if args.hot else ''}")
     for path, nt in omp_threads_of("gomp"):
         print(f"OpenMP runtime {path}: omp_get_max_threads() = {nt} (isthmus's threads"
               f"{' and torch' if torch is not None else ''}'s if it is the only one)")
@@ -233,7 +247,7 @@ def main():
               "reductions run on one thread")
     print(f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '(unset)')} "
           f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}")
-    b = Bench(reps, args.only, time.thread_time if args.cpu else time.perf_counter)
+    b = Bench(reps, args.only, time.thread_time if args.cpu else time.perf_counter, args.hot)
     Bench.header()
     rng = np.random.default_rng(0)
     sizes = [4_000_000] if args.quick else [4_000_000, 50_000_000]

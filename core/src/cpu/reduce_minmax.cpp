@@ -1,6 +1,7 @@
 // CPU min, max, any and all: the comparison and logical ops the reduction engine runs.
 #include "cpu/reduce_engine.hpp"
 
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -27,6 +28,27 @@ K pick(K a, K x) {
     }
 }
 
+// The end of the lanes of Note [NaN-propagating extrema]: m and z hold lane_count<T> lanes
+// covering x[0, i); folds them and takes the tail x[i, n).
+template <bool Max, typename T>
+ISTHMUS_REDUCE_INLINE T extremum_finish(const T* m, const T* z, const T* x, int64_t i, int64_t n) {
+    constexpr int W = lane_count<T>;
+    constexpr T start =
+        Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    T acc = start, zs = 0;
+    for (int j = 0; j < W; ++j) {
+        acc = pick<Max>(acc, m[j]);
+        zs += z[j];
+    }
+    if (zs != zs) { // a NaN or an infinity: the NaN-aware scan decides
+        acc = start;
+        for (int64_t k = 0; k < n; ++k) acc = pick<Max>(acc, x[k]);
+        return acc;
+    }
+    for (; i < n; ++i) acc = pick<Max>(acc, x[i]);
+    return acc;
+}
+
 // The lanes of Note [NaN-propagating extrema]; n >= the lane count.
 template <bool Max, typename T>
 ISTHMUS_REDUCE_INLINE T extremum_lanes(const T* x, int64_t n) {
@@ -48,24 +70,54 @@ ISTHMUS_REDUCE_INLINE T extremum_lanes(const T* x, int64_t n) {
             z[j] += v - v;
         }
     }
-    T acc = start, zs = 0;
-    for (int j = 0; j < W; ++j) {
-        acc = pick<Max>(acc, m[j]);
-        zs += z[j];
-    }
-    if (zs != zs) { // a NaN or an infinity: the NaN-aware scan decides
-        acc = start;
-        for (int64_t k = 0; k < n; ++k) acc = pick<Max>(acc, x[k]);
-        return acc;
-    }
-    for (; i < n; ++i) acc = pick<Max>(acc, x[i]);
-    return acc;
+    return extremum_finish<Max>(m, z, x, i, n);
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
+// The same lanes as four 32-byte vectors (lane k * VL + j is element j of vector k), which
+// the AVX2 code keeps in registers; the portable loop above keeps its lanes in memory, which
+// costs a third of the speed on data in the cache. Same lanes, same operations: the same
+// result bit for bit.
+template <bool Max, typename T>
+__attribute__((target("avx2"))) T extremum_lanes_avx2(const T* x, int64_t n) {
+    constexpr int W = lane_count<T>;
+    constexpr int VL = 32 / static_cast<int>(sizeof(T));
+    constexpr int NV = W / VL;
+    static_assert(NV * VL == W);
+    typedef T V __attribute__((vector_size(32)));
+    constexpr T start =
+        Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    V m[NV], z[NV];
+    for (int k = 0; k < NV; ++k)
+        for (int j = 0; j < VL; ++j) {
+            m[k][j] = start;
+            z[k][j] = 0;
+        }
+    int64_t i = 0;
+    for (; i + W <= n; i += W)
+        for (int k = 0; k < NV; ++k) {
+            V v;
+            std::memcpy(&v, x + i + k * VL, sizeof(V));
+            m[k] = (Max ? v > m[k] : v < m[k]) ? v : m[k];
+            z[k] += v - v;
+        }
+    T ml[W], zl[W];
+    std::memcpy(ml, m, sizeof(ml));
+    std::memcpy(zl, z, sizeof(zl));
+    return extremum_finish<Max>(ml, zl, x, i, n);
 }
 
 template <bool Max, typename T>
-ISTHMUS_REDUCE_CLONES T extremum_lanes_simd(const T* x, int64_t n) {
+T extremum_lanes_simd(const T* x, int64_t n) {
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    return avx2 ? extremum_lanes_avx2<Max>(x, n) : extremum_lanes<Max>(x, n);
+}
+#else
+template <bool Max, typename T>
+T extremum_lanes_simd(const T* x, int64_t n) {
     return extremum_lanes<Max>(x, n);
 }
+#endif
 
 template <typename T, bool Max>
 struct extremum_op {

@@ -2,8 +2,9 @@
 // (squared deviations from a given mean, the final sqrt).
 
 // Note [no contraction in var]: GCC contracts a * b + c into an FMA where the target has one
-// (the AVX-512 clone does, the baseline does not), which would make the clones' results differ
-// (Note [reduction clones]). Set before any include so every function of this file has it.
+// (an AVX-512 or FMA clone would, the baseline and AVX2 ones do not), which would make the
+// clones' results differ (Note [reduction clones]). Set before any include so every function
+// of this file has it.
 #pragma GCC optimize("fp-contract=off")
 
 #include "cpu/convert.hpp"
@@ -282,8 +283,11 @@ struct var_op {
         constexpr int C = parts<T>;
         constexpr int64_t RB = 32;
         const int64_t len = w * C;
-        std::unique_ptr<double[]> tmp(new double[static_cast<size_t>(3 * len)]);
-        double* s = tmp.get();
+        // w <= column_tile<acc_t> (the column kernel's tile), so the sums fit on the stack.
+        constexpr int64_t max_len = column_tile<acc_t> * C;
+        ISTHMUS_ASSERT(len <= max_len);
+        double tmp[3 * max_len];
+        double* s = tmp;
         double* mean = s + len;
         double* q = mean + len;
         const bool simd = len >= clone_min_run;
