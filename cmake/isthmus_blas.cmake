@@ -32,6 +32,8 @@ if(NOT ISTHMUS_BLAS STREQUAL "SYSTEM")
       RESULT_VARIABLE _isthmus_blas_rc OUTPUT_STRIP_TRAILING_WHITESPACE)
   endif()
   if(NOT _isthmus_blas_rc EQUAL 0 AND ISTHMUS_BLAS STREQUAL "SCIPY")
+    string(STRIP "${_isthmus_blas_err}" _isthmus_blas_err)
+    string(REGEX MATCH "[^\n]*$" _isthmus_blas_err "${_isthmus_blas_err}") # the error line
     message(FATAL_ERROR "ISTHMUS_BLAS=SCIPY but the Python package scipy-openblas32 cannot be "
       "imported by '${Python_EXECUTABLE}' (${_isthmus_blas_err}); install it with scripts/deps "
       "or `python3 -m pip install scipy-openblas32`")
