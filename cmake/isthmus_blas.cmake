@@ -6,8 +6,8 @@
 # Note [which blas]: the CPU matmul links scipy-openblas32, the OpenBLAS build that NumPy and
 # SciPy ship on PyPI (DYNAMIC_ARCH: kernels for every x86 generation, chosen at load time from
 # CPUID; 32-bit integers; every symbol prefixed `scipy_`). A distribution's OpenBLAS is only as
-# new as the distribution: Debian 12's 0.3.21 does not know Zen 4 and falls back to its generic
-# "Prescott" kernels, 4.6x slower than NumPy on a 2048 float32 matmul (docs/threads.md). The
+# new as the distribution: Debian 12's 0.3.21 has fallen back to its generic "Prescott" kernels
+# on a Zen 4 host, 4.6x slower than NumPy on a 2048 float32 matmul (docs/threads.md). The
 # pip package is asked for its paths through the configured Python, installed by scripts/deps
 # and listed as a dependency of the wheel (pyproject.toml), so a newer CPU needs only a newer
 # wheel. AUTO takes it when it is installed and otherwise falls back, with a warning, to the
