@@ -88,8 +88,8 @@ struct linear_spec {
 /// as they are (Note [canonical forms]), locks every operand there, calls the kernel entry and
 /// unlocks. Kernels may run asynchronously (the CUDA backend enqueues them on the device's
 /// stream): a later lock on the host reaches the data through the resource's copy_to_host,
-/// which waits for the queued work. Entries never see an empty output (the dispatch returns
-/// first) except where noted.
+/// which waits for the queued work. Entries never see an empty output: the dispatch returns
+/// first.
 ///
 /// Arguments given as a tensor and a pointer: the tensor is the geometry (dtype, shape,
 /// strides in elements; its storage and offset are not to be used) and the pointer is its
@@ -137,7 +137,8 @@ public:
     /// Reduces `in` over the dimensions where `reduced[d]` is true into `out`, which has in's
     /// other dimensions in order and dtype `out_dt` (the op layer's result dtype for the kind
     /// and input). Canonical: in contiguous with the reduced dimensions last, out contiguous.
-    /// Called for empty outputs too (an empty reduced set gives each kind's identity).
+    /// The input may be empty when the output is not (a sum over a zero-length axis gives
+    /// each kind's identity).
     virtual bool supports_reduce(reduce_kind kind, dtype in, dtype out_dt) const = 0;
     virtual void reduce(reduce_kind kind, const tensor& out, void* out_data, const tensor& in,
                         const void* in_data, const std::vector<bool>& reduced) = 0;

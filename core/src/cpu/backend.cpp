@@ -81,6 +81,61 @@ scalar stored_scalar(const backend::operand& v) {
     ISTHMUS_ASSERT(false, "fill: dtype ", v.dt);
 }
 
+// True when `strides` walk `shape` in C order with no gaps (size-1 dimensions ignored).
+bool row_major(const shape_t& shape, const shape_t& strides) {
+    int64_t expected = 1;
+    for (size_t i = shape.size(); i-- > 0;) {
+        if (shape[i] != 1 && strides[i] != expected) return false;
+        expected *= shape[i];
+    }
+    return true;
+}
+
+// The kernel of a binary or unary op: each kernel family returns an empty kernel for the ops
+// that are not its own (cpu/elementwise_exec.hpp).
+kernel binary_kernel_of(binary_op op, dtype k) {
+    for (auto family : {&arith_kernel, &divmod_kernel, &compare_kernel, &bitwise_kernel})
+        if (const kernel kl = family(op, k); kl.fn) return kl;
+    return {};
+}
+
+kernel unary_kernel_of(unary_op op, dtype k) {
+    for (auto family : {&math_kernel, &basic_kernel})
+        if (const kernel kl = family(op, k); kl.fn) return kl;
+    return {};
+}
+
+// Note [small-op fast path]: a 1k-element op spends more in the strided executor's set-up
+// (the plan, its per-chunk divisions, OpenMP's thread queries) than in its loop. When every
+// operand already has the kernel's dtype and is dense in C order (or a scalar) and the op is
+// below the kernel's threading grain, the executor would run the loop once over all elements
+// with unit strides (stride 0 for scalars); this calls the loop that way directly. Anything
+// else goes through cpu::binary / cpu::unary.
+template <size_t N>
+bool run_direct(const kernel& kl, dtype k, const shape_t& shape,
+                const std::array<const backend::operand*, N>& ops) {
+    if (!kl.fn) return false;
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    if (n >= kl.grain || n == 0) return false;
+    char* p[N];
+    int64_t s[N];
+    for (size_t i = 0; i < N; ++i) {
+        const backend::operand& o = *ops[i];
+        if (o.dt != (i == 0 ? kl.out : k)) return false;
+        if (o.data) {
+            if (!row_major(shape, *o.strides)) return false;
+            p[i] = const_cast<char*>(static_cast<const char*>(o.data));
+            s[i] = static_cast<int64_t>(itemsize(o.dt));
+        } else {
+            p[i] = const_cast<char*>(reinterpret_cast<const char*>(o.value));
+            s[i] = 0;
+        }
+    }
+    kl.fn(p, s, n);
+    return true;
+}
+
 } // namespace
 
 operand kernel_operand(const backend::operand& o) {
@@ -109,6 +164,8 @@ bool cpu_compute::supports_binary(binary_op, dtype) const {
 
 void cpu_compute::binary(binary_op op, dtype dt, const shape_t& shape, const backend::operand& out,
                          const backend::operand& a, const backend::operand& b) {
+    const dtype k = kernel_dtype(dt);
+    if (run_direct<3>(binary_kernel_of(op, k), k, shape, {&out, &a, &b})) return;
     cpu::binary(op, dt, shape, kernel_operand(out), kernel_operand(a), kernel_operand(b));
 }
 
@@ -118,6 +175,8 @@ bool cpu_compute::supports_unary(unary_op, dtype) const {
 
 void cpu_compute::unary(unary_op op, dtype dt, const shape_t& shape, const backend::operand& out,
                         const backend::operand& a) {
+    const dtype k = kernel_dtype(dt);
+    if (run_direct<2>(unary_kernel_of(op, k), k, shape, {&out, &a})) return;
     cpu::unary(op, dt, shape, kernel_operand(out), kernel_operand(a));
 }
 

@@ -114,6 +114,36 @@ private:
     void* data_;
 };
 
+/// Write access to an op's fresh output on `resource`: the host copy directly when nobody else
+/// can reach it (Note [fresh outputs] in isthmus/storage.hpp), else a write lock.
+class output_access {
+public:
+    output_access(const tensor& t, resource_id resource) : t_(&t), resource_(resource) {
+        if (resource == MEMRESOURCE_CPU)
+            if (void* base = storage::fresh_host_data(t.storage())) {
+                data_ = static_cast<char*>(base) + t.offset() * static_cast<int64_t>(t.itemsize());
+                return;
+            }
+        data_ = t.lock(lock_mode::write, resource);
+        locked_ = true;
+    }
+    ~output_access() {
+        if (locked_) try {
+                t_->unlock(lock_mode::write, resource_);
+            } catch (...) {
+            }
+    }
+    output_access(const output_access&) = delete;
+    output_access& operator=(const output_access&) = delete;
+    void* data() const noexcept { return data_; }
+
+private:
+    const tensor* t_;
+    resource_id resource_;
+    void* data_ = nullptr;
+    bool locked_ = false;
+};
+
 /// Host read access (host-side preparation: index arrays, masks).
 inline access read_host(const tensor& t) {
     return access(t, lock_mode::read, MEMRESOURCE_CPU);

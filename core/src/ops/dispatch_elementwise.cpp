@@ -89,7 +89,7 @@ tensor run_binary(const binary_signature& sig, const shape_t& shape, ew_input a,
     tensor out = new_output(shape, sig.result, tg.where, layout);
     if (out.numel() == 0) return out;
     const ew_operand x(a, tg.where, shape), y(b, tg.where, shape);
-    const lock_ref w(out, lock_mode::write, tg.where);
+    const output_access w(out, tg.where);
     const ew_operand o(out, w.data(), shape);
     tg.be->binary(sig.op, dt, shape, o.get(), x.get(), y.get());
     return out;
@@ -126,7 +126,7 @@ tensor run_unary(unary_op op, dtype compute, dtype result, const tensor& a) {
     tensor out = new_output(a.shape(), result, tg.where, {&a});
     if (out.numel() == 0) return out;
     const ew_operand in(x, tg.where, a.shape());
-    const lock_ref w(out, lock_mode::write, tg.where);
+    const output_access w(out, tg.where);
     const ew_operand o(out, w.data(), a.shape());
     tg.be->unary(op, compute, a.shape(), o.get(), in.get());
     return out;
@@ -159,7 +159,7 @@ tensor run_ternary(backend::ternary_op op, dtype dt, const shape_t& shape, ew_in
     tensor out = new_output(shape, dt, tg.where, layout);
     if (out.numel() == 0) return out;
     const ew_operand x(a, tg.where, shape), y(b, tg.where, shape), z(c, tg.where, shape);
-    const lock_ref w(out, lock_mode::write, tg.where);
+    const output_access w(out, tg.where);
     const ew_operand o(out, w.data(), shape);
     tg.be->ternary(op, dt, shape, o.get(), x.get(), y.get(), z.get());
     return out;

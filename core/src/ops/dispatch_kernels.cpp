@@ -55,7 +55,7 @@ tensor run_reduce(backend::reduce_kind kind, const tensor& t, const std::vector<
     tensor out = tensor::empty(kept, out_dt, tg.where);
     if (out.numel() == 0) return out;
     const lock_ref r(x, lock_mode::read, tg.where);
-    const lock_ref w(out, lock_mode::write, tg.where);
+    const output_access w(out, tg.where);
     tg.be->reduce(kind, out, w.data(), x, r.data(), red);
     return out;
 }
@@ -89,7 +89,7 @@ tensor run_cumulative(bool prod, const tensor& x, int64_t axis) {
     tensor out = tensor::empty(x.shape(), x.dtype(), tg.where);
     if (out.numel() == 0) return out;
     const lock_ref r(x, lock_mode::read, tg.where);
-    const lock_ref w(out, lock_mode::write, tg.where);
+    const output_access w(out, tg.where);
     tg.be->cumulative(prod, out, w.data(), x, r.data(), axis);
     return out;
 }
