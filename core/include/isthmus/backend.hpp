@@ -143,10 +143,12 @@ public:
     virtual void reduce(reduce_kind kind, const tensor& out, void* out_data, const tensor& in,
                         const void* in_data, const std::vector<bool>& reduced) = 0;
     /// The variance (the standard deviation when `root`) of `in` over the `reduced` dimensions
-    /// into the contiguous `out`: the mean of |x - mean|^2 with `divisor` (Note [variance]),
-    /// out of dtype float64 for float64, integer and complex128 inputs, float32 otherwise;
-    /// float16/bfloat16 inputs arrive widened to float32. Optional: an op on a backend without
-    /// it is composed of the backend's other kernels (Note [composite ops]).
+    /// into `out` (in's other dimensions in order): the sum of |x - mean|^2 over each output's
+    /// elements divided by `divisor` (the op layer passes max(N - ddof, 0), Note [variance]).
+    /// out has the op's result dtype: float64 for bool and integer inputs, the real dtype of a
+    /// complex input, else the input's; float16/bfloat16 inputs arrive widened to float32. The
+    /// layouts are those of reduce. Optional: an op on a backend without it is composed of the
+    /// backend's other kernels (Note [composite ops]).
     virtual bool supports_variance(dtype in) const;
     virtual void variance(const tensor& out, void* out_data, const tensor& in, const void* in_data,
                           const std::vector<bool>& reduced, double divisor, bool root);

@@ -6,6 +6,7 @@
 #include "cpu/elementwise_exec.hpp"
 #include "cpu/fill.hpp"
 #include "cpu/random.hpp"
+#include "kernels/element_functions.hpp"
 
 #include <cstring>
 
@@ -22,10 +23,13 @@ const shape_t& zero_strides() {
 // Note [fma contraction]: x * y + z rather than std::fma: without FMA in the target ISA,
 // std::fma is an exact but slow libm call; the compiler contracts x * y + z where FMA exists.
 // Half types arrive as float32 (Note [half compute]): computed in float, rounded once on store.
+// Integers wrap (Note [element functions once]).
 template <typename T>
 T mul_add(T x, T y, T z) {
     if constexpr (std::is_same_v<T, bool>)
         return (x && y) || z;
+    else if constexpr (std::is_integral_v<T>)
+        return elem::wrap_add(elem::wrap_mul(x, y), z);
     else
         return static_cast<T>(x * y + z);
 }

@@ -5,17 +5,6 @@ namespace isthmus::cpu {
 
 namespace {
 
-// A host tensor made for the length of a kernel call, locked for writing meanwhile.
-struct host_scratch {
-    tensor t;
-    void* data;
-    host_scratch(const shape_t& shape, dtype dt)
-        : t(tensor::empty(shape, dt, MEMRESOURCE_CPU)), data(t.lock(LOCK_WRITE, MEMRESOURCE_CPU)) {}
-    ~host_scratch() { t.unlock(LOCK_WRITE, MEMRESOURCE_CPU); }
-    host_scratch(const host_scratch&) = delete;
-    host_scratch& operator=(const host_scratch&) = delete;
-};
-
 // The number of elements reduced into each output.
 int64_t reduced_count(const tensor& in, const std::vector<bool>& reduced) {
     int64_t n = 1;
@@ -71,26 +60,14 @@ void cpu_compute::reduce(backend::reduce_kind kind, const tensor& out, void* out
     cpu::reduce(engine_kind(kind), out, out_data, in, in_data, reduced, divisor);
 }
 
-bool cpu_compute::supports_variance(dtype in) const {
-    return in != dtype::float16 && in != dtype::bfloat16; // widened by the op layer
+bool cpu_compute::supports_variance(dtype) const {
+    return true;
 }
 
-// Note [variance] (ops/reduce.cpp): the mean, then the mean of the squared deviations.
+// Note [variance] (ops/reduce.cpp): one pass over the input (Note [blocked variance]).
 void cpu_compute::variance(const tensor& out, void* out_data, const tensor& in, const void* in_data,
                            const std::vector<bool>& reduced, double divisor, bool root) {
-    shape_t kept, with_ones;
-    for (size_t d = 0; d < reduced.size(); ++d) {
-        with_ones.push_back(reduced[d] ? 1 : in.shape()[d]);
-        if (!reduced[d]) kept.push_back(in.shape()[d]);
-    }
-    const host_scratch m(kept, reduce_result_dtype(reduce_kind::mean, in.dtype()));
-    cpu::reduce(reduce_kind::mean, m.t, m.data, in, in_data, reduced,
-                static_cast<double>(reduced_count(in, reduced)));
-    const tensor mean = m.t.view(with_ones).expand(in.shape()); // element 0 at m.data
-    const host_scratch dev(in.shape(), out.dtype());
-    squared_deviation(dev.t, dev.data, in, in_data, mean, m.data);
-    cpu::reduce(reduce_kind::mean, out, out_data, dev.t, dev.data, reduced, divisor);
-    if (root) sqrt_inplace(out, out_data);
+    cpu::variance(out, out_data, in, in_data, reduced, divisor, root);
 }
 
 bool cpu_compute::supports_cumulative(bool, dtype) const {

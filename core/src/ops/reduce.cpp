@@ -68,10 +68,12 @@ tensor reduction(const char* op, reduce_kind kind, const tensor& t, const reduce
     return finish(run_kind(kind, t, p), p, keepdims);
 }
 
-// Note [variance]: NumPy's two-pass algorithm: the mean (kept dimensions), then the mean of
-// |x - mean|^2 over the same axes, with divisor max(N - ddof, 0). The squares go to a
-// temporary in float32 (float32/complex64/half inputs) or float64, and their sum accumulates
-// in double (Note [float32 summation]). float16/bfloat16 inputs are widened to float32 first
+// Note [variance]: the sum of |x - mean|^2 over the reduced axes divided by max(N - ddof, 0).
+// A backend with a fused kernel computes it (the CPU: one pass over the input, exact two-pass
+// blocks merged by Chan's update, Note [blocked variance] in cpu/reduce_var.cpp); on the others
+// it is composed of their kernels as NumPy's two passes (Note [composite ops]): the mean, then
+// the deviations in the work dtype (float32 for float32/complex64/half inputs, else float64),
+// their squares summed and divided once. float16/bfloat16 inputs are widened to float32 first
 // so that the mean is not rounded to half precision.
 tensor variance(const char* op, const tensor& t, const reduce_axes& axes, bool keepdims,
                 int64_t ddof, bool root) {
@@ -81,7 +83,8 @@ tensor variance(const char* op, const tensor& t, const reduce_axes& axes, bool k
     const tensor x = is_floating(t.dtype()) && itemsize(t.dtype()) == 2 ? t.to(dtype::float32) : t;
     const auto divisor = static_cast<double>(std::max<int64_t>(p.count - ddof, 0));
     tensor out;
-    if (auto fused = ops::run_variance(x, p.reduced, p.kept, work, divisor, root)) {
+    if (auto fused = ops::run_variance(x, p.reduced, p.kept, cpu::var_result_dtype(x.dtype()),
+                                       divisor, root)) {
         out = std::move(*fused);
     } else {
         // Note [composite ops] (dispatch_kernels.cpp): on a backend without the fused kernel,
