@@ -191,6 +191,12 @@ TEST_CASE("one dispatch: in-place ops run where the target is, or on the CPU") {
     CHECK(values(t) == std::vector<double>{5, 7, 9});
     clamp_inplace(t, scalar(6), scalar(8));
     CHECK(values(t) == std::vector<double>{6, 7, 8});
+    // a unary op in place on device data the fake has no kernel for
+    tensor u = add(floats({1, -2}), floats({0, 0}));
+    REQUIRE(u.location() == DEV);
+    unary_inplace(unary_op::neg, u);
+    CHECK(values(u) == std::vector<double>{-1, 2});
+    CHECK(u.storage()->valid_on(MEMRESOURCE_CPU));
 }
 
 TEST_CASE("one dispatch: a backend without index rows in host memory gets offset arrays") {
