@@ -2,6 +2,7 @@
 #include "host_cache.hpp"
 
 #include "isthmus/memory.hpp"
+#include "isthmus/storage.hpp" // detail::spin_mutex
 
 #include <bit>
 #include <cstdint>
@@ -56,7 +57,7 @@ size_t configured_cap() {
 }
 
 struct cache {
-    std::mutex mu;
+    detail::spin_mutex mu; // held for a list operation only (Note [storage mutex])
     std::vector<std::vector<void*>> lists = std::vector<std::vector<void*>>(256);
     size_t cached = 0;
     size_t cap = configured_cap();

@@ -9,21 +9,6 @@
 
 namespace isthmus {
 
-struct storage::copy_slot {
-    resource_id res = MEMRESOURCE_CPU;
-    std::shared_ptr<memory_resource> handle;
-    void* ptr = nullptr;
-    bool valid = false;
-    bool owned = true;
-    int n_read = 0;      // LOCK_READ locks held
-    int n_write = 0;     // LOCK_WRITE locks held
-    int n_readwrite = 0; // LOCK_READWRITE locks held
-    uint64_t last_use = 0;
-
-    int writers() const { return n_write + n_readwrite; }
-    int locks() const { return n_read + n_write + n_readwrite; }
-};
-
 namespace {
 
 const char* mode_name(lock_mode m) {
@@ -49,7 +34,13 @@ std::string res_name(resource_id r) {
     return m ? m->name() : detail::concat("resource ", r);
 }
 
-std::atomic<uint64_t> g_tick{0};
+std::atomic<uint64_t> g_tick{0}; // device copies' last use, for LRU eviction
+
+// The resource behind a new copy on `r`, and what keeps it alive: the CPU's is never
+// unregistered (Note [cpu fast path] in memory.cpp), so its slots hold no reference count.
+std::shared_ptr<memory_resource> keep_of(resource_id r) {
+    return r == MEMRESOURCE_CPU ? nullptr : resource_handle(r);
+}
 
 // Note [eviction registry]: every live storage with a copy off the host is listed here so that
 // a failed allocation can evict other storages' unlocked copies. Host copies are never evicted,
@@ -71,14 +62,33 @@ live_storages& live() {
 
 size_t evict_from_except(resource_id resource, size_t nbytes, const storage* requester);
 
+void detail::spin_mutex::lock_slow() noexcept {
+    for (int spins = 0;; ++spins) {
+        if (!held_.load(std::memory_order_relaxed) &&
+            !held_.exchange(true, std::memory_order_acquire))
+            return;
+        if (spins < 64)
+            __builtin_ia32_pause();
+        else
+            std::this_thread::yield(); // a transfer between resources is under way
+    }
+}
+
 struct storage_registry_access {
-    static std::mutex& mutex_of(storage& s) { return s.mu_; }
+    static storage::mutex_type& mutex_of(storage& s) { return s.mu_; }
     static bool evict_locked(storage& s, resource_id r) { return s.evict_locked(r); }
-    static std::vector<storage::copy_slot>& slots(storage& s) { return s.slots_; }
+    static auto& slots(storage& s) { return s.slots_; }
     static resource_id pinned(storage& s) { return s.pinned_; }
 };
 
 storage::storage(size_t nbytes) : nbytes_(nbytes) {}
+
+void storage::publish() noexcept {
+    uint64_t mask = 0;
+    for (const auto& c : slots_)
+        if (c.ptr && c.valid && c.res >= 1 && c.res <= 64) mask |= uint64_t{1} << (c.res - 1);
+    valid_mask_.store(mask, std::memory_order_release);
+}
 
 void storage::join_registry(resource_id r) {
     if (r == MEMRESOURCE_CPU || registered_) return;
@@ -95,20 +105,18 @@ storage::~storage() {
         l.all.erase(this);
     }
     for (auto& s : slots_)
-        if (s.owned && s.ptr) s.handle->deallocate(s.ptr, nbytes_);
+        if (s.owned && s.ptr) s.mem->deallocate(s.ptr, nbytes_);
     if (release_) release_();
 }
 
 std::shared_ptr<storage> storage::create(size_t nbytes) {
-    // One allocation for the storage and its control block (make_shared needs a public
-    // constructor, hence the local subclass), and room for two copies (host + one device)
-    // reserved up front: every op output goes through here.
+    // One allocation for the storage, its control block (make_shared needs a public
+    // constructor, hence the local subclass) and room for two copies (host + one device, the
+    // slot list's inline part): every op output goes through here.
     struct enabler : storage {
         explicit enabler(size_t n) : storage(n) {}
     };
-    std::shared_ptr<storage> s = std::make_shared<enabler>(nbytes);
-    s->slots_.reserve(2);
-    return s;
+    return std::make_shared<enabler>(nbytes);
 }
 
 std::shared_ptr<storage> storage::allocate(size_t nbytes, resource_id resource) {
@@ -119,7 +127,8 @@ std::shared_ptr<storage> storage::allocate(size_t nbytes, resource_id resource) 
     std::unique_lock lk(s->mu_);
     copy_slot& d = s->ensure_allocated(resource, lk);
     d.valid = true;
-    d.last_use = ++g_tick;
+    if (resource != MEMRESOURCE_CPU) d.last_use = ++g_tick;
+    s->publish();
     return s;
 }
 
@@ -131,15 +140,17 @@ std::shared_ptr<storage> storage::wrap(void* ptr, size_t nbytes, resource_id res
     auto s = create(nbytes);
     copy_slot c;
     c.res = resource;
-    c.handle = resource_handle(resource);
+    c.keep = keep_of(resource);
+    c.mem = c.keep ? c.keep.get() : find_resource(resource);
     c.ptr = ptr;
     c.valid = true;
     c.owned = false;
     s->slots_.push_back(std::move(c));
     s->join_registry(resource);
     s->release_ = std::move(release);
-    s->pinned_ = resource;
+    s->pinned_.store(resource);
     s->pin_count_ = 1; // the wrap's own pin, held for the storage's lifetime
+    s->publish();
     return s;
 }
 
@@ -149,9 +160,10 @@ storage::copy_slot* storage::slot(resource_id r) {
     return nullptr;
 }
 
-storage::copy_slot& storage::ensure_allocated(resource_id r, std::unique_lock<std::mutex>&) {
+storage::copy_slot& storage::ensure_allocated(resource_id r, std::unique_lock<mutex_type>&) {
     if (copy_slot* s = slot(r); s && s->ptr) return *s;
-    auto handle = resource_handle(r);
+    std::shared_ptr<memory_resource> keep = keep_of(r);
+    memory_resource* handle = keep ? keep.get() : find_resource(r);
     void* p = handle->allocate(nbytes_);
     size_t freed = 0;
     // Note [eviction retries]: another thread may take the memory just freed before this one
@@ -172,7 +184,8 @@ storage::copy_slot& storage::ensure_allocated(resource_id r, std::unique_lock<st
                   " bytes of unlocked copies were evicted first)");
     copy_slot c;
     c.res = r;
-    c.handle = std::move(handle);
+    c.mem = handle;
+    c.keep = std::move(keep);
     c.ptr = p;
     slots_.push_back(std::move(c));
     join_registry(r); // lock order: this storage's mutex, then the registry's (Note above)
@@ -183,7 +196,7 @@ void storage::make_valid(copy_slot& dst) {
     if (dst.valid) return;
     for (auto& src : slots_) {
         if (&src != &dst && src.valid) {
-            copy_bytes(*dst.handle, dst.ptr, *src.handle, src.ptr, nbytes_);
+            copy_bytes(*dst.mem, dst.ptr, *src.mem, src.ptr, nbytes_);
             break;
         }
     }
@@ -192,7 +205,7 @@ void storage::make_valid(copy_slot& dst) {
 
 void* storage::lock(lock_mode mode, resource_id resource) {
     check_mode(mode);
-    resource = resolve_resource(resource);
+    if (resource != MEMRESOURCE_CPU) resource = resolve_resource(resource);
     std::unique_lock lk(mu_);
     for (auto& s : slots_) {
         if (s.res == resource) continue;
@@ -205,11 +218,15 @@ void* storage::lock(lock_mode mode, resource_id resource) {
                       " and writing would invalidate that copy (unlock it there first)");
     }
     copy_slot* d = &ensure_allocated(resource, lk);
+    bool changed = !d->valid; // the valid copies change (published for the scheduling rule)
     if (reads(mode)) make_valid(*d);
     if (writes(mode)) {
         // Note [coherence]: a writer on one resource makes every other copy stale.
         for (auto& s : slots_)
-            if (s.res != resource) s.valid = false;
+            if (s.res != resource && s.valid) {
+                s.valid = false;
+                changed = true;
+            }
         d->valid = true;
     }
     switch (mode) {
@@ -223,13 +240,14 @@ void* storage::lock(lock_mode mode, resource_id resource) {
         ++d->n_readwrite;
         break;
     }
-    d->last_use = ++g_tick;
+    if (resource != MEMRESOURCE_CPU) d->last_use = ++g_tick; // host copies are never evicted
+    if (changed) publish();
     return d->ptr;
 }
 
 void storage::unlock(lock_mode mode, resource_id resource) {
     check_mode(mode);
-    resource = resolve_resource(resource);
+    if (resource != MEMRESOURCE_CPU) resource = resolve_resource(resource);
     std::unique_lock lk(mu_);
     copy_slot* d = slot(resource);
     int* counter = nullptr;
@@ -243,13 +261,14 @@ void storage::unlock(lock_mode mode, resource_id resource) {
                   ") without a matching lock (double unlock, or a lock taken "
                   "with another mode or on another resource)");
     --*counter;
-    d->last_use = ++g_tick;
+    if (resource != MEMRESOURCE_CPU) d->last_use = ++g_tick;
     // Note [pinning]: the pinned copy is brought up to date when the last writer elsewhere ends.
     if (writes(mode) && d->writers() == 0 && pinned_ != -1 && pinned_ != resource) {
         copy_slot* p = slot(pinned_);
         ISTHMUS_ASSERT(p && p->ptr, "pinned storage lost its pinned copy");
-        copy_bytes(*p->handle, p->ptr, *d->handle, d->ptr, nbytes_);
+        copy_bytes(*p->mem, p->ptr, *d->mem, d->ptr, nbytes_);
         p->valid = true;
+        publish();
     }
     // Note [copies away from a pin]: the foreign library may write the pinned copy at any time
     // without telling isthmus, so a copy elsewhere is trusted only while it is locked: when its
@@ -258,8 +277,20 @@ void storage::unlock(lock_mode mode, resource_id resource) {
     // foreign side's latest writes.
     if (pinned_ != -1 && pinned_ != resource && d->locks() == 0) {
         const copy_slot* p = slot(pinned_);
-        if (p && p->ptr && p->valid) d->valid = false;
+        if (p && p->ptr && p->valid) {
+            d->valid = false;
+            publish();
+        }
     }
+}
+
+void* storage::fresh_host_data(const std::shared_ptr<storage>& s) noexcept {
+    if (!s || s.use_count() != 1 || s->registered_ || s->slots_.size() != 1) return nullptr;
+    const copy_slot& c = s->slots_[0];
+    if (c.res != MEMRESOURCE_CPU || !c.ptr || !c.valid || c.locks() != 0 ||
+        s->pinned_.load(std::memory_order_relaxed) != -1)
+        return nullptr;
+    return c.ptr;
 }
 
 void storage::pin(resource_id resource) {
@@ -274,11 +305,12 @@ void storage::pin(resource_id resource) {
     copy_slot& d = ensure_allocated(resource, lk);
     make_valid(d);
     d.last_use = ++g_tick;
-    pinned_ = resource;
+    pinned_.store(resource);
     ++pin_count_;
     // Note [copies away from a pin]: from now on the foreign side may write the pinned copy.
     for (auto& s : slots_)
         if (s.res != resource && s.locks() == 0) s.valid = false;
+    publish();
 }
 
 void storage::unpin(resource_id resource) {
@@ -287,12 +319,7 @@ void storage::unpin(resource_id resource) {
     const bool wrapped = slot(resource) && !slot(resource)->owned;
     ISTHMUS_CHECK(pinned_ == resource && pin_count_ > (wrapped ? 1 : 0), runtime_error, "unpin(",
                   res_name(resource), ") without a matching pin");
-    if (--pin_count_ == 0) pinned_ = -1;
-}
-
-resource_id storage::pinned_to() const {
-    std::lock_guard lk(mu_);
-    return pinned_;
+    if (--pin_count_ == 0) pinned_.store(-1);
 }
 
 std::vector<copy_state> storage::copies() const {
@@ -313,21 +340,11 @@ copy_state storage::copy_on(resource_id resource) const {
     return none;
 }
 
-bool storage::valid_on(resource_id resource) const {
-    std::lock_guard lk(mu_);
-    for (const auto& c : slots_)
-        if (c.res == resource) return c.ptr && c.valid;
-    return false;
-}
-
 std::vector<resource_id> storage::valid_resources() const {
     std::vector<resource_id> out;
-    {
-        std::lock_guard lk(mu_);
-        for (const auto& s : slots_)
-            if (s.ptr && s.valid) out.push_back(s.res);
-    }
-    std::sort(out.begin(), out.end());
+    uint64_t mask = valid_mask_.load(std::memory_order_acquire); // Note [lock-free placement]
+    for (resource_id r = 1; mask != 0; ++r, mask >>= 1)
+        if (mask & 1) out.push_back(r);
     return out;
 }
 
@@ -339,8 +356,8 @@ int storage::lock_count() const {
 }
 
 void storage::free_slot(copy_slot& s) {
-    if (s.owned && s.ptr) s.handle->deallocate(s.ptr, nbytes_);
-    slots_.erase(slots_.begin() + (&s - slots_.data()));
+    if (s.owned && s.ptr) s.mem->deallocate(s.ptr, nbytes_);
+    slots_.erase(&s);
 }
 
 bool storage::evict_locked(resource_id r) {
@@ -353,21 +370,22 @@ bool storage::evict_locked(resource_id r) {
         // Keep the data: move it to host memory first.
         copy_slot* h = slot(MEMRESOURCE_CPU);
         if (!h || !h->ptr) {
-            auto handle = resource_handle(MEMRESOURCE_CPU);
+            memory_resource* handle = find_resource(MEMRESOURCE_CPU);
             void* p = handle->allocate(nbytes_);
             if (!p) return false;
             copy_slot c;
             c.res = MEMRESOURCE_CPU;
-            c.handle = std::move(handle);
+            c.mem = handle;
             c.ptr = p;
             slots_.push_back(std::move(c));
             s = slot(r); // push_back may have moved the slots
             h = &slots_.back();
         }
-        copy_bytes(*h->handle, h->ptr, *s->handle, s->ptr, nbytes_);
+        copy_bytes(*h->mem, h->ptr, *s->mem, s->ptr, nbytes_);
         h->valid = true;
     }
     free_slot(*s);
+    publish();
     return true;
 }
 

@@ -1,9 +1,8 @@
 // Tensor construction, view arithmetic (reshape, transpose, slice, expand) and copies.
 #include "isthmus/tensor.hpp"
-#include "cpu/copy.hpp"
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/value.hpp"
-#include "ops/device_ops.hpp"
+#include "ops/dispatch.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -206,9 +205,8 @@ bool tensor::is_dense() const noexcept {
 }
 
 bool tensor::covers_storage() const noexcept {
-    if (!storage_) return false;
-    if (!is_dense()) return false;
-    return nbytes() == storage_->nbytes();
+    if (!storage_ || nbytes() != storage_->nbytes()) return false;
+    return is_contiguous() || is_dense(); // is_contiguous: the cheap test of every fresh output
 }
 
 // Note [read-only broadcast views]
@@ -545,18 +543,7 @@ void tensor::copy_from(const tensor& src) {
     // Note [overlapping copies]: when both views share a storage, copy through a temporary so
     // that writes never feed later reads.
     if (s.storage_ == storage_) s = s.clone();
-    if (ops::device_copy(*this, s)) return;
-    const void* sp = s.lock(lock_mode::read, MEMRESOURCE_CPU);
-    void* dp;
-    try {
-        dp = lock(lock_mode::write, MEMRESOURCE_CPU);
-    } catch (...) {
-        s.unlock(lock_mode::read, MEMRESOURCE_CPU);
-        throw;
-    }
-    cpu::copy_cast(*this, dp, s, sp);
-    unlock(lock_mode::write, MEMRESOURCE_CPU);
-    s.unlock(lock_mode::read, MEMRESOURCE_CPU);
+    ops::run_copy(*this, s); // where the scheduling rule says (Note [one dispatch])
 }
 
 void tensor::fill(double v) {

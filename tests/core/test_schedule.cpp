@@ -1,4 +1,5 @@
 // The scheduling rule from C++: choose_resource, device_scope, the transfer threshold, to_resource.
+#include "fake_backend.hpp"
 #include "fake_resource.hpp"
 #include "test_support.hpp"
 
@@ -17,119 +18,12 @@
 #include <vector>
 
 using namespace isthmus;
+using isthmus_test::DEV;
+using isthmus_test::fake_default_device;
+using isthmus_test::fake_kernels;
 using isthmus_test::registered_fake;
 
 namespace {
-
-constexpr resource_id DEV = MEMRESOURCE_DEVICE3;
-
-// Offset in elements of linear position `i` of `shape` through `strides`.
-int64_t offset_of(int64_t i, const shape_t& shape, const shape_t& strides) {
-    int64_t off = 0;
-    for (size_t d = shape.size(); d-- > 0;) {
-        off += (i % shape[d]) * strides[d];
-        i /= shape[d];
-    }
-    return off;
-}
-
-// A compute backend for the fake device (whose memory is host memory): float32 add, fill and
-// same-dtype copies run "on the device"; everything else falls back to the CPU.
-struct fake_kernels final : backend::compute {
-    std::string name() const override { return "fake compute"; }
-    bool supports_binary(binary_op op, dtype dt) const override {
-        return op == binary_op::add && dt == dtype::float32;
-    }
-    void binary(binary_op, const shape_t& shape, const backend::operand& out,
-                const backend::operand& a, const backend::operand& b) override {
-        REQUIRE((a.data && b.data));
-        auto* o = static_cast<float*>(const_cast<void*>(out.data));
-        const auto* x = static_cast<const float*>(a.data);
-        const auto* y = static_cast<const float*>(b.data);
-        for (int64_t i = 0; i < numel_of(shape); ++i)
-            o[offset_of(i, shape, *out.strides)] =
-                x[offset_of(i, shape, *a.strides)] + y[offset_of(i, shape, *b.strides)];
-    }
-    bool supports_unary(unary_op, dtype) const override { return false; }
-    void unary(unary_op, const shape_t&, const backend::operand&,
-               const backend::operand&) override {}
-    bool supports_fill(dtype dt) const override { return dt == dtype::float32; }
-    void fill(const shape_t& shape, const backend::operand& out,
-              const backend::operand& v) override {
-        float x;
-        std::memcpy(&x, v.value, sizeof x);
-        auto* o = static_cast<float*>(const_cast<void*>(out.data));
-        for (int64_t i = 0; i < numel_of(shape); ++i) o[offset_of(i, shape, *out.strides)] = x;
-    }
-    bool supports_copy(dtype out, dtype in) const override {
-        return out == in && out == dtype::float32;
-    }
-    void copy(const shape_t& shape, const backend::operand& out,
-              const backend::operand& in) override {
-        auto* o = static_cast<float*>(const_cast<void*>(out.data));
-        const auto* x = static_cast<const float*>(in.data);
-        for (int64_t i = 0; i < numel_of(shape); ++i)
-            o[offset_of(i, shape, *out.strides)] = x[offset_of(i, shape, *in.strides)];
-    }
-    bool supports_reduce(backend::reduce_kind, dtype, dtype) const override { return false; }
-    void reduce(backend::reduce_kind, int64_t, int64_t, void*, dtype, const void*, dtype) override {
-    }
-    bool supports_ternary(backend::ternary_op, dtype) const override { return false; }
-    void ternary(backend::ternary_op, const shape_t&, const backend::operand&,
-                 const backend::operand&, const backend::operand&,
-                 const backend::operand&) override {}
-    bool supports_cumulative(bool, dtype) const override { return false; }
-    void cumulative(bool, int64_t, int64_t, int64_t, void*, const void*, dtype) override {}
-    // Row gathers and scatters of any element size, as the interface describes them (byte
-    // offsets and strides), counted so that tests can tell they ran "on the device".
-    static inline int gathers = 0, scatters = 0;
-    bool supports_index(size_t) const override { return true; }
-    void gather(size_t isz, int64_t rows, const int64_t* row_off, void* out, int64_t out_row,
-                const void* src, const shape_t& rest, const shape_t& out_rest,
-                const shape_t& src_rest) override {
-        ++gathers;
-        for (int64_t r = 0; r < rows; ++r)
-            for (int64_t i = 0; i < numel_of(rest); ++i)
-                std::memcpy(
-                    static_cast<char*>(out) + r * out_row + offset_of(i, rest, out_rest),
-                    static_cast<const char*>(src) + row_off[r] + offset_of(i, rest, src_rest), isz);
-    }
-    void scatter(size_t isz, int64_t rows, const int64_t* row_off, void* dst, const void* val,
-                 int64_t val_row, const shape_t& rest, const shape_t& dst_rest,
-                 const shape_t& val_rest) override {
-        ++scatters;
-        for (int64_t r = 0; r < rows; ++r) {
-            for (int64_t q = 0; q < r; ++q) // the interface promises rows that never repeat
-                REQUIRE(row_off[q] != row_off[r]);
-            for (int64_t i = 0; i < numel_of(rest); ++i)
-                std::memcpy(static_cast<char*>(dst) + row_off[r] + offset_of(i, rest, dst_rest),
-                            static_cast<const char*>(val) + r * val_row +
-                                offset_of(i, rest, val_rest),
-                            isz);
-        }
-    }
-    bool supports_random(dtype, bool) const override { return false; }
-    void random_real(dtype, bool, void*, int64_t, uint64_t, uint64_t, double, double) override {}
-    void random_int(dtype, void*, int64_t, uint64_t, uint64_t, int64_t, uint64_t) override {}
-    bool supports_matmul(dtype) const override { return false; }
-    void matmul(dtype, int64_t, int64_t, int64_t, int64_t, const void*, const void*,
-                void*) override {}
-};
-
-// A fake device with a (kernel-less) backend, made the default device for the test's lifetime.
-struct fake_default_device {
-    registered_fake dev{DEV};
-    int64_t saved_threshold = transfer_threshold();
-    fake_default_device() {
-        backend::register_compute(DEV, std::make_shared<fake_kernels>());
-        set_default_resource(DEV);
-    }
-    ~fake_default_device() {
-        set_default_resource(MEMRESOURCE_CPU);
-        backend::register_compute(DEV, nullptr);
-        set_transfer_threshold(saved_threshold);
-    }
-};
 
 resource_id where(std::initializer_list<const tensor*> ts) {
     return choose_resource(std::span<const tensor* const>(ts.begin(), ts.size()));

@@ -4,11 +4,15 @@
 #include "isthmus/export.hpp"
 #include "isthmus/memory.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace isthmus {
@@ -35,6 +39,88 @@ struct copy_state {
     int read_locks = 0;
     int write_locks = 0;
 };
+
+namespace detail {
+
+/// A mutex for short critical sections: one atomic exchange to lock and a plain store to
+/// unlock; a thread that finds it held spins briefly, then yields until it is free.
+///
+/// Note [storage mutex]: every op locks and unlocks each operand's storage, so the storage's
+/// mutex is on the small-op path several times per op. std::mutex costs two atomic
+/// read-modify-writes and two library calls per lock/unlock pair; this costs one atomic
+/// exchange. Critical sections are short (slot bookkeeping) except transfers between
+/// resources, which a waiter sits out by yielding.
+class spin_mutex {
+public:
+    void lock() noexcept {
+        if (!held_.exchange(true, std::memory_order_acquire)) return;
+        lock_slow();
+    }
+    bool try_lock() noexcept {
+        return !held_.load(std::memory_order_relaxed) &&
+               !held_.exchange(true, std::memory_order_acquire);
+    }
+    void unlock() noexcept { held_.store(false, std::memory_order_release); }
+
+private:
+    void lock_slow() noexcept;
+    std::atomic<bool> held_{false};
+};
+
+/// A vector that keeps its first N elements inline (no heap block for storages with at most N
+/// copies, which is nearly all of them). Only what the storage's slot list needs.
+template <typename T, size_t N>
+class small_vector {
+public:
+    small_vector() = default;
+    small_vector(const small_vector&) = delete;
+    small_vector& operator=(const small_vector&) = delete;
+    ~small_vector() {
+        clear();
+        if (data_ != inline_data()) ::operator delete(data_);
+    }
+    T* begin() noexcept { return data_; }
+    T* end() noexcept { return data_ + size_; }
+    const T* begin() const noexcept { return data_; }
+    const T* end() const noexcept { return data_ + size_; }
+    T* data() noexcept { return data_; }
+    size_t size() const noexcept { return size_; }
+    bool empty() const noexcept { return size_ == 0; }
+    T& operator[](size_t i) noexcept { return data_[i]; }
+    T& back() noexcept { return data_[size_ - 1]; }
+    void push_back(T&& v) {
+        if (size_ == cap_) grow();
+        new (data_ + size_) T(std::move(v));
+        ++size_;
+    }
+    /// Removes the element at `pos`, moving the later ones down.
+    void erase(T* pos) {
+        for (T* p = pos; p + 1 != end(); ++p) *p = std::move(p[1]);
+        data_[--size_].~T();
+    }
+    void clear() noexcept {
+        while (size_ > 0) data_[--size_].~T();
+    }
+
+private:
+    T* inline_data() noexcept { return std::launder(reinterpret_cast<T*>(inline_)); }
+    void grow() {
+        T* fresh = static_cast<T*>(::operator new(2 * cap_ * sizeof(T)));
+        for (size_t i = 0; i < size_; ++i) {
+            new (fresh + i) T(std::move(data_[i]));
+            data_[i].~T();
+        }
+        if (data_ != inline_data()) ::operator delete(data_);
+        data_ = fresh;
+        cap_ *= 2;
+    }
+    alignas(T) unsigned char inline_[N * sizeof(T)];
+    T* data_ = inline_data();
+    size_t size_ = 0;
+    size_t cap_ = N;
+};
+
+} // namespace detail
 
 /// A buffer of `nbytes` bytes with copies on one or more memory resources.
 ///
@@ -83,40 +169,75 @@ public:
     void pin(resource_id resource);
     /// Releases one pin; throws runtime_error when not pinned there.
     void unpin(resource_id resource);
-    /// The resource the storage is pinned to, or -1.
-    resource_id pinned_to() const;
+    /// The resource the storage is pinned to, or -1. Takes no lock (Note [lock-free placement]).
+    resource_id pinned_to() const noexcept { return pinned_.load(std::memory_order_acquire); }
 
     /// The state of every copy that is allocated (for inspection and tests).
     std::vector<copy_state> copies() const;
     /// The state of the copy on `resource` (allocated=false when there is none).
     copy_state copy_on(resource_id resource) const;
-    /// True when the copy on `resource` is valid.
-    bool valid_on(resource_id resource) const;
+    /// True when the copy on `resource` is valid. Takes no lock (Note [lock-free placement]).
+    bool valid_on(resource_id resource) const noexcept {
+        return resource >= 1 && resource <= 64 &&
+               ((valid_mask_.load(std::memory_order_acquire) >> (resource - 1)) & 1) != 0;
+    }
     /// Resources holding a valid copy, lowest id first.
     std::vector<resource_id> valid_resources() const;
     /// Total locks held on every resource.
     int lock_count() const;
+
+    /// The address of the host copy of `s` when an op may write it without a lock: `s` is the
+    /// only handle to the storage (a fresh output the op has not handed out), its only copy is
+    /// on the host, valid, unlocked and unpinned. Otherwise nullptr (the caller locks).
+    ///
+    /// Note [fresh outputs]: a lock protects a copy from other handles (their locks, pins and
+    /// writes) and from eviction; a host-only storage with one handle has neither, so the op
+    /// that just allocated it writes it directly. Device copies are listed for eviction by other
+    /// threads and always take the lock.
+    static void* fresh_host_data(const std::shared_ptr<storage>& s) noexcept;
 
     /// Moves the data off `resource` (to the CPU if that is the only valid copy) and frees it
     /// there, if the copy there is unlocked and not pinned. Returns false when it could not.
     bool evict(resource_id resource);
 
 private:
-    struct copy_slot;
+    // The copy on one resource (storage.cpp).
+    struct copy_slot {
+        resource_id res = 1;                   // MEMRESOURCE_CPU
+        memory_resource* mem = nullptr;        // the resource (never null once allocated)
+        std::shared_ptr<memory_resource> keep; // keeps a device resource alive (not the CPU's)
+        void* ptr = nullptr;
+        bool valid = false;
+        bool owned = true;
+        int n_read = 0;      // LOCK_READ locks held
+        int n_write = 0;     // LOCK_WRITE locks held
+        int n_readwrite = 0; // LOCK_READWRITE locks held
+        uint64_t last_use = 0;
+
+        int writers() const { return n_write + n_readwrite; }
+        int locks() const { return n_read + n_write + n_readwrite; }
+    };
+    using mutex_type = detail::spin_mutex;
+
     explicit storage(size_t nbytes);
     copy_slot* slot(resource_id r);
-    copy_slot& ensure_allocated(resource_id r, std::unique_lock<std::mutex>& lk);
+    copy_slot& ensure_allocated(resource_id r, std::unique_lock<mutex_type>& lk);
     void make_valid(copy_slot& dst);
     void free_slot(copy_slot& s);
     bool evict_locked(resource_id r);
     void join_registry(resource_id r);
+    void publish() noexcept;
     friend struct storage_registry_access;
 
     size_t nbytes_;
-    mutable std::mutex mu_;
-    std::vector<copy_slot> slots_;
+    mutable mutex_type mu_;
+    detail::small_vector<copy_slot, 2> slots_;
     std::function<void()> release_;
-    resource_id pinned_ = -1;
+    // Note [lock-free placement]: the pin and the valid copies as the scheduling rule reads
+    // them without taking the mutex (written under it by publish()): bit r - 1 of valid_mask_
+    // is set while the copy on resource r (1..64) is allocated and valid.
+    std::atomic<resource_id> pinned_{-1};
+    std::atomic<uint64_t> valid_mask_{0};
     int pin_count_ = 0;
     bool registered_ = false; // listed for eviction (Note [eviction registry] in storage.cpp)
 };

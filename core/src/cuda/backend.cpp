@@ -154,10 +154,10 @@ bool cuda_compute::supports_binary(binary_op op, dtype dt) const {
     return k && cudak::binary_ok(*k, kernel_type(dt));
 }
 
-void cuda_compute::binary(binary_op op, const shape_t& shape, const backend::operand& out,
+void cuda_compute::binary(binary_op op, dtype dt, const shape_t& shape, const backend::operand& out,
                           const backend::operand& a, const backend::operand& b) {
     const cudak::bop k = *kernel_op(op);
-    ISTHMUS_ASSERT(a.dt == b.dt && cudak::binary_ok(k, kernel_type(a.dt)) &&
+    ISTHMUS_ASSERT(a.dt == dt && b.dt == dt && cudak::binary_ok(k, kernel_type(a.dt)) &&
                        out.dt == (cudak::binary_gives_bool(k) ? dtype::bool_ : a.dt),
                    "cuda binary ", isthmus::name(op), ": operands ", a.dt, ", ", b.dt, " -> ",
                    out.dt);
@@ -174,10 +174,10 @@ bool cuda_compute::supports_unary(unary_op op, dtype dt) const {
     return k && cudak::unary_ok(*k, kernel_type(dt));
 }
 
-void cuda_compute::unary(unary_op op, const shape_t& shape, const backend::operand& out,
+void cuda_compute::unary(unary_op op, dtype dt, const shape_t& shape, const backend::operand& out,
                          const backend::operand& a) {
     const cudak::uop k = *kernel_op(op);
-    ISTHMUS_ASSERT(cudak::unary_ok(k, kernel_type(a.dt)) &&
+    ISTHMUS_ASSERT(a.dt == dt && cudak::unary_ok(k, kernel_type(a.dt)) &&
                        kernel_type(out.dt) == cudak::unary_result(k, kernel_type(a.dt)),
                    "cuda unary ", isthmus::name(op), ": operand ", a.dt, " -> ", out.dt);
     launch l(shape, {&out, &a});
@@ -191,14 +191,15 @@ bool cuda_compute::supports_ternary(backend::ternary_op op, dtype dt) const {
     return cudak::ternary_ok(static_cast<cudak::top>(static_cast<int>(op)), kernel_type(dt));
 }
 
-void cuda_compute::ternary(backend::ternary_op op, const shape_t& shape,
+void cuda_compute::ternary(backend::ternary_op op, dtype dt, const shape_t& shape,
                            const backend::operand& out, const backend::operand& a,
                            const backend::operand& b, const backend::operand& c) {
     static_assert(static_cast<int>(backend::ternary_op::clamp) ==
                       static_cast<int>(cudak::top::clamp) &&
                   static_cast<int>(backend::ternary_op::fma) == static_cast<int>(cudak::top::fma));
     const auto k = static_cast<cudak::top>(static_cast<int>(op));
-    ISTHMUS_ASSERT(cudak::ternary_ok(k, kernel_type(out.dt)) && b.dt == out.dt && c.dt == out.dt &&
+    ISTHMUS_ASSERT(out.dt == dt && cudak::ternary_ok(k, kernel_type(out.dt)) && b.dt == out.dt &&
+                       c.dt == out.dt &&
                        a.dt == (op == backend::ternary_op::where ? dtype::bool_ : out.dt),
                    "cuda ternary: operands ", a.dt, ", ", b.dt, ", ", c.dt, " -> ", out.dt);
     launch l(shape, {&out, &a, &b, &c});
@@ -213,17 +214,31 @@ bool cuda_compute::supports_fill(dtype) const {
     return true;
 }
 
-void cuda_compute::fill(const shape_t& shape, const backend::operand& out,
-                        const backend::operand& value) {
-    copy(shape, out, value);
+namespace {
+// A tensor operand of an elementwise launch over its own shape.
+backend::operand operand_of(const tensor& t, const void* data) {
+    backend::operand o;
+    o.data = data;
+    o.dt = t.dtype();
+    o.strides = &t.strides();
+    return o;
+}
+} // namespace
+
+void cuda_compute::fill(const tensor& out, void* out_data, const backend::operand& value) {
+    launch_copy(out.shape(), operand_of(out, out_data), value);
 }
 
 bool cuda_compute::supports_copy(dtype, dtype) const {
     return true;
 }
 
-void cuda_compute::copy(const shape_t& shape, const backend::operand& out,
-                        const backend::operand& in) {
+void cuda_compute::copy(const tensor& out, void* out_data, const tensor& in, const void* in_data) {
+    launch_copy(out.shape(), operand_of(out, out_data), operand_of(in, in_data));
+}
+
+void cuda_compute::launch_copy(const shape_t& shape, const backend::operand& out,
+                               const backend::operand& in) {
     launch l(shape, {&out, &in});
     if (l.sp.numel == 0) return;
     const device_guard on(dev_.ordinal());
@@ -244,8 +259,17 @@ bool cuda_compute::supports_reduce(backend::reduce_kind kind, dtype in, dtype ou
     return cudak::reduce_ok(kernel_reduce(kind), kernel_type(in), kernel_type(out));
 }
 
-void cuda_compute::reduce(backend::reduce_kind kind, int64_t rows, int64_t cols, void* out,
-                          dtype out_dt, const void* in, dtype in_dt) {
+// The canonical form (Note [canonical forms]): `in` contiguous with the reduced dimensions
+// last, so each output reduces one contiguous row of `cols` elements.
+void cuda_compute::reduce(backend::reduce_kind kind, const tensor& out_t, void* out,
+                          const tensor& in_t, const void* in, const std::vector<bool>& reduced) {
+    const int64_t rows = out_t.numel();
+    int64_t cols = 1;
+    for (size_t d = 0; d < reduced.size(); ++d)
+        if (reduced[d]) cols *= in_t.shape()[d];
+    const dtype out_dt = out_t.dtype(), in_dt = in_t.dtype();
+    ISTHMUS_ASSERT(in_t.is_contiguous() && out_t.is_contiguous(),
+                   "cuda reduce: operands not in the canonical (contiguous) form");
     if (rows == 0) return;
     const device_guard on(dev_.ordinal());
     const int64_t chunks = cudak::reduce_chunks(kernel_reduce(kind), rows, cols);
@@ -267,9 +291,16 @@ bool cuda_compute::supports_cumulative(bool, dtype dt) const {
     return cudak::cumulative_ok(kernel_type(dt));
 }
 
-void cuda_compute::cumulative(bool prod, int64_t pre, int64_t len, int64_t post, void* out,
-                              const void* in, dtype dt) {
-    ISTHMUS_ASSERT(cudak::cumulative_ok(kernel_type(dt)), "cuda cumulative: no kernel for ", dt);
+void cuda_compute::cumulative(bool prod, const tensor& out_t, void* out, const tensor& in_t,
+                              const void* in, int64_t axis) {
+    const dtype dt = in_t.dtype();
+    int64_t pre = 1, post = 1; // the dimensions before and after the axis
+    for (int64_t d = 0; d < axis; ++d) pre *= in_t.shape()[static_cast<size_t>(d)];
+    for (int64_t d = axis + 1; d < in_t.dim(); ++d) post *= in_t.shape()[static_cast<size_t>(d)];
+    const int64_t len = in_t.shape()[static_cast<size_t>(axis)];
+    ISTHMUS_ASSERT(cudak::cumulative_ok(kernel_type(dt)) && out_t.dtype() == dt &&
+                       in_t.is_contiguous() && out_t.is_contiguous(),
+                   "cuda cumulative: no kernel for ", dt);
     if (pre * len * post == 0) return;
     const device_guard on(dev_.ordinal());
     const int64_t chunks = cudak::cumulative_chunks(pre, len, post);
@@ -309,9 +340,13 @@ bool cuda_compute::supports_index(size_t itemsize) const {
     return itemsize == 1 || itemsize == 2 || itemsize == 4 || itemsize == 8 || itemsize == 16;
 }
 
-void cuda_compute::gather(size_t itemsize, int64_t rows, const int64_t* row_off, void* out,
+// The canonical index rows: a device array of byte offsets (rows_inner is a CPU loop hint).
+void cuda_compute::gather(size_t itemsize, const backend::index_rows& at, void* out,
                           int64_t out_row, const void* src, const shape_t& rest,
-                          const shape_t& out_rest, const shape_t& src_rest) {
+                          const shape_t& out_rest, const shape_t& src_rest, bool) {
+    ISTHMUS_ASSERT(at.off != nullptr, "cuda gather: index rows not in the canonical form");
+    const int64_t rows = at.count;
+    const int64_t* row_off = at.off;
     const cudak::rest_layout g = rest_of(rest, src_rest, out_rest);
     if (rows == 0 || g.numel == 0) return;
     const device_guard on(dev_.ordinal());
@@ -320,9 +355,12 @@ void cuda_compute::gather(size_t itemsize, int64_t rows, const int64_t* row_off,
     ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "gather");
 }
 
-void cuda_compute::scatter(size_t itemsize, int64_t rows, const int64_t* row_off, void* dst,
+void cuda_compute::scatter(size_t itemsize, const backend::index_rows& at, void* dst,
                            const void* val, int64_t val_row, const shape_t& rest,
-                           const shape_t& dst_rest, const shape_t& val_rest) {
+                           const shape_t& dst_rest, const shape_t& val_rest, bool) {
+    ISTHMUS_ASSERT(at.off != nullptr, "cuda scatter: index rows not in the canonical form");
+    const int64_t rows = at.count;
+    const int64_t* row_off = at.off;
     const cudak::rest_layout g = rest_of(rest, dst_rest, val_rest);
     if (rows == 0 || g.numel == 0) return;
     const device_guard on(dev_.ordinal());
@@ -359,8 +397,13 @@ bool cuda_compute::supports_matmul(dtype dt) const {
     return cudak::gemm_ok(kernel_type(dt));
 }
 
-void cuda_compute::matmul(dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k, const void* a,
-                          const void* b, void* c) {
+// The canonical form: contiguous operands of one batch shape, c's (Note [canonical forms]).
+void cuda_compute::matmul(const tensor& c_t, void* c, const tensor& a_t, const void* a,
+                          const tensor&, const void* b) {
+    const dtype dt = c_t.dtype();
+    const int64_t m = c_t.size(-2), n = c_t.size(-1), k = a_t.size(-1);
+    int64_t batch = 1;
+    for (int64_t d = 0; d + 2 < c_t.dim(); ++d) batch *= c_t.size(d);
     if (batch == 0 || m == 0 || n == 0) return;
     const device_guard on(dev_.ordinal());
     if (k == 0) {

@@ -158,7 +158,7 @@ int pointer_device(const void* ptr, int* device_out, char* err, size_t errlen) {
 } // namespace isthmus::cudabk
 
 extern "C" __attribute__((visibility("default"))) int
-isthmus_cuda_module_v2(isthmus_cuda_module* table) {
+isthmus_cuda_module_v3(isthmus_cuda_module* table) {
     using namespace isthmus::cudabk;
     table->version = ISTHMUS_CUDA_MODULE_VERSION;
     table->device_count = &device_count;

@@ -13,9 +13,12 @@ extern "C" {
  * table. Each function reports failure by returning nonzero and writing a message into `err`
  * (never by throwing across the boundary). The module reaches the runtime (register_resource,
  * register_compute, storages, errors) through libisthmus's exported C++ API, resolved when it is
- * loaded. Bump the version whenever the table changes; a mismatch is refused with a clear error. */
-#define ISTHMUS_CUDA_MODULE_VERSION 2
-#define ISTHMUS_CUDA_ENTRY "isthmus_cuda_module_v2"
+ * loaded. Bump the version whenever the table or the C++ interfaces the module implements change
+ * (backend::compute's vtable, isthmus/backend.hpp); a mismatch is refused with a clear error.
+ * Version 3: one backend interface for the CPU and CUDA (tensor-shaped reduce, cumulative, copy,
+ * fill and matmul entries, index_rows, optional entries, features). */
+#define ISTHMUS_CUDA_MODULE_VERSION 3
+#define ISTHMUS_CUDA_ENTRY "isthmus_cuda_module_v3"
 
 typedef struct isthmus_cuda_module {
     int version;

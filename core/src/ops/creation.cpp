@@ -1,8 +1,6 @@
 // Creation ops: zeros, ones, full, uninit, the *_like forms, fill, arange, linspace, eye, copy.
 #include "isthmus/ops/creation.hpp"
-#include "cpu/fill.hpp"
 #include "isthmus/schedule.hpp"
-#include "ops/device_ops.hpp"
 #include "ops/dispatch.hpp"
 
 #include <cmath>
@@ -14,10 +12,10 @@ namespace {
 
 // Note [creation placement]: a creation op has no inputs, so by the scheduling rule its result
 // goes to the requested resource (MEMRESOURCE_DEVICE0 = the default device, or the device of an
-// enclosing device_scope). A resource
-// without a compute backend falls back to the CPU, as in ops::pick_resource. The kernels are
-// the CPU's for now: they write through a host lock, which keeps the storage coherent
-// wherever it was allocated.
+// enclosing device_scope). A resource without a compute backend falls back to the CPU, as in
+// ops::pick_resource. The fill runs on that resource's backend; sequences (arange, linspace)
+// run where a backend has the linear kernel, else on the CPU (Note [one dispatch]), and the
+// result is then allocated there.
 resource_id creation_resource(resource_id requested) {
     if (requested == MEMRESOURCE_DEVICE0 && scoped_resource() >= 0) requested = scoped_resource();
     const resource_id r = resolve_resource(requested);
@@ -44,9 +42,7 @@ dtype default_dtype_of(const scalar& v) {
 void fill(const tensor& t, const scalar& value) {
     ISTHMUS_CHECK(t.defined(), value_error, "fill: the tensor is undefined");
     if (t.numel() == 0) return;
-    if (ops::device_fill(t, value)) return;
-    auto out = ops::write_host(t);
-    cpu::fill(t, out.data(), value);
+    ops::run_fill(t, value);
 }
 
 tensor zeros(const shape_t& shape, dtype dt, resource_id resource) {
@@ -95,6 +91,21 @@ tensor uninit_like(const tensor& t, std::optional<dtype> dt) {
 
 // ---- ranges ----
 
+namespace {
+// A 1-d tensor of n elements holding the sequence, made where a backend has the kernel.
+tensor sequence(int64_t n, dtype dt, resource_id resource, const backend::linear_spec& seq) {
+    const ops::target tg =
+        ops::pick_backend(creation_resource(resource),
+                          [&](const backend::compute& be) { return be.supports_linear(dt); });
+    tensor t = tensor::empty({n}, dt, tg.where);
+    if (n > 0) {
+        const ops::lock_ref w(t, lock_mode::write, tg.where);
+        tg.be->linear(dt, w.data(), n, seq);
+    }
+    return t;
+}
+} // namespace
+
 tensor arange(const scalar& start, const scalar& stop, const scalar& step, std::optional<dtype> dt,
               resource_id resource) {
     for (const scalar* s : {&start, &stop, &step})
@@ -117,12 +128,11 @@ tensor arange(const scalar& start, const scalar& stop, const scalar& step, std::
             n = span > 0 ? (span - 1) / s + 1 : 0;
         else
             n = span < 0 ? (span + 1) / s + 1 : 0;
-        tensor t = tensor::empty({n}, out_dt, creation_resource(resource));
-        if (n > 0) {
-            auto out = ops::write_host(t);
-            cpu::fill_linear_int(out_dt, out.data(), n, a, s);
-        }
-        return t;
+        backend::linear_spec seq;
+        seq.exact = true;
+        seq.istart = a;
+        seq.istep = s;
+        return sequence(n, out_dt, resource, seq);
     }
     const double a = start.to<double>(), b = stop.to<double>(), s = step.to<double>();
     ISTHMUS_CHECK(s != 0, value_error, "arange: step must not be zero");
@@ -131,12 +141,10 @@ tensor arange(const scalar& start, const scalar& stop, const scalar& step, std::
     const double len = std::ceil((b - a) / s);
     ISTHMUS_CHECK(len < 9.0e18, value_error, "arange: ", len, " elements are too many");
     n = len > 0 ? static_cast<int64_t>(len) : 0;
-    tensor t = tensor::empty({n}, out_dt, creation_resource(resource));
-    if (n > 0) {
-        auto out = ops::write_host(t);
-        cpu::fill_linear(out_dt, out.data(), n, a, s, false);
-    }
-    return t;
+    backend::linear_spec seq;
+    seq.start = a;
+    seq.step = s;
+    return sequence(n, out_dt, resource, seq);
 }
 
 tensor arange(const scalar& stop, std::optional<dtype> dt, resource_id resource) {
@@ -147,15 +155,16 @@ tensor linspace(double start, double stop, int64_t num, bool endpoint, dtype dt,
                 resource_id resource) {
     ISTHMUS_CHECK(num >= 0, value_error, "linspace: num must be non-negative, got ", num);
     ISTHMUS_CHECK(!is_complex(dt), type_error, "linspace: complex dtype ", dt, " is not supported");
-    tensor t = tensor::empty({num}, dt, creation_resource(resource));
-    if (num == 0) return t;
     const int64_t div = endpoint ? num - 1 : num;
-    const double step = div > 0 ? (stop - start) / static_cast<double>(div) : 0.0;
-    auto out = ops::write_host(t);
-    cpu::fill_linear(dt, out.data(), num, start, step, true);
-    if (endpoint && num > 1) // the last value is exactly `stop`, as NumPy
-        cpu::fill_linear(dt, static_cast<char*>(out.data()) + (num - 1) * isthmus::itemsize(dt), 1,
-                         stop, 0.0, true);
+    backend::linear_spec seq;
+    seq.start = start;
+    seq.step = div > 0 ? (stop - start) / static_cast<double>(div) : 0.0;
+    seq.floor_ints = true;
+    tensor t = sequence(num, dt, resource, seq);
+    if (endpoint && num > 1) { // the last value is exactly `stop`, as NumPy
+        const bool ints = is_integer(dt) && dt != dtype::bool_; // rounded as the sequence
+        fill(t.slice(0, num - 1, num), scalar(ints ? std::floor(stop) : stop));
+    }
     return t;
 }
 

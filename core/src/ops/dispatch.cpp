@@ -1,6 +1,7 @@
-// The scheduling rule: which resource an op runs on, and which resources have a backend.
+// The scheduling rule (which resource an op runs on) and the backend registry (which backend
+// runs there).
 #include "ops/dispatch.hpp"
-#include "isthmus/backend.hpp"
+#include "cpu/backend.hpp"
 #include "isthmus/schedule.hpp"
 
 #include <algorithm>
@@ -8,30 +9,48 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <vector>
 
 namespace isthmus::ops {
 
 namespace {
-std::array<std::atomic<bool>, max_resource_id + 1>& backends() {
-    static std::array<std::atomic<bool>, max_resource_id + 1> b{};
-    static const bool init = [] {
-        b[MEMRESOURCE_CPU].store(true);
-        return true;
-    }();
-    (void)init;
-    return b;
+
+// Note [backend registry]: one slot per resource id holds a raw pointer that ops read without a
+// lock (every op asks). The CPU's slot holds the built-in CPU backend from the start; a device's
+// slot is set by backend::register_compute. Registered backends are never destroyed: the
+// registry keeps every shared_ptr it was given, also after the slot is cleared or replaced, so
+// a pointer read by an op on another thread stays valid (backends live until exit anyway).
+struct backend_registry {
+    std::array<std::atomic<backend::compute*>, max_resource_id + 1> slots{};
+    std::mutex mu;
+    std::array<std::shared_ptr<backend::compute>, max_resource_id + 1> owners; // guarded by mu
+    std::vector<std::shared_ptr<backend::compute>> retired;                    // guarded by mu
+    std::shared_ptr<backend::compute> cpu;
+    backend_registry() {
+        cpu = std::shared_ptr<backend::compute>(&cpu::backend_instance(), [](backend::compute*) {});
+        slots[MEMRESOURCE_CPU].store(cpu.get());
+        owners[MEMRESOURCE_CPU] = cpu;
+    }
+};
+
+backend_registry& backends() {
+    static auto* r = new backend_registry; // never destroyed: ops may run during teardown
+    return *r;
 }
+
 } // namespace
 
-bool has_backend(resource_id resource) noexcept {
-    return resource >= 0 && resource <= max_resource_id &&
-           backends()[static_cast<size_t>(resource)].load();
+backend::compute* compute_at(resource_id resource) noexcept {
+    if (resource < 0 || resource > max_resource_id) return nullptr;
+    return backends().slots[static_cast<size_t>(resource)].load(std::memory_order_acquire);
 }
 
-void set_backend(resource_id resource, bool available) {
-    ISTHMUS_CHECK(resource > MEMRESOURCE_CPU && resource <= max_resource_id, value_error,
-                  "set_backend: resource ", resource, " is not a device slot");
-    backends()[static_cast<size_t>(resource)].store(available);
+target cpu_target() noexcept {
+    return {MEMRESOURCE_CPU, &cpu::backend_instance()};
+}
+
+bool has_backend(resource_id resource) noexcept {
+    return compute_at(resource) != nullptr;
 }
 
 namespace {
@@ -151,34 +170,43 @@ namespace isthmus::backend {
 
 compute::~compute() = default;
 
-namespace {
-struct compute_registry {
-    std::mutex mu;
-    std::array<std::shared_ptr<compute>, max_resource_id + 1> slots;
-};
-compute_registry& computes() {
-    static auto* r = new compute_registry; // never destroyed: backends live until exit
-    return *r;
+// The optional entries: a backend without them says so, and the op composes or falls back.
+bool compute::supports_variance(dtype) const {
+    return false;
 }
-} // namespace
+void compute::variance(const tensor&, void*, const tensor&, const void*, const std::vector<bool>&,
+                       double, bool) {
+    ISTHMUS_ASSERT(false, name(), ": variance called without supports_variance");
+}
+bool compute::supports_linear(dtype) const {
+    return false;
+}
+void compute::linear(dtype, void*, int64_t, const linear_spec&) {
+    ISTHMUS_ASSERT(false, name(), ": linear called without supports_linear");
+}
+bool compute::supports_dotc(dtype) const {
+    return false;
+}
+void compute::dotc(dtype, int64_t, const void*, const void*, void*) {
+    ISTHMUS_ASSERT(false, name(), ": dotc called without supports_dotc");
+}
 
 void register_compute(resource_id resource, std::shared_ptr<compute> backend) {
     ISTHMUS_CHECK(resource > MEMRESOURCE_CPU && resource <= max_resource_id, value_error,
                   "register_compute: resource ", resource, " is not a device slot");
-    const bool on = backend != nullptr;
-    {
-        auto& r = computes();
-        std::lock_guard lk(r.mu);
-        r.slots[static_cast<size_t>(resource)] = std::move(backend);
-    }
-    ops::set_backend(resource, on);
+    auto& r = ops::backends();
+    std::lock_guard lk(r.mu);
+    auto& owner = r.owners[static_cast<size_t>(resource)];
+    if (owner) r.retired.push_back(owner); // Note [backend registry]: never destroyed
+    owner = std::move(backend);
+    r.slots[static_cast<size_t>(resource)].store(owner.get(), std::memory_order_release);
 }
 
 std::shared_ptr<compute> find_compute(resource_id resource) noexcept {
-    if (resource <= MEMRESOURCE_CPU || resource > max_resource_id) return nullptr;
-    auto& r = computes();
+    if (resource < 0 || resource > max_resource_id) return nullptr;
+    auto& r = ops::backends();
     std::lock_guard lk(r.mu);
-    return r.slots[static_cast<size_t>(resource)];
+    return r.owners[static_cast<size_t>(resource)];
 }
 
 } // namespace isthmus::backend

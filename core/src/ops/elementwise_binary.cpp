@@ -1,23 +1,18 @@
-// Binary elementwise ops: shapes, dtypes, checks and output allocation, then the CPU kernels.
-#include "ops/elementwise_host.hpp"
+// Binary elementwise ops: shapes, dtypes and checks, then the one dispatch (ops/dispatch.hpp).
+#include "isthmus/ops/reduce.hpp"
+#include "ops/dispatch.hpp"
 
 namespace isthmus {
 
 namespace {
 
-using ops::host_operand;
-
 // NumPy refuses integer bases with negative integer exponents (the result is not an integer);
-// the exponents are checked before anything is written.
+// the exponents are checked, wherever they are, before anything is written.
 void check_int_pow(const ops::binary_signature& sig, const tensor& exponent) {
     if (sig.op != binary_op::pow || !is_integer(sig.compute) || !is_signed_int(exponent.dtype()))
         return;
-    bool negative;
-    {
-        const ops::host_lock r(exponent, lock_mode::read);
-        negative =
-            cpu::any_negative(exponent.shape(), {r.data(), exponent.dtype(), &exponent.strides()});
-    }
+    const bool negative =
+        exponent.numel() > 0 && any(binary(binary_op::lt, exponent, scalar(0))).item<bool>();
     ISTHMUS_CHECK(!negative, value_error,
                   "pow: integers to negative integer powers are not allowed (exponent dtype ",
                   exponent.dtype(), "); use a float base");
@@ -31,31 +26,12 @@ void check_int_pow(const ops::binary_signature& sig, const scalar& exponent) {
                   exponent.to<int64_t>(), "); use a float base");
 }
 
-// Allocates the result of `sig` over `shape` (laid out like the tensor inputs, see
-// ops::new_output) and runs the kernel on the prepared operands.
-tensor run_binary(const ops::binary_signature& sig, const shape_t& shape, const host_operand& a,
-                  const host_operand& b, std::initializer_list<const tensor*> inputs) {
-    tensor out = ops::new_output(shape, sig.result, MEMRESOURCE_CPU, inputs);
-    if (out.numel() == 0) return out;
-    const ops::host_lock w(out, lock_mode::write);
-    cpu::binary(sig.op, sig.compute, shape, {w.data(), out.dtype(), &out.strides()}, a.get(),
-                b.get());
-    return out;
-}
-
 void check_inplace_shape(const tensor& target, const shape_t& other, std::string_view what) {
     if (other == target.shape()) return;
     const shape_t shape = ops::broadcast_all(what, {&target.shape(), &other});
     ISTHMUS_CHECK(shape == target.shape(), value_error, what, ": in place, an operand of shape ",
                   shape_str(other), " broadcasts the target of shape ", shape_str(target.shape()),
                   " to ", shape_str(shape), "; the target cannot grow");
-}
-
-// Runs `sig` into `target` (also the first input) with `b` as the second input.
-void run_inplace(const ops::binary_signature& sig, const tensor& target, const host_operand& b) {
-    const ops::host_lock rw(target, lock_mode::readwrite);
-    const cpu::operand t{rw.data(), target.dtype(), &target.strides()};
-    cpu::binary(sig.op, sig.compute, target.shape(), t, t, b.get());
 }
 
 } // namespace
@@ -127,13 +103,9 @@ tensor binary(binary_op op, const tensor& a, const tensor& b) {
     const bool same = a.shape() == b.shape();
     if (!same) broadcast = ops::broadcast_all(what, {&a.shape(), &b.shape()});
     const shape_t& shape = same ? a.shape() : broadcast;
-    const resource_id where = ops::elementwise_device({&a, &b});
     check_int_pow(sig, b);
     if (numel_of(shape) == 0) return tensor::empty(shape, sig.result, MEMRESOURCE_CPU);
-    if (tensor out; ops::device_binary(where, sig.op, sig.compute, sig.result, shape, {&a, nullptr},
-                                       {&b, nullptr}, out, false))
-        return out;
-    return run_binary(sig, shape, host_operand(a, shape), host_operand(b, shape), {&a, &b});
+    return ops::run_binary(sig, shape, a, b, {&a, &b});
 }
 
 tensor binary(binary_op op, const tensor& a, const scalar& b) {
@@ -141,14 +113,9 @@ tensor binary(binary_op op, const tensor& a, const scalar& b) {
     ops::check_defined(a, what, "first");
     const dtype bt = ops::weak_scalar_dtype(a.dtype(), b, what);
     const auto sig = ops::binary_types(op, a.dtype(), bt);
-    const resource_id where = ops::elementwise_device({&a});
     check_int_pow(sig, b);
     if (a.numel() == 0) return tensor::empty(a.shape(), sig.result, MEMRESOURCE_CPU);
-    if (tensor out; ops::device_binary(where, sig.op, sig.compute, sig.result, a.shape(),
-                                       {&a, nullptr}, {nullptr, &b}, out, false))
-        return out;
-    return run_binary(sig, a.shape(), host_operand(a, a.shape()), host_operand(b, bt, a.shape()),
-                      {&a});
+    return ops::run_binary(sig, a.shape(), a, {b, bt}, {&a});
 }
 
 tensor binary(binary_op op, const scalar& a, const tensor& b) {
@@ -156,14 +123,9 @@ tensor binary(binary_op op, const scalar& a, const tensor& b) {
     ops::check_defined(b, what, "second");
     const dtype at = ops::weak_scalar_dtype(b.dtype(), a, what);
     const auto sig = ops::binary_types(op, at, b.dtype());
-    const resource_id where = ops::elementwise_device({&b});
     check_int_pow(sig, b);
     if (b.numel() == 0) return tensor::empty(b.shape(), sig.result, MEMRESOURCE_CPU);
-    if (tensor out; ops::device_binary(where, sig.op, sig.compute, sig.result, b.shape(),
-                                       {nullptr, &a}, {&b, nullptr}, out, false))
-        return out;
-    return run_binary(sig, b.shape(), host_operand(a, at, b.shape()), host_operand(b, b.shape()),
-                      {&b});
+    return ops::run_binary(sig, b.shape(), {a, at}, b, {&b});
 }
 
 void binary_inplace(binary_op op, const tensor& target, const tensor& other) {
@@ -174,19 +136,17 @@ void binary_inplace(binary_op op, const tensor& target, const tensor& other) {
     ops::check_inplace_cast(sig.result, target.dtype(), what);
     check_inplace_shape(target, other.shape(), what);
     ops::check_writable(target, what);
-    const resource_id where = ops::elementwise_device({&target, &other});
     check_int_pow(sig, other);
     if (target.numel() == 0) return;
     // Note [in-place aliasing]: an operand that is exactly the target's view is read element by
     // element before each write, which is safe; any other overlap (a += a.t(), a += a[0]) reads
     // from a copy, as NumPy does.
-    tensor copy;
-    if (ops::overlaps_differently(target, other)) copy = other.clone();
-    if (tensor t = target;
-        ops::device_binary(where, sig.op, sig.compute, sig.result, target.shape(),
-                           {&target, nullptr}, {copy.defined() ? &copy : &other, nullptr}, t, true))
+    if (ops::overlaps_differently(target, other)) {
+        const tensor copy = other.clone();
+        ops::run_binary_into(sig, target, copy);
         return;
-    run_inplace(sig, target, host_operand(copy.defined() ? copy : other, target.shape()));
+    }
+    ops::run_binary_into(sig, target, other);
 }
 
 void binary_inplace(binary_op op, const tensor& target, const scalar& other) {
@@ -196,14 +156,9 @@ void binary_inplace(binary_op op, const tensor& target, const scalar& other) {
     const auto sig = ops::binary_types(op, target.dtype(), bt);
     ops::check_inplace_cast(sig.result, target.dtype(), what);
     ops::check_writable(target, what);
-    const resource_id where = ops::elementwise_device({&target});
     check_int_pow(sig, other);
     if (target.numel() == 0) return;
-    if (tensor t = target;
-        ops::device_binary(where, sig.op, sig.compute, sig.result, target.shape(),
-                           {&target, nullptr}, {nullptr, &other}, t, true))
-        return;
-    run_inplace(sig, target, host_operand(other, bt, target.shape()));
+    ops::run_binary_into(sig, target, {other, bt});
 }
 
 } // namespace isthmus

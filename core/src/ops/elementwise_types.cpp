@@ -245,6 +245,12 @@ shape_t broadcast_all(std::string_view what, std::initializer_list<const shape_t
     return out;
 }
 
+void check_inplace_cast(dtype result, dtype target, std::string_view what) {
+    ISTHMUS_CHECK(can_cast_same_kind(result, target), type_error, what, ": cannot store the ",
+                  result, " result in place into a ", target,
+                  " tensor (NumPy's same_kind casting rule)");
+}
+
 tensor new_output(const shape_t& shape, dtype dt, resource_id resource,
                   std::initializer_list<const tensor*> layout_from) {
     for (const tensor* t : layout_from) {

@@ -41,6 +41,9 @@ unary_signature unary_types(unary_op op, dtype a);
 /// (bool < unsigned < signed < floating < complex).
 bool can_cast_same_kind(dtype from, dtype to) noexcept;
 
+/// Throws type_error unless a `result` can be stored into a `target` dtype in place.
+void check_inplace_cast(dtype result, dtype target, std::string_view what);
+
 /// The kind of a scalar operand, from its dtype.
 scalar_kind kind_of(const scalar& s) noexcept;
 

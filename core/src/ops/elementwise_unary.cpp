@@ -1,6 +1,6 @@
 // Unary elementwise ops, casts and the complex parts (real/imag views, conj).
 #include "isthmus/ops/creation.hpp"
-#include "ops/elementwise_host.hpp"
+#include "ops/dispatch.hpp"
 
 namespace isthmus {
 
@@ -103,7 +103,7 @@ tensor unary(unary_op op, const tensor& a) {
     const std::string_view what = name(op);
     ops::check_defined(a, what, "input");
     const auto sig = ops::unary_types(op, a.dtype());
-    const resource_id where = ops::elementwise_device({&a});
+    const resource_id where = ops::pick_resource({&a});
     switch (sig.action) {
     case unary_action::copy:
         return a.to(sig.result);
@@ -120,15 +120,8 @@ tensor unary(unary_op op, const tensor& a) {
     case unary_action::kernel:
         break;
     }
-    if (tensor dev;
-        a.numel() > 0 && ops::device_unary(where, op, sig.compute, sig.result, a, dev, false))
-        return dev;
-    tensor out = ops::new_output(a.shape(), sig.result, MEMRESOURCE_CPU, {&a});
-    if (out.numel() == 0) return out;
-    const ops::host_operand in(a, a.shape());
-    const ops::host_lock w(out, lock_mode::write);
-    cpu::unary(op, sig.compute, a.shape(), {w.data(), out.dtype(), &out.strides()}, in.get());
-    return out;
+    if (a.numel() == 0) return ops::new_output(a.shape(), sig.result, MEMRESOURCE_CPU, {&a});
+    return ops::run_unary(op, sig.compute, sig.result, a);
 }
 
 void unary_inplace(unary_op op, const tensor& target) {
@@ -138,7 +131,6 @@ void unary_inplace(unary_op op, const tensor& target) {
     const auto sig = ops::unary_types(op, target.dtype());
     ops::check_inplace_cast(sig.result, target.dtype(), what);
     ops::check_writable(target, what);
-    const resource_id where = ops::elementwise_device({&target});
     if (target.numel() == 0) return;
     tensor t = target; // a handle onto the same view (fill and copy_from are non-const)
     switch (sig.action) {
@@ -160,10 +152,7 @@ void unary_inplace(unary_op op, const tensor& target) {
     case unary_action::kernel:
         break;
     }
-    if (ops::device_unary(where, op, sig.compute, sig.result, target, t, true)) return;
-    const ops::host_lock rw(target, lock_mode::readwrite);
-    const cpu::operand x{rw.data(), target.dtype(), &target.strides()};
-    cpu::unary(op, sig.compute, target.shape(), x, x);
+    ops::run_unary_into(op, sig.compute, sig.result, target);
 }
 
 tensor cast(const tensor& t, dtype dt) {
@@ -179,7 +168,7 @@ tensor real(const tensor& t) {
 tensor imag(const tensor& t) {
     ops::check_defined(t, "imag", "input");
     return is_complex(t.dtype()) ? part_view(t, true)
-                                 : filled(t.shape(), t.dtype(), 0.0, ops::elementwise_device({&t}));
+                                 : filled(t.shape(), t.dtype(), 0.0, ops::pick_resource({&t}));
 }
 
 tensor conj(const tensor& t) {

@@ -1,9 +1,7 @@
 // NumPy-style subscripts: parsing, basic views, advanced gathers and index assignment.
 #include "isthmus/ops/indexing.hpp"
-#include "cpu/fill.hpp"
-#include "cpu/gather.hpp"
+#include "cpu/gather.hpp" // host-side index checks and offsets (Note [device indexing])
 #include "isthmus/ops/creation.hpp"
-#include "ops/device_ops.hpp"
 #include "ops/dispatch.hpp"
 
 #include <deque>
@@ -367,7 +365,7 @@ advanced_layout layout_of(const tensor& v, const std::vector<advanced_entry>& ad
 // Where the rows of an advanced index start (see Note [row offsets]), with the memory and locks
 // that keep the answer valid.
 struct located_rows {
-    cpu::row_offsets at;
+    backend::index_rows at; // at.count: the number of rows
     int64_t rows = 0;
     std::unique_ptr<int64_t[]> off;    // summed offsets, when several index arrays
     std::unique_ptr<ops::access> lock; // the single index array, when read directly
@@ -394,7 +392,10 @@ located_rows locate_rows(const tensor& v, const std::vector<advanced_entry>& adv
         const cpu::offset_source s{&e.index, idx, v.shape()[d], v.strides()[d] * isz, e.check};
         if (e.check && !cpu::indices_in_range(idx, r.rows, s.size))
             throw_out_of_range(s, common, e.axis);
-        r.at = {nullptr, idx, s.size, s.stride_bytes};
+        r.at.idx = idx;
+        r.at.size = s.size;
+        r.at.stride_bytes = s.stride_bytes;
+        r.at.count = r.rows;
         return r;
     }
     std::vector<tensor> expanded;
@@ -414,6 +415,7 @@ located_rows locate_rows(const tensor& v, const std::vector<advanced_entry>& adv
         throw_out_of_range(sources[static_cast<size_t>(bad)], common,
                            adv[static_cast<size_t>(bad)].axis);
     r.at.off = r.off.get();
+    r.at.count = r.rows;
     return r;
 }
 
@@ -516,7 +518,9 @@ void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& v
     // Note [device indexing]: the indices are checked and turned into row offsets on the host
     // (index arrays are usually small); the gather or scatter of the rows runs where the
     // scheduling rule puts it, on a device backend when it has the kernel.
-    const resource_id where = ops::pick_resource({&target, &value_in});
+    const ops::target tg = ops::pick_backend(
+        ops::pick_resource({&target, &value_in}),
+        [&](const backend::compute& be) { return be.supports_index(v.itemsize()); });
     const advanced_layout L = layout_of(v, p.adv, p.adjacent);
     tensor value = strip_leading_ones(value_in, static_cast<int64_t>(L.result.size()));
     check_assignable(value, L.result);
@@ -540,15 +544,8 @@ void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& v
     const shape_t dst_rest = rest_strides(v, adv_mask);
     const shape_t val_rest = strides_without_block(vr, L.block, L.common.size());
     const auto isz = static_cast<int64_t>(v.itemsize());
-    if (where != MEMRESOURCE_CPU &&
-        ops::device_scatter(where, v, vr, rows.at, rows.rows, row_stride * isz, L.rest, dst_rest,
-                            val_rest))
-        return;
-    const auto plan = cpu::make_plan<2>(L.rest, {&dst_rest, &val_rest}, {isz, isz});
-    auto src = ops::read_host(vr);
-    auto dst = ops::readwrite_host(v);
-    cpu::scatter_rows(v.itemsize(), dst.as<char>(), src.as<char>(), rows.at, rows.rows,
-                      row_stride * isz, plan, rows_inner(v, adv_mask));
+    ops::run_scatter(tg, v, vr, rows.at, row_stride * isz, L.rest, dst_rest, val_rest,
+                     rows_inner(v, adv_mask));
 }
 
 } // namespace
@@ -560,12 +557,14 @@ tensor index(const tensor& t, const std::vector<index_item>& items) {
     if (p.adv.empty()) return p.scalar_array && !p.full_integer ? p.view.clone() : p.view;
     // Note [device indexing] (put_parsed): rows located on the host, gathered where the
     // scheduling rule says.
-    resource_id where = ops::pick_resource({&t});
-    if (!ops::device_compute(where)) where = MEMRESOURCE_CPU;
     const tensor& v = p.view;
+    const ops::target tg =
+        ops::pick_backend(ops::pick_resource({&t}), [&](const backend::compute& be) {
+            return be.supports_index(v.itemsize());
+        });
     const advanced_layout L = layout_of(v, p.adv, p.adjacent);
     const located_rows rows = locate_rows(v, p.adv, L.common);
-    tensor out = tensor::empty(L.result, v.dtype(), where);
+    tensor out = tensor::empty(L.result, v.dtype(), tg.where);
     if (rows.rows == 0 || out.numel() == 0) return out;
 
     const std::vector<bool> adv_mask = advanced_mask(v, p.adv);
@@ -574,14 +573,8 @@ tensor index(const tensor& t, const std::vector<index_item>& items) {
     const auto isz = static_cast<int64_t>(v.itemsize());
     const int64_t row_bytes =
         out.strides()[static_cast<size_t>(L.block) + L.common.size() - 1] * isz;
-    if (where != MEMRESOURCE_CPU && ops::device_gather(where, v, out, rows.at, rows.rows, row_bytes,
-                                                       L.rest, out_rest, src_rest))
-        return out;
-    const auto plan = cpu::make_plan<2>(L.rest, {&out_rest, &src_rest}, {isz, isz});
-    auto src = ops::read_host(v);
-    auto dst = ops::write_host(out);
-    cpu::gather_rows(v.itemsize(), dst.as<char>(), src.as<char>(), rows.at, rows.rows, row_bytes,
-                     plan, rows_inner(v, adv_mask));
+    ops::run_gather(tg, v, out, rows.at, row_bytes, L.rest, out_rest, src_rest,
+                    rows_inner(v, adv_mask));
     return out;
 }
 
@@ -609,11 +602,8 @@ void index_put(const tensor& target, const std::vector<index_item>& items, const
         fill(p.view, value);
         return;
     }
-    tensor s = tensor::empty({}, target.dtype(), MEMRESOURCE_CPU);
-    {
-        auto w = ops::write_host(s);
-        cpu::fill(s, w.data(), value);
-    }
+    const tensor s = tensor::empty({}, target.dtype(), MEMRESOURCE_CPU);
+    fill(s, value);
     put_parsed(target, p, s);
 }
 

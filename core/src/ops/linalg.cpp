@@ -1,20 +1,12 @@
 // Linear algebra ops: matmul with NumPy's `@` rules, dot, vdot, inner; shapes, dtypes and
-// checks, then the CPU kernels.
+// checks, then the one dispatch (ops/dispatch.hpp).
 #include "isthmus/ops/linalg.hpp"
 
-#include "cpu/matmul.hpp"
-#include "ops/device_ops.hpp"
 #include "ops/dispatch.hpp"
 
 namespace isthmus {
 
 namespace {
-
-// As Note [reduction device] in reduce.cpp: only the CPU has these kernels so far.
-resource_id linalg_resource(const tensor& a, const tensor& b) {
-    (void)ops::pick_resource({&a, &b}); // device matmul: see matmul() below
-    return MEMRESOURCE_CPU;
-}
 
 void check_defined(const char* op, const tensor& a, const tensor& b) {
     ISTHMUS_CHECK(a.defined() && b.defined(), value_error, op, ": ",
@@ -34,18 +26,6 @@ shape_t batch_shape(const tensor& a, const tensor& b, const shape_t& ba, const s
         out[i] = x == 1 ? y : x;
     }
     return out;
-}
-
-shape_t concat(shape_t a, const shape_t& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
-
-// The operand in the compute dtype, copied when BLAS cannot take its matrix layout.
-tensor prepare(const tensor& t, dtype work) {
-    tensor x = t.to(work, false);
-    if (cpu::blas_dtype(work) && !cpu::blas_layout_ok(x)) x = x.contiguous();
-    return x;
 }
 
 // t * s for a 0-d `s`, with the promoted dtype: an (N, 1) @ (1, 1) product.
@@ -70,29 +50,10 @@ tensor matmul(const tensor& a, const tensor& b) {
         b.dim() == 1 ? " (size of the second)" : " (second-to-last dimension of the second)");
     const shape_t batch = batch_shape(a, b, shape_t(A.shape().begin(), A.shape().end() - 2),
                                       shape_t(B.shape().begin(), B.shape().end() - 2));
-    // Note [matmul dtypes]: float16/bfloat16 multiply in float32 (BLAS has no half gemm) and
-    // round once at the end; integers and bool take the exact loop in their own dtype.
-    const dtype work = is_floating(dt) && itemsize(dt) == 2 ? dtype::float32 : dt;
-    // The device branch (cuBLAS on CUDA): floating and complex dtypes (half ones with float32
-    // accumulation), operands made contiguous there.
-    if (const resource_id where = ops::pick_resource({&a, &b}); where != MEMRESOURCE_CPU)
-        if (auto C = ops::device_matmul(where, dt, A.expand(concat(batch, {m, k})),
-                                        B.expand(concat(batch, {k, n})), batch)) {
-            shape_t result = batch;
-            if (a.dim() > 1) result.push_back(m);
-            if (b.dim() > 1) result.push_back(n);
-            return C->view(result);
-        }
-    const tensor A2 = prepare(A, work).expand(concat(batch, {m, k}));
-    const tensor B2 = prepare(B, work).expand(concat(batch, {k, n}));
-    tensor C = tensor::empty(concat(batch, {m, n}), work, linalg_resource(a, b));
-    {
-        auto ah = ops::read_host(A2);
-        auto bh = ops::read_host(B2);
-        auto ch = ops::write_host(C);
-        cpu::matmul(C, ch.data(), A2, ah.data(), B2, bh.data());
-    }
-    if (work != dt) C = C.to(dt);
+    // Note [matmul dtypes]: float16/bfloat16 multiply with float32 accumulation and round once at
+    // the end (a backend without a half gemm, BLAS among them, gets them widened to float32);
+    // integers and bool take an exact loop in their own dtype.
+    const tensor C = ops::run_matmul(dt, A, B, batch);
     shape_t result = batch;
     if (a.dim() > 1) result.push_back(m);
     if (b.dim() > 1) result.push_back(n);
@@ -128,12 +89,14 @@ tensor vdot(const tensor& a, const tensor& b) {
                   shape_str(b.shape()), "); they must have the same number");
     const dtype dt = promote_types(a.dtype(), b.dtype());
     if (!is_complex(dt)) return matmul(a.reshape({-1}), b.reshape({-1}));
+    const ops::target tg =
+        ops::pick_backend(ops::pick_resource({&a, &b}),
+                          [&](const backend::compute& be) { return be.supports_dotc(dt); });
     const tensor x = a.to(dt, false).contiguous(), y = b.to(dt, false).contiguous();
-    tensor out = tensor::empty({}, dt, linalg_resource(a, b));
-    auto xh = ops::read_host(x);
-    auto yh = ops::read_host(y);
-    auto oh = ops::write_host(out);
-    cpu::dotc(dt, x.numel(), xh.data(), yh.data(), oh.data());
+    tensor out = tensor::empty({}, dt, tg.where);
+    const ops::lock_ref rx(x, lock_mode::read, tg.where), ry(y, lock_mode::read, tg.where);
+    const ops::lock_ref w(out, lock_mode::write, tg.where);
+    tg.be->dotc(dt, x.numel(), rx.data(), ry.data(), w.data());
     return out;
 }
 

@@ -1,7 +1,6 @@
 // Random tensors: the default generator, rand / uniform / randn / normal / randint.
 #include "cpu/random.hpp"
 #include "isthmus/ops/creation.hpp"
-#include "ops/device_ops.hpp"
 #include "ops/dispatch.hpp"
 
 #include <cmath>
@@ -32,22 +31,20 @@ tensor draw_real(const char* what, const shape_t& shape, dtype dt, generator* ge
                  resource_id resource, bool normal, double a, double b) {
     ISTHMUS_CHECK(is_inexact(dt), type_error, what, ": needs a floating or complex dtype, got ",
                   dt);
-    const resource_id where = random_resource(resource);
-    tensor t = tensor::empty(shape, dt, where);
     const dtype comp = real_dtype(dt);
+    // Note [device random]: every backend draws the same Philox words and maps them as the
+    // CPU does, so a seed gives the same tensor on any of them (docs/cuda.md).
+    const ops::target tg =
+        ops::pick_backend(random_resource(resource), [&](const backend::compute& be) {
+            return be.supports_random(comp, false);
+        });
+    tensor t = tensor::empty(shape, dt, tg.where);
     const int64_t n = t.numel() * (is_complex(dt) ? 2 : 1);
     generator& g = gen ? *gen : default_generator();
     const uint64_t first = g.reserve(cpu::random_blocks(n, cpu::random_words(comp, false)));
     if (n == 0) return t;
-    // Note [device random]: a device backend draws the same Philox words and maps them as the
-    // CPU does, so a seed gives the same tensor on either side (docs/cuda.md).
-    if (const auto be = ops::device_compute(where); be && be->supports_random(comp, false)) {
-        ops::access w(t, lock_mode::write, where);
-        be->random_real(comp, normal, w.data(), n, g.seed(), first, a, b);
-        return t;
-    }
-    auto out = ops::write_host(t);
-    cpu::random_real(comp, normal, out.data(), n, g.seed(), first, a, b);
+    const ops::lock_ref w(t, lock_mode::write, tg.where);
+    tg.be->random_real(comp, normal, w.data(), n, g.seed(), first, a, b);
     return t;
 }
 
@@ -145,20 +142,17 @@ tensor randint(int64_t lo, int64_t hi, const shape_t& shape, dtype dt, generator
     exact_range(dt, dlo, dhi);
     ISTHMUS_CHECK(static_cast<long double>(lo) >= dlo && static_cast<long double>(hi) - 1 <= dhi,
                   value_error, "randint: the range [", lo, ", ", hi, ") does not fit in ", dt);
-    const resource_id where = random_resource(resource);
-    tensor t = tensor::empty(shape, dt, where);
+    const ops::target tg =
+        ops::pick_backend(random_resource(resource),
+                          [&](const backend::compute& be) { return be.supports_random(dt, true); });
+    tensor t = tensor::empty(shape, dt, tg.where);
     const int64_t n = t.numel();
     generator& g = gen ? *gen : default_generator();
     const uint64_t first = g.reserve(cpu::random_blocks(n, cpu::random_words(dt, true)));
     if (n == 0) return t;
     const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-    if (const auto be = ops::device_compute(where); be && be->supports_random(dt, true)) {
-        ops::access w(t, lock_mode::write, where);
-        be->random_int(dt, w.data(), n, g.seed(), first, lo, range);
-        return t;
-    }
-    auto out = ops::write_host(t);
-    cpu::random_int(dt, out.data(), n, g.seed(), first, lo, range);
+    const ops::lock_ref w(t, lock_mode::write, tg.where);
+    tg.be->random_int(dt, w.data(), n, g.seed(), first, lo, range);
     return t;
 }
 

@@ -1,10 +1,9 @@
 // Reduction ops (sum, prod, mean, min, max, any, all, var, std): axes, keepdims, result dtypes
-// and checks, then the CPU kernels.
+// and checks, then the one dispatch (ops/dispatch.hpp).
 #include "isthmus/ops/reduce.hpp"
 #include "isthmus/ops/elementwise.hpp"
 
-#include "cpu/reduce.hpp"
-#include "ops/device_ops.hpp"
+#include "cpu/backend.hpp" // engine_kind and the result dtype rules
 #include "ops/dispatch.hpp"
 
 namespace isthmus {
@@ -47,86 +46,53 @@ axes_plan plan_axes(const char* op, const tensor& t, const reduce_axes& axes) {
     return p;
 }
 
-// Note [reduction device]: ops pick their resource by the scheduling rule (ops::pick_resource).
-// A device backend runs sum, prod, mean, min, max, any and all (ops::device_reduce), and var/std
-// as device ops (Note [variance]); whatever the device has no kernel for reads its inputs on
-// the CPU and writes a CPU result.
-resource_id reduction_resource(std::initializer_list<const tensor*> inputs) {
-    resource_id where = ops::pick_resource(inputs);
-    if (!ops::device_compute(where)) where = MEMRESOURCE_CPU;
-    return where;
-}
+using backend::reduce_kind;
 
-std::optional<backend::reduce_kind> device_kind(cpu::reduce_kind kind) {
-    switch (kind) {
-    case cpu::reduce_kind::sum:
-        return backend::reduce_kind::sum;
-    case cpu::reduce_kind::mean:
-        return backend::reduce_kind::mean;
-    case cpu::reduce_kind::min:
-        return backend::reduce_kind::min;
-    case cpu::reduce_kind::max:
-        return backend::reduce_kind::max;
-    case cpu::reduce_kind::prod:
-        return backend::reduce_kind::prod;
-    case cpu::reduce_kind::any:
-        return backend::reduce_kind::any;
-    case cpu::reduce_kind::all:
-        return backend::reduce_kind::all;
-    }
-    return std::nullopt;
-}
-
-// Runs one engine reduction; the result has the kept dimensions (keepdims applied by the caller).
-tensor run_kind(cpu::reduce_kind kind, const tensor& t, const axes_plan& p, double divisor) {
-    const resource_id picked = ops::pick_resource({&t});
-    if (const auto dk = device_kind(kind); dk && picked != MEMRESOURCE_CPU)
-        if (auto r = ops::device_reduce(picked, *dk, t, p.reduced, p.kept,
-                                        cpu::reduce_result_dtype(kind, t.dtype())))
-            return *r;
-    const resource_id where = MEMRESOURCE_CPU;
-    tensor out = tensor::empty(p.kept, cpu::reduce_result_dtype(kind, t.dtype()), where);
-    auto in = ops::read_host(t);
-    auto o = ops::write_host(out);
-    cpu::reduce(kind, out, o.data(), t, in.data(), p.reduced, divisor);
-    return out;
+// Runs one reduction where the scheduling rule says (Note [one dispatch]); the result has the
+// kept dimensions (keepdims applied by the caller).
+tensor run_kind(reduce_kind kind, const tensor& t, const axes_plan& p) {
+    return ops::run_reduce(kind, t, p.reduced, p.kept,
+                           cpu::reduce_result_dtype(cpu::engine_kind(kind), t.dtype()));
 }
 
 tensor finish(const tensor& out, const axes_plan& p, bool keepdims) {
     return keepdims ? out.view(p.with_ones) : out;
 }
 
-tensor reduction(const char* op, cpu::reduce_kind kind, const tensor& t, const reduce_axes& axes,
+tensor reduction(const char* op, reduce_kind kind, const tensor& t, const reduce_axes& axes,
                  bool keepdims) {
     const axes_plan p = plan_axes(op, t, axes);
-    if (kind == cpu::reduce_kind::min || kind == cpu::reduce_kind::max)
+    if (kind == reduce_kind::min || kind == reduce_kind::max)
         ISTHMUS_CHECK(p.count > 0, value_error, op, ": zero-size reduction over axes of shape ",
                       shape_str(t.shape()), " has no identity (min/max of an empty set)");
-    const double divisor = kind == cpu::reduce_kind::mean ? static_cast<double>(p.count) : 1.0;
-    return finish(run_kind(kind, t, p, divisor), p, keepdims);
+    return finish(run_kind(kind, t, p), p, keepdims);
 }
 
-// Note [variance]: NumPy's two-pass algorithm: the mean (kept dimensions), then the mean of
-// |x - mean|^2 over the same axes, with divisor max(N - ddof, 0). The squares go to a
-// temporary in float32 (float32/complex64/half inputs) or float64, and their sum accumulates
-// in double (Note [float32 summation]). float16/bfloat16 inputs are widened to float32 first
+// Note [variance]: the sum of |x - mean|^2 over the reduced axes divided by max(N - ddof, 0).
+// A backend with a fused kernel computes it (the CPU: one pass over the input, exact two-pass
+// blocks merged by Chan's update, Note [blocked variance] in cpu/reduce_var.cpp); on the others
+// it is composed of their kernels as NumPy's two passes (Note [composite ops]): the mean, then
+// the deviations in the work dtype (float32 for float32/complex64/half inputs, else float64),
+// their squares summed and divided once. float16/bfloat16 inputs are widened to float32 first
 // so that the mean is not rounded to half precision.
 tensor variance(const char* op, const tensor& t, const reduce_axes& axes, bool keepdims,
                 int64_t ddof, bool root) {
     const axes_plan p = plan_axes(op, t, axes);
     const dtype result = cpu::var_result_dtype(t.dtype());
+    const dtype work = cpu::var_work_dtype(t.dtype());
     const tensor x = is_floating(t.dtype()) && itemsize(t.dtype()) == 2 ? t.to(dtype::float32) : t;
-    const tensor m = run_kind(cpu::reduce_kind::mean, x, p, static_cast<double>(p.count))
-                         .view(p.with_ones)
-                         .expand(x.shape());
-    const resource_id where = reduction_resource({&t});
     const auto divisor = static_cast<double>(std::max<int64_t>(p.count - ddof, 0));
-    if (where != MEMRESOURCE_CPU) {
-        // On a device, the same two passes as elementwise ops and reductions that run there:
-        // the deviations in the work dtype, their squares summed in double (float32 data)
-        // and divided once. Complex deviations stay complex and their squared modulus is
-        // abs then square (within an ulp of the CPU's re^2 + im^2), in the real work dtype.
-        const dtype work = cpu::var_work_dtype(x.dtype());
+    tensor out;
+    if (auto fused = ops::run_variance(x, p.reduced, p.kept, cpu::var_result_dtype(x.dtype()),
+                                       divisor, root)) {
+        out = std::move(*fused);
+    } else {
+        // Note [composite ops] (dispatch_kernels.cpp): on a backend without the fused kernel,
+        // the same two passes as elementwise ops and reductions that run there: the deviations
+        // in the work dtype, their squares summed in double (float32 data) and divided once.
+        // Complex deviations stay complex and their squared modulus is abs then square (within
+        // an ulp of the CPU's re^2 + im^2), in the real work dtype.
+        const tensor m = run_kind(reduce_kind::mean, x, p).view(p.with_ones).expand(x.shape());
         tensor sq;
         if (is_complex(x.dtype())) {
             sq = unary(unary_op::square, unary(unary_op::abs, binary(binary_op::sub, x, m)));
@@ -135,23 +101,8 @@ tensor variance(const char* op, const tensor& t, const reduce_axes& axes, bool k
             sq = unary(unary_op::square,
                        binary(binary_op::sub, x.to(work, false), m.to(work, false)));
         }
-        tensor out =
-            binary(binary_op::div, run_kind(cpu::reduce_kind::sum, sq, p, 1.0), scalar(divisor));
+        out = binary(binary_op::div, run_kind(reduce_kind::sum, sq, p), scalar(divisor));
         if (root) out = unary(unary_op::sqrt, out);
-        if (out.dtype() != result) out = out.to(result);
-        return finish(out, p, keepdims);
-    }
-    tensor dev = tensor::empty(x.shape(), cpu::var_work_dtype(x.dtype()), where);
-    {
-        auto xin = ops::read_host(x);
-        auto mh = ops::read_host(m);
-        auto d = ops::write_host(dev);
-        cpu::squared_deviation(dev, d.data(), x, xin.data(), m, mh.data());
-    }
-    tensor out = run_kind(cpu::reduce_kind::mean, dev, p, divisor);
-    if (root) {
-        auto o = ops::readwrite_host(out);
-        cpu::sqrt_inplace(out, o.data());
     }
     if (out.dtype() != result) out = out.to(result);
     return finish(out, p, keepdims);
@@ -160,31 +111,31 @@ tensor variance(const char* op, const tensor& t, const reduce_axes& axes, bool k
 } // namespace
 
 tensor sum(const tensor& t, const reduce_axes& axes, bool keepdims) {
-    return reduction("sum", cpu::reduce_kind::sum, t, axes, keepdims);
+    return reduction("sum", reduce_kind::sum, t, axes, keepdims);
 }
 
 tensor prod(const tensor& t, const reduce_axes& axes, bool keepdims) {
-    return reduction("prod", cpu::reduce_kind::prod, t, axes, keepdims);
+    return reduction("prod", reduce_kind::prod, t, axes, keepdims);
 }
 
 tensor mean(const tensor& t, const reduce_axes& axes, bool keepdims) {
-    return reduction("mean", cpu::reduce_kind::mean, t, axes, keepdims);
+    return reduction("mean", reduce_kind::mean, t, axes, keepdims);
 }
 
 tensor min(const tensor& t, const reduce_axes& axes, bool keepdims) {
-    return reduction("min", cpu::reduce_kind::min, t, axes, keepdims);
+    return reduction("min", reduce_kind::min, t, axes, keepdims);
 }
 
 tensor max(const tensor& t, const reduce_axes& axes, bool keepdims) {
-    return reduction("max", cpu::reduce_kind::max, t, axes, keepdims);
+    return reduction("max", reduce_kind::max, t, axes, keepdims);
 }
 
 tensor any(const tensor& t, const reduce_axes& axes, bool keepdims) {
-    return reduction("any", cpu::reduce_kind::any, t, axes, keepdims);
+    return reduction("any", reduce_kind::any, t, axes, keepdims);
 }
 
 tensor all(const tensor& t, const reduce_axes& axes, bool keepdims) {
-    return reduction("all", cpu::reduce_kind::all, t, axes, keepdims);
+    return reduction("all", reduce_kind::all, t, axes, keepdims);
 }
 
 tensor var(const tensor& t, const reduce_axes& axes, bool keepdims, int64_t ddof) {

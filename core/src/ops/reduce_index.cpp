@@ -1,21 +1,12 @@
 // Index-aware reduction ops: argmin/argmax (flat or along an axis) and cumsum/cumprod.
 #include "isthmus/ops/reduce.hpp"
 
-#include "cpu/reduce.hpp"
-#include "ops/device_ops.hpp"
+#include "cpu/reduce.hpp" // the cumulative dtype rule
 #include "ops/dispatch.hpp"
 
 namespace isthmus {
 
 namespace {
-
-// As Note [reduction device] in reduce.cpp: argmin/argmax and cumsum/cumprod try the device
-// backend first (ops::device_reduce, compute::cumulative); whatever it cannot run, runs here.
-resource_id index_resource(const tensor& t) {
-    resource_id where = ops::pick_resource({&t});
-    if (where != MEMRESOURCE_CPU) where = MEMRESOURCE_CPU;
-    return where;
-}
 
 tensor arg_along(const char* op, bool is_max, const tensor& t, int64_t axis, bool keepdims) {
     ISTHMUS_CHECK(t.defined(), value_error, op, ": the input tensor is undefined");
@@ -30,20 +21,11 @@ tensor arg_along(const char* op, bool is_max, const tensor& t, int64_t axis, boo
     for (int64_t d = 0; d < rank; ++d)
         if (d != a) kept.push_back(t.shape()[static_cast<size_t>(d)]);
     with_one[static_cast<size_t>(a)] = 1;
-    if (const resource_id where = ops::pick_resource({&t}); where != MEMRESOURCE_CPU) {
-        std::vector<bool> reduced(static_cast<size_t>(rank), false);
-        reduced[static_cast<size_t>(a)] = true;
-        if (auto r = ops::device_reduce(
-                where, is_max ? backend::reduce_kind::argmax : backend::reduce_kind::argmin, t,
-                reduced, kept, dtype::int64))
-            return keepdims ? r->view(with_one) : *r;
-    }
-    tensor out = tensor::empty(kept, dtype::int64, index_resource(t));
-    {
-        auto in = ops::read_host(t);
-        auto o = ops::write_host(out);
-        cpu::arg_reduce(is_max, out, o.data(), t, in.data(), a);
-    }
+    std::vector<bool> reduced(static_cast<size_t>(rank), false);
+    reduced[static_cast<size_t>(a)] = true;
+    const tensor out =
+        ops::run_reduce(is_max ? backend::reduce_kind::argmax : backend::reduce_kind::argmin, t,
+                        reduced, kept, dtype::int64);
     return keepdims ? out.view(with_one) : out;
 }
 
@@ -68,27 +50,7 @@ tensor cumulative(const char* op, bool is_prod, const tensor& t, int64_t axis) {
     const dtype work = is_floating(result) && itemsize(result) == 2 ? dtype::float32 : result;
     const tensor x = t.to(work, false).contiguous();
     const int64_t a = axis < 0 ? axis + rank : axis;
-    if (const resource_id where = ops::pick_resource({&t}); where != MEMRESOURCE_CPU)
-        if (const auto be = ops::device_compute(where);
-            be && be->supports_cumulative(is_prod, work)) {
-            int64_t pre = 1, post = 1; // the dimensions before and after the axis
-            for (int64_t d = 0; d < a; ++d) pre *= x.shape()[static_cast<size_t>(d)];
-            for (int64_t d = a + 1; d < rank; ++d) post *= x.shape()[static_cast<size_t>(d)];
-            tensor out = tensor::empty(x.shape(), work, where);
-            if (out.numel() > 0) {
-                ops::access r(x, lock_mode::read, where);
-                ops::access w(out, lock_mode::write, where);
-                be->cumulative(is_prod, pre, x.shape()[static_cast<size_t>(a)], post, w.data(),
-                               r.data(), work);
-            }
-            return work == result ? out : out.to(result);
-        }
-    tensor out = tensor::empty(x.shape(), work, index_resource(t));
-    {
-        auto in = ops::read_host(x);
-        auto o = ops::write_host(out);
-        cpu::cumulative(is_prod, out, o.data(), x, in.data(), a);
-    }
+    const tensor out = ops::run_cumulative(is_prod, x, a);
     return work == result ? out : out.to(result);
 }
 
