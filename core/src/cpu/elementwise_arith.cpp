@@ -9,10 +9,15 @@ namespace isthmus::cpu {
 
 namespace {
 
+// The element functors, by op (Note [element functors by op]).
+template <binary_op OP>
+struct fn;
+
 template <typename T>
 inline constexpr bool numeric_v = !std::is_same_v<T, bool>;
 
-struct add_f {
+template <>
+struct fn<binary_op::add> {
     template <typename T>
     static constexpr bool supports = numeric_v<T>;
     template <typename T>
@@ -24,7 +29,8 @@ struct add_f {
     }
 };
 
-struct sub_f {
+template <>
+struct fn<binary_op::sub> {
     template <typename T>
     static constexpr bool supports = numeric_v<T>;
     template <typename T>
@@ -36,7 +42,8 @@ struct sub_f {
     }
 };
 
-struct mul_f {
+template <>
+struct fn<binary_op::mul> {
     template <typename T>
     static constexpr bool supports = numeric_v<T>;
     template <typename T>
@@ -48,7 +55,8 @@ struct mul_f {
     }
 };
 
-struct div_f {
+template <>
+struct fn<binary_op::div> {
     template <typename T>
     static constexpr bool supports = is_real_v<T> || is_complex_v<T>;
     template <typename T>
@@ -74,7 +82,9 @@ C complex_pow(C a, C b) {
     return std::pow(a, b);
 }
 
-struct pow_f {
+template <>
+struct fn<binary_op::pow> {
+    static constexpr int64_t grain = expensive_grain;
     template <typename T>
     static constexpr bool supports = numeric_v<T>;
     template <typename T>
@@ -88,7 +98,8 @@ struct pow_f {
     }
 };
 
-struct maximum_f {
+template <>
+struct fn<binary_op::maximum> {
     template <typename T>
     static constexpr bool supports = is_int_v<T> || is_real_v<T>;
     template <typename T>
@@ -97,7 +108,8 @@ struct maximum_f {
     }
 };
 
-struct minimum_f {
+template <>
+struct fn<binary_op::minimum> {
     template <typename T>
     static constexpr bool supports = is_int_v<T> || is_real_v<T>;
     template <typename T>
@@ -106,7 +118,9 @@ struct minimum_f {
     }
 };
 
-struct atan2_f {
+template <>
+struct fn<binary_op::atan2> {
+    static constexpr int64_t grain = expensive_grain;
     template <typename T>
     static constexpr bool supports = is_real_v<T>;
     template <typename T>
@@ -124,28 +138,9 @@ loop_fn vector_loop(vmath::fn f, dtype k) {
 } // namespace
 
 kernel arith_kernel(binary_op op, dtype k) {
-    switch (op) {
-    case binary_op::add:
-        return binary_kernel_for<add_f>(k);
-    case binary_op::sub:
-        return binary_kernel_for<sub_f>(k);
-    case binary_op::mul:
-        return binary_kernel_for<mul_f>(k);
-    case binary_op::div:
-        return binary_kernel_for<div_f>(k);
-    case binary_op::pow:
-        if (loop_fn v = vector_loop(vmath::fn::pow, k)) return {v, k, expensive_grain};
-        return binary_kernel_for<pow_f>(k, expensive_grain);
-    case binary_op::maximum:
-        return binary_kernel_for<maximum_f>(k);
-    case binary_op::minimum:
-        return binary_kernel_for<minimum_f>(k);
-    case binary_op::atan2:
-        if (loop_fn v = vector_loop(vmath::fn::atan2, k)) return {v, k, expensive_grain};
-        return binary_kernel_for<atan2_f>(k, expensive_grain);
-    default:
-        return {};
-    }
+    if (const auto f = vmath::vector_fn(op))
+        if (loop_fn v = vector_loop(*f, k)) return {v, k, expensive_grain};
+    return binary_kernel_by_op<fn, is_arith_family>(op, k);
 }
 
 } // namespace isthmus::cpu

@@ -5,10 +5,15 @@ namespace isthmus::cpu {
 
 namespace {
 
+// The element functors, by op (Note [element functors by op]).
+template <binary_op OP>
+struct fn;
+
 template <typename T>
 inline constexpr bool bits_v = std::is_integral_v<T>;
 
-struct bit_and_f {
+template <>
+struct fn<binary_op::bit_and> {
     template <typename T>
     static constexpr bool supports = bits_v<T>;
     template <typename T>
@@ -16,7 +21,8 @@ struct bit_and_f {
         return static_cast<T>(a & b);
     }
 };
-struct bit_or_f {
+template <>
+struct fn<binary_op::bit_or> {
     template <typename T>
     static constexpr bool supports = bits_v<T>;
     template <typename T>
@@ -24,7 +30,8 @@ struct bit_or_f {
         return static_cast<T>(a | b);
     }
 };
-struct bit_xor_f {
+template <>
+struct fn<binary_op::bit_xor> {
     template <typename T>
     static constexpr bool supports = bits_v<T>;
     template <typename T>
@@ -34,7 +41,8 @@ struct bit_xor_f {
 };
 
 // Note [shift counts] in kernels/element_functions.hpp.
-struct shift_left_f {
+template <>
+struct fn<binary_op::shift_left> {
     template <typename T>
     static constexpr bool supports = is_int_v<T>;
     template <typename T>
@@ -42,7 +50,8 @@ struct shift_left_f {
         return elem::shift_left(a, b);
     }
 };
-struct shift_right_f {
+template <>
+struct fn<binary_op::shift_right> {
     template <typename T>
     static constexpr bool supports = is_int_v<T>;
     template <typename T>
@@ -54,20 +63,7 @@ struct shift_right_f {
 } // namespace
 
 kernel bitwise_kernel(binary_op op, dtype k) {
-    switch (op) {
-    case binary_op::bit_and:
-        return binary_kernel_for<bit_and_f>(k);
-    case binary_op::bit_or:
-        return binary_kernel_for<bit_or_f>(k);
-    case binary_op::bit_xor:
-        return binary_kernel_for<bit_xor_f>(k);
-    case binary_op::shift_left:
-        return binary_kernel_for<shift_left_f>(k);
-    case binary_op::shift_right:
-        return binary_kernel_for<shift_right_f>(k);
-    default:
-        return {};
-    }
+    return binary_kernel_by_op<fn, is_bitwise_family>(op, k);
 }
 
 } // namespace isthmus::cpu

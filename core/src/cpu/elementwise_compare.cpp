@@ -5,12 +5,17 @@ namespace isthmus::cpu {
 
 namespace {
 
+// The element functors, by op (Note [element functors by op]).
+template <binary_op OP>
+struct fn;
+
 template <typename T>
 inline constexpr bool ordered_v = !is_complex_v<T>;
 template <typename T>
 inline constexpr bool bool_v = std::is_same_v<T, bool>;
 
-struct eq_f {
+template <>
+struct fn<binary_op::eq> {
     template <typename T>
     static constexpr bool supports = true;
     template <typename T>
@@ -18,7 +23,8 @@ struct eq_f {
         return a == b;
     }
 };
-struct ne_f {
+template <>
+struct fn<binary_op::ne> {
     template <typename T>
     static constexpr bool supports = true;
     template <typename T>
@@ -26,7 +32,8 @@ struct ne_f {
         return a != b;
     }
 };
-struct lt_f {
+template <>
+struct fn<binary_op::lt> {
     template <typename T>
     static constexpr bool supports = ordered_v<T>;
     template <typename T>
@@ -34,7 +41,8 @@ struct lt_f {
         return a < b;
     }
 };
-struct le_f {
+template <>
+struct fn<binary_op::le> {
     template <typename T>
     static constexpr bool supports = ordered_v<T>;
     template <typename T>
@@ -42,7 +50,8 @@ struct le_f {
         return a <= b;
     }
 };
-struct gt_f {
+template <>
+struct fn<binary_op::gt> {
     template <typename T>
     static constexpr bool supports = ordered_v<T>;
     template <typename T>
@@ -50,7 +59,8 @@ struct gt_f {
         return a > b;
     }
 };
-struct ge_f {
+template <>
+struct fn<binary_op::ge> {
     template <typename T>
     static constexpr bool supports = ordered_v<T>;
     template <typename T>
@@ -60,17 +70,20 @@ struct ge_f {
 };
 
 // Logical ops run on bool only: the executor converts other dtypes to bool (x != 0) per block.
-struct logical_and_f {
+template <>
+struct fn<binary_op::logical_and> {
     template <typename T>
     static constexpr bool supports = bool_v<T>;
     static bool apply(bool a, bool b) { return a && b; }
 };
-struct logical_or_f {
+template <>
+struct fn<binary_op::logical_or> {
     template <typename T>
     static constexpr bool supports = bool_v<T>;
     static bool apply(bool a, bool b) { return a || b; }
 };
-struct logical_xor_f {
+template <>
+struct fn<binary_op::logical_xor> {
     template <typename T>
     static constexpr bool supports = bool_v<T>;
     static bool apply(bool a, bool b) { return a != b; }
@@ -79,28 +92,7 @@ struct logical_xor_f {
 } // namespace
 
 kernel compare_kernel(binary_op op, dtype k) {
-    switch (op) {
-    case binary_op::eq:
-        return binary_kernel_for<eq_f>(k);
-    case binary_op::ne:
-        return binary_kernel_for<ne_f>(k);
-    case binary_op::lt:
-        return binary_kernel_for<lt_f>(k);
-    case binary_op::le:
-        return binary_kernel_for<le_f>(k);
-    case binary_op::gt:
-        return binary_kernel_for<gt_f>(k);
-    case binary_op::ge:
-        return binary_kernel_for<ge_f>(k);
-    case binary_op::logical_and:
-        return binary_kernel_for<logical_and_f>(k);
-    case binary_op::logical_or:
-        return binary_kernel_for<logical_or_f>(k);
-    case binary_op::logical_xor:
-        return binary_kernel_for<logical_xor_f>(k);
-    default:
-        return {};
-    }
+    return binary_kernel_by_op<fn, is_compare_family>(op, k);
 }
 
 } // namespace isthmus::cpu

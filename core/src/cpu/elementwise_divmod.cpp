@@ -8,7 +8,13 @@ namespace isthmus::cpu {
 
 namespace {
 
-struct floor_div_f {
+// The element functors, by op (Note [element functors by op]).
+template <binary_op OP>
+struct fn;
+
+template <>
+struct fn<binary_op::floor_div> {
+    static constexpr int64_t grain = expensive_grain;
     template <typename T>
     static constexpr bool supports = is_int_v<T> || is_real_v<T>;
     template <typename T>
@@ -20,7 +26,9 @@ struct floor_div_f {
     }
 };
 
-struct mod_f {
+template <>
+struct fn<binary_op::mod> {
+    static constexpr int64_t grain = expensive_grain;
     template <typename T>
     static constexpr bool supports = is_int_v<T> || is_real_v<T>;
     template <typename T>
@@ -35,14 +43,7 @@ struct mod_f {
 } // namespace
 
 kernel divmod_kernel(binary_op op, dtype k) {
-    switch (op) {
-    case binary_op::floor_div:
-        return binary_kernel_for<floor_div_f>(k, expensive_grain);
-    case binary_op::mod:
-        return binary_kernel_for<mod_f>(k, expensive_grain);
-    default:
-        return {};
-    }
+    return binary_kernel_by_op<fn, is_divmod_family>(op, k);
 }
 
 } // namespace isthmus::cpu

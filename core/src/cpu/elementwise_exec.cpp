@@ -13,54 +13,10 @@ constexpr int64_t block = 256;  // elements per conversion block
 constexpr size_t max_item = 16; // the largest itemsize (complex128)
 
 kernel binary_kernel(binary_op op, dtype k) {
-    switch (op) {
-    case binary_op::floor_div:
-    case binary_op::mod:
-        return divmod_kernel(op, k);
-    case binary_op::eq:
-    case binary_op::ne:
-    case binary_op::lt:
-    case binary_op::le:
-    case binary_op::gt:
-    case binary_op::ge:
-    case binary_op::logical_and:
-    case binary_op::logical_or:
-    case binary_op::logical_xor:
-        return compare_kernel(op, k);
-    case binary_op::bit_and:
-    case binary_op::bit_or:
-    case binary_op::bit_xor:
-    case binary_op::shift_left:
-    case binary_op::shift_right:
-        return bitwise_kernel(op, k);
-    default:
-        return arith_kernel(op, k);
-    }
-}
-
-bool is_math(unary_op op) {
-    switch (op) {
-    case unary_op::exp:
-    case unary_op::log:
-    case unary_op::log2:
-    case unary_op::log10:
-    case unary_op::expm1:
-    case unary_op::log1p:
-    case unary_op::sqrt:
-    case unary_op::rsqrt:
-    case unary_op::sin:
-    case unary_op::cos:
-    case unary_op::tan:
-    case unary_op::asin:
-    case unary_op::acos:
-    case unary_op::atan:
-    case unary_op::sinh:
-    case unary_op::cosh:
-    case unary_op::tanh:
-        return true;
-    default:
-        return false;
-    }
+    if (is_divmod_family(op)) return divmod_kernel(op, k);
+    if (is_compare_family(op)) return compare_kernel(op, k);
+    if (is_bitwise_family(op)) return bitwise_kernel(op, k);
+    return arith_kernel(op, k);
 }
 
 template <typename T>
@@ -157,7 +113,7 @@ void binary(binary_op op, dtype compute, const shape_t& shape, const operand& ou
 
 void unary(unary_op op, dtype compute, const shape_t& shape, const operand& out, const operand& a) {
     const dtype k = kernel_dtype(compute);
-    const kernel kl = is_math(op) ? math_kernel(op, k) : basic_kernel(op, k);
+    const kernel kl = is_math_family(op) ? math_kernel(op, k) : basic_kernel(op, k);
     ISTHMUS_ASSERT(kl.fn != nullptr, "no CPU kernel for ", name(op), " on ", k);
     run_kernel<2>(shape, {out, a}, {kl.out, k}, kl.fn, kl.grain);
 }

@@ -60,11 +60,33 @@ convert_fn converter(dtype from, dtype to);
 
 // Kernel families, one translation unit each. They return an empty kernel (fn == nullptr) for
 // dtypes the op layer's type rules never send them.
-kernel arith_kernel(binary_op op, dtype k);   ///< add sub mul div pow maximum minimum atan2
-kernel divmod_kernel(binary_op op, dtype k);  ///< floor_div mod
-kernel compare_kernel(binary_op op, dtype k); ///< eq ne lt le gt ge, logical and/or/xor
-kernel bitwise_kernel(binary_op op, dtype k); ///< bit and/or/xor, shifts
-kernel math_kernel(unary_op op, dtype k);     ///< exp ... tanh, sqrt, rsqrt
+kernel arith_kernel(binary_op op, dtype k);   ///< is_arith_family
+kernel divmod_kernel(binary_op op, dtype k);  ///< rule divmod
+kernel compare_kernel(binary_op op, dtype k); ///< rules equality, order, logical
+kernel bitwise_kernel(binary_op op, dtype k); ///< rules bitwise, shift
+kernel math_kernel(unary_op op, dtype k);     ///< rule math
 kernel basic_kernel(unary_op op, dtype k);    ///< the other unary ops
+
+/// The families by the op table's rule column (Note [element functors by op]).
+constexpr bool is_math_family(unary_op op) {
+    return rule(op) == unary_rule::math;
+}
+constexpr bool is_basic_family(unary_op op) {
+    return rule(op) != unary_rule::math && rule(op) != unary_rule::real_part &&
+           rule(op) != unary_rule::imag_part;
+}
+constexpr bool is_divmod_family(binary_op op) {
+    return rule(op) == binary_rule::divmod;
+}
+constexpr bool is_compare_family(binary_op op) {
+    return rule(op) == binary_rule::equality || rule(op) == binary_rule::order ||
+           rule(op) == binary_rule::logical;
+}
+constexpr bool is_bitwise_family(binary_op op) {
+    return rule(op) == binary_rule::bitwise || rule(op) == binary_rule::shift;
+}
+constexpr bool is_arith_family(binary_op op) {
+    return !is_divmod_family(op) && !is_compare_family(op) && !is_bitwise_family(op);
+}
 
 } // namespace isthmus::cpu

@@ -173,4 +173,53 @@ kernel unary_kernel_for(dtype k, int64_t grain = parallel_grain) {
     return for_kernel_dtype(k, [grain]<typename T>() { return unary_kernel_of<F, T>(grain); });
 }
 
+// Note [element functors by op]: each kernel family file (elementwise_math.cpp, ...) defines
+// its ops' functors as specialisations Fn<op> of a template of its own, and picks them with the
+// switches below, which are the op table's rows (op_table.hpp): a new row needs its functor,
+// not a case. A family handles the ops its predicate In selects (by the row's rule) and gives
+// an empty kernel for the others, whose Fn<op> is then never instantiated. A functor may set
+// `static constexpr int64_t grain` (expensive_grain for libm-bound ops).
+
+/// The multi-threading grain of functor F: F::grain, else parallel_grain.
+template <typename F>
+constexpr int64_t grain_of() {
+    if constexpr (requires { F::grain; })
+        return F::grain;
+    else
+        return parallel_grain;
+}
+
+/// The kernel of Fn<op> for kernel dtype k when In(op), else an empty kernel.
+template <template <unary_op> class Fn, bool (*In)(unary_op)>
+kernel unary_kernel_by_op(unary_op op, dtype k) {
+    switch (op) {
+#define ISTHMUS_CASE(n, ...)                                                                       \
+    case unary_op::n:                                                                              \
+        if constexpr (In(unary_op::n))                                                             \
+            return unary_kernel_for<Fn<unary_op::n>>(k, grain_of<Fn<unary_op::n>>());              \
+        else                                                                                       \
+            return {};
+        ISTHMUS_UNARY_OPS(ISTHMUS_CASE)
+#undef ISTHMUS_CASE
+    default:
+        return {};
+    }
+}
+
+/// The kernel of Fn<op> for kernel dtype k when In(op), else an empty kernel.
+template <template <binary_op> class Fn, bool (*In)(binary_op)>
+kernel binary_kernel_by_op(binary_op op, dtype k) {
+    switch (op) {
+#define ISTHMUS_CASE(n, ...)                                                                       \
+    case binary_op::n:                                                                             \
+        if constexpr (In(binary_op::n))                                                            \
+            return binary_kernel_for<Fn<binary_op::n>>(k, grain_of<Fn<binary_op::n>>());           \
+        else                                                                                       \
+            return {};
+        ISTHMUS_BINARY_OPS(ISTHMUS_CASE)
+#undef ISTHMUS_CASE
+    }
+    return {};
+}
+
 } // namespace isthmus::cpu

@@ -22,9 +22,15 @@ C complex_expm1(C z) {
     return C(std::expm1(x) * std::cos(y) - 2 * h * h, std::exp(x) * std::sin(y));
 }
 
-// Defines a functor NAME_f applying EXPR (in terms of `a`) on float, double and complex.
+// The element functors, by op (Note [element functors by op]).
+template <unary_op OP>
+struct fn;
+
+// Defines the functor of op NAME applying EXPR (in terms of `a`) on float, double and complex.
 #define ISTHMUS_MATH_FUNCTOR(NAME, EXPR)                                                           \
-    struct NAME##_f {                                                                              \
+    template <>                                                                                    \
+    struct fn<unary_op::NAME> {                                                                    \
+        static constexpr int64_t grain = expensive_grain;                                          \
         template <typename T>                                                                      \
         static constexpr bool supports = inexact_v<T>;                                             \
         template <typename T>                                                                      \
@@ -49,7 +55,9 @@ ISTHMUS_MATH_FUNCTOR(cosh, std::cosh(a))
 ISTHMUS_MATH_FUNCTOR(tanh, std::tanh(a))
 #undef ISTHMUS_MATH_FUNCTOR
 
-struct log2_f {
+template <>
+struct fn<unary_op::log2> {
+    static constexpr int64_t grain = expensive_grain;
     template <typename T>
     static constexpr bool supports = inexact_v<T>;
     template <typename T>
@@ -61,7 +69,9 @@ struct log2_f {
     }
 };
 
-struct expm1_f {
+template <>
+struct fn<unary_op::expm1> {
+    static constexpr int64_t grain = expensive_grain;
     template <typename T>
     static constexpr bool supports = inexact_v<T>;
     template <typename T>
@@ -73,7 +83,9 @@ struct expm1_f {
     }
 };
 
-struct log1p_f {
+template <>
+struct fn<unary_op::log1p> {
+    static constexpr int64_t grain = expensive_grain;
     template <typename T>
     static constexpr bool supports = inexact_v<T>;
     template <typename T>
@@ -91,92 +103,11 @@ struct log1p_f {
 // AVX-512 (cpu/vector_math.hpp); complex numbers, and real ones on other CPUs, call libm per
 // element. Either costs tens of cycles per element next to a memory pass, so they use
 // expensive_grain and go multi-threaded at a few thousand elements.
-namespace {
-std::optional<vmath::fn> vector_fn(unary_op op) {
-    switch (op) {
-    case unary_op::exp:
-        return vmath::fn::exp;
-    case unary_op::log:
-        return vmath::fn::log;
-    case unary_op::log2:
-        return vmath::fn::log2;
-    case unary_op::log10:
-        return vmath::fn::log10;
-    case unary_op::expm1:
-        return vmath::fn::expm1;
-    case unary_op::log1p:
-        return vmath::fn::log1p;
-    case unary_op::sqrt:
-        return vmath::fn::sqrt;
-    case unary_op::rsqrt:
-        return vmath::fn::rsqrt;
-    case unary_op::sin:
-        return vmath::fn::sin;
-    case unary_op::cos:
-        return vmath::fn::cos;
-    case unary_op::tan:
-        return vmath::fn::tan;
-    case unary_op::asin:
-        return vmath::fn::asin;
-    case unary_op::acos:
-        return vmath::fn::acos;
-    case unary_op::atan:
-        return vmath::fn::atan;
-    case unary_op::sinh:
-        return vmath::fn::sinh;
-    case unary_op::cosh:
-        return vmath::fn::cosh;
-    case unary_op::tanh:
-        return vmath::fn::tanh;
-    default:
-        return std::nullopt;
-    }
-}
-} // namespace
-
 kernel math_kernel(unary_op op, dtype k) {
-    constexpr int64_t g = expensive_grain;
     if (k == dtype::float32 || k == dtype::float64)
-        if (const auto f = vector_fn(op))
-            if (loop_fn v = vmath::loop(*f, k == dtype::float64)) return {v, k, g};
-    switch (op) {
-    case unary_op::exp:
-        return unary_kernel_for<exp_f>(k, g);
-    case unary_op::log:
-        return unary_kernel_for<log_f>(k, g);
-    case unary_op::log2:
-        return unary_kernel_for<log2_f>(k, g);
-    case unary_op::log10:
-        return unary_kernel_for<log10_f>(k, g);
-    case unary_op::expm1:
-        return unary_kernel_for<expm1_f>(k, g);
-    case unary_op::log1p:
-        return unary_kernel_for<log1p_f>(k, g);
-    case unary_op::sqrt:
-        return unary_kernel_for<sqrt_f>(k, g);
-    case unary_op::rsqrt:
-        return unary_kernel_for<rsqrt_f>(k, g);
-    case unary_op::sin:
-        return unary_kernel_for<sin_f>(k, g);
-    case unary_op::cos:
-        return unary_kernel_for<cos_f>(k, g);
-    case unary_op::tan:
-        return unary_kernel_for<tan_f>(k, g);
-    case unary_op::asin:
-        return unary_kernel_for<asin_f>(k, g);
-    case unary_op::acos:
-        return unary_kernel_for<acos_f>(k, g);
-    case unary_op::atan:
-        return unary_kernel_for<atan_f>(k, g);
-    case unary_op::sinh:
-        return unary_kernel_for<sinh_f>(k, g);
-    case unary_op::cosh:
-        return unary_kernel_for<cosh_f>(k, g);
-    case unary_op::tanh:
-        return unary_kernel_for<tanh_f>(k, g);
-    default:
-        return {};
-    }
+        if (const auto f = vmath::vector_fn(op))
+            if (loop_fn v = vmath::loop(*f, k == dtype::float64)) return {v, k, expensive_grain};
+    return unary_kernel_by_op<fn, is_math_family>(op, k);
 }
 
 } // namespace isthmus::cpu

@@ -8,12 +8,17 @@ namespace isthmus::cpu {
 
 namespace {
 
+// The element functors, by op (Note [element functors by op]).
+template <unary_op OP>
+struct fn;
+
 template <typename T>
 inline constexpr bool numeric_v = !std::is_same_v<T, bool>;
 template <typename T>
 inline constexpr bool inexact_v = is_real_v<T> || is_complex_v<T>;
 
-struct neg_f {
+template <>
+struct fn<unary_op::neg> {
     template <typename T>
     static constexpr bool supports = numeric_v<T>;
     template <typename T>
@@ -25,7 +30,8 @@ struct neg_f {
     }
 };
 
-struct abs_f {
+template <>
+struct fn<unary_op::abs> {
     template <typename T>
     static constexpr bool supports = (is_int_v<T> && std::is_signed_v<T>) || inexact_v<T>;
     template <typename T>
@@ -39,7 +45,8 @@ struct abs_f {
     }
 };
 
-struct sign_f {
+template <>
+struct fn<unary_op::sign> {
     template <typename T>
     static constexpr bool supports = numeric_v<T>;
     template <typename T>
@@ -56,7 +63,8 @@ struct sign_f {
     }
 };
 
-struct floor_f {
+template <>
+struct fn<unary_op::floor> {
     template <typename T>
     static constexpr bool supports = is_real_v<T>;
     template <typename T>
@@ -65,7 +73,8 @@ struct floor_f {
     }
 };
 
-struct ceil_f {
+template <>
+struct fn<unary_op::ceil> {
     template <typename T>
     static constexpr bool supports = is_real_v<T>;
     template <typename T>
@@ -75,7 +84,8 @@ struct ceil_f {
 };
 
 // Half to even under the default rounding mode, as NumPy's round/rint.
-struct round_f {
+template <>
+struct fn<unary_op::round> {
     template <typename T>
     static constexpr bool supports = inexact_v<T>;
     template <typename T>
@@ -87,13 +97,15 @@ struct round_f {
     }
 };
 
-struct logical_not_f {
+template <>
+struct fn<unary_op::logical_not> {
     template <typename T>
     static constexpr bool supports = std::is_same_v<T, bool>;
     static bool apply(bool a) { return !a; }
 };
 
-struct bit_not_f {
+template <>
+struct fn<unary_op::bit_not> {
     template <typename T>
     static constexpr bool supports = std::is_integral_v<T>;
     template <typename T>
@@ -105,7 +117,8 @@ struct bit_not_f {
     }
 };
 
-struct isnan_f {
+template <>
+struct fn<unary_op::isnan> {
     template <typename T>
     static constexpr bool supports = inexact_v<T>;
     template <typename T>
@@ -117,7 +130,8 @@ struct isnan_f {
     }
 };
 
-struct isinf_f {
+template <>
+struct fn<unary_op::isinf> {
     template <typename T>
     static constexpr bool supports = inexact_v<T>;
     template <typename T>
@@ -129,7 +143,8 @@ struct isinf_f {
     }
 };
 
-struct isfinite_f {
+template <>
+struct fn<unary_op::isfinite> {
     template <typename T>
     static constexpr bool supports = inexact_v<T>;
     template <typename T>
@@ -141,7 +156,8 @@ struct isfinite_f {
     }
 };
 
-struct conj_f {
+template <>
+struct fn<unary_op::conj> {
     template <typename T>
     static constexpr bool supports = is_complex_v<T>;
     template <typename T>
@@ -150,7 +166,8 @@ struct conj_f {
     }
 };
 
-struct square_f {
+template <>
+struct fn<unary_op::square> {
     template <typename T>
     static constexpr bool supports = numeric_v<T>;
     template <typename T>
@@ -162,7 +179,8 @@ struct square_f {
     }
 };
 
-struct reciprocal_f {
+template <>
+struct fn<unary_op::reciprocal> {
     template <typename T>
     static constexpr bool supports = inexact_v<T>;
     template <typename T>
@@ -174,38 +192,7 @@ struct reciprocal_f {
 } // namespace
 
 kernel basic_kernel(unary_op op, dtype k) {
-    switch (op) {
-    case unary_op::neg:
-        return unary_kernel_for<neg_f>(k);
-    case unary_op::abs:
-        return unary_kernel_for<abs_f>(k);
-    case unary_op::sign:
-        return unary_kernel_for<sign_f>(k);
-    case unary_op::floor:
-        return unary_kernel_for<floor_f>(k);
-    case unary_op::ceil:
-        return unary_kernel_for<ceil_f>(k);
-    case unary_op::round:
-        return unary_kernel_for<round_f>(k);
-    case unary_op::logical_not:
-        return unary_kernel_for<logical_not_f>(k);
-    case unary_op::bit_not:
-        return unary_kernel_for<bit_not_f>(k);
-    case unary_op::isnan:
-        return unary_kernel_for<isnan_f>(k);
-    case unary_op::isinf:
-        return unary_kernel_for<isinf_f>(k);
-    case unary_op::isfinite:
-        return unary_kernel_for<isfinite_f>(k);
-    case unary_op::conj:
-        return unary_kernel_for<conj_f>(k);
-    case unary_op::square:
-        return unary_kernel_for<square_f>(k);
-    case unary_op::reciprocal:
-        return unary_kernel_for<reciprocal_f>(k);
-    default:
-        return {};
-    }
+    return unary_kernel_by_op<fn, is_basic_family>(op, k);
 }
 
 } // namespace isthmus::cpu

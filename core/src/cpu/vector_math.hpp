@@ -4,33 +4,51 @@
 #include "cpu/elementwise_exec.hpp"
 
 #include <cstdint>
+#include <optional>
 
 namespace isthmus::cpu::vmath {
 
+// clang-format off
+/// The unary functions with vector loops, by the name of their op (isthmus::unary_op).
+#define ISTHMUS_VMATH_UNARY(X) X(exp) X(log) X(log2) X(log10) X(expm1) X(log1p) X(sqrt) X(rsqrt) \
+    X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh)
+/// The binary functions with vector loops, by the name of their op (isthmus::binary_op).
+#define ISTHMUS_VMATH_BINARY(X) X(atan2) X(pow)
+// clang-format on
+
+#define ISTHMUS_VMATH_ENUMERATOR(f) f,
 /// The functions with vector loops: unary ones take p[0] out, p[1] a; atan2 and pow take
 /// p[0] out, p[1] a, p[2] b (Note [vector math]).
 enum class fn : uint8_t {
-    exp,
-    log,
-    log2,
-    log10,
-    expm1,
-    log1p,
-    sqrt,
-    rsqrt,
-    sin,
-    cos,
-    tan,
-    asin,
-    acos,
-    atan,
-    sinh,
-    cosh,
-    tanh,
-    atan2,
-    pow,
+    ISTHMUS_VMATH_UNARY(ISTHMUS_VMATH_ENUMERATOR) ISTHMUS_VMATH_BINARY(ISTHMUS_VMATH_ENUMERATOR)
 };
+#undef ISTHMUS_VMATH_ENUMERATOR
 inline constexpr int fn_count = static_cast<int>(fn::pow) + 1;
+
+/// The vector function of a unary op (the one of the same name), if it has one.
+constexpr std::optional<fn> vector_fn(unary_op op) {
+    switch (op) {
+#define ISTHMUS_VMATH_CASE(f)                                                                      \
+    case unary_op::f:                                                                              \
+        return fn::f;
+        ISTHMUS_VMATH_UNARY(ISTHMUS_VMATH_CASE)
+#undef ISTHMUS_VMATH_CASE
+    default:
+        return std::nullopt;
+    }
+}
+/// The vector function of a binary op (the one of the same name), if it has one.
+constexpr std::optional<fn> vector_fn(binary_op op) {
+    switch (op) {
+#define ISTHMUS_VMATH_CASE(f)                                                                      \
+    case binary_op::f:                                                                             \
+        return fn::f;
+        ISTHMUS_VMATH_BINARY(ISTHMUS_VMATH_CASE)
+#undef ISTHMUS_VMATH_CASE
+    default:
+        return std::nullopt;
+    }
+}
 
 /// An instruction set with vector loops. `none` means the scalar libm loops.
 enum class isa : uint8_t { none, avx2, avx512 };

@@ -38,54 +38,11 @@ void check_inplace_shape(const tensor& target, const shape_t& other, std::string
 
 std::string_view name(binary_op op) noexcept {
     switch (op) {
-    case binary_op::add:
-        return "add";
-    case binary_op::sub:
-        return "sub";
-    case binary_op::mul:
-        return "mul";
-    case binary_op::div:
-        return "div";
-    case binary_op::floor_div:
-        return "floor_div";
-    case binary_op::mod:
-        return "mod";
-    case binary_op::pow:
-        return "pow";
-    case binary_op::maximum:
-        return "maximum";
-    case binary_op::minimum:
-        return "minimum";
-    case binary_op::atan2:
-        return "atan2";
-    case binary_op::eq:
-        return "eq";
-    case binary_op::ne:
-        return "ne";
-    case binary_op::lt:
-        return "lt";
-    case binary_op::le:
-        return "le";
-    case binary_op::gt:
-        return "gt";
-    case binary_op::ge:
-        return "ge";
-    case binary_op::logical_and:
-        return "logical_and";
-    case binary_op::logical_or:
-        return "logical_or";
-    case binary_op::logical_xor:
-        return "logical_xor";
-    case binary_op::bit_and:
-        return "bit_and";
-    case binary_op::bit_or:
-        return "bit_or";
-    case binary_op::bit_xor:
-        return "bit_xor";
-    case binary_op::shift_left:
-        return "shift_left";
-    case binary_op::shift_right:
-        return "shift_right";
+#define ISTHMUS_NAME(n, ...)                                                                       \
+    case binary_op::n:                                                                             \
+        return #n;
+        ISTHMUS_BINARY_OPS(ISTHMUS_NAME)
+#undef ISTHMUS_NAME
     }
     return "?";
 }

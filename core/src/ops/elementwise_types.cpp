@@ -33,65 +33,57 @@ int kind_rank(dtype t) {
 
 } // namespace
 
+// Note [dtype rules by row]: the switches below are over the op table's rule and on_bool
+// columns (op_table.hpp), never over ops, so a new row needs no case here.
 binary_signature binary_types(binary_op op, dtype a, dtype b) {
+    using R = binary_rule;
     const dtype c = promote_types(a, b);
-    const bool bool_ = is_bool(c), cplx = is_complex(c), flt = is_floating(c);
-    switch (op) {
-    case binary_op::add:
-        if (bool_) return {binary_op::logical_or, c, c};
+    const bool cplx = is_complex(c), flt = is_floating(c);
+    const R r = rule(op);
+    if (is_bool(c)) {
+        switch (on_bool(op)) {
+        case binary_bool::keep:
+            break;
+        case binary_bool::int8:
+            return {op, dtype::int8, dtype::int8};
+        case binary_bool::error:
+            unsupported(op, a, b,
+                        op == binary_op::sub
+                            ? "boolean subtract; use logical_xor or bit_xor instead"
+                            : "not defined for booleans");
+        case binary_bool::logical_or:
+            return {binary_op::logical_or, c, c};
+        case binary_bool::logical_and:
+            return {binary_op::logical_and, c, c};
+        }
+    }
+    switch (r) {
+    case R::arith:
         return {op, c, c};
-    case binary_op::sub:
-        if (bool_) unsupported(op, a, b, "boolean subtract; use logical_xor or bit_xor instead");
-        return {op, c, c};
-    case binary_op::mul:
-        if (bool_) return {binary_op::logical_and, c, c};
-        return {op, c, c};
-    case binary_op::div:
+    case R::true_div:
         if (!is_inexact(c)) return {op, dtype::float64, dtype::float64};
         return {op, c, c};
-    case binary_op::floor_div:
-    case binary_op::mod:
+    case R::divmod:
+    case R::extremum:
         if (cplx) unsupported(op, a, b, "complex numbers are not ordered");
-        if (bool_) return {op, dtype::int8, dtype::int8};
         return {op, c, c};
-    case binary_op::pow:
-        if (bool_) return {op, dtype::int8, dtype::int8};
-        return {op, c, c};
-    case binary_op::maximum:
-        if (cplx) unsupported(op, a, b, "complex numbers are not ordered");
-        if (bool_) return {binary_op::logical_or, c, c};
-        return {op, c, c};
-    case binary_op::minimum:
-        if (cplx) unsupported(op, a, b, "complex numbers are not ordered");
-        if (bool_) return {binary_op::logical_and, c, c};
-        return {op, c, c};
-    case binary_op::atan2: {
-        if (cplx) unsupported(op, a, b, "atan2 is defined for real numbers only");
-        dtype m = math_dtype(c);
+    case R::math: {
+        if (cplx) unsupported(op, a, b, "defined for real numbers only");
+        const dtype m = math_dtype(c);
         return {op, m, m};
     }
-    case binary_op::eq:
-    case binary_op::ne:
-        return {op, c, dtype::bool_};
-    case binary_op::lt:
-    case binary_op::le:
-    case binary_op::gt:
-    case binary_op::ge:
+    case R::order:
         if (cplx) unsupported(op, a, b, "complex numbers are not ordered");
         return {op, c, dtype::bool_};
-    case binary_op::logical_and:
-    case binary_op::logical_or:
-    case binary_op::logical_xor:
+    case R::equality:
+        return {op, c, dtype::bool_};
+    case R::logical:
         return {op, dtype::bool_, dtype::bool_};
-    case binary_op::bit_and:
-    case binary_op::bit_or:
-    case binary_op::bit_xor:
+    case R::bitwise:
         if (flt || cplx) unsupported(op, a, b, "bitwise ops need bool or integer dtypes");
         return {op, c, c};
-    case binary_op::shift_left:
-    case binary_op::shift_right:
+    case R::shift:
         if (flt || cplx) unsupported(op, a, b, "shifts need integer dtypes");
-        if (bool_) return {op, dtype::int8, dtype::int8};
         return {op, c, c};
     }
     ISTHMUS_ASSERT(false, "unknown binary_op ", static_cast<int>(op));
@@ -99,70 +91,49 @@ binary_signature binary_types(binary_op op, dtype a, dtype b) {
 
 unary_signature unary_types(unary_op op, dtype a) {
     using A = unary_action;
+    using R = unary_rule;
     const bool bool_ = is_bool(a), integral = is_integer(a) || bool_, cplx = is_complex(a);
-    switch (op) {
-    case unary_op::neg:
+    switch (rule(op)) {
+    case R::negate:
         if (bool_) unsupported(op, a, "negating a boolean; use logical_not instead");
         return {A::kernel, a, a};
-    case unary_op::abs:
+    case R::magnitude:
         if (bool_ || is_unsigned_int(a)) return {A::copy, a, a};
         return {A::kernel, a, real_dtype(a)};
-    case unary_op::sign:
+    case R::same:
         if (bool_) return {A::copy, a, a};
         return {A::kernel, a, a};
-    case unary_op::exp:
-    case unary_op::log:
-    case unary_op::log2:
-    case unary_op::log10:
-    case unary_op::expm1:
-    case unary_op::log1p:
-    case unary_op::sqrt:
-    case unary_op::rsqrt:
-    case unary_op::sin:
-    case unary_op::cos:
-    case unary_op::tan:
-    case unary_op::asin:
-    case unary_op::acos:
-    case unary_op::atan:
-    case unary_op::sinh:
-    case unary_op::cosh:
-    case unary_op::tanh: {
-        dtype m = math_dtype(a);
+    case R::math: {
+        const dtype m = math_dtype(a);
         return {A::kernel, m, m};
     }
-    case unary_op::floor:
-    case unary_op::ceil:
+    case R::keep_int_real:
         if (cplx) unsupported(op, a, "complex numbers are not ordered");
+        [[fallthrough]];
+    case R::keep_int:
         if (integral) return {A::copy, a, a};
         return {A::kernel, a, a};
-    case unary_op::round:
-        if (integral) return {A::copy, a, a};
-        return {A::kernel, a, a};
-    case unary_op::logical_not:
+    case R::logical:
         return {A::kernel, dtype::bool_, dtype::bool_};
-    case unary_op::bit_not:
+    case R::bitwise:
         if (!integral) unsupported(op, a, "bitwise ops need bool or integer dtypes");
         return {A::kernel, a, a};
-    case unary_op::isnan:
-    case unary_op::isinf:
+    case R::test_false:
         if (integral) return {A::fill_false, a, dtype::bool_};
         return {A::kernel, a, dtype::bool_};
-    case unary_op::isfinite:
+    case R::test_true:
         if (integral) return {A::fill_true, a, dtype::bool_};
         return {A::kernel, a, dtype::bool_};
-    case unary_op::real:
+    case R::real_part:
         if (cplx) return {A::real_part, a, real_dtype(a)};
         return {A::copy, a, a};
-    case unary_op::imag:
+    case R::imag_part:
         if (cplx) return {A::imag_part, a, real_dtype(a)};
         return {A::zeros, a, a};
-    case unary_op::conj:
+    case R::complex_only:
         if (cplx) return {A::kernel, a, a};
         return {A::copy, a, a};
-    case unary_op::square:
-        if (bool_) return {A::copy, a, a};
-        return {A::kernel, a, a};
-    case unary_op::reciprocal:
+    case R::inverse:
         if (integral) return {A::kernel, dtype::float64, dtype::float64};
         return {A::kernel, a, a};
     }

@@ -1,4 +1,4 @@
-// Unary elementwise ops, casts and the complex parts (real/imag views, conj).
+// Unary elementwise ops, casts and the complex parts (real/imag views).
 #include "isthmus/ops/creation.hpp"
 #include "ops/dispatch.hpp"
 
@@ -24,72 +24,12 @@ tensor filled(const shape_t& shape, dtype dt, double v, resource_id where) {
 
 std::string_view name(unary_op op) noexcept {
     switch (op) {
-    case unary_op::neg:
-        return "neg";
-    case unary_op::abs:
-        return "abs";
-    case unary_op::sign:
-        return "sign";
-    case unary_op::exp:
-        return "exp";
-    case unary_op::log:
-        return "log";
-    case unary_op::log2:
-        return "log2";
-    case unary_op::log10:
-        return "log10";
-    case unary_op::expm1:
-        return "expm1";
-    case unary_op::log1p:
-        return "log1p";
-    case unary_op::sqrt:
-        return "sqrt";
-    case unary_op::rsqrt:
-        return "rsqrt";
-    case unary_op::sin:
-        return "sin";
-    case unary_op::cos:
-        return "cos";
-    case unary_op::tan:
-        return "tan";
-    case unary_op::asin:
-        return "asin";
-    case unary_op::acos:
-        return "acos";
-    case unary_op::atan:
-        return "atan";
-    case unary_op::sinh:
-        return "sinh";
-    case unary_op::cosh:
-        return "cosh";
-    case unary_op::tanh:
-        return "tanh";
-    case unary_op::floor:
-        return "floor";
-    case unary_op::ceil:
-        return "ceil";
-    case unary_op::round:
-        return "round";
-    case unary_op::logical_not:
-        return "logical_not";
-    case unary_op::bit_not:
-        return "bit_not";
-    case unary_op::isnan:
-        return "isnan";
-    case unary_op::isinf:
-        return "isinf";
-    case unary_op::isfinite:
-        return "isfinite";
-    case unary_op::real:
-        return "real";
-    case unary_op::imag:
-        return "imag";
-    case unary_op::conj:
-        return "conj";
-    case unary_op::square:
-        return "square";
-    case unary_op::reciprocal:
-        return "reciprocal";
+#define ISTHMUS_NAME(n, ...)                                                                       \
+    case unary_op::n:                                                                              \
+        return #n;
+        ISTHMUS_UNARY_OPS(ISTHMUS_NAME)
+        ISTHMUS_UNARY_PART_OPS(ISTHMUS_NAME)
+#undef ISTHMUS_NAME
     }
     return "?";
 }
@@ -169,10 +109,6 @@ tensor imag(const tensor& t) {
     ops::check_defined(t, "imag", "input");
     return is_complex(t.dtype()) ? part_view(t, true)
                                  : filled(t.shape(), t.dtype(), 0.0, ops::pick_resource({&t}));
-}
-
-tensor conj(const tensor& t) {
-    return unary(unary_op::conj, t);
 }
 
 } // namespace isthmus

@@ -3,6 +3,7 @@
 
 #include "isthmus/dtype.hpp"
 #include "isthmus/export.hpp"
+#include "isthmus/ops/op_enums.hpp"
 #include "isthmus/tensor.hpp"
 #include "isthmus/value.hpp"
 
@@ -23,77 +24,9 @@ namespace isthmus {
 // order='K', the result takes that dimension order. In-place forms write into an existing
 // tensor with NumPy's "same_kind" casting rule.
 
-/// Binary elementwise operations.
-enum class binary_op : uint8_t {
-    add,         ///< a + b (bool: logical or)
-    sub,         ///< a - b (bool: type_error, as in NumPy)
-    mul,         ///< a * b (bool: logical and)
-    div,         ///< true division a / b; integers and bool give float64
-    floor_div,   ///< floor(a / b) (Python's //); not for complex
-    mod,         ///< Python's %: the result has the sign of b; not for complex
-    pow,         ///< a ** b; integer bases with negative integer exponents raise value_error
-    maximum,     ///< NaN-propagating maximum; not for complex
-    minimum,     ///< NaN-propagating minimum; not for complex
-    atan2,       ///< atan2(a, b) in radians; integers compute in float (as unary math)
-    eq,          ///< a == b -> bool
-    ne,          ///< a != b -> bool
-    lt,          ///< a < b -> bool; not for complex
-    le,          ///< a <= b -> bool; not for complex
-    gt,          ///< a > b -> bool; not for complex
-    ge,          ///< a >= b -> bool; not for complex
-    logical_and, ///< (a != 0) and (b != 0) -> bool
-    logical_or,  ///< (a != 0) or (b != 0) -> bool
-    logical_xor, ///< (a != 0) != (b != 0) -> bool
-    bit_and,     ///< a & b; bool and integers only
-    bit_or,      ///< a | b; bool and integers only
-    bit_xor,     ///< a ^ b; bool and integers only
-    shift_left,  ///< a << b; integers (bool computes as int8); shifts >= the bit width give 0
-    shift_right, ///< a >> b (arithmetic for signed); shifts >= the bit width give 0 or -1
-};
-
-/// Unary elementwise operations. "Math" ops (exp ... tanh, sqrt, rsqrt) on bool and integers
-/// compute in promote_types(dtype, float16), as NumPy does: int8/uint8/bool -> float16,
-/// int16/uint16 -> float32, wider integers -> float64. float16/bfloat16 compute in float32 and
-/// round back.
-enum class unary_op : uint8_t {
-    neg,         ///< -a (bool: type_error)
-    abs,         ///< |a|; complex -> the real dtype; abs(INT_MIN) == INT_MIN
-    sign,        ///< -1, 0 or 1 (NaN stays NaN); complex: a / |a| (0 at 0)
-    exp,         ///< e^a
-    log,         ///< natural logarithm
-    log2,        ///< base-2 logarithm
-    log10,       ///< base-10 logarithm
-    expm1,       ///< e^a - 1, accurate near 0
-    log1p,       ///< log(1 + a), accurate near 0
-    sqrt,        ///< square root
-    rsqrt,       ///< 1 / sqrt(a)
-    sin,         ///< sine
-    cos,         ///< cosine
-    tan,         ///< tangent
-    asin,        ///< inverse sine
-    acos,        ///< inverse cosine
-    atan,        ///< inverse tangent
-    sinh,        ///< hyperbolic sine
-    cosh,        ///< hyperbolic cosine
-    tanh,        ///< hyperbolic tangent
-    floor,       ///< round down; integers unchanged; not for complex
-    ceil,        ///< round up; integers unchanged; not for complex
-    round,       ///< round half to even (NumPy's round); integers unchanged; complex per part
-    logical_not, ///< a == 0 -> bool
-    bit_not,     ///< ~a; bool: logical not; integers only otherwise
-    isnan,       ///< -> bool; false for integers
-    isinf,       ///< -> bool; false for integers
-    isfinite,    ///< -> bool; true for integers
-    real,        ///< real part (a copy; see real() for a view); real dtypes unchanged
-    imag,        ///< imaginary part (a copy); zeros for real dtypes
-    conj,        ///< complex conjugate; real dtypes unchanged
-    square,      ///< a * a
-    reciprocal,  ///< 1 / a; integers and bool give float64 (like div, unlike NumPy)
-};
-
-/// The op's name as NumPy spells the ufunc ("add", "floor_divide" is spelled "floor_div" here).
+/// The op's C++ name, its row's `name` column ("add", "floor_div"; Python's are NumPy's).
 ISTHMUS_API std::string_view name(binary_op op) noexcept;
-/// The op's name ("exp", "logical_not", ...).
+/// The op's C++ name ("exp", "logical_not", ...).
 ISTHMUS_API std::string_view name(unary_op op) noexcept;
 
 /// The dtype binary(op, a, b) returns for tensors of dtypes a and b; type_error when the op does
@@ -153,8 +86,6 @@ ISTHMUS_API tensor cast(const tensor& t, dtype dt);
 ISTHMUS_API tensor real(const tensor& t);
 /// The imaginary part: a view for complex tensors, a new tensor of zeros for real dtypes.
 ISTHMUS_API tensor imag(const tensor& t);
-/// The complex conjugate (a new tensor; a copy for real dtypes).
-ISTHMUS_API tensor conj(const tensor& t);
 
 namespace detail {
 /// C++ numbers usable as weak scalar operands.
@@ -201,177 +132,21 @@ scalar operand(const T& v) {
     }
 // clang-format on
 
-/// a + b
-ISTHMUS_ELEMENTWISE_BINARY_FN(add, add)
-/// a - b
-ISTHMUS_ELEMENTWISE_BINARY_FN(sub, sub)
-/// a * b
-ISTHMUS_ELEMENTWISE_BINARY_FN(mul, mul)
-/// a / b (true division)
-ISTHMUS_ELEMENTWISE_BINARY_FN(div, div)
-/// a // b (floor division)
-ISTHMUS_ELEMENTWISE_BINARY_FN(floor_div, floor_div)
-/// a % b (Python's sign rule)
-ISTHMUS_ELEMENTWISE_BINARY_FN(mod, mod)
-/// a ** b
-ISTHMUS_ELEMENTWISE_BINARY_FN(pow, pow)
-/// NaN-propagating elementwise maximum
-ISTHMUS_ELEMENTWISE_BINARY_FN(maximum, maximum)
-/// NaN-propagating elementwise minimum
-ISTHMUS_ELEMENTWISE_BINARY_FN(minimum, minimum)
-/// atan2(a, b)
-ISTHMUS_ELEMENTWISE_BINARY_FN(atan2, atan2)
-/// a == b as a bool tensor (named, not operator==, so tensors keep value semantics in C++)
-ISTHMUS_ELEMENTWISE_BINARY_FN(eq, eq)
-/// a != b as a bool tensor
-ISTHMUS_ELEMENTWISE_BINARY_FN(ne, ne)
-/// a < b as a bool tensor
-ISTHMUS_ELEMENTWISE_BINARY_FN(lt, lt)
-/// a <= b as a bool tensor
-ISTHMUS_ELEMENTWISE_BINARY_FN(le, le)
-/// a > b as a bool tensor
-ISTHMUS_ELEMENTWISE_BINARY_FN(gt, gt)
-/// a >= b as a bool tensor
-ISTHMUS_ELEMENTWISE_BINARY_FN(ge, ge)
-/// logical and -> bool
-ISTHMUS_ELEMENTWISE_BINARY_FN(logical_and, logical_and)
-/// logical or -> bool
-ISTHMUS_ELEMENTWISE_BINARY_FN(logical_or, logical_or)
-/// logical xor -> bool
-ISTHMUS_ELEMENTWISE_BINARY_FN(logical_xor, logical_xor)
-/// a & b
-ISTHMUS_ELEMENTWISE_BINARY_FN(bit_and, bit_and)
-/// a | b
-ISTHMUS_ELEMENTWISE_BINARY_FN(bit_or, bit_or)
-/// a ^ b
-ISTHMUS_ELEMENTWISE_BINARY_FN(bit_xor, bit_xor)
-/// a << b
-ISTHMUS_ELEMENTWISE_BINARY_FN(shift_left, shift_left)
-/// a >> b
-ISTHMUS_ELEMENTWISE_BINARY_FN(shift_right, shift_right)
+#define ISTHMUS_ELEMENTWISE_BINARY_ROW(name, ...) ISTHMUS_ELEMENTWISE_BINARY_FN(name, name)
+/// One function per row of ISTHMUS_BINARY_OPS: add(a, b), floor_div(a, b), eq(a, b) (named, not
+/// operator==, so tensors keep value semantics in C++), ...
+ISTHMUS_BINARY_OPS(ISTHMUS_ELEMENTWISE_BINARY_ROW)
+#undef ISTHMUS_ELEMENTWISE_BINARY_ROW
 #undef ISTHMUS_ELEMENTWISE_BINARY_FN
 
-// Named unary functions.
-/// -a
-inline tensor neg(const tensor& a) {
-    return unary(unary_op::neg, a);
-}
-/// |a|
-inline tensor abs(const tensor& a) {
-    return unary(unary_op::abs, a);
-}
-/// sign of a
-inline tensor sign(const tensor& a) {
-    return unary(unary_op::sign, a);
-}
-/// e^a
-inline tensor exp(const tensor& a) {
-    return unary(unary_op::exp, a);
-}
-/// natural logarithm
-inline tensor log(const tensor& a) {
-    return unary(unary_op::log, a);
-}
-/// base-2 logarithm
-inline tensor log2(const tensor& a) {
-    return unary(unary_op::log2, a);
-}
-/// base-10 logarithm
-inline tensor log10(const tensor& a) {
-    return unary(unary_op::log10, a);
-}
-/// e^a - 1
-inline tensor expm1(const tensor& a) {
-    return unary(unary_op::expm1, a);
-}
-/// log(1 + a)
-inline tensor log1p(const tensor& a) {
-    return unary(unary_op::log1p, a);
-}
-/// square root
-inline tensor sqrt(const tensor& a) {
-    return unary(unary_op::sqrt, a);
-}
-/// 1 / sqrt(a)
-inline tensor rsqrt(const tensor& a) {
-    return unary(unary_op::rsqrt, a);
-}
-/// sine
-inline tensor sin(const tensor& a) {
-    return unary(unary_op::sin, a);
-}
-/// cosine
-inline tensor cos(const tensor& a) {
-    return unary(unary_op::cos, a);
-}
-/// tangent
-inline tensor tan(const tensor& a) {
-    return unary(unary_op::tan, a);
-}
-/// inverse sine
-inline tensor asin(const tensor& a) {
-    return unary(unary_op::asin, a);
-}
-/// inverse cosine
-inline tensor acos(const tensor& a) {
-    return unary(unary_op::acos, a);
-}
-/// inverse tangent
-inline tensor atan(const tensor& a) {
-    return unary(unary_op::atan, a);
-}
-/// hyperbolic sine
-inline tensor sinh(const tensor& a) {
-    return unary(unary_op::sinh, a);
-}
-/// hyperbolic cosine
-inline tensor cosh(const tensor& a) {
-    return unary(unary_op::cosh, a);
-}
-/// hyperbolic tangent
-inline tensor tanh(const tensor& a) {
-    return unary(unary_op::tanh, a);
-}
-/// round down
-inline tensor floor(const tensor& a) {
-    return unary(unary_op::floor, a);
-}
-/// round up
-inline tensor ceil(const tensor& a) {
-    return unary(unary_op::ceil, a);
-}
-/// round half to even
-inline tensor round(const tensor& a) {
-    return unary(unary_op::round, a);
-}
-/// a == 0 -> bool
-inline tensor logical_not(const tensor& a) {
-    return unary(unary_op::logical_not, a);
-}
-/// ~a
-inline tensor bit_not(const tensor& a) {
-    return unary(unary_op::bit_not, a);
-}
-/// NaN test -> bool
-inline tensor isnan(const tensor& a) {
-    return unary(unary_op::isnan, a);
-}
-/// infinity test -> bool
-inline tensor isinf(const tensor& a) {
-    return unary(unary_op::isinf, a);
-}
-/// finiteness test -> bool
-inline tensor isfinite(const tensor& a) {
-    return unary(unary_op::isfinite, a);
-}
-/// a * a
-inline tensor square(const tensor& a) {
-    return unary(unary_op::square, a);
-}
-/// 1 / a
-inline tensor reciprocal(const tensor& a) {
-    return unary(unary_op::reciprocal, a);
-}
+// Named unary functions, one per row of ISTHMUS_UNARY_OPS: exp(t), logical_not(t), conj(t), ...
+// (real() and imag() return views; they are declared above).
+#define ISTHMUS_ELEMENTWISE_UNARY_ROW(name, ...)                                                   \
+    inline tensor name(const tensor& a) {                                                          \
+        return unary(unary_op::name, a);                                                           \
+    }
+ISTHMUS_UNARY_OPS(ISTHMUS_ELEMENTWISE_UNARY_ROW)
+#undef ISTHMUS_ELEMENTWISE_UNARY_ROW
 
 // Note [tensor operators]: + - * / % & | ^ << >> and unary - ~ are NumPy's operators (so `/` is
 // true division and `%` takes the sign of the divisor, unlike C++ on integers); compound

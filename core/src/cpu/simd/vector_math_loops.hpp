@@ -93,18 +93,22 @@ void binary_loop(char** p, const int64_t* s, int64_t n) {
 // SVML's algorithms) promise 4 ulp for float32 and are about twice as fast as SLEEF's _u10;
 // _u35 matches both their accuracy class and their speed. sqrt is the instruction (correctly
 // rounded, as libm's). docs/ops.md lists the bound of each function.
-#define ISTHMUS_VM_UNARY(FN, U)                                                                       \
+#define ISTHMUS_VM_UNARY(FN, U)                                                                    \
     struct FN##_v {                                                                                \
-        static ISTHMUS_VM_VF f(ISTHMUS_VM_VF a) { return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SF, U)(a); } \
-        static ISTHMUS_VM_VD f(ISTHMUS_VM_VD a) { return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SD, U)(a); } \
+        static ISTHMUS_VM_VF f(ISTHMUS_VM_VF a) {                                                  \
+            return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SF, U)(a);                                      \
+        }                                                                                          \
+        static ISTHMUS_VM_VD f(ISTHMUS_VM_VD a) {                                                  \
+            return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SD, U)(a);                                      \
+        }                                                                                          \
     };
-#define ISTHMUS_VM_BINARY(FN, U)                                                                      \
+#define ISTHMUS_VM_BINARY(FN, U)                                                                   \
     struct FN##_v {                                                                                \
         static ISTHMUS_VM_VF f(ISTHMUS_VM_VF a, ISTHMUS_VM_VF b) {                                 \
-            return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SF, U)(a, b);                                      \
+            return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SF, U)(a, b);                                   \
         }                                                                                          \
         static ISTHMUS_VM_VD f(ISTHMUS_VM_VD a, ISTHMUS_VM_VD b) {                                 \
-            return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SD, U)(a, b);                                      \
+            return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SD, U)(a, b);                                   \
         }                                                                                          \
     };
 ISTHMUS_VM_UNARY(exp, _u10)
@@ -146,25 +150,12 @@ void set_binary(table& t, fn f) {
 const table* ISTHMUS_VM_TABLE() noexcept {
     static const table t = [] {
         table r;
-        set_unary<exp_v>(r, fn::exp);
-        set_unary<log_v>(r, fn::log);
-        set_unary<log2_v>(r, fn::log2);
-        set_unary<log10_v>(r, fn::log10);
-        set_unary<expm1_v>(r, fn::expm1);
-        set_unary<log1p_v>(r, fn::log1p);
-        set_unary<sqrt_v>(r, fn::sqrt);
-        set_unary<rsqrt_v>(r, fn::rsqrt);
-        set_unary<sin_v>(r, fn::sin);
-        set_unary<cos_v>(r, fn::cos);
-        set_unary<tan_v>(r, fn::tan);
-        set_unary<asin_v>(r, fn::asin);
-        set_unary<acos_v>(r, fn::acos);
-        set_unary<atan_v>(r, fn::atan);
-        set_unary<sinh_v>(r, fn::sinh);
-        set_unary<cosh_v>(r, fn::cosh);
-        set_unary<tanh_v>(r, fn::tanh);
-        set_binary<atan2_v>(r, fn::atan2);
-        set_binary<pow_v>(r, fn::pow);
+#define ISTHMUS_VMATH_SET_UNARY(f) set_unary<f##_v>(r, fn::f);
+#define ISTHMUS_VMATH_SET_BINARY(f) set_binary<f##_v>(r, fn::f);
+        ISTHMUS_VMATH_UNARY(ISTHMUS_VMATH_SET_UNARY)
+        ISTHMUS_VMATH_BINARY(ISTHMUS_VMATH_SET_BINARY)
+#undef ISTHMUS_VMATH_SET_UNARY
+#undef ISTHMUS_VMATH_SET_BINARY
         return r;
     }();
     return &t;
