@@ -12,7 +12,7 @@
 
 from . import _isthmus
 from ._isthmus import *  # noqa: F401,F403  (every public name of the native module)
-from ._isthmus import __version__, _native_stats  # noqa: F401
+from ._isthmus import __version__, _native_stats, _op_table  # noqa: F401
 
 from . import autograd, torch  # noqa: E402,F401  (PyTorch itself is imported on first use)
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -74,89 +75,90 @@ py::tuple tensor_tuple(std::vector<tensor> ts) {
 
 // ---- elementwise ----
 
-struct unary_entry {
-    const char* name;
+// Note [functions from the op table]: the elementwise functions are the rows of the op table
+// (isthmus/ops/op_table.hpp): the first Python name is NumPy's, the others are aliases whose
+// docstring says so, and q._op_table() hands the rows to the tests and tools.
+
+struct unary_row {
     unary_op op;
+    const char* rule;
+    const char* python;
     const char* doc;
 };
-
-const unary_entry unary_functions[] = {
-    {"negative", unary_op::neg, "-x elementwise."},
-    {"abs", unary_op::abs, "|x| elementwise (complex -> its real dtype)."},
-    {"absolute", unary_op::abs, "|x| elementwise (alias of abs)."},
-    {"sign", unary_op::sign, "-1, 0 or 1 elementwise (NaN stays NaN; complex: x/|x|)."},
-    {"exp", unary_op::exp, "e**x elementwise."},
-    {"log", unary_op::log, "Natural logarithm elementwise."},
-    {"log2", unary_op::log2, "Base-2 logarithm elementwise."},
-    {"log10", unary_op::log10, "Base-10 logarithm elementwise."},
-    {"expm1", unary_op::expm1, "e**x - 1 elementwise, accurate near 0."},
-    {"log1p", unary_op::log1p, "log(1 + x) elementwise, accurate near 0."},
-    {"sqrt", unary_op::sqrt, "Square root elementwise."},
-    {"rsqrt", unary_op::rsqrt, "1 / sqrt(x) elementwise."},
-    {"sin", unary_op::sin, "Sine elementwise (radians)."},
-    {"cos", unary_op::cos, "Cosine elementwise (radians)."},
-    {"tan", unary_op::tan, "Tangent elementwise (radians)."},
-    {"arcsin", unary_op::asin, "Inverse sine elementwise."},
-    {"asin", unary_op::asin, "Inverse sine elementwise (alias of arcsin)."},
-    {"arccos", unary_op::acos, "Inverse cosine elementwise."},
-    {"acos", unary_op::acos, "Inverse cosine elementwise (alias of arccos)."},
-    {"arctan", unary_op::atan, "Inverse tangent elementwise."},
-    {"atan", unary_op::atan, "Inverse tangent elementwise (alias of arctan)."},
-    {"sinh", unary_op::sinh, "Hyperbolic sine elementwise."},
-    {"cosh", unary_op::cosh, "Hyperbolic cosine elementwise."},
-    {"tanh", unary_op::tanh, "Hyperbolic tangent elementwise."},
-    {"floor", unary_op::floor, "Rounds down elementwise (integers unchanged)."},
-    {"ceil", unary_op::ceil, "Rounds up elementwise (integers unchanged)."},
-    {"round", unary_op::round, "Rounds half to even elementwise, as np.round with decimals=0."},
-    {"rint", unary_op::round, "Rounds half to even elementwise (alias of round)."},
-    {"logical_not", unary_op::logical_not, "x == 0 elementwise (a bool tensor)."},
-    {"bitwise_not", unary_op::bit_not, "~x elementwise (bool: logical not)."},
-    {"invert", unary_op::bit_not, "~x elementwise (alias of bitwise_not)."},
-    {"isnan", unary_op::isnan, "True where x is NaN."},
-    {"isinf", unary_op::isinf, "True where x is +-inf."},
-    {"isfinite", unary_op::isfinite, "True where x is neither NaN nor infinite."},
-    {"square", unary_op::square, "x * x elementwise."},
-    {"reciprocal", unary_op::reciprocal, "1 / x elementwise (integers give float64)."},
-    {"conj", unary_op::conj, "The complex conjugate (a copy; real dtypes unchanged)."},
-    {"conjugate", unary_op::conj, "The complex conjugate (alias of conj)."},
-};
-
-struct binary_entry {
-    const char* name;
+struct binary_row {
     binary_op op;
+    const char* rule;
+    const char* on_bool;
+    const char* python;
     const char* doc;
 };
 
-const binary_entry binary_functions[] = {
-    {"add", binary_op::add, "x1 + x2 elementwise, broadcasting."},
-    {"subtract", binary_op::sub, "x1 - x2 elementwise, broadcasting."},
-    {"multiply", binary_op::mul, "x1 * x2 elementwise, broadcasting."},
-    {"divide", binary_op::div, "x1 / x2 (true division) elementwise, broadcasting."},
-    {"true_divide", binary_op::div, "x1 / x2 (alias of divide)."},
-    {"floor_divide", binary_op::floor_div, "x1 // x2 elementwise, broadcasting."},
-    {"mod", binary_op::mod, "x1 % x2 (sign of x2, as Python) elementwise."},
-    {"remainder", binary_op::mod, "x1 % x2 (alias of mod)."},
-    {"power", binary_op::pow, "x1 ** x2 elementwise, broadcasting."},
-    {"pow", binary_op::pow, "x1 ** x2 (alias of power)."},
-    {"maximum", binary_op::maximum, "Elementwise maximum, NaN-propagating."},
-    {"minimum", binary_op::minimum, "Elementwise minimum, NaN-propagating."},
-    {"arctan2", binary_op::atan2, "atan2(x1, x2) elementwise, in radians."},
-    {"atan2", binary_op::atan2, "atan2(x1, x2) (alias of arctan2)."},
-    {"equal", binary_op::eq, "x1 == x2 elementwise (a bool tensor)."},
-    {"not_equal", binary_op::ne, "x1 != x2 elementwise (a bool tensor)."},
-    {"less", binary_op::lt, "x1 < x2 elementwise (a bool tensor)."},
-    {"less_equal", binary_op::le, "x1 <= x2 elementwise (a bool tensor)."},
-    {"greater", binary_op::gt, "x1 > x2 elementwise (a bool tensor)."},
-    {"greater_equal", binary_op::ge, "x1 >= x2 elementwise (a bool tensor)."},
-    {"logical_and", binary_op::logical_and, "(x1 != 0) and (x2 != 0) elementwise."},
-    {"logical_or", binary_op::logical_or, "(x1 != 0) or (x2 != 0) elementwise."},
-    {"logical_xor", binary_op::logical_xor, "(x1 != 0) != (x2 != 0) elementwise."},
-    {"bitwise_and", binary_op::bit_and, "x1 & x2 elementwise (bool and integers)."},
-    {"bitwise_or", binary_op::bit_or, "x1 | x2 elementwise (bool and integers)."},
-    {"bitwise_xor", binary_op::bit_xor, "x1 ^ x2 elementwise (bool and integers)."},
-    {"left_shift", binary_op::shift_left, "x1 << x2 elementwise (integers)."},
-    {"right_shift", binary_op::shift_right, "x1 >> x2 elementwise (integers)."},
-};
+#define ISTHMUS_UNARY_ROW(n, r, py, doc) {unary_op::n, #r, py, doc},
+constexpr unary_row unary_rows[] = {ISTHMUS_UNARY_OPS(ISTHMUS_UNARY_ROW)};
+constexpr unary_row unary_part_rows[] = {ISTHMUS_UNARY_PART_OPS(ISTHMUS_UNARY_ROW)};
+#undef ISTHMUS_UNARY_ROW
+static_assert(unary_part_rows[0].op == unary_op::real && unary_part_rows[1].op == unary_op::imag);
+#define ISTHMUS_BINARY_ROW(n, r, b, py, doc) {binary_op::n, #r, #b, py, doc},
+constexpr binary_row binary_rows[] = {ISTHMUS_BINARY_OPS(ISTHMUS_BINARY_ROW)};
+#undef ISTHMUS_BINARY_ROW
+
+// The space-separated names of a row's python column.
+std::vector<std::string> python_names(const char* column) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char* c = column;; ++c) {
+        if (*c == ' ' || *c == '\0') {
+            if (!cur.empty()) out.push_back(std::move(cur));
+            cur.clear();
+            if (*c == '\0') break;
+        } else {
+            cur += *c;
+        }
+    }
+    return out;
+}
+
+// The docstring of Python name `i` of a row: the doc, plus "(alias of X)" for aliases.
+std::string python_doc(const char* doc, const std::vector<std::string>& names, size_t i) {
+    std::string d = doc;
+    if (i == 0) return d;
+    if (!d.empty() && d.back() == '.') d.pop_back();
+    return d + " (alias of " + names[0] + ").";
+}
+
+py::dict row_dict(std::string_view name, int arity, const char* rule, const char* python,
+                  const char* doc) {
+    py::dict d;
+    d["name"] = std::string(name);
+    d["arity"] = arity;
+    d["rule"] = rule;
+    py::list names;
+    for (const std::string& n : python_names(python)) names.append(n);
+    d["python"] = names;
+    d["doc"] = doc;
+    return d;
+}
+
+// q._op_table(): every row, in the table's order (Note [functions from the op table]).
+py::list op_table_rows() {
+    py::list out;
+    for (const unary_row& r : unary_rows) {
+        py::dict d = row_dict(name(r.op), 1, r.rule, r.python, r.doc);
+        d["view"] = false;
+        out.append(d);
+    }
+    for (const unary_row& r : unary_part_rows) {
+        py::dict d = row_dict(name(r.op), 1, r.rule, r.python, r.doc);
+        d["view"] = true; // q.real and q.imag are bound by hand: they return views
+        out.append(d);
+    }
+    for (const binary_row& r : binary_rows) {
+        py::dict d = row_dict(name(r.op), 2, r.rule, r.python, r.doc);
+        d["on_bool"] = r.on_bool;
+        out.append(d);
+    }
+    return out;
+}
 
 py::object binary_function(binary_op op, const char* fn, py::handle a, py::handle b) {
     py::object r = apply_binary(op, a, b);
@@ -347,28 +349,35 @@ dtype dtype_or(py::handle dt, dtype fallback) {
 
 void bind_module_ops(py::module_& m) {
     // ---- elementwise ----
-    for (const unary_entry& e : unary_functions) {
-        const unary_op op = e.op;
-        const char* fn = e.name;
-        m.def(
-            e.name,
-            [op, fn](py::handle x) {
-                require_init(fn);
-                return unary_function(op, fn, x);
-            },
-            py::arg("x"), e.doc);
+    for (const unary_row& r : unary_rows) {
+        const std::vector<std::string> names = python_names(r.python);
+        for (size_t i = 0; i < names.size(); ++i) {
+            const unary_op op = r.op;
+            m.def(
+                names[i].c_str(),
+                [op, fn = names[i]](py::handle x) {
+                    require_init(fn.c_str());
+                    return unary_function(op, fn.c_str(), x);
+                },
+                py::arg("x"), python_doc(r.doc, names, i).c_str());
+        }
     }
-    for (const binary_entry& e : binary_functions) {
-        const binary_op op = e.op;
-        const char* fn = e.name;
-        m.def(
-            e.name,
-            [op, fn](py::handle a, py::handle b) {
-                require_init(fn);
-                return binary_function(op, fn, a, b);
-            },
-            py::arg("x1"), py::arg("x2"), e.doc);
+    for (const binary_row& r : binary_rows) {
+        const std::vector<std::string> names = python_names(r.python);
+        for (size_t i = 0; i < names.size(); ++i) {
+            const binary_op op = r.op;
+            m.def(
+                names[i].c_str(),
+                [op, fn = names[i]](py::handle a, py::handle b) {
+                    require_init(fn.c_str());
+                    return binary_function(op, fn.c_str(), a, b);
+                },
+                py::arg("x1"), py::arg("x2"), python_doc(r.doc, names, i).c_str());
+        }
     }
+    m.def("_op_table", &op_table_rows,
+          "The op table's rows (isthmus/ops/op_table.hpp) as dicts: name, arity, rule, python "
+          "(names, NumPy's first), doc, and view (unary) or on_bool (binary).");
     m.def("where", &where_function, py::arg("condition"), py::arg("x") = py::none(),
           py::arg("y") = py::none(),
           "Elements of x where condition is true, else of y (all three broadcast); where(cond)\n"
@@ -394,14 +403,14 @@ void bind_module_ops(py::module_& m) {
             require_init("real");
             return value(isthmus::real(tensor_arg(a, "real")));
         },
-        py::arg("x"), "The real part (a view of complex tensors, as NumPy's .real).");
+        py::arg("x"), unary_part_rows[0].doc);
     m.def(
         "imag",
         [](py::handle a) {
             require_init("imag");
             return value(isthmus::imag(tensor_arg(a, "imag")));
         },
-        py::arg("x"), "The imaginary part (a view of complex tensors; zeros for real ones).");
+        py::arg("x"), unary_part_rows[1].doc);
 
     // ---- linear algebra ----
     m.def(

@@ -6,7 +6,6 @@
 #include "cuda/gemm.cuh"
 #include "cuda/random.cuh"
 #include "cuda/reduce.cuh"
-#include "cuda/uop_list.hpp"
 
 #include <isthmus/error.hpp>
 #include <isthmus/ops.hpp>
@@ -222,31 +221,8 @@ void check_binary(dtype dt) {
 
 template <k::kdt K>
 void check_binaries(dtype dt) {
-#define ISTHMUS_OP(X) check_binary<k::bop::X, K>(dt);
-    ISTHMUS_OP(add)
-    ISTHMUS_OP(sub)
-    ISTHMUS_OP(mul)
-    ISTHMUS_OP(div)
-    ISTHMUS_OP(floor_div)
-    ISTHMUS_OP(mod)
-    ISTHMUS_OP(pow)
-    ISTHMUS_OP(maximum)
-    ISTHMUS_OP(minimum)
-    ISTHMUS_OP(atan2)
-    ISTHMUS_OP(eq)
-    ISTHMUS_OP(ne)
-    ISTHMUS_OP(lt)
-    ISTHMUS_OP(le)
-    ISTHMUS_OP(gt)
-    ISTHMUS_OP(ge)
-    ISTHMUS_OP(logical_and)
-    ISTHMUS_OP(logical_or)
-    ISTHMUS_OP(logical_xor)
-    ISTHMUS_OP(bit_and)
-    ISTHMUS_OP(bit_or)
-    ISTHMUS_OP(bit_xor)
-    ISTHMUS_OP(shift_left)
-    ISTHMUS_OP(shift_right)
+#define ISTHMUS_OP(X, ...) check_binary<k::bop::X, K>(dt);
+    ISTHMUS_BINARY_OPS(ISTHMUS_OP)
 #undef ISTHMUS_OP
 }
 
@@ -291,8 +267,8 @@ void check_unary(unary_op op, dtype dt) {
 
 template <k::kdt K>
 void check_unaries(dtype dt) {
-#define ISTHMUS_OP(X) check_unary<k::uop::X, K>(unary_op::X, dt);
-    ISTHMUS_CUDA_UOPS(ISTHMUS_OP)
+#define ISTHMUS_OP(X, ...) check_unary<k::uop::X, K>(unary_op::X, dt);
+    ISTHMUS_UNARY_OPS(ISTHMUS_OP)
 #undef ISTHMUS_OP
 }
 
@@ -353,7 +329,7 @@ TEST_CASE("cuda kernels on the host: every unary op the CPU has for a float or c
           "GPU kernel") {
     for (dtype dt : every_dtype) {
         if (!is_floating(dt) && !is_complex(dt)) continue;
-#define ISTHMUS_OP(X)                                                                              \
+#define ISTHMUS_OP(X, ...)                                                                         \
     try {                                                                                          \
         (void)result_type(unary_op::X, dt);                                                        \
         INFO(name(unary_op::X), " on ", name(dt));                                                 \
@@ -363,7 +339,7 @@ TEST_CASE("cuda kernels on the host: every unary op the CPU has for a float or c
             CHECK(k::unary_ok(k::uop::X, kernel_type(dt)));                                        \
     } catch (const type_error&) {                                                                  \
     }
-        ISTHMUS_CUDA_UOPS(ISTHMUS_OP)
+        ISTHMUS_UNARY_OPS(ISTHMUS_OP)
 #undef ISTHMUS_OP
     }
 }

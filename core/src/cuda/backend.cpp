@@ -1,7 +1,6 @@
 // The CUDA compute backend: maps the op layer's requests onto the kernels and cuBLAS.
 #include "cuda/backend.hpp"
 #include "cuda/check.hpp"
-#include "cuda/uop_list.hpp"
 
 #include <cstring>
 #include <optional>
@@ -19,52 +18,6 @@ cudak::kdt kernel_type(dtype dt) {
     static_assert(dtype_count == 15 && static_cast<int>(dtype::complex128) == 14 &&
                   static_cast<int>(cudak::kdt::c128) == 14);
     return static_cast<cudak::kdt>(static_cast<int>(dt));
-}
-
-std::optional<cudak::bop> kernel_op(binary_op op) {
-    switch (op) {
-#define ISTHMUS_MAP(X)                                                                             \
-    case binary_op::X:                                                                             \
-        return cudak::bop::X;
-        ISTHMUS_MAP(add)
-        ISTHMUS_MAP(sub)
-        ISTHMUS_MAP(mul)
-        ISTHMUS_MAP(div)
-        ISTHMUS_MAP(floor_div)
-        ISTHMUS_MAP(mod)
-        ISTHMUS_MAP(pow)
-        ISTHMUS_MAP(maximum)
-        ISTHMUS_MAP(minimum)
-        ISTHMUS_MAP(atan2)
-        ISTHMUS_MAP(eq)
-        ISTHMUS_MAP(ne)
-        ISTHMUS_MAP(lt)
-        ISTHMUS_MAP(le)
-        ISTHMUS_MAP(gt)
-        ISTHMUS_MAP(ge)
-        ISTHMUS_MAP(logical_and)
-        ISTHMUS_MAP(logical_or)
-        ISTHMUS_MAP(logical_xor)
-        ISTHMUS_MAP(bit_and)
-        ISTHMUS_MAP(bit_or)
-        ISTHMUS_MAP(bit_xor)
-        ISTHMUS_MAP(shift_left)
-        ISTHMUS_MAP(shift_right)
-#undef ISTHMUS_MAP
-    }
-    return std::nullopt;
-}
-
-std::optional<cudak::uop> kernel_op(unary_op op) {
-    switch (op) {
-#define ISTHMUS_MAP(X)                                                                             \
-    case unary_op::X:                                                                              \
-        return cudak::uop::X;
-        ISTHMUS_CUDA_UOPS(ISTHMUS_MAP)
-#undef ISTHMUS_MAP
-    default:
-        return std::nullopt;
-    }
 }
 
 // Builds the launch's iteration space and operand strides, merging neighbouring dimensions
@@ -150,13 +103,12 @@ std::string cuda_compute::name() const {
 }
 
 bool cuda_compute::supports_binary(binary_op op, dtype dt) const {
-    const auto k = kernel_op(op);
-    return k && cudak::binary_ok(*k, kernel_type(dt));
+    return cudak::binary_ok(op, kernel_type(dt));
 }
 
 void cuda_compute::binary(binary_op op, dtype dt, const shape_t& shape, const backend::operand& out,
                           const backend::operand& a, const backend::operand& b) {
-    const cudak::bop k = *kernel_op(op);
+    const cudak::bop k = op;
     ISTHMUS_ASSERT(a.dt == dt && b.dt == dt && cudak::binary_ok(k, kernel_type(a.dt)) &&
                        out.dt == (cudak::binary_gives_bool(k) ? dtype::bool_ : a.dt),
                    "cuda binary ", isthmus::name(op), ": operands ", a.dt, ", ", b.dt, " -> ",
@@ -170,13 +122,12 @@ void cuda_compute::binary(binary_op op, dtype dt, const shape_t& shape, const ba
 }
 
 bool cuda_compute::supports_unary(unary_op op, dtype dt) const {
-    const auto k = kernel_op(op);
-    return k && cudak::unary_ok(*k, kernel_type(dt));
+    return cudak::unary_ok(op, kernel_type(dt));
 }
 
 void cuda_compute::unary(unary_op op, dtype dt, const shape_t& shape, const backend::operand& out,
                          const backend::operand& a) {
-    const cudak::uop k = *kernel_op(op);
+    const cudak::uop k = op;
     ISTHMUS_ASSERT(a.dt == dt && cudak::unary_ok(k, kernel_type(a.dt)) &&
                        kernel_type(out.dt) == cudak::unary_result(k, kernel_type(a.dt)),
                    "cuda unary ", isthmus::name(op), ": operand ", a.dt, " -> ", out.dt);

@@ -1,6 +1,5 @@
 // CUDA kernels of the complex transcendental functions and complex pow (complex64/128 only).
 #include "cuda/elementwise_cmath.cuh"
-#include "cuda/uop_list.hpp"
 
 namespace isthmus::cudak {
 
@@ -19,10 +18,10 @@ void run_cmath(cudaStream_t s, const space& sp, const arg& out, const arg& a) {
 template <kdt K>
 void unary_of(cudaStream_t s, uop op, const space& sp, const arg& out, const arg& a) {
     switch (op) {
-#define ISTHMUS_CASE(OP)                                                                           \
+#define ISTHMUS_CASE(OP, ...)                                                                      \
     case uop::OP:                                                                                  \
         return run_cmath<uop::OP, K>(s, sp, out, a);
-        ISTHMUS_CUDA_UOPS(ISTHMUS_CASE)
+        ISTHMUS_UNARY_OPS(ISTHMUS_CASE)
 #undef ISTHMUS_CASE
     default:
         return;

@@ -1,30 +1,23 @@
-// CUDA binary comparison, logic, bitwise and shift kernels for every kernel type.
+// CUDA binary comparison, logic, bitwise and shift kernels (logic_family) for every kernel type.
 #include "cuda/elementwise_ops.cuh"
 
 namespace isthmus::cudak {
 
 namespace {
 
+// Only kernels.hpp's logic_family is compiled here; elementwise_arith.cu has the others.
+template <bop OP, kdt K>
+void run_logic(cudaStream_t s, const space& sp, const arg& out, const arg& a, const arg& b) {
+    if constexpr (logic_family(OP)) run_binary<OP, K>(s, sp, out, a, b);
+}
+
 template <kdt K>
 void logic_of(cudaStream_t s, bop op, const space& sp, const arg& out, const arg& a, const arg& b) {
     switch (op) {
-#define ISTHMUS_CASE(OP)                                                                           \
+#define ISTHMUS_CASE(OP, ...)                                                                      \
     case bop::OP:                                                                                  \
-        return run_binary<bop::OP, K>(s, sp, out, a, b);
-        ISTHMUS_CASE(eq)
-        ISTHMUS_CASE(ne)
-        ISTHMUS_CASE(lt)
-        ISTHMUS_CASE(le)
-        ISTHMUS_CASE(gt)
-        ISTHMUS_CASE(ge)
-        ISTHMUS_CASE(logical_and)
-        ISTHMUS_CASE(logical_or)
-        ISTHMUS_CASE(logical_xor)
-        ISTHMUS_CASE(bit_and)
-        ISTHMUS_CASE(bit_or)
-        ISTHMUS_CASE(bit_xor)
-        ISTHMUS_CASE(shift_left)
-        ISTHMUS_CASE(shift_right)
+        return run_logic<bop::OP, K>(s, sp, out, a, b);
+        ISTHMUS_BINARY_OPS(ISTHMUS_CASE)
 #undef ISTHMUS_CASE
     default:
         return;

@@ -1,6 +1,5 @@
 // CUDA unary elementwise kernels for every kernel type (complex math: elementwise_cmath.cu).
 #include "cuda/elementwise_ops.cuh"
-#include "cuda/uop_list.hpp"
 
 namespace isthmus::cudak {
 
@@ -16,11 +15,13 @@ void run_unary_here(cudaStream_t s, const space& sp, const arg& out, const arg& 
 template <kdt K>
 void unary_of(cudaStream_t s, uop op, const space& sp, const arg& out, const arg& a) {
     switch (op) {
-#define ISTHMUS_CASE(OP)                                                                           \
+#define ISTHMUS_CASE(OP, ...)                                                                      \
     case uop::OP:                                                                                  \
         return run_unary_here<uop::OP, K>(s, sp, out, a);
-        ISTHMUS_CUDA_UOPS(ISTHMUS_CASE)
+        ISTHMUS_UNARY_OPS(ISTHMUS_CASE)
 #undef ISTHMUS_CASE
+    default:
+        return;
     }
 }
 

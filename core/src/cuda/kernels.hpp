@@ -1,6 +1,8 @@
 // The CUDA kernels' launch functions, in plain types (the .cu files include no runtime header).
 #pragma once
 
+#include "isthmus/ops/op_enums.hpp"
+
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -28,106 +30,35 @@ constexpr bool is_cplx(kdt t) {
     return t == kdt::c64 || t == kdt::c128;
 }
 
-/// Binary ops with GPU kernels (the op layer's binary_op, mapped in backend.cpp).
-enum class bop : int {
-    add,
-    sub,
-    mul,
-    div,
-    floor_div,
-    mod,
-    pow,
-    maximum,
-    minimum,
-    atan2,
-    eq,
-    ne,
-    lt,
-    le,
-    gt,
-    ge,
-    logical_and,
-    logical_or,
-    logical_xor,
-    bit_and,
-    bit_or,
-    bit_xor,
-    shift_left,
-    shift_right
-};
-/// Unary ops with GPU kernels.
-enum class uop : int {
-    neg,
-    abs,
-    sign,
-    exp,
-    log,
-    log2,
-    log10,
-    expm1,
-    log1p,
-    sqrt,
-    rsqrt,
-    sin,
-    cos,
-    tan,
-    asin,
-    acos,
-    atan,
-    sinh,
-    cosh,
-    tanh,
-    floor,
-    ceil,
-    round,
-    square,
-    reciprocal,
-    isnan,
-    isinf,
-    isfinite,
-    logical_not,
-    bit_not,
-    conj
-};
+/// Binary ops with GPU kernels: the op table's binary_op itself (Note [one op table]).
+using bop = isthmus::binary_op;
+/// Unary ops with GPU kernels: the op table's unary_op (real and imag have none).
+using uop = isthmus::unary_op;
 
 /// Note [kernel support table]: binary_ok/unary_ok are the one list of (op, compute type)
-/// pairs with kernels. The backend's supports_* answer from them and the .cu files instantiate
+/// pairs with kernels, by the op table's rule column (which also decides what the op layer
+/// sends here). The backend's supports_* answer from them and the .cu files instantiate
 /// exactly these pairs (`if constexpr`), so the two can never disagree. Half types compute in
 /// float (loaded, computed in float32, rounded once on store, as the CPU path).
 constexpr bool binary_ok(bop op, kdt t) {
-    switch (op) {
-    case bop::add:
-    case bop::sub:
-    case bop::mul:
+    switch (rule(op)) {
+    case binary_rule::arith: // bool operands never get here (logical ops or int8 instead)
         return t != kdt::b8;
-    case bop::div:
+    case binary_rule::true_div:
         return is_float(t) || is_cplx(t);
-    case bop::pow:
-        return is_int(t) || is_float(t) || is_cplx(t);
-    case bop::floor_div:
-    case bop::mod:
-    case bop::maximum:
-    case bop::minimum:
+    case binary_rule::divmod:
+    case binary_rule::extremum:
         return is_int(t) || is_float(t);
-    case bop::atan2:
+    case binary_rule::math:
         return is_float(t);
-    case bop::eq:
-    case bop::ne:
-    case bop::logical_and:
-    case bop::logical_or:
-    case bop::logical_xor:
+    case binary_rule::equality:
+    case binary_rule::logical:
         return true;
-    case bop::lt:
-    case bop::le:
-    case bop::gt:
-    case bop::ge:
+    case binary_rule::order:
         return !is_cplx(t);
-    case bop::bit_and:
-    case bop::bit_or:
-    case bop::bit_xor:
+    case binary_rule::bitwise:
         return t == kdt::b8 || is_int(t);
-    case bop::shift_left:
-    case bop::shift_right:
+    case binary_rule::shift:
         return is_int(t);
     }
     return false;
@@ -135,67 +66,56 @@ constexpr bool binary_ok(bop op, kdt t) {
 
 /// True for the binary ops whose result is bool (b8) rather than the compute type.
 constexpr bool binary_gives_bool(bop op) {
-    return op == bop::eq || op == bop::ne || op == bop::lt || op == bop::le || op == bop::gt ||
-           op == bop::ge || op == bop::logical_and || op == bop::logical_or ||
-           op == bop::logical_xor;
+    return gives_bool(rule(op));
+}
+
+/// The binary ops elementwise_logic.cu compiles (bool results, bitwise ops and shifts);
+/// elementwise_arith.cu compiles the others.
+constexpr bool logic_family(bop op) {
+    return binary_gives_bool(op) || rule(op) == binary_rule::bitwise ||
+           rule(op) == binary_rule::shift;
 }
 
 constexpr bool unary_ok(uop op, kdt t) {
-    switch (op) {
-    case uop::neg:
-    case uop::square:
+    switch (rule(op)) {
+    case unary_rule::negate:
+    case unary_rule::same:
+    case unary_rule::magnitude:
         return t != kdt::b8;
-    case uop::abs:
-    case uop::sign:
-        return is_int(t) || is_float(t) || is_cplx(t);
-    case uop::logical_not:
+    case unary_rule::logical:
         return true;
-    case uop::bit_not:
+    case unary_rule::bitwise:
         return t == kdt::b8 || is_int(t);
-    case uop::conj:
+    case unary_rule::complex_only:
         return is_cplx(t);
-    case uop::floor:
-    case uop::ceil:
+    case unary_rule::keep_int_real:
         return is_float(t);
-    default: // math, round, reciprocal and the float tests (complex ones as std::complex's)
+    case unary_rule::math: // complex ones as std::complex's
+    case unary_rule::keep_int:
+    case unary_rule::test_false:
+    case unary_rule::test_true:
+    case unary_rule::inverse:
         return is_float(t) || is_cplx(t);
+    case unary_rule::real_part:
+    case unary_rule::imag_part:
+        return false; // views or copies, never a kernel
     }
+    return false;
 }
 
-/// The transcendental unary ops: their complex kernels live in elementwise_cmath.cu (with
-/// complex pow), so that the other elementwise files never compile the complex functions.
+/// The transcendental unary ops (rule math): their complex kernels live in
+/// elementwise_cmath.cu (with complex pow), so that the other elementwise files never compile
+/// the complex functions.
 constexpr bool complex_math(uop op) {
-    switch (op) {
-    case uop::exp:
-    case uop::log:
-    case uop::log2:
-    case uop::log10:
-    case uop::expm1:
-    case uop::log1p:
-    case uop::sqrt:
-    case uop::rsqrt:
-    case uop::sin:
-    case uop::cos:
-    case uop::tan:
-    case uop::asin:
-    case uop::acos:
-    case uop::atan:
-    case uop::sinh:
-    case uop::cosh:
-    case uop::tanh:
-        return true;
-    default:
-        return false;
-    }
+    return rule(op) == unary_rule::math;
 }
 
 /// The result type of unary op `op` on compute type `t`: bool for the tests, the real type for
 /// abs of a complex, else `t`.
 constexpr kdt unary_result(uop op, kdt t) {
-    if (op == uop::isnan || op == uop::isinf || op == uop::isfinite || op == uop::logical_not)
-        return kdt::b8;
-    if (op == uop::abs && t == kdt::c64) return kdt::f32;
-    if (op == uop::abs && t == kdt::c128) return kdt::f64;
+    if (gives_bool(rule(op))) return kdt::b8;
+    if (rule(op) == unary_rule::magnitude && t == kdt::c64) return kdt::f32;
+    if (rule(op) == unary_rule::magnitude && t == kdt::c128) return kdt::f64;
     return t;
 }
 
