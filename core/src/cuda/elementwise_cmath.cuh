@@ -94,9 +94,12 @@ ISTHMUS_HD cplx<R> cmath(cplx<R> a) {
         return from_tc(thrust::sinh(tc(a)));
     } else if constexpr (OP == uop::cosh) {
         return from_tc(thrust::cosh(tc(a)));
-    } else {
+    } else if constexpr (OP == uop::tanh) {
         if (a.re == R(0) && !::isfinite(a.im)) return {a.re, R(NAN)};
         return from_tc(thrust::tanh(tc(a)));
+    } else {
+        // See Note [no silent kernels] (elementwise_ops.cuh).
+        static_assert(missing_element_function<OP>, "cmath: add the complex element function of this math op");
     }
 }
 

@@ -110,6 +110,11 @@ ISTHMUS_HD inline cplx<R> cdiv(cplx<R> x, cplx<R> y) {
     return r;
 }
 
+/// False for every op: the condition of the static_assert that ends uapply/bapply/cmath (Note
+/// [no silent kernels]), dependent so that only a missing branch that is used fires.
+template <auto OP>
+inline constexpr bool missing_element_function = false;
+
 /// The complex transcendental functions and complex pow, as the CPU's std::complex ones.
 /// Defined in elementwise_cmath.cuh, which only the files that instantiate complex math include
 /// (elementwise_cmath.cu and the host test).
@@ -205,8 +210,11 @@ ISTHMUS_HD inline auto bapply(compute_t<K> a, compute_t<K> b) {
         return static_cast<C>(a ^ b);
     } else if constexpr (OP == bop::shift_left) {
         return elem::shift_left(a, b);
-    } else { // shift_right
+    } else if constexpr (OP == bop::shift_right) {
         return elem::shift_right(a, b);
+    } else {
+        // See Note [no silent kernels].
+        static_assert(missing_element_function<OP>, "bapply: add the element function of this binary op");
     }
 }
 
@@ -279,77 +287,55 @@ ISTHMUS_HD inline auto uapply(compute_t<K> a) {
         return cmath<OP>(a);
     } else if constexpr (cx && OP == uop::round) { // each part, half to even
         return C{::rint(a.re), ::rint(a.im)};
-    } else if constexpr (cx) { // reciprocal
+    } else if constexpr (cx && OP == uop::reciprocal) {
         using R = decltype(a.re);
         return cdiv(C{R(1), R(0)}, a);
+    } else if constexpr (OP == uop::exp) {
+        return static_cast<C>(::exp(a));
+    } else if constexpr (OP == uop::log) {
+        return static_cast<C>(::log(a));
+    } else if constexpr (OP == uop::log2) {
+        return static_cast<C>(::log2(a));
+    } else if constexpr (OP == uop::log10) {
+        return static_cast<C>(::log10(a));
+    } else if constexpr (OP == uop::expm1) {
+        return static_cast<C>(::expm1(a));
+    } else if constexpr (OP == uop::log1p) {
+        return static_cast<C>(::log1p(a));
+    } else if constexpr (OP == uop::sqrt) {
+        return static_cast<C>(::sqrt(a));
+    } else if constexpr (OP == uop::rsqrt) {
+        return static_cast<C>(C(1) / ::sqrt(a));
+    } else if constexpr (OP == uop::sin) {
+        return static_cast<C>(::sin(a));
+    } else if constexpr (OP == uop::cos) {
+        return static_cast<C>(::cos(a));
+    } else if constexpr (OP == uop::tan) {
+        return static_cast<C>(::tan(a));
+    } else if constexpr (OP == uop::asin) {
+        return static_cast<C>(::asin(a));
+    } else if constexpr (OP == uop::acos) {
+        return static_cast<C>(::acos(a));
+    } else if constexpr (OP == uop::atan) {
+        return static_cast<C>(::atan(a));
+    } else if constexpr (OP == uop::sinh) {
+        return static_cast<C>(::sinh(a));
+    } else if constexpr (OP == uop::cosh) {
+        return static_cast<C>(::cosh(a));
+    } else if constexpr (OP == uop::tanh) {
+        return static_cast<C>(::tanh(a));
+    } else if constexpr (OP == uop::floor) {
+        return static_cast<C>(::floor(a));
+    } else if constexpr (OP == uop::ceil) {
+        return static_cast<C>(::ceil(a));
+    } else if constexpr (OP == uop::round) {
+        return static_cast<C>(::rint(a)); // half to even, as NumPy
+    } else if constexpr (OP == uop::reciprocal) {
+        return static_cast<C>(C(1) / a);
     } else {
-        C r;
-        switch (OP) { // the float math (unary_ok sends only floats here)
-        case uop::exp:
-            r = ::exp(a);
-            break;
-        case uop::log:
-            r = ::log(a);
-            break;
-        case uop::log2:
-            r = ::log2(a);
-            break;
-        case uop::log10:
-            r = ::log10(a);
-            break;
-        case uop::expm1:
-            r = ::expm1(a);
-            break;
-        case uop::log1p:
-            r = ::log1p(a);
-            break;
-        case uop::sqrt:
-            r = ::sqrt(a);
-            break;
-        case uop::rsqrt:
-            r = C(1) / ::sqrt(a);
-            break;
-        case uop::sin:
-            r = ::sin(a);
-            break;
-        case uop::cos:
-            r = ::cos(a);
-            break;
-        case uop::tan:
-            r = ::tan(a);
-            break;
-        case uop::asin:
-            r = ::asin(a);
-            break;
-        case uop::acos:
-            r = ::acos(a);
-            break;
-        case uop::atan:
-            r = ::atan(a);
-            break;
-        case uop::sinh:
-            r = ::sinh(a);
-            break;
-        case uop::cosh:
-            r = ::cosh(a);
-            break;
-        case uop::tanh:
-            r = ::tanh(a);
-            break;
-        case uop::floor:
-            r = ::floor(a);
-            break;
-        case uop::ceil:
-            r = ::ceil(a);
-            break;
-        case uop::round:
-            r = ::rint(a);
-            break; // half to even, as NumPy
-        default:
-            r = C(1) / a;
-            break; // reciprocal
-        }
-        return r;
+        // Note [no silent kernels]: a row of the op table with GPU support (unary_ok) but no
+        // element function here stops the build instead of computing something else.
+        static_assert(missing_element_function<OP>, "uapply: add the element function of this unary op");
     }
 }
 
