@@ -173,6 +173,9 @@ TEST_CASE("safety: exact number conversion follows NumPy 2") {
     CHECK(scalar(0x1p63).to_checked(dtype::uint64).to<uint64_t>() == uint64_t{1} << 63);
     CHECK(scalar(true).to_checked(dtype::int8).to<int64_t>() == 1);
     CHECK(scalar(int64_t{5}).to_checked(dtype::bool_).to<bool>());
+    CHECK(!scalar(complex128_t(0, 0)).to_checked(dtype::bool_).to<bool>());
+    CHECK(scalar(complex128_t(0, 1)).to_checked(dtype::bool_).to<bool>());
+    CHECK(scalar(complex128_t(std::nan(""), 0)).to_checked(dtype::bool_).to<bool>());
     CHECK(scalar(int64_t{3}).to_checked(dtype::complex64).type() == dtype::complex64);
     CHECK(std::isinf(scalar(1e300).to_checked(dtype::float32).to<double>())); // as a cast
     // Weak scalars in ops raise the same error type.

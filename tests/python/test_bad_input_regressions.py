@@ -239,6 +239,9 @@ def test_out_of_range_numbers_raise_as_numpy(value, dtype, exc):
         (2**64, "bool"),  # any nonzero Python int is True, however wide (fuzz finding)
         (-(2**70), "bool"),
         (2**64, "float64"),
+        (0j, "bool"),  # a complex number's truth, as NumPy (fuzz finding)
+        (1j, "bool"),
+        (complex(float("nan"), 0), "bool"),
     ],
 )
 def test_in_range_numbers_convert_as_numpy(value, dtype):
