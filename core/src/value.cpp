@@ -38,6 +38,16 @@ scalar scalar::of(double v, dtype dt) {
     return s;
 }
 
+scalar scalar::cast(dtype dt) const {
+    if (dt == dtype_) return *this;
+    scalar s;
+    s.dtype_ = dt;
+    // From the held value, not through double: int64 -> int8 must wrap all 64 bits.
+    std::visit([&](auto x) { ISTHMUS_DISPATCH(dt, T, { s.v_ = widen<T>(cpu::convert<T>(x)); }); },
+               v_);
+    return s;
+}
+
 bool scalar::fits_integer(dtype dt) const noexcept {
     if (!is_integer(dt) && !is_bool(dt)) return false;
     if (is_bool(dt)) return true;

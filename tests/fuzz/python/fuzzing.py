@@ -57,9 +57,24 @@ def replay(target, fields, check):
         raise AssertionError(f"{len(failures)} corpus case(s) fail:\n" + "\n".join(failures))
 
 
+def _expression(value):
+    """A Python expression over corpus_cases' names that rebuilds `value`: repr, except for
+    NumPy arrays, whose repr can abbreviate (`...`) or name a shape `array` does not take."""
+    if isinstance(value, np.ndarray):
+        if value.size == 0:
+            return f"empty({value.shape!r}, dtype={value.dtype.name})"
+        return f"array({value.tolist()!r}, dtype={value.dtype.name})"
+    if isinstance(value, tuple):
+        inner = ", ".join(_expression(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(_expression(v) for v in value) + "]"
+    return " ".join(repr(value).split())
+
+
 def corpus_line(*fields):
-    """A corpus line for the given values (repr on one line), to paste into seeds.txt."""
-    return " ; ".join("" if f is None else " ".join(repr(f).split()) for f in fields)
+    """A corpus line for the given values (one line), to paste into seeds.txt."""
+    return " ; ".join("" if f is None else _expression(f) for f in fields)
 
 
 def run_for(strategy, check, seconds=None, batch=100):
