@@ -6,7 +6,8 @@ until its time budget is spent. Environment:
 
   ISTHMUS_FUZZ_SECONDS  seconds each fuzzer runs after the replay (default 20; scripts/fuzz
                         sets it, run longer by hand with e.g. ISTHMUS_FUZZ_SECONDS=600)
-  ISTHMUS_FUZZ_SEED     the first batch's seed (default: random, printed), to replay a run
+  ISTHMUS_FUZZ_SEED     the first batch's seed, to replay a run (unset or "random": a fresh
+                        one, printed)
 """
 
 import os
@@ -81,7 +82,8 @@ def run_for(strategy, check, seconds=None, batch=100):
     """Runs check(case) on cases drawn from `strategy` for `seconds` (at least one batch).
     A failure is shrunk by hypothesis and re-raised with the falsifying case and the seed."""
     seconds = SECONDS if seconds is None else seconds
-    first = int(os.environ.get("ISTHMUS_FUZZ_SEED", random.randrange(1 << 30)))
+    given = os.environ.get("ISTHMUS_FUZZ_SEED", "random")
+    first = random.randrange(1 << 30) if given in ("", "random") else int(given)
     # Straight to file descriptor 2, past pytest's --capture=sys (scripts/fuzz): the seed must
     # survive a crash.
     os.write(2, f"fuzzing {seconds:g} s from seed {first} (ISTHMUS_FUZZ_SEED={first} repeats "
