@@ -38,6 +38,16 @@ scalar scalar::of(double v, dtype dt) {
     return s;
 }
 
+scalar scalar::cast(dtype dt) const {
+    if (dt == dtype_) return *this;
+    scalar s;
+    s.dtype_ = dt;
+    // From the held value, not through double: int64 -> int8 must wrap all 64 bits.
+    std::visit([&](auto x) { ISTHMUS_DISPATCH(dt, T, { s.v_ = widen<T>(cpu::convert<T>(x)); }); },
+               v_);
+    return s;
+}
+
 bool scalar::fits_integer(dtype dt) const noexcept {
     if (!is_integer(dt) && !is_bool(dt)) return false;
     if (is_bool(dt)) return true;
@@ -64,13 +74,14 @@ bool scalar::fits_integer(dtype dt) const noexcept {
 // dtype=...), A[0] = 300 on an int8 A, an int plugin parameter) is converted by value, as
 // NumPy 2 does, never by C's wrapping cast: what does not fit raises. Floats going to an
 // integer dtype are truncated toward zero first (2.7 -> 2, as int() does), then range-checked
-// like integers; NaN and infinities have no integer value. Values that already have a dtype
-// (tensors, NumPy scalars, typed qvalue scalars) are *cast* instead, with `of`'s wrapping,
-// as NumPy's astype casts.
+// like integers; NaN and infinities have no integer value. A complex number converts only to
+// complex and to bool (its truth: nonzero, NaN included), as in NumPy. Values that already have a
+// dtype (tensors, NumPy scalars, typed qvalue scalars) are *cast* instead, with `of`'s wrapping, as
+// NumPy's astype casts.
 scalar scalar::to_checked(dtype dt) const {
     if (dt == dtype_) return *this;
     const std::string dt_name{name(dt)};
-    if (is_complex(dtype_) && !is_complex(dt))
+    if (is_complex(dtype_) && !is_complex(dt) && !is_bool(dt))
         ISTHMUS_THROW(type_error, "cannot convert the complex number ", to_string(), " to ",
                       dt_name);
     if (is_integer(dt)) {

@@ -189,17 +189,13 @@ bool is_py_number(py::handle obj) {
 
 namespace {
 
+// A typed number (a NumPy scalar, a qvalue scalar) is cast, as astype casts (Note [exact
+// number conversion]); a complex one goes to a real dtype only as bool (its truth).
 scalar convert_scalar(const scalar& s, std::optional<dtype> dt) {
     if (!dt || *dt == s.type()) return s;
-    if (is_complex(*dt)) {
-        const auto c = s.to<complex128_t>();
-        return *dt == dtype::complex64 ? scalar(complex64_t(c)) : scalar(c);
-    }
-    ISTHMUS_CHECK(!is_complex(s.type()), type_error, "cannot convert the complex number ",
-                  s.to_string(), " to ", name(*dt));
-    if (*dt == dtype::int64) return scalar(s.to<int64_t>());
-    if (*dt == dtype::uint64) return scalar(s.to<uint64_t>());
-    return scalar::of(s.to<double>(), *dt);
+    ISTHMUS_CHECK(!is_complex(s.type()) || is_complex(*dt) || is_bool(*dt), type_error,
+                  "cannot convert the complex number ", s.to_string(), " to ", name(*dt));
+    return s.cast(*dt);
 }
 
 } // namespace
@@ -299,11 +295,27 @@ namespace {
 // floats make `scalar` tensors (float32 unless init(precision="float64")) and complex numbers
 // `cscalar` ones, where NumPy would pick float64/complex128. Integers stay int64 and booleans
 // bool, as in NumPy. A list that holds a string or a qvalue at its top level becomes a 1-d cell
-// (Quasar's {...}) of the converted elements instead.
+// (Quasar's {...}) of the converted elements instead. A list of integers that NumPy makes
+// float64 (it mixes values past int64's and uint64's ranges) stays float64: the scalar dtype
+// is only for lists that hold floats (a fuzz finding: float32 would round the integers).
 bool list_is_cell(py::handle seq) {
     for (py::handle item : seq)
         if (py::isinstance<py::str>(item) || is_qvalue(item)) return true;
     return false;
+}
+
+// True when a nested list or tuple holds a float or complex number, Python's or NumPy's
+// (Note [lists]). NumPy has already accepted the list, so its depth is bounded.
+bool holds_inexact(py::handle obj) {
+    PyObject* o = obj.ptr();
+    if (PyList_Check(o) || PyTuple_Check(o)) {
+        for (py::handle item : obj)
+            if (holds_inexact(item)) return true;
+        return false;
+    }
+    if (PyFloat_Check(o) || PyComplex_Check(o)) return true;
+    static py::object* inexact = new py::object(numpy().attr("inexact"));
+    return py::isinstance(obj, *inexact);
 }
 
 // Python's recursion check around a conversion that recurses into nested lists or cells, so a
@@ -379,7 +391,8 @@ value value_from_py(py::handle obj, std::optional<dtype> dt) {
         arr = numpy().attr("asarray")(obj);
     const dtype inferred = dtype_from_numpy(arr.attr("dtype")); // rejects object/str arrays
     std::optional<dtype> target = dt;
-    if (!target && (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj))) {
+    if (!target && (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) &&
+        (inferred == dtype::float64 || inferred == dtype::complex128) && holds_inexact(obj)) {
         if (inferred == dtype::float64) target = scalar_dtype();
         if (inferred == dtype::complex128) target = cscalar_dtype();
     }

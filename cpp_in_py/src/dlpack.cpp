@@ -720,7 +720,14 @@ parsed_capsule parse_capsule(py::handle cap) {
     }
     ISTHMUS_CHECK(t->data || numel == 0, value_error,
                   "from_dlpack: malformed DLPack tensor: data is NULL for ", numel, " elements");
-    out.data = static_cast<char*>(t->data) + t->byte_offset;
+    // The offset is added as an address, checked: `data + byte_offset` on a NULL or wrapping
+    // pointer is undefined behaviour (a fuzz finding). NULL data stays NULL (nothing to read).
+    uintptr_t address = 0;
+    ISTHMUS_CHECK(
+        !__builtin_add_overflow(reinterpret_cast<uintptr_t>(t->data), t->byte_offset, &address),
+        value_error, "from_dlpack: malformed DLPack tensor: byte_offset ", t->byte_offset,
+        " overflows the data pointer");
+    out.data = t->data ? reinterpret_cast<char*>(address) : nullptr;
     out.aligned = reinterpret_cast<uintptr_t>(out.data) % alignment_of(out.dt) == 0;
     // Note [misaligned device data] (cuda_array_interface.cpp): refused on a device.
     if (out.cuda_device >= 0 && numel > 0)

@@ -152,6 +152,21 @@ TEST_CASE("safety: deeply nested cells free without deep recursion") {
     CHECK(top.is_none());
 }
 
+TEST_CASE("safety: a typed scalar's cast wraps as a tensor cast, from all 64 bits") {
+    CHECK(scalar(std::numeric_limits<int64_t>::max()).cast(dtype::int8).to<int64_t>() == -1);
+    CHECK(scalar(int64_t{-1}).cast(dtype::uint64).to<uint64_t>() ==
+          std::numeric_limits<uint64_t>::max());
+    CHECK(scalar(uint64_t{1} << 63).cast(dtype::int64).to<int64_t>() ==
+          std::numeric_limits<int64_t>::min());
+    CHECK(scalar(int64_t{(int64_t{1} << 53) + 1}).cast(dtype::float64).to<double>() == 0x1p53);
+    CHECK(scalar(-2.7).cast(dtype::int8).to<int64_t>() == -2);
+    CHECK(!scalar(complex128_t(0, 0)).cast(dtype::bool_).to<bool>());
+    CHECK(scalar(complex128_t(3, 4)).cast(dtype::float32).to<double>() == 3.0);
+    CHECK(scalar(int64_t{7}).cast(dtype::int64) == scalar(int64_t{7}));
+    CHECK(scalar(int64_t{300}).cast(dtype::uint8).type() == dtype::uint8);
+    CHECK(scalar(int64_t{300}).cast(dtype::uint8).to<int64_t>() == 44);
+}
+
 TEST_CASE("safety: exact number conversion follows NumPy 2") {
     CHECK_ERROR(scalar(int64_t{300}).to_checked(dtype::int8), overflow_error,
                 "Python integer 300 out of bounds for int8");
@@ -173,6 +188,9 @@ TEST_CASE("safety: exact number conversion follows NumPy 2") {
     CHECK(scalar(0x1p63).to_checked(dtype::uint64).to<uint64_t>() == uint64_t{1} << 63);
     CHECK(scalar(true).to_checked(dtype::int8).to<int64_t>() == 1);
     CHECK(scalar(int64_t{5}).to_checked(dtype::bool_).to<bool>());
+    CHECK(!scalar(complex128_t(0, 0)).to_checked(dtype::bool_).to<bool>());
+    CHECK(scalar(complex128_t(0, 1)).to_checked(dtype::bool_).to<bool>());
+    CHECK(scalar(complex128_t(std::nan(""), 0)).to_checked(dtype::bool_).to<bool>());
     CHECK(scalar(int64_t{3}).to_checked(dtype::complex64).type() == dtype::complex64);
     CHECK(std::isinf(scalar(1e300).to_checked(dtype::float32).to<double>())); // as a cast
     // Weak scalars in ops raise the same error type.

@@ -239,6 +239,9 @@ def test_out_of_range_numbers_raise_as_numpy(value, dtype, exc):
         (2**64, "bool"),  # any nonzero Python int is True, however wide (fuzz finding)
         (-(2**70), "bool"),
         (2**64, "float64"),
+        (0j, "bool"),  # a complex number's truth, as NumPy (fuzz finding)
+        (1j, "bool"),
+        (complex(float("nan"), 0), "bool"),
     ],
 )
 def test_in_range_numbers_convert_as_numpy(value, dtype):
@@ -248,6 +251,29 @@ def test_in_range_numbers_convert_as_numpy(value, dtype):
     A = q.zeros(2, dtype=dtype)
     A[0] = value
     assert A.to_py()[0] == expected
+
+
+@pytest.mark.parametrize(
+    "value, dtype",
+    [
+        (np.int64(2**63 - 1), "int8"),  # wraps all 64 bits (fuzz finding: went through double)
+        (np.int64(2**63 - 1), "int32"),
+        (np.uint64(2**64 - 1), "int16"),
+        (np.int64(-1), "uint64"),
+        (np.int64(2**53 + 1), "float64"),
+        (np.int32(-7), "uint8"),
+        (np.float64(-2.7), "int8"),
+        (np.float32(3.5), "uint16"),
+        (np.complex128(0j), "bool"),
+        (np.complex64(1j), "bool"),
+        (np.bool_(True), "int64"),
+    ],
+)
+def test_numpy_scalars_are_cast_as_astype(value, dtype):
+    expected = np.asarray(value).astype(dtype)
+    got = q.value(value, dtype=dtype)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got.to_py(), expected)
 
 
 def test_weak_scalar_out_of_range_is_overflow_error():

@@ -493,6 +493,7 @@ def test_import_bad_inputs():
         (dict(shape=(2, -3)), ValueError, "size -3"),
         (dict(null_data=True), ValueError, "NULL"),
         (dict(strides=(2**62, 1)), ValueError, "overflow"),
+        (dict(byte_offset=2**64 - 16), ValueError, "byte_offset"),
     ]
     for fields, exc, msg in cases:
         p = producer(**fields)
@@ -502,6 +503,10 @@ def test_import_bad_inputs():
         # a refused capsule is not consumed: its producer's destructor freed it, once
         assert p.deleted == (1 if p.calls else 0), fields
     np.testing.assert_array_equal(x, keep)
+    # NULL data is fine for an empty tensor, whatever its byte_offset (fuzz finding: the offset
+    # was added to the NULL pointer)
+    E = q.from_dlpack(producer(null_data=True, shape=(0, 3), byte_offset=1))
+    assert E.shape == (0, 3) and E.to_py().shape == (0, 3)
 
 
 def test_import_bad_objects_and_arguments():

@@ -296,6 +296,41 @@ def test_setitem_broadcasts_the_value():
         same(qd, c)
 
 
+def test_advanced_setitem_value_with_extra_dimensions():
+    """NumPy reshapes a value of more dimensions than an index-array result to its trailing
+    dimensions; that holds for leading 1s and for empty values (fuzz finding, issue 13)."""
+    A, qA = np.zeros((0, 0), np.int64), q.zeros((0, 0), dtype="int64")
+    for shape in [(0, 0, 1), (3, 0, 0), (1, 0, 0), (0, 1), (0,)]:
+        A[[]] = np.empty(shape)
+        qA[[]] = np.empty(shape)
+        same(qA, A)
+    for shape in [(0, 0, 2), (0, 5), (2,)]:
+        with pytest.raises(ValueError):
+            A[[]] = np.empty(shape)
+        with pytest.raises(ValueError, match="could not broadcast"):
+            qA[[]] = np.empty(shape)
+    rng = random.Random(13)
+    for _ in range(400):
+        shape = tuple(rng.choice([0, 1, 2, 3]) for _ in range(rng.randint(1, 3)))
+        a = base(shape)
+        axis = rng.randrange(len(shape))
+        key = [slice(None)] * len(shape)
+        count = rng.choice([0, 1, 2]) if shape[axis] else 0
+        key[axis] = [rng.randrange(shape[axis]) for _ in range(count)]
+        key = tuple(key)
+        val = np.full(tuple(rng.choice([0, 1, 2, 3]) for _ in range(rng.randint(0, 4))), 7)
+        b, qb = a.copy(), q.value(a)
+        try:
+            b[key] = val
+        except ValueError:
+            with pytest.raises(ValueError):
+                qb[key] = val
+            same(qb, a)
+            continue
+        qb[key] = val
+        same(qb, b)
+
+
 @pytest.mark.parametrize(
     "key,val",
     [((0,), np.arange(3)), ((0,), np.ones((2, 4))), (([0, 1],), np.ones((3, 3, 4))),

@@ -24,6 +24,17 @@ def test_value_from_float_list_is_scalar_dtype():
     assert q.value([1j, 2]).dtype == np.complex64
     assert q.value([True, False]).dtype == np.bool_
     assert q.value((1.0, 2.0)).dtype == np.float32
+    assert q.value([[1, np.float64(2.5)]]).dtype == np.float32
+
+
+def test_value_from_wide_int_list_keeps_numpys_float64():
+    # NumPy makes float64 of ints past int64's and uint64's ranges together; no float is in the
+    # list, so the scalar dtype (float32) would only round the integers (fuzz finding)
+    x = [[0, -2147483649], [0, 2**63]]
+    a = q.value(x)
+    assert a.dtype == np.float64
+    np.testing.assert_array_equal(a.to_py(), np.asarray(x))
+    assert q.value([-1, 2**63, 0.5]).dtype == np.float32  # a float: the scalar dtype
 
 
 def test_value_with_dtype():

@@ -26,6 +26,9 @@ public:
     scalar(complex128_t v) : dtype_(dtype::complex128), v_(v) {}
     /// `v` converted to dtype `dt` (rounded or wrapped as a cast would).
     static scalar of(double v, dtype dt);
+    /// This number cast to `dt` as a tensor cast (NumPy's astype) casts it: integers wrap,
+    /// floats truncate, anything -> bool is `!= 0`, complex -> real keeps the real part.
+    scalar cast(dtype dt) const;
     /// True when this integer (or bool) value lies in the range of integer dtype `dt`.
     bool fits_integer(dtype dt) const noexcept;
     /// This number converted to `dt` the way NumPy 2 converts a number written in code (a

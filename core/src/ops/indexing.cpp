@@ -4,6 +4,7 @@
 #include "isthmus/ops/creation.hpp"
 #include "ops/dispatch.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <limits>
 #include <memory>
@@ -484,6 +485,26 @@ tensor strip_leading_ones(tensor value, int64_t rank) {
     return value;
 }
 
+// Note [extra value dimensions in advanced assignment]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// With an index array, NumPy's mapiter reshapes a value of more dimensions than the indexed
+// result to its trailing `rank` dimensions. The reshape holds when the leading dimensions are
+// all 1 (the usual rule) and also when the trailing part is empty, since then both sides hold
+// no element: `A[[]] = np.empty((0, 0, 1))` into a (0, 0) result, or a (3, 0, 0) value into
+// it. The reshaped value must then broadcast to the result as usual. A reshape that does not
+// hold is left for check_assignable to report.
+tensor fit_advanced_value(tensor value, int64_t rank) {
+    if (value.dim() <= rank) return value;
+    const auto lead = static_cast<size_t>(value.dim() - rank);
+    const shape_t& s = value.shape();
+    const bool tail_empty =
+        std::find(s.begin() + static_cast<std::ptrdiff_t>(lead), s.end(), int64_t{0}) != s.end();
+    const bool lead_ones = std::all_of(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(lead),
+                                       [](int64_t d) { return d == 1; });
+    if (!tail_empty && !lead_ones) return value;
+    return value.reshape(shape_t(s.begin() + static_cast<std::ptrdiff_t>(lead), s.end()));
+}
+
 void check_assignable(const tensor& value, const shape_t& shape) {
     bool ok = value.dim() <= static_cast<int64_t>(shape.size());
     for (int64_t i = 0; ok && i < value.dim(); ++i) {
@@ -522,7 +543,8 @@ void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& v
         ops::pick_resource({&target, &value_in}),
         [&](const backend::compute& be) { return be.supports_index(v.itemsize()); });
     const advanced_layout L = layout_of(v, p.adv, p.adjacent);
-    tensor value = strip_leading_ones(value_in, static_cast<int64_t>(L.result.size()));
+    // Note [extra value dimensions in advanced assignment].
+    tensor value = fit_advanced_value(value_in, static_cast<int64_t>(L.result.size()));
     check_assignable(value, L.result);
     // An index array aliasing the target would change under the writes: read it from a copy.
     std::vector<advanced_entry> adv = p.adv;

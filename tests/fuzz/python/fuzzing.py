@@ -6,7 +6,8 @@ until its time budget is spent. Environment:
 
   ISTHMUS_FUZZ_SECONDS  seconds each fuzzer runs after the replay (default 20; scripts/fuzz
                         sets it, run longer by hand with e.g. ISTHMUS_FUZZ_SECONDS=600)
-  ISTHMUS_FUZZ_SEED     the first batch's seed (default: random, printed), to replay a run
+  ISTHMUS_FUZZ_SEED     the first batch's seed, to replay a run (unset or "random": a fresh
+                        one, printed)
 """
 
 import os
@@ -57,16 +58,32 @@ def replay(target, fields, check):
         raise AssertionError(f"{len(failures)} corpus case(s) fail:\n" + "\n".join(failures))
 
 
+def _expression(value):
+    """A Python expression over corpus_cases' names that rebuilds `value`: repr, except for
+    NumPy arrays, whose repr can abbreviate (`...`) or name a shape `array` does not take."""
+    if isinstance(value, np.ndarray):
+        if value.size == 0:
+            return f"empty({value.shape!r}, dtype={value.dtype.name})"
+        return f"array({value.tolist()!r}, dtype={value.dtype.name})"
+    if isinstance(value, tuple):
+        inner = ", ".join(_expression(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(_expression(v) for v in value) + "]"
+    return " ".join(repr(value).split())
+
+
 def corpus_line(*fields):
-    """A corpus line for the given values (repr on one line), to paste into seeds.txt."""
-    return " ; ".join("" if f is None else " ".join(repr(f).split()) for f in fields)
+    """A corpus line for the given values (one line), to paste into seeds.txt."""
+    return " ; ".join("" if f is None else _expression(f) for f in fields)
 
 
 def run_for(strategy, check, seconds=None, batch=100):
     """Runs check(case) on cases drawn from `strategy` for `seconds` (at least one batch).
     A failure is shrunk by hypothesis and re-raised with the falsifying case and the seed."""
     seconds = SECONDS if seconds is None else seconds
-    first = int(os.environ.get("ISTHMUS_FUZZ_SEED", random.randrange(1 << 30)))
+    given = os.environ.get("ISTHMUS_FUZZ_SEED", "random")
+    first = random.randrange(1 << 30) if given in ("", "random") else int(given)
     # Straight to file descriptor 2, past pytest's --capture=sys (scripts/fuzz): the seed must
     # survive a crash.
     os.write(2, f"fuzzing {seconds:g} s from seed {first} (ISTHMUS_FUZZ_SEED={first} repeats "
