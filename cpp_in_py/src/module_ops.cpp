@@ -817,24 +817,31 @@ void bind_module_ops(py::module_& m) {
         "arguments give int64, others the `scalar` dtype unless dtype is given.");
     m.def(
         "linspace",
-        [](double start, double stop, int64_t num, bool endpoint, py::handle dt) {
+        [](double start, double stop, py::handle num_arg, bool endpoint, py::handle dt) {
             require_init("linspace");
+            const int64_t num = int64_from_py(num_arg, "linspace", "num");
             const dtype d = dtype_or(dt, scalar_dtype());
             native_section nogil;
             return value(isthmus::linspace(start, stop, num, endpoint, d));
         },
-        py::arg("start"), py::arg("stop"), py::arg("num") = 50, py::arg("endpoint") = true,
-        py::arg("dtype") = py::none(), "num evenly spaced values from start to stop.");
+        py::arg("start"), py::arg("stop"), py::arg("num") = py::int_(50),
+        py::arg("endpoint") = true, py::arg("dtype") = py::none(),
+        "num evenly spaced values from start to stop.");
     m.def(
         "eye",
-        [](int64_t n, std::optional<int64_t> mcols, int64_t k, py::handle dt) {
+        [](py::handle n_arg, py::handle m_arg, py::handle k_arg, py::handle dt) {
             require_init("eye");
+            // Sizes past int64 get the same typed message as every other size (issue 13, 9).
+            const int64_t n = int64_from_py(n_arg, "eye", "N");
+            std::optional<int64_t> mcols;
+            if (!m_arg.is_none()) mcols = int64_from_py(m_arg, "eye", "M");
+            const int64_t k = int64_from_py(k_arg, "eye", "k");
             const dtype d = dtype_or(dt, scalar_dtype());
             native_section nogil;
             return value(isthmus::eye(n, mcols, k, d));
         },
-        py::arg("N"), py::arg("M") = py::none(), py::arg("k") = 0, py::arg("dtype") = py::none(),
-        "An N x M matrix with ones on diagonal k.");
+        py::arg("N"), py::arg("M") = py::none(), py::arg("k") = py::int_(0),
+        py::arg("dtype") = py::none(), "An N x M matrix with ones on diagonal k.");
     m.def(
         "copy",
         [](py::handle a) {
@@ -879,10 +886,13 @@ void bind_module_ops(py::module_& m) {
         "Standard normal values: randn(2, 3), randn((2, 3)) or randn(size=(2, 3)); dtype=.");
     m.def(
         "randint",
-        [](int64_t low, std::optional<int64_t> high, py::handle size, py::handle dt) {
+        [](py::handle low_arg, py::handle high_arg, py::handle size, py::handle dt) {
             require_init("randint");
             const shape_t s = size_arg(size, "randint");
-            const int64_t lo = high ? low : 0, hi = high ? *high : low;
+            const int64_t low = int64_from_py(low_arg, "randint", "low");
+            const bool has_high = !high_arg.is_none();
+            const int64_t lo = has_high ? low : 0,
+                          hi = has_high ? int64_from_py(high_arg, "randint", "high") : low;
             const dtype d = dtype_or(dt, dtype::int64);
             native_section nogil;
             return value(isthmus::randint(lo, hi, s, d));

@@ -306,6 +306,32 @@ def test_huge_integers_in_indices_and_shapes():
         q.zeros(2, 3).transpose(2**63, 0)
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: q.eye(2**63),
+        lambda: q.eye(2, 2**64),
+        lambda: q.eye(2, k=-(2**63) - 1),
+        lambda: q.linspace(0, 1, 2**63),
+        lambda: q.randint(2**63),
+        lambda: q.randint(0, 2**64),
+    ],
+)
+def test_huge_integers_in_creation_sizes(call):
+    # a typed error naming the argument, never pybind11's "incompatible function arguments"
+    with pytest.raises(OverflowError, match="does not fit in int64"):
+        call()
+
+
+def test_creation_sizes_take_integers_only():
+    with pytest.raises(TypeError, match="must be an int"):
+        q.eye(2.5)
+    with pytest.raises(TypeError, match="must be an int"):
+        q.linspace(0, 1, "3")
+    assert q.eye(np.int64(2), k=np.int32(1)).to_py().tolist() == [[0, 1], [0, 0]]
+    assert q.linspace(0, 1, num=np.uint8(3)).shape == (3,)
+
+
 def test_bad_type_names_have_clear_messages():
     with pytest.raises((ValueError, TypeError)) as info:
         q.typename("vec[\ud800]")
