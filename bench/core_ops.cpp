@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <string>
 #include <vector>
@@ -182,10 +182,12 @@ int main(int argc, char** argv) {
                 t_small / small_reps * 1e9, "ns", t_small_plain / small_reps * 1e9, "ns",
                 t_small / t_small_plain);
     // The same in thread CPU time, best of 7 (the figure to compare on a loaded machine).
-    const double c_small =
-        best_cpu_seconds(7, [&] {
-            for (int i = 0; i < small_reps; ++i) keep(q::add(s1, s2));
-        }) / small_reps;
+    const double c_small = best_cpu_seconds(7,
+                                            [&] {
+                                                for (int i = 0; i < small_reps; ++i)
+                                                    keep(q::add(s1, s2));
+                                            }) /
+                           small_reps;
     const double c_small_plain = best_cpu_seconds(7, small_plain) / small_reps;
     std::printf("%-34s %10.0f %-7s %10.0f %-7s %6.2fx (lower is better)\n",
                 "add 1k elements CPU ns/op", c_small * 1e9, "ns", c_small_plain * 1e9, "ns",

@@ -99,7 +99,8 @@ ISTHMUS_HD cplx<R> cmath(cplx<R> a) {
         return from_tc(thrust::tanh(tc(a)));
     } else {
         // See Note [no silent kernels] (elementwise_ops.cuh).
-        static_assert(missing_element_function<OP>, "cmath: add the complex element function of this math op");
+        static_assert(missing_element_function<OP>,
+                      "cmath: add the complex element function of this math op");
     }
 }
 

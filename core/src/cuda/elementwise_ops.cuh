@@ -214,7 +214,8 @@ ISTHMUS_HD inline auto bapply(compute_t<K> a, compute_t<K> b) {
         return elem::shift_right(a, b);
     } else {
         // See Note [no silent kernels].
-        static_assert(missing_element_function<OP>, "bapply: add the element function of this binary op");
+        static_assert(missing_element_function<OP>,
+                      "bapply: add the element function of this binary op");
     }
 }
 
@@ -335,7 +336,8 @@ ISTHMUS_HD inline auto uapply(compute_t<K> a) {
     } else {
         // Note [no silent kernels]: a row of the op table with GPU support (unary_ok) but no
         // element function here stops the build instead of computing something else.
-        static_assert(missing_element_function<OP>, "uapply: add the element function of this unary op");
+        static_assert(missing_element_function<OP>,
+                      "uapply: add the element function of this unary op");
     }
 }
 
