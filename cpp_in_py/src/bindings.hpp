@@ -250,6 +250,12 @@ void bind_operators(py::module_& m);
 /// Sets qvalue's number slots to the operators' functions (Note [number slots]).
 void install_number_slots(py::handle cls);
 void bind_module_ops(py::module_& m);
+/// q.zeros ... q.eye and the random numbers (module_creation.cpp).
+void bind_module_creation(py::module_& m);
+/// A list of ints (or one int) of argument `what` of function `fn` (module_ops.cpp).
+shape_t int_list(py::handle v, const char* fn, const char* what);
+/// A number argument (a Python or NumPy number, a scalar qvalue) (module_ops.cpp).
+scalar scalar_arg(py::handle v, const char* fn, const char* what);
 void bind_qvalue_methods(py::module_& m);
 void bind_dlpack(py::module_& m);
 void bind_plugins(py::module_& m);
