@@ -321,6 +321,8 @@ def sign(x: _ArrayLike) -> qvalue:
     """-1, 0 or 1 elementwise (NaN stays NaN; complex: x/|x|, 0 at 0)."""
 def exp(x: _ArrayLike) -> qvalue:
     """e**x elementwise."""
+def exp2(x: _ArrayLike) -> qvalue:
+    """2**x elementwise."""
 def log(x: _ArrayLike) -> qvalue:
     """Natural logarithm elementwise."""
 def log2(x: _ArrayLike) -> qvalue:
@@ -333,6 +335,8 @@ def log1p(x: _ArrayLike) -> qvalue:
     """log(1 + x) elementwise, accurate near 0."""
 def sqrt(x: _ArrayLike) -> qvalue:
     """Square root elementwise."""
+def cbrt(x: _ArrayLike) -> qvalue:
+    """Cube root elementwise, negative for negative x (not for complex)."""
 def rsqrt(x: _ArrayLike) -> qvalue:
     """1 / sqrt(x) elementwise."""
 def sin(x: _ArrayLike) -> qvalue:
@@ -359,6 +363,22 @@ def cosh(x: _ArrayLike) -> qvalue:
     """Hyperbolic cosine elementwise."""
 def tanh(x: _ArrayLike) -> qvalue:
     """Hyperbolic tangent elementwise."""
+def arcsinh(x: _ArrayLike) -> qvalue:
+    """Inverse hyperbolic sine elementwise."""
+def asinh(x: _ArrayLike) -> qvalue:
+    """Inverse hyperbolic sine elementwise (alias of arcsinh)."""
+def arccosh(x: _ArrayLike) -> qvalue:
+    """Inverse hyperbolic cosine elementwise."""
+def acosh(x: _ArrayLike) -> qvalue:
+    """Inverse hyperbolic cosine elementwise (alias of arccosh)."""
+def arctanh(x: _ArrayLike) -> qvalue:
+    """Inverse hyperbolic tangent elementwise."""
+def atanh(x: _ArrayLike) -> qvalue:
+    """Inverse hyperbolic tangent elementwise (alias of arctanh)."""
+def erf(x: _ArrayLike) -> qvalue:
+    """The error function elementwise (not for complex; NumPy has none: scipy.special.erf, torch.erf)."""
+def erfc(x: _ArrayLike) -> qvalue:
+    """1 - erf(x) elementwise, accurate where erf(x) is near 1 (not for complex)."""
 def floor(x: _ArrayLike) -> qvalue:
     """Rounds down elementwise (integers unchanged)."""
 def ceil(x: _ArrayLike) -> qvalue:

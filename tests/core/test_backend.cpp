@@ -27,12 +27,6 @@ struct everything_on_device : fake_default_device {
     everything_on_device() { set_transfer_threshold(0); }
 };
 
-std::vector<double> twice(const std::vector<double>& v) {
-    std::vector<double> r;
-    for (double x : v) r.push_back(2 * x);
-    return r;
-}
-
 } // namespace
 
 TEST_CASE("backend: the CPU is a backend, found by find_compute") {

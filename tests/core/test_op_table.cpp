@@ -65,6 +65,10 @@ TEST_CASE("op table: every unary row on every dtype runs on the CPU exactly when
             if (gives_bool(rule(op))) CHECK(want == dtype::bool_);
             // math rules never return an integer
             if (rule(op) == unary_rule::math) CHECK((is_floating(want) || is_complex(want)));
+            if (rule(op) == unary_rule::math_real) {
+                CHECK(is_floating(want));
+                CHECK(!is_complex(dt));
+            }
         }
     }
 }

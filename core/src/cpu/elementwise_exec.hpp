@@ -69,10 +69,10 @@ kernel basic_kernel(unary_op op, dtype k);    ///< the other unary ops
 
 /// The families by the op table's rule column (Note [element functors by op]).
 constexpr bool is_math_family(unary_op op) {
-    return rule(op) == unary_rule::math;
+    return rule(op) == unary_rule::math || rule(op) == unary_rule::math_real;
 }
 constexpr bool is_basic_family(unary_op op) {
-    return rule(op) != unary_rule::math && rule(op) != unary_rule::real_part &&
+    return !is_math_family(op) && rule(op) != unary_rule::real_part &&
            rule(op) != unary_rule::imag_part;
 }
 constexpr bool is_divmod_family(binary_op op) {

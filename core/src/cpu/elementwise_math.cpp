@@ -53,7 +53,44 @@ ISTHMUS_MATH_FUNCTOR(atan, std::atan(a))
 ISTHMUS_MATH_FUNCTOR(sinh, std::sinh(a))
 ISTHMUS_MATH_FUNCTOR(cosh, std::cosh(a))
 ISTHMUS_MATH_FUNCTOR(tanh, std::tanh(a))
+ISTHMUS_MATH_FUNCTOR(asinh, std::asinh(a))
+ISTHMUS_MATH_FUNCTOR(acosh, std::acosh(a))
+ISTHMUS_MATH_FUNCTOR(atanh, std::atanh(a))
 #undef ISTHMUS_MATH_FUNCTOR
+
+// Defines the functor of math_real op NAME applying EXPR on float and double only (the rule
+// refuses complex inputs before a kernel is looked up).
+#define ISTHMUS_REAL_MATH_FUNCTOR(NAME, EXPR)                                                      \
+    template <>                                                                                    \
+    struct fn<unary_op::NAME> {                                                                    \
+        static constexpr int64_t grain = expensive_grain;                                          \
+        template <typename T>                                                                      \
+        static constexpr bool supports = is_real_v<T>;                                             \
+        template <typename T>                                                                      \
+        static T apply(T a) {                                                                      \
+            return EXPR;                                                                           \
+        }                                                                                          \
+    };
+
+ISTHMUS_REAL_MATH_FUNCTOR(cbrt, std::cbrt(a))
+ISTHMUS_REAL_MATH_FUNCTOR(erf, std::erf(a))
+ISTHMUS_REAL_MATH_FUNCTOR(erfc, std::erfc(a))
+#undef ISTHMUS_REAL_MATH_FUNCTOR
+
+// 2**x; complex as e**(x ln 2), NumPy's nc_exp2.
+template <>
+struct fn<unary_op::exp2> {
+    static constexpr int64_t grain = expensive_grain;
+    template <typename T>
+    static constexpr bool supports = inexact_v<T>;
+    template <typename T>
+    static T apply(T a) {
+        if constexpr (is_complex_v<T>)
+            return std::exp(a * typename T::value_type(0.693147180559945309417232121458176568));
+        else
+            return std::exp2(a);
+    }
+};
 
 template <>
 struct fn<unary_op::log2> {

@@ -1,4 +1,4 @@
-// Internal: the SIMD loops of the transcendental functions (SLEEF), picked once for the CPU.
+// Internal: the SIMD loops of the transcendental functions (SLEEF, glibc's libmvec), picked once.
 #pragma once
 
 #include "cpu/elementwise_exec.hpp"
@@ -10,8 +10,9 @@ namespace isthmus::cpu::vmath {
 
 // clang-format off
 /// The unary functions with vector loops, by the name of their op (isthmus::unary_op).
-#define ISTHMUS_VMATH_UNARY(X) X(exp) X(log) X(log2) X(log10) X(expm1) X(log1p) X(sqrt) X(rsqrt) \
-    X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh)
+#define ISTHMUS_VMATH_UNARY(X) X(exp) X(exp2) X(log) X(log2) X(log10) X(expm1) X(log1p) X(sqrt) \
+    X(rsqrt) X(cbrt) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh) \
+    X(asinh) X(acosh) X(atanh) X(erf) X(erfc)
 /// The binary functions with vector loops, by the name of their op (isthmus::binary_op).
 #define ISTHMUS_VMATH_BINARY(X) X(atan2) X(pow)
 // clang-format on
@@ -53,10 +54,20 @@ constexpr std::optional<fn> vector_fn(binary_op op) {
 /// An instruction set with vector loops. `none` means the scalar libm loops.
 enum class isa : uint8_t { none, avx2, avx512 };
 
-/// The loops of one instruction set, by function, for float32 and float64.
+/// Where a loop's element function comes from, and the accuracy its library documents.
+struct source {
+    const char* library = nullptr; ///< "sleef_u10", "sleef_u15", "sleef_u35", "libmvec" or
+                                   ///< "instruction" (sqrt, rsqrt)
+    double bound_ulp = 0;          ///< the documented error bound, in ulp of the result
+};
+
+/// The loops of one instruction set, by function, for float32 and float64, with their sources
+/// (Note [vector math sources] in simd/vector_math_loops.hpp).
 struct table {
     loop_fn f32[fn_count] = {};
     loop_fn f64[fn_count] = {};
+    source src32[fn_count] = {};
+    source src64[fn_count] = {};
 };
 
 /// The table of `set`, or nullptr when the library was built without it (no SLEEF, not x86-64)

@@ -37,7 +37,9 @@ ISTHMUS_HD inline cplx<R> from_tc(thrust::complex<R> z) {
 // - tan(x + iy) with x infinite or NaN and y = +-0 is NaN + i y (thrust: NaN + i NaN);
 // - tanh(x + iy) with x = +-0 and y infinite or NaN is x + i NaN (C11; thrust: NaN + i NaN);
 // - asin(z) with a NaN part and an infinite part is NaN + i copysign(inf, y) (thrust: the
-//   other sign for -inf + i NaN).
+//   other sign for -inf + i NaN);
+// - asinh(NaN + iy) with y infinite is +inf + i NaN (thrust: -inf for y = -inf);
+// - acosh(+-0 + i NaN) is NaN + i pi/2 (thrust: NaN + i NaN).
 template <class R>
 ISTHMUS_HD inline cplx<R> clog(cplx<R> a) {
     if (::isinf(a.re) || ::isinf(a.im)) return {R(INFINITY), ::atan2(a.im, a.re)};
@@ -97,6 +99,17 @@ ISTHMUS_HD cplx<R> cmath(cplx<R> a) {
     } else if constexpr (OP == uop::tanh) {
         if (a.re == R(0) && !::isfinite(a.im)) return {a.re, R(NAN)};
         return from_tc(thrust::tanh(tc(a)));
+    } else if constexpr (OP == uop::exp2) { // e**(z ln 2), as the CPU (NumPy's nc_exp2)
+        const R ln2 = R(0.693147180559945309417232121458);
+        return from_tc(thrust::exp(tc(cplx<R>{a.re * ln2, a.im * ln2})));
+    } else if constexpr (OP == uop::asinh) {
+        if (a.re != a.re && ::isinf(a.im)) return {R(INFINITY), a.re};
+        return from_tc(thrust::asinh(tc(a)));
+    } else if constexpr (OP == uop::acosh) {
+        if (a.re == R(0) && a.im != a.im) return {a.im, R(1.57079632679489661923132169164)};
+        return from_tc(thrust::acosh(tc(a)));
+    } else if constexpr (OP == uop::atanh) {
+        return from_tc(thrust::atanh(tc(a)));
     } else {
         // See Note [no silent kernels] (elementwise_ops.cuh).
         static_assert(missing_element_function<OP>,

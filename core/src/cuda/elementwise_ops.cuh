@@ -325,6 +325,20 @@ ISTHMUS_HD inline auto uapply(compute_t<K> a) {
         return static_cast<C>(::cosh(a));
     } else if constexpr (OP == uop::tanh) {
         return static_cast<C>(::tanh(a));
+    } else if constexpr (OP == uop::exp2) {
+        return static_cast<C>(::exp2(a));
+    } else if constexpr (OP == uop::cbrt) {
+        return static_cast<C>(::cbrt(a));
+    } else if constexpr (OP == uop::asinh) {
+        return static_cast<C>(::asinh(a));
+    } else if constexpr (OP == uop::acosh) {
+        return static_cast<C>(::acosh(a));
+    } else if constexpr (OP == uop::atanh) {
+        return static_cast<C>(::atanh(a));
+    } else if constexpr (OP == uop::erf) {
+        return static_cast<C>(::erf(a));
+    } else if constexpr (OP == uop::erfc) {
+        return static_cast<C>(::erfc(a));
     } else if constexpr (OP == uop::floor) {
         return static_cast<C>(::floor(a));
     } else if constexpr (OP == uop::ceil) {

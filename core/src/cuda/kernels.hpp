@@ -89,6 +89,7 @@ constexpr bool unary_ok(uop op, kdt t) {
     case unary_rule::complex_only:
         return is_cplx(t);
     case unary_rule::keep_int_real:
+    case unary_rule::math_real:
         return is_float(t);
     case unary_rule::math: // complex ones as std::complex's
     case unary_rule::keep_int:

@@ -103,6 +103,9 @@ unary_signature unary_types(unary_op op, dtype a) {
     case R::same:
         if (bool_) return {A::copy, a, a};
         return {A::kernel, a, a};
+    case R::math_real:
+        if (cplx) unsupported(op, a, "defined for real numbers only");
+        [[fallthrough]];
     case R::math: {
         const dtype m = math_dtype(a);
         return {A::kernel, m, m};

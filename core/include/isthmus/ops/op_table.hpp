@@ -35,6 +35,7 @@ namespace isthmus {
 /// The dtype rules of unary ops (the `rule` column of ISTHMUS_UNARY_OPS).
 enum class unary_rule : uint8_t {
     math,          ///< floats and complex; bool/integers compute in promote_types(t, float16)
+    math_real,     ///< math, but complex raises type_error (defined on the real line only)
     keep_int,      ///< bool/integers are returned unchanged (a copy); floats and complex computed
     keep_int_real, ///< keep_int, but complex raises type_error (not ordered)
     test_false,    ///< a bool predicate on floats/complex; false for bool/integers
@@ -83,12 +84,14 @@ enum class binary_bool : uint8_t {
     X(abs, magnitude, "abs absolute", "|x| elementwise (complex -> its real dtype; abs(INT_MIN) == INT_MIN).") \
     X(sign, same, "sign", "-1, 0 or 1 elementwise (NaN stays NaN; complex: x/|x|, 0 at 0).") \
     X(exp, math, "exp", "e**x elementwise.") \
+    X(exp2, math, "exp2", "2**x elementwise.") \
     X(log, math, "log", "Natural logarithm elementwise.") \
     X(log2, math, "log2", "Base-2 logarithm elementwise.") \
     X(log10, math, "log10", "Base-10 logarithm elementwise.") \
     X(expm1, math, "expm1", "e**x - 1 elementwise, accurate near 0.") \
     X(log1p, math, "log1p", "log(1 + x) elementwise, accurate near 0.") \
     X(sqrt, math, "sqrt", "Square root elementwise.") \
+    X(cbrt, math_real, "cbrt", "Cube root elementwise, negative for negative x (not for complex).") \
     X(rsqrt, math, "rsqrt", "1 / sqrt(x) elementwise.") \
     X(sin, math, "sin", "Sine elementwise (radians).") \
     X(cos, math, "cos", "Cosine elementwise (radians).") \
@@ -99,6 +102,11 @@ enum class binary_bool : uint8_t {
     X(sinh, math, "sinh", "Hyperbolic sine elementwise.") \
     X(cosh, math, "cosh", "Hyperbolic cosine elementwise.") \
     X(tanh, math, "tanh", "Hyperbolic tangent elementwise.") \
+    X(asinh, math, "arcsinh asinh", "Inverse hyperbolic sine elementwise.") \
+    X(acosh, math, "arccosh acosh", "Inverse hyperbolic cosine elementwise.") \
+    X(atanh, math, "arctanh atanh", "Inverse hyperbolic tangent elementwise.") \
+    X(erf, math_real, "erf", "The error function elementwise (not for complex; NumPy has none: scipy.special.erf, torch.erf).") \
+    X(erfc, math_real, "erfc", "1 - erf(x) elementwise, accurate where erf(x) is near 1 (not for complex).") \
     X(floor, keep_int_real, "floor", "Rounds down elementwise (integers unchanged).") \
     X(ceil, keep_int_real, "ceil", "Rounds up elementwise (integers unchanged).") \
     X(round, keep_int, "round rint", "Rounds half to even elementwise, as np.round with decimals=0 (complex: each part).") \

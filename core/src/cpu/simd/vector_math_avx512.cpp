@@ -1,4 +1,4 @@
-// CPU kernels: the AVX-512 vector loops of the transcendental functions (SLEEF's avx512f set).
+// CPU kernels: the AVX-512 vector loops of the transcendental functions (SLEEF, libmvec).
 // GCC 12's avx512fintrin.h builds _mm512_set1_* on an "undefined" vector it then reports as
 // maybe-uninitialised (a false positive of the header, not of this file).
 #if defined(__GNUC__) && !defined(__clang__)
@@ -62,4 +62,22 @@ struct rsqrt_v {
 #define ISTHMUS_VM_VF __m512
 #define ISTHMUS_VM_VD __m512d
 #define ISTHMUS_VM_TABLE avx512_table
+#define ISTHMUS_VM_MV_F(FN) _ZGVeN16v_##FN##f
+#define ISTHMUS_VM_MV_D(FN) _ZGVeN8v_##FN
+#define ISTHMUS_VM_MV_F2(FN) _ZGVeN16vv_##FN##f
+#define ISTHMUS_VM_MV_D2(FN) _ZGVeN8vv_##FN
+// The faster library per function and type on AVX-512 (Note [vector math sources]; measured on
+// a Zen 4, 1M elements in the cache, docs/ops.md): X(fn, SLEEF's accuracy, float32, float64).
+// clang-format off
+#define ISTHMUS_VM_UNARY_SOURCES(X) \
+    X(exp, _u10, sleef, mvec) X(exp2, _u10, sleef, mvec) X(log, _u35, sleef, sleef) \
+    X(log2, _u35, sleef, sleef) X(log10, _u10, mvec, mvec) X(expm1, _u10, mvec, mvec) \
+    X(log1p, _u10, mvec, mvec) X(cbrt, _u35, mvec, mvec) X(sin, _u35, sleef, sleef) \
+    X(cos, _u35, sleef, sleef) X(tan, _u35, sleef, mvec) X(asin, _u35, sleef, sleef) \
+    X(acos, _u35, sleef, sleef) X(atan, _u35, sleef, mvec) X(sinh, _u35, mvec, mvec) \
+    X(cosh, _u35, mvec, mvec) X(tanh, _u35, mvec, sleef) X(asinh, _u10, mvec, mvec) \
+    X(acosh, _u10, mvec, mvec) X(atanh, _u10, mvec, mvec) X(erf, _u10, mvec, mvec) \
+    X(erfc, _u15, mvec, mvec)
+#define ISTHMUS_VM_BINARY_SOURCES(X) X(atan2, _u35, sleef, sleef) X(pow, _u10, sleef, sleef)
+// clang-format on
 #include "cpu/simd/vector_math_loops.hpp"

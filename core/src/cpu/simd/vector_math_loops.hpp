@@ -7,6 +7,10 @@
 //   ISTHMUS_VM_SF, ISTHMUS_VM_SD SLEEF's vector infix for float and double (f16, d8)
 //   ISTHMUS_VM_VF, ISTHMUS_VM_VD the vector types
 //   ISTHMUS_VM_TABLE             the name of the table function this file defines
+//   ISTHMUS_VM_MV_F, ISTHMUS_VM_MV_D (and _F2, _D2 for two arguments): libmvec's name of a
+//                                function for float and double on the set
+//   ISTHMUS_VM_UNARY_SOURCES, ISTHMUS_VM_BINARY_SOURCES: the library of each function (Note
+//                                [vector math sources])
 // and, in namespace isthmus::cpu::vmath (anonymous), `lanes<float>` and `lanes<double>` (the
 // vector type V, its width W, load, store, splat) and the functors sqrt_v and rsqrt_v. Vector
 // types are never template arguments (GCC drops their attributes there). Only internal-linkage
@@ -88,61 +92,123 @@ void binary_loop(char** p, const int64_t* s, int64_t n) {
 #define ISTHMUS_VM_CAT(a, b, c, d, e) ISTHMUS_VM_CAT_(a, b, c, d, e)
 #define ISTHMUS_VM_SLEEF(FN, T, U) ISTHMUS_VM_CAT(Sleef_, FN, T, U, ISTHMUS_VM_ISA)
 
-// Note [vector math accuracy]: SLEEF's _u35 functions (3.5-ulp bound) where SLEEF has them, the
-// _u10 ones (1.0 ulp) elsewhere: exp, expm1, log10, log1p and pow. NumPy's own SIMD loops (Intel
-// SVML's algorithms) promise 4 ulp for float32 and are about twice as fast as SLEEF's _u10;
-// _u35 matches both their accuracy class and their speed. sqrt is the instruction (correctly
-// rounded, as libm's). docs/ops.md lists the bound of each function.
-#define ISTHMUS_VM_UNARY(FN, U)                                                                    \
+// Note [vector math sources]: each function on each type comes from one of two maintained
+// vector math libraries, whichever ran faster on this instruction set (the measurements are in
+// docs/ops.md, "Vectorised math"): SLEEF (the library PyTorch uses; its _u35 functions, 3.5 ulp,
+// where it has them, else the _u10 ones, 1.0 ulp, or erfc's _u15), or glibc's libmvec (Intel's
+// SVML algorithms contributed to glibc 2.22 and 2.35, the ones NumPy's own SIMD loops use;
+// glibc documents them to 4 ulp). The including file lists the choice per row:
+//   ISTHMUS_VM_UNARY_SOURCES(X), ISTHMUS_VM_BINARY_SOURCES(X): X(fn, sleef_accuracy, f32, f64)
+// with f32/f64 either `sleef` or `mvec`. A build without libmvec (glibc before 2.35, another C
+// library) takes SLEEF for every row; a row is never left without a loop. pow stays SLEEF's
+// 1-ulp function on every set although libmvec's is ~20% faster: libmvec's misses exact
+// results users check (3.0 ** -1.0 != 1 / 3.0), SLEEF's does not. sqrt is the instruction
+// (correctly rounded, as libm's); rsqrt divides by it, as the libm loop.
+#if ISTHMUS_HAVE_LIBMVEC
+#define ISTHMUS_VM_PICK_mvec(mv, sl) mv
+#define ISTHMUS_VM_SRC_mvec(U)                                                                     \
+    source {                                                                                       \
+        "libmvec", 4.0                                                                             \
+    }
+#else
+#define ISTHMUS_VM_PICK_mvec(mv, sl) sl
+#define ISTHMUS_VM_SRC_mvec(U) ISTHMUS_VM_SRC_sleef(U)
+#endif
+#define ISTHMUS_VM_PICK_sleef(mv, sl) sl
+#define ISTHMUS_VM_PICK(S, mv, sl) ISTHMUS_VM_PICK_##S(mv, sl)
+#define ISTHMUS_VM_SRC_sleef(U) ISTHMUS_VM_SLEEF_SRC##U
+#define ISTHMUS_VM_SLEEF_SRC_u10                                                                   \
+    source {                                                                                       \
+        "sleef_u10", 1.0                                                                           \
+    }
+#define ISTHMUS_VM_SLEEF_SRC_u15                                                                   \
+    source {                                                                                       \
+        "sleef_u15", 1.5                                                                           \
+    }
+#define ISTHMUS_VM_SLEEF_SRC_u35                                                                   \
+    source {                                                                                       \
+        "sleef_u35", 3.5                                                                           \
+    }
+#define ISTHMUS_VM_SRC(S, U) ISTHMUS_VM_SRC_##S(U)
+
+} // namespace
+} // namespace isthmus::cpu::vmath
+
+#if ISTHMUS_HAVE_LIBMVEC
+// libmvec's entry points, by the vector function ABI's names (_ZGV<isa>N<lanes><v per arg>_<fn>):
+// they take and return vector registers as ordinary functions of the vector types do.
+extern "C" {
+#define ISTHMUS_VM_DECLARE_UNARY(FN, U, S32, S64)                                                  \
+    ISTHMUS_VM_VF ISTHMUS_VM_MV_F(FN)(ISTHMUS_VM_VF) noexcept;                                     \
+    ISTHMUS_VM_VD ISTHMUS_VM_MV_D(FN)(ISTHMUS_VM_VD) noexcept;
+#define ISTHMUS_VM_DECLARE_BINARY(FN, U, S32, S64)                                                 \
+    ISTHMUS_VM_VF ISTHMUS_VM_MV_F2(FN)(ISTHMUS_VM_VF, ISTHMUS_VM_VF) noexcept;                     \
+    ISTHMUS_VM_VD ISTHMUS_VM_MV_D2(FN)(ISTHMUS_VM_VD, ISTHMUS_VM_VD) noexcept;
+ISTHMUS_VM_UNARY_SOURCES(ISTHMUS_VM_DECLARE_UNARY)
+ISTHMUS_VM_BINARY_SOURCES(ISTHMUS_VM_DECLARE_BINARY)
+#undef ISTHMUS_VM_DECLARE_UNARY
+#undef ISTHMUS_VM_DECLARE_BINARY
+}
+#endif
+
+namespace isthmus::cpu::vmath {
+namespace {
+
+#define ISTHMUS_VM_UNARY(FN, U, S32, S64)                                                          \
     struct FN##_v {                                                                                \
         static ISTHMUS_VM_VF f(ISTHMUS_VM_VF a) {                                                  \
-            return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SF, U)(a);                                      \
+            return ISTHMUS_VM_PICK(S32, ISTHMUS_VM_MV_F(FN),                                       \
+                                   ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SF, U))(a);                     \
         }                                                                                          \
         static ISTHMUS_VM_VD f(ISTHMUS_VM_VD a) {                                                  \
-            return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SD, U)(a);                                      \
+            return ISTHMUS_VM_PICK(S64, ISTHMUS_VM_MV_D(FN),                                       \
+                                   ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SD, U))(a);                     \
         }                                                                                          \
+        static source src32() { return ISTHMUS_VM_SRC(S32, U); }                                   \
+        static source src64() { return ISTHMUS_VM_SRC(S64, U); }                                   \
     };
-#define ISTHMUS_VM_BINARY(FN, U)                                                                   \
+#define ISTHMUS_VM_BINARY(FN, U, S32, S64)                                                         \
     struct FN##_v {                                                                                \
         static ISTHMUS_VM_VF f(ISTHMUS_VM_VF a, ISTHMUS_VM_VF b) {                                 \
-            return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SF, U)(a, b);                                   \
+            return ISTHMUS_VM_PICK(S32, ISTHMUS_VM_MV_F2(FN),                                      \
+                                   ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SF, U))(a, b);                  \
         }                                                                                          \
         static ISTHMUS_VM_VD f(ISTHMUS_VM_VD a, ISTHMUS_VM_VD b) {                                 \
-            return ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SD, U)(a, b);                                   \
+            return ISTHMUS_VM_PICK(S64, ISTHMUS_VM_MV_D2(FN),                                      \
+                                   ISTHMUS_VM_SLEEF(FN, ISTHMUS_VM_SD, U))(a, b);                  \
         }                                                                                          \
+        static source src32() { return ISTHMUS_VM_SRC(S32, U); }                                   \
+        static source src64() { return ISTHMUS_VM_SRC(S64, U); }                                   \
     };
-ISTHMUS_VM_UNARY(exp, _u10)
-ISTHMUS_VM_UNARY(log, _u35)
-ISTHMUS_VM_UNARY(log2, _u35)
-ISTHMUS_VM_UNARY(log10, _u10)
-ISTHMUS_VM_UNARY(expm1, _u10)
-ISTHMUS_VM_UNARY(log1p, _u10)
-ISTHMUS_VM_UNARY(sin, _u35)
-ISTHMUS_VM_UNARY(cos, _u35)
-ISTHMUS_VM_UNARY(tan, _u35)
-ISTHMUS_VM_UNARY(asin, _u35)
-ISTHMUS_VM_UNARY(acos, _u35)
-ISTHMUS_VM_UNARY(atan, _u35)
-ISTHMUS_VM_UNARY(sinh, _u35)
-ISTHMUS_VM_UNARY(cosh, _u35)
-ISTHMUS_VM_UNARY(tanh, _u35)
-ISTHMUS_VM_BINARY(atan2, _u35)
-ISTHMUS_VM_BINARY(pow, _u10)
+ISTHMUS_VM_UNARY_SOURCES(ISTHMUS_VM_UNARY)
+ISTHMUS_VM_BINARY_SOURCES(ISTHMUS_VM_BINARY)
 #undef ISTHMUS_VM_UNARY
 #undef ISTHMUS_VM_BINARY
 #undef ISTHMUS_VM_SLEEF
 #undef ISTHMUS_VM_CAT
 #undef ISTHMUS_VM_CAT_
 
+// sqrt_v and rsqrt_v with their source: the instruction, correctly rounded (half an ulp); rsqrt
+// rounds twice, each a relative 2^-p, which is up to 2 ulp near the bottom of a binade.
+template <class F, int HALF_ULPS>
+struct instruction : F {
+    static source src32() { return {"instruction", HALF_ULPS / 2.0}; }
+    static source src64() { return {"instruction", HALF_ULPS / 2.0}; }
+};
+
 template <class F>
 void set_unary(table& t, fn f) {
     t.f32[static_cast<int>(f)] = &unary_loop<float, F>;
     t.f64[static_cast<int>(f)] = &unary_loop<double, F>;
+    t.src32[static_cast<int>(f)] = F::src32();
+    t.src64[static_cast<int>(f)] = F::src64();
 }
 template <class F>
 void set_binary(table& t, fn f) {
     t.f32[static_cast<int>(f)] = &binary_loop<float, F>;
     t.f64[static_cast<int>(f)] = &binary_loop<double, F>;
+    t.src32[static_cast<int>(f)] = F::src32();
+    t.src64[static_cast<int>(f)] = F::src64();
 }
 
 } // namespace
@@ -150,12 +216,14 @@ void set_binary(table& t, fn f) {
 const table* ISTHMUS_VM_TABLE() noexcept {
     static const table t = [] {
         table r;
-#define ISTHMUS_VMATH_SET_UNARY(f) set_unary<f##_v>(r, fn::f);
-#define ISTHMUS_VMATH_SET_BINARY(f) set_binary<f##_v>(r, fn::f);
-        ISTHMUS_VMATH_UNARY(ISTHMUS_VMATH_SET_UNARY)
-        ISTHMUS_VMATH_BINARY(ISTHMUS_VMATH_SET_BINARY)
+#define ISTHMUS_VMATH_SET_UNARY(f, ...) set_unary<f##_v>(r, fn::f);
+#define ISTHMUS_VMATH_SET_BINARY(f, ...) set_binary<f##_v>(r, fn::f);
+        ISTHMUS_VM_UNARY_SOURCES(ISTHMUS_VMATH_SET_UNARY)
+        ISTHMUS_VM_BINARY_SOURCES(ISTHMUS_VMATH_SET_BINARY)
 #undef ISTHMUS_VMATH_SET_UNARY
 #undef ISTHMUS_VMATH_SET_BINARY
+        set_unary<instruction<sqrt_v, 1>>(r, fn::sqrt);
+        set_unary<instruction<rsqrt_v, 4>>(r, fn::rsqrt);
         return r;
     }();
     return &t;
