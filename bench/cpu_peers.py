@@ -38,10 +38,14 @@ try:
 except ImportError:  # PyTorch is optional: its column stays empty
     torch = None
 
-UNARY = ["exp", "log", "log2", "log10", "expm1", "log1p", "sqrt", "sin", "cos", "tan", "asin",
-         "acos", "atan", "sinh", "cosh", "tanh"]
-# NumPy's spelling where it differs from isthmus's / torch's.
-NP_NAME = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2"}
+UNARY = ["exp", "exp2", "log", "log2", "log10", "expm1", "log1p", "sqrt", "cbrt", "sin", "cos",
+         "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf",
+         "erfc"]
+# NumPy's spelling where it differs from isthmus's / torch's; None: NumPy has no such function.
+NP_NAME = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2",
+           "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "erf": None, "erfc": None}
+# torch's spelling where it differs; None: torch has none.
+TORCH_NAME = {"cbrt": None}
 
 
 def omp_threads_of(libname):
@@ -130,10 +134,16 @@ def run_math(b, rng, n):
         a_np, a_q, a_t = arrays(n, dt, rng)
         c_np, c_q, c_t = arrays(n, dt, rng, 0.5, 2.0)
         for op in UNARY:
-            npf, qf = getattr(np, NP_NAME.get(op, op)), getattr(q, op)
-            tf = getattr(torch, op) if torch is not None else None
-            b.case(f"{op} {tag} {dn}", {"isthmus": lambda: qf(a_q), "numpy": lambda: npf(a_np),
-                                        "torch": T(lambda: tf(a_t))})
+            # acosh is defined from 1 up: its inputs are c (0.5 to 2) + 0.5
+            x_np, x_q, x_t = (c_np + 0.5, c_q + 0.5, c_t + 0.5 if c_t is not None else None) \
+                if op == "acosh" else (a_np, a_q, a_t)
+            np_name, t_name = NP_NAME.get(op, op), TORCH_NAME.get(op, op)
+            npf, qf = getattr(np, np_name) if np_name else None, getattr(q, op)
+            tf = getattr(torch, t_name) if torch is not None and t_name else None
+            b.case(f"{op} {tag} {dn}", {
+                "isthmus": lambda: qf(x_q),
+                "numpy": (lambda: npf(x_np)) if npf else None,
+                "torch": (lambda: tf(x_t)) if tf else None})
         b.case(f"atan2 {tag} {dn}",
                {"isthmus": lambda: q.atan2(a_q, c_q), "numpy": lambda: np.arctan2(a_np, c_np),
                 "torch": T(lambda: torch.atan2(a_t, c_t))})

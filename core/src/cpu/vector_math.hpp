@@ -56,8 +56,8 @@ enum class isa : uint8_t { none, avx2, avx512 };
 
 /// Where a loop's element function comes from, and the accuracy its library documents.
 struct source {
-    const char* library = nullptr; ///< "sleef_u10", "sleef_u15", "sleef_u35", "libmvec" or
-                                   ///< "instruction" (sqrt, rsqrt)
+    const char* library = nullptr; ///< "sleef_u10", "sleef_u15", "sleef_u35", "libmvec",
+                                   ///< "instruction" (sqrt, rsqrt) or "float64" (float32 pow)
     double bound_ulp = 0;          ///< the documented error bound, in ulp of the result
 };
 

@@ -23,6 +23,24 @@ struct lanes<float> {
         std::memcpy(&x, p, sizeof x);
         return _mm256_set1_ps(x);
     }
+    // float32 pow through double (Note [float32 pow through double]): the halves widened, the
+    // product, the halves narrowed, and the lanes pow's shortcut cannot take (a mask vector).
+    using VD = __m256d;
+    using M = __m256;
+    static VD lo(V v) { return _mm256_cvtps_pd(_mm256_castps256_ps128(v)); }
+    static VD hi(V v) { return _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)); }
+    static V join(VD l, VD h) { return _mm256_set_m128(_mm256_cvtpd_ps(h), _mm256_cvtpd_ps(l)); }
+    static VD mul(VD a, VD b) { return _mm256_mul_pd(a, b); }
+    static M pow_special(V a, V b) {
+        const V inf = _mm256_set1_ps(__builtin_inff());
+        const V abs_b = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), b);
+        const V ok = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GT_OQ),
+                                                 _mm256_cmp_ps(a, inf, _CMP_LT_OQ)),
+                                   _mm256_cmp_ps(abs_b, inf, _CMP_LT_OQ));
+        return _mm256_xor_ps(ok, _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
+    }
+    static bool any(M m) { return _mm256_movemask_ps(m) != 0; }
+    static V blend(M m, V fast, V slow) { return _mm256_blendv_ps(fast, slow, m); }
 };
 
 template <>
