@@ -95,15 +95,28 @@ def reference(row):
     )
 
 
-def _approx(row):
-    """Whether results may differ from NumPy's by rounding (SLEEF/libm functions)."""
+def _approx(row, dtype=None):
+    """Whether results may differ from NumPy's by rounding (SLEEF/libm functions; complex
+    arithmetic, whose formulas differ from NumPy's in the last bit: |z| by hypot, z*z with
+    one rounding fewer, 1/z by Smith's division)."""
+    if dtype is not None and np.dtype(dtype).kind == "c" and row["name"] in ANNEX_G:
+        return True
     return row["rule"] in ("math", "math_real") or row["name"] in ("pow", "rsqrt")
 
 
-def _tolerance(row, dt):
-    if not _approx(row):
+# Complex ops whose special values follow C99 Annex G (as glibc's complex functions, which the
+# rest of isthmus's complex math is), where NumPy's differ: 1 / (0 + 0j) is inf + nan j here
+# (NumPy nan + nan j), 1 / (inf + 1j) is 0, and (inf + nan j)**2 is inf + nan j. Compared with
+# NumPy on finite nonzero values; docs/ops.md lists the difference.
+ANNEX_G = {"reciprocal", "rsqrt", "square", "abs"}
+
+
+def _tolerance(row, dt, operand=None):
+    if not _approx(row, operand):
         return 0.0, 0.0
     dt = np.dtype(dt)
+    if dt.kind == "c":  # each part to its real type's precision
+        dt = np.dtype(dt.char.lower())
     if dt == np.float16:
         return 2e-3, 2e-3
     if dt == np.float32:
@@ -127,6 +140,14 @@ def sample(shape, dtype, rng, role=0):
     if n:
         k = min(n, len(SPECIALS))
         v[rng.choice(n, k, replace=False)] = SPECIALS[:k] if role == 0 else SPECIALS[::-1][:k]
+    if dtype.kind == "c":  # both parts random, the specials in either part
+        w = rng.standard_normal(n) * 3
+        if n:
+            k = min(n, len(SPECIALS))
+            w[rng.choice(n, k, replace=False)] = SPECIALS[:k]
+        c = np.empty(n, dtype=np.complex128)  # not v + 1j * w: 1j * inf has a NaN real part
+        c.real, c.imag = v, w
+        v = c
     return v.astype(dtype).reshape(shape)
 
 
@@ -157,6 +178,9 @@ def check_row(row, dtype, seed):
     ref = reference(row)
     ours = getattr(q, row["python"][0])
     for label, args in layouts(row["arity"], dtype, rng):
+        if row["name"] in ANNEX_G and np.dtype(args[0].dtype).kind == "c":
+            args = [np.where(np.isfinite(a) & (a != 0), a, 1.5 - 0.5j).astype(a.dtype)
+                    for a in args]
         what = f"{row['name']} on {dtype} ({label})"
         with np.errstate(all="ignore"):
             try:
@@ -172,12 +196,14 @@ def check_row(row, dtype, seed):
         got = np.asarray(ours(*args))
         assert got.shape == want.shape, what
         assert got.dtype == want.dtype, f"{what}: {got.dtype} != NumPy's {want.dtype}"
-        rtol, atol = _tolerance(row, got.dtype)
+        rtol, atol = _tolerance(row, got.dtype, args[0].dtype)
         if rtol == 0:
             np.testing.assert_array_equal(got, want, err_msg=what)
-        else:
-            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True,
-                                       err_msg=what)
+        else:  # complex: part by part (NumPy's check needs infinite values to be equal)
+            for part, g, w in (("", got, want),) if got.dtype.kind != "c" else (
+                    (" (real part)", got.real, want.real), (" (imaginary part)", got.imag, want.imag)):
+                np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True,
+                                           err_msg=what + part)
 
 
 def _seed(*parts):
@@ -186,7 +212,7 @@ def _seed(*parts):
                                for p in parts).encode())
 
 
-UNARY_DTYPES = [np.float32, np.float64, np.int32, np.int8, np.uint8, np.bool_]
+UNARY_DTYPES = [np.float32, np.float64, np.int32, np.int8, np.uint8, np.bool_, np.complex64, np.complex128]
 BINARY_DTYPES = [
     (np.float32, np.float32),
     (np.float64, np.float64),

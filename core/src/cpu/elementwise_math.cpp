@@ -127,8 +127,8 @@ struct fn<unary_op::log1p> {
     static constexpr bool supports = inexact_v<T>;
     template <typename T>
     static T apply(T a) {
-        if constexpr (is_complex_v<T>)
-            return std::log(T(1) + a);
+        if constexpr (is_complex_v<T>) // 1 + x, the imaginary part as is (NumPy's nc_log1p)
+            return std::log(T(typename T::value_type(1) + a.real(), a.imag()));
         else
             return std::log1p(a);
     }

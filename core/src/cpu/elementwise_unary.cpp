@@ -52,7 +52,8 @@ struct fn<unary_op::sign> {
     template <typename T>
     static T apply(T a) {
         if constexpr (is_complex_v<T>) {
-            return a == T(0) ? T(0) : a / std::abs(a);
+            const auto s = elem::complex_sign(a.real(), a.imag());
+            return T(s.re, s.im);
         } else if constexpr (is_real_v<T>) {
             return a > T(0) ? T(1) : (a < T(0) ? T(-1) : a); // keeps NaN and signed zero
         } else if constexpr (std::is_signed_v<T>) {

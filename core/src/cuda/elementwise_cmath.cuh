@@ -14,7 +14,7 @@ namespace isthmus::cudak {
 // On the device the glibc functions are thrust::complex's (FreeBSD msun's algorithms: the
 // same Annex G special values and branch cuts, a few ulp), in float for complex64 as glibc's
 // cexpf... are, and the CPU's own formulas are written out below with the same steps (even
-// the ones that matter only for signed zeros, like 1 + z adding +0 to the imaginary part).
+// the ones that matter only for signed zeros, like log1p keeping the imaginary part's sign).
 // tests/cuda/test_cuda_semantics.cu compares every function with the CPU's on the host,
 // special values and branch cuts included.
 
@@ -71,7 +71,7 @@ ISTHMUS_HD cplx<R> cmath(cplx<R> a) {
         const R h = ::sin(a.im / 2);
         return {::expm1(a.re) * ::cos(a.im) - 2 * h * h, ::exp(a.re) * ::sin(a.im)};
     } else if constexpr (OP == uop::log1p) {
-        return detail::clog(cplx<R>{R(1) + a.re, R(0) + a.im});
+        return detail::clog(cplx<R>{R(1) + a.re, a.im});
     } else if constexpr (OP == uop::sqrt) {
         return from_tc(thrust::sqrt(tc(a)));
     } else if constexpr (OP == uop::rsqrt) {

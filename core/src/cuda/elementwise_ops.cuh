@@ -243,10 +243,9 @@ ISTHMUS_HD inline auto uapply(compute_t<K> a) {
         else
             return static_cast<C>(::fabs(a));
     } else if constexpr (OP == uop::sign) {
-        if constexpr (cx) { // a / |a|, 0 at 0 (NaN for infinite or NaN parts, as the CPU)
-            if (a.re == 0 && a.im == 0) return C{0, 0};
-            const auto h = ::hypot(a.re, a.im);
-            return C{a.re / h, a.im / h};
+        if constexpr (cx) {
+            const auto s = elem::complex_sign(a.re, a.im);
+            return C{s.re, s.im};
         } else if constexpr (is_unsigned(K))
             return static_cast<C>(a > C(0));
         else if constexpr (in)

@@ -72,6 +72,27 @@ ISTHMUS_HD inline T int_floor_div(T a, T b) {
     }
 }
 
+/// The two parts of a complex result (each side has its own complex type).
+template <class R>
+struct complex_parts {
+    R re, im;
+};
+
+/// NumPy 2's sign of x + iy: z / |z|, 0 at 0, NaN when a part is NaN; with an infinite part,
+/// the unit along it (inf + iy -> 1, x - i inf -> -i, also when the other part is NaN), and
+/// NaN when both are infinite.
+template <class R>
+ISTHMUS_HD inline complex_parts<R> complex_sign(R x, R y) {
+    const bool inf_x = ISTHMUS_ELEM_MATH(isinf)(x), inf_y = ISTHMUS_ELEM_MATH(isinf)(y);
+    if (inf_x && inf_y) return {R(NAN), R(NAN)};
+    if (inf_x) return {ISTHMUS_ELEM_MATH(copysign)(R(1), x), R(0)};
+    if (inf_y) return {R(0), ISTHMUS_ELEM_MATH(copysign)(R(1), y)};
+    if (is_nan(x) || is_nan(y)) return {R(NAN), R(NAN)};
+    if (x == R(0) && y == R(0)) return {R(0), R(0)};
+    const R h = ISTHMUS_ELEM_MATH(hypot)(x, y);
+    return {x / h, y / h};
+}
+
 /// Python's a % b for integers (the sign of b).
 template <class T>
 ISTHMUS_HD inline T int_mod(T a, T b) {
