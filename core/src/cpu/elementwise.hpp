@@ -7,6 +7,10 @@
 
 namespace isthmus::cpu {
 
+/// An inner loop over n elements: p[0] is the output, p[1..] the inputs, s[] byte strides.
+/// One call per row (or per block), never per element.
+using loop_fn = void (*)(char** p, const int64_t* s, int64_t n);
+
 /// One operand of an elementwise kernel: the host address of its element 0, its dtype, and its
 /// element strides over the op's (broadcast) shape, 0 on broadcast dimensions.
 struct operand {

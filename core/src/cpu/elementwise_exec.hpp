@@ -8,10 +8,6 @@
 
 namespace isthmus::cpu {
 
-/// An inner loop over n elements: p[0] is the output, p[1..] the inputs, s[] byte strides.
-/// One call per row (or per block), never per element.
-using loop_fn = void (*)(char** p, const int64_t* s, int64_t n);
-
 /// A kernel for one (op, dtype): its loop, the dtype its loop writes, and the element count
 /// below which it runs on one thread (cheap loops need more elements to pay for threads).
 struct kernel {

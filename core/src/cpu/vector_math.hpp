@@ -1,7 +1,7 @@
 // Internal: the SIMD loops of the transcendental functions (SLEEF, glibc's libmvec), picked once.
 #pragma once
 
-#include "cpu/elementwise_exec.hpp"
+#include "cpu/elementwise.hpp"
 
 #include <cstdint>
 #include <optional>
