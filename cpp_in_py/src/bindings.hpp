@@ -4,6 +4,7 @@
 #include "isthmus/config.hpp"
 #include "isthmus/dtype.hpp"
 #include "isthmus/error.hpp"
+#include "isthmus/interrupt.hpp"
 #include "isthmus/memory.hpp"
 #include "isthmus/ops/elementwise.hpp"
 #include "isthmus/ops/reduce.hpp"
@@ -243,6 +244,13 @@ void set_python_error(std::exception_ptr p) noexcept;
 // ---- binders, one per file ----
 
 void bind_errors(py::module_& m);
+
+/// Makes long native operations interruptible by Ctrl-C: installs the interrupt poll that runs
+/// Python's signal handlers (Note [Python's interrupt poll], interrupts.cpp).
+void install_interrupt_poll() noexcept;
+/// Raises the exception that stopped an interrupted operation (KeyboardInterrupt, or what a
+/// user's signal handler raised).
+void raise_interrupted(const interrupted& e) noexcept;
 void bind_qvalue(py::module_& m);
 void bind_buffer(py::module_& m);
 void bind_functions(py::module_& m);

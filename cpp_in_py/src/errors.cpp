@@ -9,7 +9,8 @@ namespace isthmus::pymod {
 // Python's built-in exceptions, message unchanged, so Python code catches what it would catch
 // from NumPy: value_error -> ValueError, type_error -> TypeError, index_error -> IndexError,
 // overflow_error -> OverflowError, memory_error -> MemoryError, not_implemented_error ->
-// NotImplementedError, and runtime_error, internal_error and the base error -> RuntimeError. An
+// NotImplementedError, interrupted -> KeyboardInterrupt (or what the signal handler raised),
+// and runtime_error, internal_error and the base error -> RuntimeError. An
 // isthmus::python_error (a Python exception that C++ code met through pyvalue) raises the original
 // exception again. The translator is global (not module-local) so that functions bound by later
 // layers (plugins) raise the same types.
@@ -21,6 +22,8 @@ void translate(std::exception_ptr p) {
         if (p) std::rethrow_exception(p);
     } catch (const python_error& e) { // a Python exception that went through C++ (py_in_cpp)
         e.restore();
+    } catch (const interrupted& e) { // Ctrl-C during a long operation (interrupts.cpp)
+        raise_interrupted(e);
     } catch (const value_error& e) {
         PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const type_error& e) {
@@ -73,6 +76,7 @@ void bind_errors(py::module_& m) {
             if (kind == "runtime_error") throw runtime_error(message);
             if (kind == "internal_error") throw internal_error(message);
             if (kind == "error") throw error(message);
+            if (kind == "interrupted") throw interrupted(message);
             throw value_error("_raise_error: unknown kind \"" + kind + "\"");
         },
         py::arg("kind"), py::arg("message"));

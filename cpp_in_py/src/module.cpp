@@ -148,6 +148,7 @@ PYBIND11_MODULE(_isthmus, m) {
     m.attr("__version__") = isthmus::version();
 
     bind_errors(m);
+    install_interrupt_poll();
 
     m.def("init", &pymod::init, py::arg("device") = "cpu", py::arg("precision") = "float32",
           py::arg("load_compiler") = false, py::kw_only(), py::arg("loadCompiler") = py::none(),

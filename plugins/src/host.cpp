@@ -2,6 +2,7 @@
 #include "call_context.hpp"
 
 #include "isthmus/cuda.hpp"
+#include "isthmus/interrupt.hpp"
 #include "isthmus/schedule.hpp"
 
 #include <omp.h>
@@ -348,21 +349,29 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
         if (ctx.failed()) ctx.rethrow(nm + ": ");
         return;
     }
+    // Note [interruptible launches]: the range is cut into blocks of at most k_block_items
+    // items (and at least 8 per thread), run by the OpenMP threads in turn; between blocks each
+    // thread checks the launch's interrupt_check, and the calling thread polls the host, so a
+    // Ctrl-C stops a long kernel after the blocks under way (Note [interrupting long
+    // operations]). A kernel of fewer than k_serial_cutoff items runs as one call.
     constexpr int64_t k_serial_cutoff = 4096;
+    constexpr int64_t k_block_items = int64_t{1} << 12;
     const int threads = omp_get_max_threads();
-    if (total < k_serial_cutoff || threads <= 1) {
+    interrupt_check ic;
+    if (total < k_serial_cutoff) {
         isthmus_range r = base;
         r.begin = 0;
         r.end = total;
         if (ak->launch_cpu(ak, &ctx.base, &r, vals.data(), n) != 0 && !ctx.failed())
             ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
     } else {
-        const int64_t blocks = std::min<int64_t>(total / 1024, int64_t{threads} * 8);
+        const int64_t blocks = std::max<int64_t>(
+            std::min<int64_t>(total / 1024, int64_t{threads} * 8), total / k_block_items);
         const int64_t per = (total + blocks - 1) / blocks;
         std::atomic<bool> stop{false};
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (threads > 1)
         for (int64_t b = 0; b < blocks; ++b) {
-            if (stop.load(std::memory_order_relaxed)) continue;
+            if (stop.load(std::memory_order_relaxed) || ic.stop()) continue;
             isthmus_range r = base;
             r.begin = b * per;
             r.end = std::min(total, r.begin + per);
@@ -375,6 +384,7 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
         }
     }
     if (ctx.failed()) ctx.rethrow(nm + ": ");
+    ic.raise_if_stopped(nm.c_str());
 }
 
 // ---- objects

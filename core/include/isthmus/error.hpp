@@ -13,8 +13,8 @@ namespace isthmus {
 /// Base of every error isthmus raises. Each subclass maps onto one Python exception type:
 /// value_error -> ValueError, type_error -> TypeError, index_error -> IndexError,
 /// overflow_error -> OverflowError, memory_error -> MemoryError,
-/// not_implemented_error -> NotImplementedError,
-/// runtime_error (and this base) -> RuntimeError.
+/// not_implemented_error -> NotImplementedError, interrupted (isthmus/interrupt.hpp) ->
+/// KeyboardInterrupt, runtime_error (and this base) -> RuntimeError.
 class ISTHMUS_API error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;

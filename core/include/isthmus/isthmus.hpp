@@ -4,6 +4,7 @@
 #include "isthmus/config.hpp"
 #include "isthmus/dtype.hpp"
 #include "isthmus/error.hpp"
+#include "isthmus/interrupt.hpp"
 #include "isthmus/memory.hpp"
 #include "isthmus/ops.hpp"
 #include "isthmus/schedule.hpp"

@@ -2,6 +2,7 @@
 #include "cpu/matmul.hpp"
 
 #include "cpu/matmul_blas.hpp"
+#include "isthmus/interrupt.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -145,6 +146,25 @@ void product(int64_t m, int64_t n, int64_t k, const T* a, const layout& la, cons
                   static_cast<blasint>(lb.ld), c, N);
 }
 
+// Note [interruptible products]: a product of more than 2^33 multiply-adds (about a second on
+// two cores) runs as row panels of about 2^32 (at least 512 rows, where BLAS is as fast as on
+// the whole) with an interrupt check between them (Note [interrupting long operations]), so a
+// Ctrl-C stops an 8192^3 float64 product within a panel instead of after it. Each element of c
+// is still one BLAS dot product over all of k: the results are those of the whole product.
+constexpr int64_t panel_work = int64_t{1} << 32;
+
+template <typename T>
+void product_in_panels(interrupt_check& ic, int64_t m, int64_t n, int64_t k, const T* a,
+                       const layout& la, const T* b, const layout& lb, T* c) {
+    const int64_t row_work = std::max<int64_t>(n * k, 1);
+    if (m < 1024 || n == 1 || m * row_work <= 2 * panel_work)
+        return product(m, n, k, a, la, b, lb, c);
+    const int64_t rows = std::max<int64_t>(512, panel_work / row_work);
+    const int64_t a_row = la.trans == CblasNoTrans ? la.ld : 1; // element step between a's rows
+    for (int64_t r = 0; r < m && !ic.stop(); r += rows)
+        product(std::min(rows, m - r), n, k, a + r * a_row, la, b, lb, c + r * n);
+}
+
 // Element offsets of batch `bi` in a and b (C order over the batch dimensions).
 void batch_offsets(const tensor& a, const tensor& b, int64_t bi, int64_t& ao, int64_t& bo) {
     ao = bo = 0;
@@ -208,20 +228,26 @@ void matmul_blas(const tensor& c, T* cp, const tensor& a, const T* ap, const ten
         return;
     }
     blas_sync_threads(); // See Note [BLAS pool size] (matmul_blas.cpp)
-    if (fold) return product(rows, n, k, ap, la, bp, lb, cp);
+    interrupt_check ic;
+    if (fold) {
+        product_in_panels(ic, rows, n, k, ap, la, bp, lb, cp);
+        return ic.raise_if_stopped("matmul");
+    }
     auto one = [&](int64_t bi) {
         int64_t ao, bo;
         batch_offsets(a, b, bi, ao, bo);
-        product(m, n, k, ap + ao, la, bp + bo, lb, cp + bi * m * n);
+        product_in_panels(ic, m, n, k, ap + ao, la, bp + bo, lb, cp + bi * m * n);
     };
     const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
     const int64_t work = m * n * k;
     if (nb > 1 && threads > 1 && work >= medium_product && work <= small_product) {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (int64_t bi = 0; bi < nb; ++bi) one(bi);
-        return;
+        for (int64_t bi = 0; bi < nb; ++bi)
+            if (!ic.stop()) one(bi);
+        return ic.raise_if_stopped("matmul");
     }
-    for (int64_t bi = 0; bi < nb; ++bi) one(bi);
+    for (int64_t bi = 0; bi < nb && !ic.stop(); ++bi) one(bi);
+    ic.raise_if_stopped("matmul");
 }
 
 } // namespace

@@ -1,0 +1,144 @@
+# Ctrl-C and other signal handlers stop long native operations (Note [interrupting long operations]).
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import isthmus as q
+
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(q.__file__))
+
+
+class Stop(Exception):
+    pass
+
+
+@pytest.fixture
+def sigusr1_raises_stop():
+    """SIGUSR1 raises Stop in the main thread; the previous handler comes back afterwards."""
+    def handler(signum, frame):
+        raise Stop("stopped by SIGUSR1")
+    previous = signal.signal(signal.SIGUSR1, handler)
+    yield
+    signal.signal(signal.SIGUSR1, previous)
+
+
+def signal_later(delay, sig=signal.SIGUSR1):
+    """Sends `sig` to this process after `delay` seconds; returns a list that gets the time."""
+    sent = []
+
+    def fire():
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), sig)
+    threading.Timer(delay, fire).start()
+    return sent
+
+
+def test_interrupted_maps_to_keyboard_interrupt():
+    with pytest.raises(KeyboardInterrupt, match="stop"):
+        q._isthmus._raise_error("interrupted", "stop")
+
+
+def test_a_signal_handler_stops_a_long_matmul(sigusr1_raises_stop):
+    # 6144^3 float64: seconds on a few cores; the handler's exception comes out of the call
+    a = q.value(np.random.default_rng(0).standard_normal((6144, 6144)))
+    before = np.asarray(a).copy()
+    sent = signal_later(0.3)
+    with pytest.raises(Stop, match="SIGUSR1"):
+        for _ in range(50):  # a fast machine may finish one product before the signal
+            q.matmul(a, a)
+    delay = time.perf_counter() - sent[0]
+    assert delay < 3.0, f"the product stopped {delay:.2f} s after the signal"
+    np.testing.assert_array_equal(np.asarray(a), before)
+    np.testing.assert_allclose(np.asarray(q.matmul(a[:3, :4], a[:4, :2])),
+                               before[:3, :4] @ before[:4, :2])
+
+
+def test_a_handler_that_does_not_raise_lets_the_operation_finish():
+    hits = []
+    previous = signal.signal(signal.SIGUSR1, lambda s, f: hits.append(s))
+    try:
+        a = q.value(np.random.default_rng(1).standard_normal((3072, 3072)).astype(np.float32))
+        signal_later(0.05)
+        c = q.matmul(a, a)
+        for _ in range(100):  # the handler runs by the time the product or Python polls
+            if hits:
+                break
+            time.sleep(0.01)
+        assert hits == [signal.SIGUSR1]
+        ref = np.asarray(a, dtype=np.float64) @ np.asarray(a, dtype=np.float64)
+        np.testing.assert_allclose(np.asarray(c), ref, rtol=1e-3, atol=1e-2)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+
+
+def test_a_signal_handler_stops_a_long_kernel_launch(tmp_path, monkeypatch, sigusr1_raises_stop):
+    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(tmp_path / "cache"))
+    q.compile_string("interrupt_kernels", """
+    #include <cmath>
+    namespace ip = isthmus::plugin;
+    ISTHMUS_PLUGIN(interrupt_kernels, m) {
+        m.kernel("slow_sum", [](ip::view<const float, 1> x, ip::view<float, 1> y, int64_t i) {
+            float acc = 0;
+            for (int j = 0; j < 4000; ++j) acc += std::sin(x(i) + float(j));
+            y(i) = acc;
+        }, {"x", "y"});
+    }
+    """)
+    n = 20_000_000  # 8e10 sines: minutes if nothing stops it
+    x = np.linspace(0, 1, n, dtype=np.float32)
+    y = q.zeros(n)
+    sent = signal_later(0.3)
+    with pytest.raises(Stop):
+        q.parallel_do(n, x, y, q.slow_sum)
+    delay = time.perf_counter() - sent[0]
+    assert delay < 3.0, f"the launch stopped {delay:.2f} s after the signal"
+    np.testing.assert_array_equal(x, np.linspace(0, 1, n, dtype=np.float32))  # input unchanged
+    small = q.zeros(8)
+    q.parallel_do(8, x[:8], small, q.slow_sum)  # the runtime and the plugin still work
+    want = [sum(np.sin(np.float32(v) + np.float32(j)) for j in range(4000)) for v in x[:2]]
+    np.testing.assert_allclose(np.asarray(small)[:2], want, rtol=1e-3)
+
+
+def test_ctrl_c_in_a_child_process_raises_keyboard_interrupt():
+    # The issue's scenario: a process doing a long product gets SIGINT (what Ctrl-C sends)
+    code = textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {PACKAGE_PARENT!r})
+        import numpy as np
+        import isthmus as q
+        q.init("cpu")
+        a = q.value(np.random.default_rng(2).standard_normal((6144, 6144)))
+        before = np.asarray(a).copy()
+        print("ready", flush=True)
+        try:
+            for _ in range(50):
+                q.matmul(a, a)
+            print("finished", flush=True)
+        except KeyboardInterrupt:
+            assert (np.asarray(a) == before).all()
+            assert float(np.asarray(q.value([1.0, 2.0]).sum())) == 3.0
+            print("interrupted", flush=True)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(0.5)
+        t0 = time.perf_counter()
+        p.send_signal(signal.SIGINT)
+        line = p.stdout.readline().strip()
+        delay = time.perf_counter() - t0
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert line == "interrupted", (line, out, err)
+    assert delay < 3.0, f"KeyboardInterrupt came {delay:.2f} s after SIGINT"
+    assert p.returncode == 0, err
