@@ -247,7 +247,7 @@ void bind_errors(py::module_& m);
 
 /// Makes long native operations interruptible by Ctrl-C: installs the interrupt poll that runs
 /// Python's signal handlers (Note [Python's interrupt poll], interrupts.cpp).
-void install_interrupt_poll() noexcept;
+void install_interrupt_poll();
 /// Raises the exception that stopped an interrupted operation (KeyboardInterrupt, or what a
 /// user's signal handler raised).
 void raise_interrupted(const interrupted& e) noexcept;
