@@ -275,7 +275,7 @@ py::object arg_reduce(const value& v, py::handle axis, bool keepdims, const char
 // Note [Python subscripts]
 // ~~~~~~~~~~~~~~~~~~~~~~~~
 // A Python key becomes the core's index_items once, here, and the core applies NumPy's rules
-// (Note [NumPy's subscript rules] in core/src/ops/indexing.cpp) for basic and advanced
+// (Note [NumPy's subscript rules] in core/src/ops/indexing_parse.cpp) for basic and advanced
 // indexing alike. The conversion follows NumPy 2's prepare_index item by item:
 // - a tuple (or tuple subclass) is one item per entry; anything else, lists included, is one
 //   item (NumPy 2: a list is always an index array);

@@ -75,7 +75,7 @@ private:
     std::variant<int64_t, index_slice, newaxis_t, ellipsis_t, isthmus::tensor> v_;
 };
 
-/// `t[items]` with NumPy's rules (See Note [NumPy's subscript rules] in indexing.cpp).
+/// `t[items]` with NumPy's rules (See Note [NumPy's subscript rules] in core/src/ops/indexing_parse.cpp).
 /// Integers, slices, newaxis and ellipsis alone give a VIEW of t (basic indexing); so does an
 /// all-integer subscript (a 0-d view, where Python gives a scalar: is_full_integer_index). A
 /// 0-d integer tensor acts as an integer, but beside slices, newaxis or ellipsis it makes the
