@@ -75,18 +75,18 @@ private:
     std::variant<int64_t, index_slice, newaxis_t, ellipsis_t, isthmus::tensor> v_;
 };
 
-/// `t[items]` with NumPy's rules (See Note [NumPy's subscript rules] in core/src/ops/indexing_parse.cpp).
-/// Integers, slices, newaxis and ellipsis alone give a VIEW of t (basic indexing); so does an
-/// all-integer subscript (a 0-d view, where Python gives a scalar: is_full_integer_index). A
-/// 0-d integer tensor acts as an integer, but beside slices, newaxis or ellipsis it makes the
-/// result a copy, as NumPy does. Integer arrays and bool masks give a COPY (advanced indexing):
-/// the integer arrays (a mask stands for its nonzero() coordinates, an integer beside an array
-/// for a 0-d array, a 0-d bool for a new dimension indexed by [0] or []) broadcast together to
-/// a shape B; B replaces the indexed dimensions in place when the advanced entries are next to
-/// each other in `items`, else it goes first (an ellipsis, even one standing for no dimension,
-/// separates them). Negative indices count from the end. Errors: index_error for an index out
-/// of range (naming the index, axis and size), too many indices, a second ellipsis, a mask
-/// whose shape does not match, index arrays that are not integer or bool or do not broadcast
+/// `t[items]` with NumPy's rules (See Note [NumPy's subscript rules] in
+/// core/src/ops/indexing_parse.cpp). Integers, slices, newaxis and ellipsis alone give a VIEW of t
+/// (basic indexing); so does an all-integer subscript (a 0-d view, where Python gives a scalar:
+/// is_full_integer_index). A 0-d integer tensor acts as an integer, but beside slices, newaxis or
+/// ellipsis it makes the result a copy, as NumPy does. Integer arrays and bool masks give a COPY
+/// (advanced indexing): the integer arrays (a mask stands for its nonzero() coordinates, an integer
+/// beside an array for a 0-d array, a 0-d bool for a new dimension indexed by [0] or []) broadcast
+/// together to a shape B; B replaces the indexed dimensions in place when the advanced entries are
+/// next to each other in `items`, else it goes first (an ellipsis, even one standing for no
+/// dimension, separates them). Negative indices count from the end. Errors: index_error for an
+/// index out of range (naming the index, axis and size), too many indices, a second ellipsis, a
+/// mask whose shape does not match, index arrays that are not integer or bool or do not broadcast
 /// together, and a result of more than max_rank dimensions (NumPy: 64); value_error for a
 /// zero slice step.
 ISTHMUS_API tensor index(const tensor& t, const std::vector<index_item>& items);
