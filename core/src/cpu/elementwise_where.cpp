@@ -46,7 +46,7 @@ T clamp_one(T x, T lo, T hi) {
 }
 
 template <typename T>
-void clamp_loop(char** p, const int64_t* s, int64_t n) {
+ISTHMUS_SIMD_CLONES void clamp_loop(char** p, const int64_t* s, int64_t n) {
     constexpr auto st = static_cast<int64_t>(sizeof(T));
     T* o = reinterpret_cast<T*>(p[0]);
     const T* x = reinterpret_cast<const T*>(p[1]);
