@@ -26,18 +26,23 @@ C complex_expm1(C z) {
 template <unary_op OP>
 struct fn;
 
-// Defines the functor of op NAME applying EXPR (in terms of `a`) on float, double and complex.
-#define ISTHMUS_MATH_FUNCTOR(NAME, EXPR)                                                           \
+// Defines the functor of op NAME applying EXPR (in terms of `a`) to the element types T for
+// which SUPPORTS holds: float, double and complex for rule math (ISTHMUS_MATH_FUNCTOR), float
+// and double for math_real, whose rule refuses complex inputs before a kernel is looked up
+// (ISTHMUS_REAL_MATH_FUNCTOR).
+#define ISTHMUS_MATH_FUNCTOR_FOR(NAME, SUPPORTS, EXPR)                                             \
     template <>                                                                                    \
     struct fn<unary_op::NAME> {                                                                    \
         static constexpr int64_t grain = expensive_grain;                                          \
         template <typename T>                                                                      \
-        static constexpr bool supports = inexact_v<T>;                                             \
+        static constexpr bool supports = SUPPORTS<T>;                                              \
         template <typename T>                                                                      \
         static T apply(T a) {                                                                      \
             return EXPR;                                                                           \
         }                                                                                          \
     };
+#define ISTHMUS_MATH_FUNCTOR(NAME, EXPR) ISTHMUS_MATH_FUNCTOR_FOR(NAME, inexact_v, EXPR)
+#define ISTHMUS_REAL_MATH_FUNCTOR(NAME, EXPR) ISTHMUS_MATH_FUNCTOR_FOR(NAME, is_real_v, EXPR)
 
 ISTHMUS_MATH_FUNCTOR(exp, std::exp(a))
 ISTHMUS_MATH_FUNCTOR(log, std::log(a))
@@ -56,26 +61,13 @@ ISTHMUS_MATH_FUNCTOR(tanh, std::tanh(a))
 ISTHMUS_MATH_FUNCTOR(asinh, std::asinh(a))
 ISTHMUS_MATH_FUNCTOR(acosh, std::acosh(a))
 ISTHMUS_MATH_FUNCTOR(atanh, std::atanh(a))
-#undef ISTHMUS_MATH_FUNCTOR
-
-// Defines the functor of math_real op NAME applying EXPR on float and double only (the rule
-// refuses complex inputs before a kernel is looked up).
-#define ISTHMUS_REAL_MATH_FUNCTOR(NAME, EXPR)                                                      \
-    template <>                                                                                    \
-    struct fn<unary_op::NAME> {                                                                    \
-        static constexpr int64_t grain = expensive_grain;                                          \
-        template <typename T>                                                                      \
-        static constexpr bool supports = is_real_v<T>;                                             \
-        template <typename T>                                                                      \
-        static T apply(T a) {                                                                      \
-            return EXPR;                                                                           \
-        }                                                                                          \
-    };
 
 ISTHMUS_REAL_MATH_FUNCTOR(cbrt, std::cbrt(a))
 ISTHMUS_REAL_MATH_FUNCTOR(erf, std::erf(a))
 ISTHMUS_REAL_MATH_FUNCTOR(erfc, std::erfc(a))
 #undef ISTHMUS_REAL_MATH_FUNCTOR
+#undef ISTHMUS_MATH_FUNCTOR
+#undef ISTHMUS_MATH_FUNCTOR_FOR
 
 // 2**x; complex as e**(x ln 2), NumPy's nc_exp2.
 template <>
