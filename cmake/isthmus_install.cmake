@@ -43,7 +43,7 @@ install(TARGETS isthmus
 
 # Public headers: every layer keeps its public headers in <layer>/include/isthmus/, all of
 # which install into <prefix>/include/isthmus/. Layers that do not exist yet are skipped.
-foreach(_layer core plugins py_in_cpp cpp_in_py)
+foreach(_layer core plugins py_boundary py_in_cpp cpp_in_py)
   if(IS_DIRECTORY "${PROJECT_SOURCE_DIR}/${_layer}/include/isthmus")
     install(DIRECTORY "${PROJECT_SOURCE_DIR}/${_layer}/include/isthmus"
       DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

@@ -26,7 +26,7 @@ file(GLOB _isthmus_wheel_py CONFIGURE_DEPENDS
 file(WRITE "${PROJECT_BINARY_DIR}/py.typed" "")
 install(FILES ${_isthmus_wheel_py} "${PROJECT_BINARY_DIR}/py.typed"
   DESTINATION isthmus COMPONENT isthmus_python)
-foreach(_layer core plugins py_in_cpp cpp_in_py)
+foreach(_layer core plugins py_boundary py_in_cpp cpp_in_py)
   if(IS_DIRECTORY "${PROJECT_SOURCE_DIR}/${_layer}/include/isthmus")
     install(DIRECTORY "${PROJECT_SOURCE_DIR}/${_layer}/include/isthmus"
       DESTINATION isthmus/include COMPONENT isthmus_python

@@ -1,4 +1,4 @@
-// Zero-copy NumPy exchange: the buffer protocol, __array_interface__, __array__, from_py/asvalue.
+// qvalue's NumPy exports (the buffer protocol, __array_interface__, __array__) and from_py/asvalue.
 #include "bindings.hpp"
 
 #include <pybind11/numpy.h>
@@ -21,25 +21,6 @@ namespace isthmus::pymod {
 // life, and the storage holds a reference to the array (Note [array release]).
 
 namespace {
-
-// np.asarray(obj, copy=...) on NumPy 2; NumPy 1's asarray has no `copy` keyword, so there
-// copy=True is np.array(obj, copy=True) and copy=False refuses the objects that always need a
-// conversion (lists, tuples, numbers), as NumPy 2 does.
-py::object asarray_with_copy(py::handle obj, copy_policy policy) {
-    static const bool numpy2 = numpy().attr("__version__").cast<std::string>().rfind("1.", 0) != 0;
-    if (numpy2) {
-        py::object copy = policy == copy_policy::always  ? py::object(py::bool_(true))
-                          : policy == copy_policy::never ? py::object(py::bool_(false))
-                                                         : py::object(py::none());
-        return numpy().attr("asarray")(obj, py::arg("copy") = copy);
-    }
-    if (policy == copy_policy::always) return numpy().attr("array")(obj, py::arg("copy") = true);
-    ISTHMUS_CHECK(
-        policy != copy_policy::never ||
-            !(py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj) || is_py_number(obj)),
-        value_error, "from_py(copy=False): a ", type_name(obj), " cannot be shared without a copy");
-    return numpy().attr("asarray")(obj);
-}
 
 struct export_owner {
     tensor t;
@@ -145,104 +126,7 @@ int qvalue_getbuffer(PyObject* self, Py_buffer* view, int flags) {
     }
 }
 
-// Note [array release]: a tensor that wraps a NumPy array owns one reference to the array,
-// dropped when the storage dies. That may happen on any thread (whichever drops the last view),
-// with or without the GIL, so the deleter takes the GIL itself; at interpreter shutdown it leaks
-// the reference instead of touching a finalizing interpreter.
-struct py_ref_deleter {
-    void operator()(PyObject* o) const noexcept {
-#if PY_VERSION_HEX >= 0x030D0000
-        if (!Py_IsInitialized() || Py_IsFinalizing()) return;
-#else
-        if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
-#endif
-        const PyGILState_STATE s = PyGILState_Ensure();
-        Py_DECREF(o);
-        PyGILState_Release(s);
-    }
-};
-
-// NumPy's flag bits (numpy/ndarraytypes.h), as pybind11 exposes them.
-constexpr int np_aligned = py::detail::npy_api::NPY_ARRAY_ALIGNED_;
-constexpr int np_writeable = py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
-
 } // namespace
-
-tensor tensor_from_array(py::handle obj, copy_policy policy, std::optional<dtype> dt) {
-    auto arr = py::reinterpret_borrow<py::array>(obj);
-    py::object np_dt = arr.attr("dtype");
-    const dtype src_dt = dtype_from_numpy(np_dt);
-    const dtype dst_dt = dt.value_or(src_dt);
-    const auto isz = static_cast<int64_t>(arr.itemsize());
-    const auto nd = static_cast<size_t>(arr.ndim());
-    shape_t shape(nd), strides(nd);
-    bool strides_ok = true;
-    for (size_t i = 0; i < nd; ++i) {
-        shape[i] = static_cast<int64_t>(arr.shape(static_cast<py::ssize_t>(i)));
-        const auto s = static_cast<int64_t>(arr.strides(static_cast<py::ssize_t>(i)));
-        if (s % isz != 0) strides_ok = false;
-        strides[i] = s / isz;
-    }
-    const int flags = py::detail::array_proxy(arr.ptr())->flags;
-    const bool native = np_dt.attr("isnative").cast<bool>();
-    const bool aligned = (flags & np_aligned) != 0;
-    const bool writeable = (flags & np_writeable) != 0;
-
-    // Note [wrapping rules]: an array is shared without a copy when isthmus can address it as a
-    // tensor and write to it: native byte order, aligned, strides that are whole elements, and
-    // writeable. A read-only array is copied rather than wrapped, since isthmus tensors are
-    // always writable (copy=False then raises ValueError).
-    if (policy != copy_policy::always && dst_dt == src_dt) {
-        const char* why = !native       ? "it is not in native byte order"
-                          : !aligned    ? "it is not aligned"
-                          : !strides_ok ? "its strides are not multiples of the item size"
-                          : !writeable  ? "it is read-only (isthmus tensors are writable)"
-                                        : nullptr;
-        if (!why) {
-            if (numel_of(shape) == 0) return tensor::empty(shape, src_dt, MEMRESOURCE_CPU);
-            std::shared_ptr<PyObject> keep(arr.inc_ref().ptr(), py_ref_deleter{});
-            return tensor::wrap(const_cast<void*>(arr.data()), src_dt, shape, strides,
-                                MEMRESOURCE_CPU,
-                                [keep = std::move(keep)]() mutable { keep.reset(); });
-        }
-        ISTHMUS_CHECK(policy != copy_policy::never, value_error,
-                      "cannot share the array without a copy: ", why,
-                      "; pass copy=None (or True) to allow a copy");
-    } else {
-        ISTHMUS_CHECK(policy != copy_policy::never, value_error,
-                      "cannot share the array without a copy: a conversion from ", name(src_dt),
-                      " to ", name(dst_dt), " copies");
-    }
-
-    // A copy into a new isthmus-owned tensor (never pinned).
-    tensor out = tensor::empty(shape, dst_dt, MEMRESOURCE_CPU);
-    if (out.numel() == 0) return out;
-    py::array src = arr;
-    if (!native || !aligned || !strides_ok) {
-        src = numpy().attr("ascontiguousarray")(arr, np_dt.attr("newbyteorder")("="));
-        strides = contiguous_strides(shape);
-    }
-    {
-        tensor view = tensor::wrap(const_cast<void*>(src.data()), src_dt, shape, strides,
-                                   MEMRESOURCE_CPU, {});
-        native_section nogil;
-        out.copy_from(view);
-    }
-    return out;
-}
-
-py::object array_copy(const tensor& t) {
-    auto np_dt = py::reinterpret_borrow<py::dtype>(numpy_dtype(t.dtype()));
-    std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
-    py::array out(np_dt, shape);
-    if (t.numel() == 0) return out;
-    tensor dst = tensor::wrap(out.mutable_data(), t.dtype(), t.shape(), {}, MEMRESOURCE_CPU, {});
-    {
-        native_section nogil;
-        dst.copy_from(t);
-    }
-    return out;
-}
 
 namespace {
 
@@ -328,11 +212,6 @@ py::object array_protocol(py::object self, py::object dtype_arg, py::object copy
     return arr;
 }
 
-copy_policy policy_of(py::handle copy) {
-    if (copy.is_none()) return copy_policy::if_needed;
-    return copy.cast<bool>() ? copy_policy::always : copy_policy::never;
-}
-
 } // namespace
 
 void bind_buffer(py::module_& m) {
@@ -367,15 +246,7 @@ void bind_buffer(py::module_& m) {
         "from_py",
         [](py::object obj, py::object copy) {
             require_init("from_py");
-            const copy_policy policy = policy_of(copy);
-            if (is_qvalue(obj)) // the value itself, or a copy for copy=True
-                return policy == copy_policy::always ? value_from_py(obj, std::nullopt)
-                                                     : obj.cast<value>();
-            if (is_dlpack_producer(obj)) // torch tensors and other DLPack producers
-                return value(tensor_from_dlpack(obj, policy));
-            py::object arr = obj;
-            if (!py::isinstance<py::array>(obj)) arr = asarray_with_copy(obj, policy);
-            return value(tensor_from_array(arr, policy));
+            return value_in(obj, {copy_policy_of(copy, "from_py"), std::nullopt, "from_py"});
         },
         py::arg("obj"), py::kw_only(), py::arg("copy") = py::none(),
         "A tensor from a NumPy array, a torch tensor or other DLPack producer (or anything "

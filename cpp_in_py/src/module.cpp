@@ -13,17 +13,6 @@
 
 namespace isthmus::pymod {
 
-std::optional<int> device_number(const std::string& name) {
-    std::string d;
-    for (char c : name) d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (d == "cpu") return -1;
-    if (d == "cuda") return 0;
-    if (d.rfind("cuda:", 0) != 0 || d.size() <= 5 || d.size() >= 9 ||
-        d.find_first_not_of("0123456789", 5) != std::string::npos)
-        return std::nullopt;
-    return std::stoi(d.substr(5));
-}
-
 namespace {
 
 // Note [init state]: PyQuasar requires init() before anything else, and so do we: value
@@ -32,8 +21,8 @@ namespace {
 // (shape, dtype, ...), repr and unlock() stay usable, so that values made before destroy()
 // can still be inspected and released. destroy() ends the session; init() may start a new
 // one (nothing process-wide is torn down: NumPy and the interpreter stay as they are).
-enum class state : int { never, running, destroyed };
-std::atomic<state> g_state{state::never};
+// The state itself is the boundary's (boundary/session.hpp), which checks it for the exchanges.
+using state = session_state;
 std::mutex g_mu;
 std::string g_device;
 dtype g_precision = dtype::float32;
@@ -92,7 +81,7 @@ void init(const std::string& device, py::handle precision, bool load_compiler,
     if (!load_compiler_alias.is_none()) load_compiler = load_compiler_alias.cast<bool>();
     (void)load_compiler; // Note [load_compiler]: accepted for the seed's API; no compiler yet.
     std::lock_guard lk(g_mu);
-    if (g_state.load() == state::running) {
+    if (session() == state::running) {
         ISTHMUS_CHECK(dev == g_device && prec == g_precision, runtime_error,
                       "init: isthmus is already initialised (device \"", g_device, "\", precision ",
                       name(g_precision), "); call destroy() before init(\"", device,
@@ -103,41 +92,18 @@ void init(const std::string& device, py::handle precision, bool load_compiler,
     set_scalar_dtype(prec);
     g_device = dev;
     g_precision = prec;
-    g_state.store(state::running);
+    set_session(state::running);
 }
 
 void destroy() {
     std::lock_guard lk(g_mu);
-    if (g_state.load() != state::running) return; // destroy() twice is harmless
+    if (session() != state::running) return; // destroy() twice is harmless
     set_scalar_dtype(dtype::float32);
     set_default_resource(MEMRESOURCE_CPU);
-    g_state.store(state::destroyed);
+    set_session(state::destroyed);
 }
 
 } // namespace
-
-native_counters& native_stats() noexcept {
-    static native_counters counters;
-    return counters;
-}
-
-bool initialized() noexcept {
-    return g_state.load(std::memory_order_relaxed) == state::running;
-}
-
-void require_init(const char* what) {
-    switch (g_state.load(std::memory_order_relaxed)) {
-    case state::running:
-        return;
-    case state::never:
-        ISTHMUS_THROW(runtime_error, what,
-                      ": isthmus is not initialised; call isthmus.init() first, e.g. "
-                      "q.init(\"cpu\")");
-    case state::destroyed:
-        ISTHMUS_THROW(runtime_error, what,
-                      ": isthmus was shut down by destroy(); call isthmus.init() again first");
-    }
-}
 
 } // namespace isthmus::pymod
 

@@ -25,13 +25,7 @@ namespace isthmus::pymod {
 // Names are NumPy's, with the common aliases (arcsin/asin, concatenate/concat, clip/clamp).
 
 tensor tensor_arg(py::handle obj, const char* fn) {
-    value v = asvalue(obj);
-    if (v.is_tensor()) return v.as_tensor();
-    if (v.is_scalar()) return v.as_scalar().to_tensor();
-    ISTHMUS_THROW(type_error, fn,
-                  ": expected an array-like (qvalue, NumPy array, number or list), "
-                  "got ",
-                  v.is_none() ? std::string("None") : type_name(obj));
+    return tensor_in(obj, {copy_policy::if_needed, std::nullopt, fn}); // Note [inbound rule]
 }
 
 namespace {

@@ -20,6 +20,30 @@ namespace isthmus::pymod {
 // dtype), as in NumPy 2, and so are 0-d torch tensors. Arrays and torch tensors are shared
 // without a copy where possible (asvalue); lists convert as value() does. Anything else gives
 // NotImplemented, so Python tries the other operand's reflected method or raises TypeError.
+namespace {
+
+// An object that is none of the known kinds but offers its memory or an array (the buffer
+// protocol, __array__, __array_interface__) and does not opt out of NumPy's operators.
+bool takes_array_protocol(py::handle obj) {
+    PyObject* o = obj.ptr();
+    if (PyUnicode_Check(o) || PyBytes_Check(o)) return false;
+    static PyObject* const ufunc = PyUnicode_InternFromString("__array_ufunc__");
+    static PyObject* const array = PyUnicode_InternFromString("__array__");
+    static PyObject* const interface = PyUnicode_InternFromString("__array_interface__");
+    PyObject* opt = PyObject_GetAttr(reinterpret_cast<PyObject*>(Py_TYPE(o)), ufunc);
+    if (!opt) {
+        PyErr_Clear();
+    } else {
+        const bool opted_out = opt == Py_None;
+        Py_DECREF(opt);
+        if (opted_out) return false;
+    }
+    return PyObject_CheckBuffer(o) || PyObject_HasAttr(o, array) == 1 ||
+           PyObject_HasAttr(o, interface) == 1;
+}
+
+} // namespace
+
 bool to_operand(py::handle obj, operand& out) {
     if (const value* p = qvalue_ptr(obj)) {
         const value& v = *p;
@@ -43,18 +67,16 @@ bool to_operand(py::handle obj, operand& out) {
         out.set(scalar_from_py(obj, std::nullopt).to_tensor());
         return true;
     }
-    if (py::isinstance<py::array>(obj)) {
-        out.set(tensor_from_array(obj, copy_policy::if_needed));
-        return true;
-    }
-    if (is_dlpack_producer(obj)) { // torch tensors and the like
-        out.set(tensor_from_dlpack(obj, copy_policy::if_needed));
-        return true;
-    }
-    if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
-        value v = value_from_py(obj, std::nullopt);
-        if (!v.is_tensor()) return false;
-        out.set(v.as_tensor()); // owned: `v` dies on return (Note [operand lifetime])
+    // Arrays, torch tensors and other DLPack producers, lists and tuples, buffers and objects
+    // with NumPy's array protocols: the inbound rule (Note [inbound rule]). Other objects, and
+    // those that opt out of NumPy's operators (`__array_ufunc__ = None`, as NumPy honours), are
+    // left to Python: NotImplemented, so their reflected method runs.
+    if (py::isinstance<py::array>(obj) || is_dlpack_producer(obj) ||
+        py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj) ||
+        takes_array_protocol(obj)) {
+        value v = value_in(obj, {copy_policy::if_needed, std::nullopt, "operator"});
+        if (!v.is_tensor()) return false; // a cell (ragged or holding strings)
+        out.set(v.as_tensor());           // owned: `v` dies on return (Note [operand lifetime])
         return true;
     }
     return false;

@@ -79,9 +79,9 @@ value big_int_value(py::handle h, const isthmus_param* p) {
 // int -> int64, bool, complex -> complex128), not through the `scalar` precision, so a float64
 // plugin parameter sees the Python float unrounded. An int beyond int64 follows Note [integer
 // parameters] with the parameter `p` when the caller knows it (NULL: unknown). qvalues pass as
-// they are; NumPy arrays and anything exporting DLPack (torch tensors) wrap zero-copy; Python
-// callables become host callbacks; native objects pass their instance. Everything else goes
-// through asvalue().
+// they are; Python callables become host callbacks; native objects pass their instance.
+// Everything else (arrays and torch tensors shared zero-copy, lists, buffers) follows the
+// inbound rule through asvalue() (Note [inbound rule]).
 value arg_value(py::handle h, const isthmus_param* p = nullptr) {
     PyObject* o = h.ptr();
     if (PyFloat_CheckExact(o)) return value(scalar(PyFloat_AS_DOUBLE(o)));
@@ -97,16 +97,7 @@ value arg_value(py::handle h, const isthmus_param* p = nullptr) {
     if (PyUnicode_Check(o)) return value(h.cast<std::string>());
     if (is_qvalue(h)) return h.cast<const value&>();
     if (is_native_object(h)) return native_object_value(h);
-    if (py::isinstance<py::array>(h)) return asvalue(h);
-    if (py::hasattr(h, "__dlpack__")) {
-        py::object t = py::reinterpret_borrow<py::object>(h);
-        if (py::hasattr(t, "detach")) t = t.attr("detach")(); // torch: autograd-free view
-        try {
-            return asvalue(numpy().attr("from_dlpack")(t));
-        } catch (py::error_already_set&) {
-            // not a CPU tensor NumPy can view: fall through to the generic conversion
-        }
-    }
+    if (py::isinstance<py::array>(h) || is_dlpack_producer(h)) return asvalue(h);
     if (PyCallable_Check(o) && !is_native_function(h))
         return value(std::static_pointer_cast<object>(std::make_shared<pl::callable_object>(
             python_callable(py::reinterpret_borrow<py::object>(h)),

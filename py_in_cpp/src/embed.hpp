@@ -1,5 +1,8 @@
-// Internal helpers shared by the py_in_cpp sources: raising Python errors into C++ and back.
+// Internal helpers shared by the py_in_cpp sources: taking the GIL, raising Python errors into C++.
 #pragma once
+
+#include "boundary/errors.hpp"
+#include "boundary/gil.hpp"
 
 #include "isthmus/py.hpp"
 
@@ -9,16 +12,13 @@
 
 namespace isthmus::embed {
 
-/// The thread state under which an isthmus scope on this thread took the GIL (null outside
-/// any scope; Note [GIL fast path] in interpreter.cpp).
-extern thread_local PyThreadState* t_gil_holder;
+// The holder record and its check live in the boundary (boundary/gil.hpp), which the error
+// mapping and the reference helpers share; the embedding sets the record when it takes the GIL.
+using boundary::holds_gil_fast;
+using boundary::raise_in_python;
+using boundary::t_gil_holder;
+using boundary::throw_python_error;
 
-/// True when an enclosing isthmus scope took the GIL on this thread and the thread still holds
-/// it (nobody released it meanwhile): a thread-local read and one pointer compare.
-inline bool holds_gil_fast() noexcept {
-    PyThreadState* h = t_gil_holder;
-    return h && _PyThreadState_UncheckedGet() == h;
-}
 /// The slow half of detail::gil_ensure: PyGILState_Ensure, recording this thread as holder.
 detail::gil_token gil_acquire();
 /// Undoes gil_acquire.
@@ -52,18 +52,9 @@ private:
     PyThreadState* prev_;
 };
 
-/// Turns Python's current exception into a C++ exception and throws it: the original C++
-/// exception when the Python one carries it (Note [exception round trip]), else python_error.
-/// The GIL must be held and an exception must be set.
-[[noreturn]] void throw_python_error();
 /// Throws the current Python exception when `r` is null; returns `r` as a pyvalue otherwise.
 inline pyvalue check(PyObject* r) {
     if (!r) throw_python_error();
     return pyvalue::steal(r);
 }
-/// Sets Python's current exception for the C++ exception `p` (the GIL must be held):
-/// python_error restores its Python exception, isthmus errors map to the matching Python type,
-/// and the exception_ptr rides along so that it can be rethrown as it was.
-void raise_in_python(std::exception_ptr p) noexcept;
-
 } // namespace isthmus::embed

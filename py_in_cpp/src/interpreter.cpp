@@ -68,8 +68,6 @@ void start_interpreter() {
 // the operation falls back to PyGILState_Ensure, which re-takes the GIL correctly. The recorded
 // thread state cannot be freed and reused by another thread while the record lives: the scope
 // that recorded it holds a PyGILState count on it (or Python holds it for the running call).
-thread_local PyThreadState* embed::t_gil_holder = nullptr;
-
 detail::gil_token embed::gil_acquire() {
     python::ensure();
     const detail::gil_token t{static_cast<int>(PyGILState_Ensure()), t_gil_holder};

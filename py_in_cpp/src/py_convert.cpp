@@ -1,7 +1,11 @@
 // Conversions: C++ scalars, strings and containers, runtime values and zero-copy tensors.
 #include "embed.hpp"
 
-#include "bindings.hpp" // numpy(), numpy_dtype, tensor_from_array, is_qvalue (cpp_in_py)
+#include "boundary/arrays.hpp"
+#include "boundary/dlpack.hpp"
+#include "boundary/dtypes.hpp"
+#include "boundary/qvalue_handle.hpp"
+#include "boundary/values.hpp"
 
 #include "isthmus/cuda.hpp"
 
@@ -24,6 +28,9 @@ auto guarded(F&& f) -> decltype(f()) {
         return f();
     } catch (py::error_already_set& e) {
         e.restore();
+        embed::throw_python_error();
+    } catch (const py::builtin_exception& e) { // BufferError from the boundary, ...: C++ hosts
+        e.set_error();                         // see python_error, never a pybind11 type
         embed::throw_python_error();
     }
 }
@@ -77,7 +84,7 @@ pyvalue to_numpy(const tensor& t) {
                   "to_numpy: bfloat16 has no NumPy dtype; convert first (t.to(dtype::float32))");
     gil_hold g;
     return guarded([&] {
-        py::object np_dt = pymod::numpy_dtype(t.dtype());
+        py::object np_dt = boundary::numpy_dtype(t.dtype());
         std::vector<py::ssize_t> shape, strides;
         const auto isz = static_cast<py::ssize_t>(t.itemsize());
         for (int64_t d = 0; d < t.dim(); ++d) {
@@ -114,7 +121,7 @@ pyvalue to_numpy(const tensor& t) {
 // NumPy route, so the results are the same as before. A tensor located on a CUDA device (and not
 // pinned elsewhere) crosses as a CUDA tensor on that device, torch's current stream made to wait
 // for isthmus's stream (the DLPack stream rules, Note [dlpack streams] in
-// cpp_in_py/src/dlpack.cpp).
+// py_boundary/src/dlpack.cpp).
 pyvalue to_torch(const tensor& t) {
     ISTHMUS_CHECK(t.defined(), value_error, "to_torch: the tensor is undefined");
     ISTHMUS_CHECK(t.dtype() != dtype::bfloat16, type_error,
@@ -135,7 +142,7 @@ pyvalue to_torch(const tensor& t) {
         from_numpy = fn.release();
     }
     if (negative || t.numel() == 0) return pyvalue::borrow(from_numpy)(to_numpy(t));
-    const int dev = pymod::cuda_ordinal(t.location());
+    const int dev = boundary::cuda_ordinal(t.location());
     const resource_id pinned = t.storage()->pinned_to();
     if (dev >= 0 && (pinned == -1 || pinned == cuda_resource(dev))) {
         pyvalue cap = guarded([&] {
@@ -143,67 +150,30 @@ pyvalue to_torch(const tensor& t) {
                 py::module_::import("torch").attr("cuda").attr("current_stream")(dev);
             auto s = stream.attr("cuda_stream").cast<uintptr_t>();
             if (s == 0) s = 1; // torch's default stream is the legacy default stream
-            return from_py_object(pymod::dlpack_capsule(t, dev, reinterpret_cast<void*>(s)));
+            return from_py_object(boundary::dlpack_capsule(t, dev, reinterpret_cast<void*>(s)));
         });
         return pyvalue::borrow(from_dlpack)(cap);
     }
-    pyvalue cap = guarded([&] { return from_py_object(pymod::dlpack_capsule(t)); });
+    pyvalue cap = guarded([&] { return from_py_object(boundary::dlpack_capsule(t)); });
     return pyvalue::borrow(from_dlpack)(cap);
 }
 
 tensor tensor_from_py(const pyvalue& obj, bool allow_copy) {
     gil_hold g;
     PyObject* o = obj.get();
-    const auto policy = allow_copy ? pymod::copy_policy::if_needed : pymod::copy_policy::never;
+    const auto policy =
+        allow_copy ? boundary::copy_policy::if_needed : boundary::copy_policy::never;
     return guarded([&]() -> tensor {
         py::handle h(o);
-        if (pymod::is_qvalue(h)) {
+        if (boundary::is_qvalue(h)) {
             const value& v = h.cast<const value&>();
             ISTHMUS_CHECK(v.is_tensor(), type_error, "from_py<tensor>: the qvalue holds a ",
                           v.kind_name(), ", not a tensor");
             return v.as_tensor();
         }
-        if (is_torch_tensor(o)) {
-            py::object t = h.attr("detach")();
-            const std::string dev = py::str(t.attr("device").attr("type"));
-            if (dev == "cuda" && cuda::available()) { // shared on the GPU, with the stream rules
-                if (t.attr("is_conj")().cast<bool>() || t.attr("is_neg")().cast<bool>()) {
-                    ISTHMUS_CHECK(allow_copy, value_error,
-                                  "from_py<tensor>: a conjugate or "
-                                  "negative view cannot be shared without a copy");
-                    t = t.attr("resolve_conj")().attr("resolve_neg")();
-                }
-                return pymod::tensor_from_dlpack(t, policy);
-            }
-            if (dev != "cpu") {
-                ISTHMUS_CHECK(allow_copy, value_error, "from_py<tensor>: a torch tensor on ", dev,
-                              " cannot be shared without a copy (isthmus has no ", dev,
-                              " backend here)");
-                t = t.attr("cpu")();
-            }
-            if (t.attr("is_conj")().cast<bool>() || t.attr("is_neg")().cast<bool>())
-                t = t.attr("resolve_conj")().attr("resolve_neg")();
-            return pymod::tensor_from_array(t.attr("numpy")(), policy);
-        }
-        if (py::isinstance<py::array>(h)) return pymod::tensor_from_array(h, policy);
-        py::object arr;
-        if (allow_copy) {
-            arr = pymod::numpy().attr("asarray")(h);
-        } else {
-            try {
-                arr = pymod::numpy().attr("asarray")(h, py::arg("copy") = false);
-            } catch (py::error_already_set& e) {
-                if (!e.matches(PyExc_ValueError)) throw;
-                ISTHMUS_THROW(value_error, "from_py<tensor>: a ", tname(o),
-                              " cannot be shared without a copy (it exposes no array memory)");
-            }
-        }
-        ISTHMUS_CHECK(py::isinstance<py::array>(arr), type_error, "from_py<tensor>: a ", tname(o),
-                      " is not array-like");
-        ISTHMUS_CHECK(arr.attr("dtype").attr("kind").cast<std::string>() != "O", type_error,
-                      "from_py<tensor>: a ", tname(o),
-                      " does not convert to a numeric array (NumPy made an object array)");
-        return pymod::tensor_from_array(arr, policy);
+        // Note [inbound rule]: arrays, torch tensors (DLPack, CPU and CUDA), buffers and lists
+        // as every Python entry point takes them.
+        return boundary::tensor_in(h, {policy, std::nullopt, "from_py<tensor>"});
     });
 }
 
@@ -378,9 +348,9 @@ pyvalue scalar_to_py(const scalar& s) {
 scalar scalar_from_py(const pyvalue& v) {
     gil_hold g;
     PyObject* o = v.get();
-    ISTHMUS_CHECK(pymod::is_py_number(py::handle(o)), type_error,
+    ISTHMUS_CHECK(boundary::is_py_number(py::handle(o)), type_error,
                   "from_py<scalar>: expected a number, got a ", tname(o));
-    return guarded([&] { return pymod::scalar_from_py(py::handle(o), std::nullopt); });
+    return guarded([&] { return boundary::scalar_from_py(py::handle(o), std::nullopt); });
 }
 
 } // namespace detail
@@ -470,9 +440,9 @@ value value_from_py(const pyvalue& v) {
     gil_hold g;
     PyObject* o = v.get();
     if (o == Py_None) return value();
-    if (pymod::is_qvalue(py::handle(o))) return py::handle(o).cast<value>();
+    if (boundary::is_qvalue(py::handle(o))) return py::handle(o).cast<value>();
     if (PyUnicode_Check(o)) return value(as_string(o));
-    if (pymod::is_py_number(py::handle(o))) return value(scalar_from_py(v));
+    if (boundary::is_py_number(py::handle(o))) return value(scalar_from_py(v));
     if (is_torch_tensor(o) || py::isinstance<py::array>(py::handle(o)))
         return value(tensor_from_py(v));
     if (PyList_Check(o) || PyTuple_Check(o)) {

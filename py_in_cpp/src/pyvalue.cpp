@@ -17,14 +17,6 @@ namespace detail {
 namespace {
 using embed::gil_hold;
 
-bool alive() noexcept {
-#if PY_VERSION_HEX >= 0x030D0000
-    return Py_IsInitialized() && !Py_IsFinalizing();
-#else
-    return Py_IsInitialized() && !_Py_IsFinalizing();
-#endif
-}
-
 std::string to_std_string(PyObject* s) {
     Py_ssize_t n = 0;
     const char* c = PyUnicode_AsUTF8AndSize(s, &n);
@@ -44,43 +36,6 @@ gil_token gil_ensure() {
 
 void gil_release(gil_token t) noexcept {
     if (t.state >= 0) embed::gil_restore(t);
-}
-
-// True when this thread holds the GIL: the thread state that holds it is this thread's own
-// (PyGILState_Check without its "always true with sub-interpreters" shortcut).
-inline bool this_thread_holds_gil() noexcept {
-    PyThreadState* holder = _PyThreadState_UncheckedGet();
-    return holder && holder == PyGILState_GetThisThreadState();
-}
-
-void incref(_object* o) noexcept {
-    if (embed::holds_gil_fast()) { // Note [GIL fast path]
-        Py_INCREF(o);
-        return;
-    }
-    if (!alive()) return;
-    if (this_thread_holds_gil()) {
-        Py_INCREF(o);
-        return;
-    }
-    const PyGILState_STATE s = PyGILState_Ensure();
-    Py_INCREF(o);
-    PyGILState_Release(s);
-}
-
-void decref(_object* o) noexcept {
-    if (embed::holds_gil_fast()) { // Note [GIL fast path]
-        Py_DECREF(o);
-        return;
-    }
-    if (!alive()) return; // Note [never finalise]: leak at exit
-    if (this_thread_holds_gil()) {
-        Py_DECREF(o);
-        return;
-    }
-    const PyGILState_STATE s = PyGILState_Ensure();
-    Py_DECREF(o);
-    PyGILState_Release(s);
 }
 
 // Note [vectorcall]: calls go through PyObject_Vectorcall with the arguments on the stack
@@ -436,6 +391,11 @@ pyvalue pyexec(std::string_view code, const pyvalue& globals) {
 pyvalue none() {
     embed::gil_hold g;
     return pyvalue::borrow(Py_None);
+}
+
+// python_error (py_boundary) hands its exception out as a pyvalue, which is this layer's type.
+pyvalue python_error::exception() const {
+    return pyvalue::borrow(exception_object());
 }
 
 } // namespace isthmus

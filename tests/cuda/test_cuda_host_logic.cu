@@ -5,7 +5,7 @@
 #include "cuda/cumulative.cuh"
 #include "cuda/elementwise_common.cuh"
 #include "cuda/index.cuh"
-#include "exchange_streams.hpp"
+#include "boundary/exchange_streams.hpp"
 
 #include <isthmus/error.hpp>
 #include <isthmus/ops.hpp>
@@ -421,7 +421,7 @@ TEST_CASE("cuda plugin launcher: linear positions map to C-order positions") {
 // ---- stream rules of the exchange protocols ----
 
 TEST_CASE("dlpack streams: the consumer's stream for an export of CUDA data") {
-    using isthmus::pymod::dlpack_consumer_stream;
+    using isthmus::boundary::dlpack_consumer_stream;
     CHECK(dlpack_consumer_stream(std::nullopt) == reinterpret_cast<void*>(uintptr_t{1}));
     CHECK(dlpack_consumer_stream(1) == reinterpret_cast<void*>(uintptr_t{1}));
     CHECK(dlpack_consumer_stream(2) == reinterpret_cast<void*>(uintptr_t{2}));
@@ -435,7 +435,7 @@ TEST_CASE("dlpack streams: the consumer's stream for an export of CUDA data") {
 }
 
 TEST_CASE("cuda array interface streams: the producer's stream on import") {
-    using isthmus::pymod::cai_producer_stream;
+    using isthmus::boundary::cai_producer_stream;
     CHECK(cai_producer_stream(std::nullopt) == nullptr); // None: the data is ready
     CHECK(cai_producer_stream(1) == reinterpret_cast<void*>(uintptr_t{1}));
     CHECK(cai_producer_stream(2) == reinterpret_cast<void*>(uintptr_t{2}));
@@ -447,7 +447,7 @@ TEST_CASE("cuda array interface streams: the producer's stream on import") {
 }
 
 TEST_CASE("export release: the stream isthmus waits for before reusing an exported block") {
-    using isthmus::pymod::release_wait_stream;
+    using isthmus::boundary::release_wait_stream;
     void* consumer = reinterpret_cast<void*>(uintptr_t{0x1000});
     CHECK(release_wait_stream(true, consumer) == consumer); // DLPack: the consumer's
     CHECK(release_wait_stream(true, nullptr) == nullptr);   // stream=-1: none

@@ -31,10 +31,16 @@ TEST_CASE("a torch tensor becomes a runtime tensor on the same memory") {
     CHECK(t.dtype() == dtype::float64);
     t.fill(2.0);
     CHECK(pt.attr("sum")().attr("item")().cast<double>() == 12.0);
-    // requires_grad tensors are shared through detach(); the data is the same
+    // Note [inbound rule]: a tensor that requires grad is refused (BufferError, as every Python
+    // entry point refuses it); its detach() shares the same memory
     pyvalue w = torch.attr("ones")(3, "requires_grad"_kw = pybool(true));
-    tensor tw = from_py<tensor>(w);
+    auto refused = python_error_of([&] { (void)from_py<tensor>(w); });
+    CHECK(refused.type_name() == "BufferError");
+    CHECK(std::string(refused.what()).find("detach()") != std::string::npos);
+    tensor tw = from_py<tensor>(w.attr("detach")());
     CHECK(tw.to_vector<float>() == std::vector<float>{1, 1, 1});
+    tw.fill(3.0);
+    CHECK(w.attr("sum")().attr("item")().cast<double>() == 9.0);
     // a non-contiguous torch view
     pyvalue tr = pt.attr("t")();
     tensor ttr = from_py<tensor>(tr);

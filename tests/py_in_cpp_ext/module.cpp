@@ -66,6 +66,13 @@ PYBIND11_MODULE(isthmus_embed_ext, m) {
     m.def("call_and_throw", [](py::object f) {
         return py::reinterpret_steal<py::object>(as_pyvalue(f)().release());
     });
+    // from_py<tensor> (Note [inbound rule]): fills the tensor it got with v, so the caller sees
+    // whether it shared x's memory; returns the number of elements.
+    m.def("fill_from_py", [](py::object x, double v, bool allow_copy) {
+        isthmus::tensor t = isthmus::tensor_from_py(as_pyvalue(x), allow_copy);
+        t.fill(v);
+        return t.numel();
+    });
     m.def("library_path", &library_path);
     m.def("interpreter_initialized", [] { return isthmus::python::is_initialized(); });
 }

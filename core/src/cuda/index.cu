@@ -10,7 +10,7 @@ struct alignas(8) bytes16 {
     uint64_t lo, hi;
 };
 // (every element address is a multiple of its size: misaligned device data is refused at
-// import, Note [misaligned device data] in cpp_in_py/src/cuda_array_interface.cpp)
+// import, Note [misaligned device data] in py_boundary/src/cuda_array_interface.cpp)
 
 // Note [gpu index rows]: the op layer checks the indices and turns them into one byte offset
 // per row (core/src/ops/indexing.cpp); one thread per element of rows x rest copies one element

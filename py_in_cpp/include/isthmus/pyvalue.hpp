@@ -30,8 +30,7 @@ T from_py(const pyvalue& v);
 namespace detail {
 
 // ---- exported primitives (pyvalue.cpp); each takes the GIL itself ----
-ISTHMUS_API void incref(_object* o) noexcept;
-ISTHMUS_API void decref(_object* o) noexcept;
+// incref / decref: isthmus/python_ref.hpp.
 
 /// RAII GIL holder used by the inline templates (one acquisition for a whole call: the
 /// conversions, the call and the argument references it drops).

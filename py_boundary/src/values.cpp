@@ -1,7 +1,14 @@
-// Python <-> isthmus conversions: dtypes, numbers, lists, sizes, and values back to Python.
-#include "bindings.hpp"
+// Python <-> isthmus values: numbers, lists, arrays, sizes and text in; values back to Python.
+#include "boundary/values.hpp"
 
-#include <atomic>
+#include "boundary/arrays.hpp"
+#include "boundary/dlpack.hpp"
+#include "boundary/dtypes.hpp"
+#include "boundary/gil.hpp"
+#include "boundary/qvalue_handle.hpp"
+
+#include "isthmus/config.hpp"
+#include "isthmus/error.hpp"
 
 #include <pybind11/numpy.h>
 
@@ -9,167 +16,9 @@
 #include <limits>
 #include <string>
 
-namespace isthmus::pymod {
-
-// ---- dtypes ----
-
-py::module_& numpy() {
-    // Note [leaked module handles]: kept for the process's life (never destroyed at exit, when
-    // the interpreter may already be gone).
-    static py::module_* np = new py::module_(py::module_::import("numpy"));
-    return *np;
-}
-
-dtype dtype_from_numpy(const py::handle& np_dtype) {
-    const auto d = py::reinterpret_borrow<py::dtype>(np_dtype);
-    const char kind = d.kind();
-    const auto size = d.itemsize();
-    switch (kind) {
-    case 'b':
-        if (size == 1) return dtype::bool_;
-        break;
-    case 'i':
-        if (size == 1) return dtype::int8;
-        if (size == 2) return dtype::int16;
-        if (size == 4) return dtype::int32;
-        if (size == 8) return dtype::int64;
-        break;
-    case 'u':
-        if (size == 1) return dtype::uint8;
-        if (size == 2) return dtype::uint16;
-        if (size == 4) return dtype::uint32;
-        if (size == 8) return dtype::uint64;
-        break;
-    case 'f':
-        if (size == 2) return dtype::float16;
-        if (size == 4) return dtype::float32;
-        if (size == 8) return dtype::float64;
-        break;
-    case 'c':
-        if (size == 8) return dtype::complex64;
-        if (size == 16) return dtype::complex128;
-        break;
-    default:
-        break;
-    }
-    ISTHMUS_THROW(type_error, "NumPy dtype ", py::str(np_dtype).cast<std::string>(),
-                  " has no isthmus equivalent (supported: bool, int8..int64, uint8..uint64, "
-                  "float16, float32, float64, complex64, complex128)");
-}
-
-dtype dtype_from_py(py::handle obj) {
-    if (py::isinstance<py::str>(obj)) {
-        const auto s = obj.cast<std::string>();
-        try {
-            return parse_dtype(s);
-        } catch (const type_error& e) {
-            // Not an isthmus name: NumPy's spellings ("f4", "<i8", "complex") are accepted too.
-            py::object d;
-            try {
-                d = numpy().attr("dtype")(obj);
-            } catch (py::error_already_set&) {
-                throw type_error(e.what());
-            }
-            return dtype_from_numpy(d);
-        }
-    }
-    if (py::isinstance<py::dtype>(obj)) return dtype_from_numpy(obj);
-    py::object d;
-    try {
-        d = numpy().attr("dtype")(obj);
-    } catch (py::error_already_set&) {
-        ISTHMUS_THROW(type_error, "not a dtype: ", py::repr(obj).cast<std::string>(),
-                      " (expected a dtype name such as \"float32\", a numpy.dtype or a type)");
-    }
-    return dtype_from_numpy(d);
-}
-
-std::optional<dtype> optional_dtype(py::handle obj) {
-    if (obj.is_none()) return std::nullopt;
-    return dtype_from_py(obj);
-}
-
-py::object numpy_dtype(dtype dt) {
-    ISTHMUS_CHECK(dt != dtype::bfloat16, type_error,
-                  "bfloat16 has no NumPy dtype; convert first, e.g. A.astype(\"float32\")");
-    static py::object* cache[dtype_count] = {};
-    auto& slot = cache[static_cast<int>(dt)];
-    if (!slot) slot = new py::object(numpy().attr("dtype")(std::string(name(dt))));
-    return *slot;
-}
-
-py::object dtype_attr(dtype dt) {
-    if (dt == dtype::bfloat16) return py::str("bfloat16");
-    return numpy_dtype(dt);
-}
-
-const char* buffer_format(dtype dt) {
-    switch (dt) {
-    case dtype::bool_:
-        return "?";
-    case dtype::int8:
-        return "b";
-    case dtype::int16:
-        return "h";
-    case dtype::int32:
-        return "i";
-    case dtype::int64:
-        return sizeof(long) == 8 ? "l" : "q";
-    case dtype::uint8:
-        return "B";
-    case dtype::uint16:
-        return "H";
-    case dtype::uint32:
-        return "I";
-    case dtype::uint64:
-        return sizeof(long) == 8 ? "L" : "Q";
-    case dtype::float16:
-        return "e";
-    case dtype::float32:
-        return "f";
-    case dtype::float64:
-        return "d";
-    case dtype::complex64:
-        return "Zf";
-    case dtype::complex128:
-        return "Zd";
-    case dtype::bfloat16:
-        break;
-    }
-    ISTHMUS_THROW(type_error,
-                  "bfloat16 tensors cannot be exported to NumPy (NumPy has no bfloat16 dtype); "
-                  "convert first, e.g. A.astype(\"float32\")");
-}
+namespace isthmus::boundary {
 
 // ---- numbers ----
-
-bool is_qvalue(py::handle obj) {
-    // Every operator asks this of both operands: the qvalue type object is looked up in
-    // pybind11's registry once it exists rather than on every call (it lives as long as the
-    // process). An embedding program may convert values before the module registered the type:
-    // then nothing is a qvalue yet.
-    static std::atomic<PyTypeObject*> type{nullptr};
-    PyTypeObject* t = type.load(std::memory_order_acquire);
-    if (!t) {
-        const py::detail::type_info* info = py::detail::get_type_info(typeid(value));
-        if (!info) return false;
-        t = info->type;
-        type.store(t, std::memory_order_release);
-    }
-    return PyObject_TypeCheck(obj.ptr(), t) != 0;
-}
-
-const value* qvalue_ptr(py::handle obj) {
-    if (!is_qvalue(obj)) return nullptr;
-    // Note [qvalue fast load]: a qvalue instance has pybind11's simple layout (one C++ type, one
-    // holder), whose first slot is the value's address once constructed; reading it skips the
-    // type-registry lookups of a cast, which every operator did for each operand. A qvalue
-    // still being constructed, or any other layout, takes pybind11's cast (which raises).
-    const auto* inst = reinterpret_cast<const py::detail::instance*>(obj.ptr());
-    if (inst->simple_layout && inst->simple_holder_constructed && inst->simple_value_holder[0])
-        return static_cast<const value*>(inst->simple_value_holder[0]);
-    return &obj.cast<const value&>();
-}
 
 bool is_numpy_scalar(py::handle obj) {
     PyObject* o = obj.ptr();
@@ -361,42 +210,122 @@ value copy_value(const value& v, std::optional<dtype> dt) {
 
 } // namespace
 
-value value_from_py(py::handle obj, std::optional<dtype> dt) {
-    if (is_qvalue(obj)) return copy_value(obj.cast<const value&>(), dt);
+// Note [inbound rule]: every entry point that takes a Python object where a runtime value goes
+// (q.value, q.asvalue, q.from_py, module functions, operators' array operands, plugin arguments,
+// C++ from_py<tensor>) converts it here, so one kind of object meets one rule everywhere
+// (docs/boundary.md has the table). In order:
+// - a qvalue: the value itself (a copy for copy=always or another dtype; ValueError for that
+//   with copy=never);
+// - None, str: the none and string values (no dtype);
+// - Python numbers and NumPy scalars: scalars (Note [exact number conversion]);
+// - NumPy arrays: shared when the layout allows, else copied (Note [wrapping rules]);
+// - torch tensors and other DLPack or CUDA-array-interface producers: shared through DLPack
+//   (tensor_from_dlpack: tensors that require grad raise BufferError, conjugate/negative views
+//   are resolved into a copy, CUDA data needs CUDA);
+// - lists and tuples: a new tensor with NumPy's dtype inference (floats take the `scalar`
+//   precision unless typed, Note [lists]); ragged ones and ones holding strings or values become
+//   cells; copy=never raises ValueError, as np.asarray(list, copy=False) does;
+// - anything else NumPy understands (buffer objects, __array__, __array_interface__) through
+//   np.asarray: shared when NumPy shares, then as a NumPy array;
+// - the rest: TypeError naming the entry point.
+value value_in(py::handle obj, const inbound& in) {
+    if (const value* v = qvalue_ptr(obj)) {
+        if (in.copy == copy_policy::always) return copy_value(*v, in.dt);
+        if (!in.dt || !v->is_tensor() || v->as_tensor().dtype() == *in.dt) {
+            if (in.dt && !v->is_tensor()) return copy_value(*v, in.dt);
+            return *v;
+        }
+        ISTHMUS_CHECK(in.copy != copy_policy::never, value_error, in.fn, ": a conversion from ",
+                      name(v->as_tensor().dtype()), " to ", name(*in.dt),
+                      " copies; pass copy=None (or True) to allow it");
+        return copy_value(*v, in.dt);
+    }
     if (obj.is_none()) {
-        ISTHMUS_CHECK(!dt, type_error, "value: dtype= does not apply to None");
+        ISTHMUS_CHECK(!in.dt, type_error, in.fn, ": dtype= does not apply to None");
         return value();
     }
     if (py::isinstance<py::str>(obj)) {
-        ISTHMUS_CHECK(!dt, type_error, "value: dtype= does not apply to a string");
+        ISTHMUS_CHECK(!in.dt, type_error, in.fn, ": dtype= does not apply to a string");
         return value(obj.cast<std::string>());
     }
-    if (is_py_number(obj)) return value(scalar_from_py(obj, dt));
-    if (py::isinstance<py::array>(obj))
-        return value(tensor_from_array(obj, copy_policy::always, dt));
-    if (is_dlpack_producer(obj)) { // torch tensors and other DLPack producers: shared, then copied
-        const tensor t = tensor_from_dlpack(obj, copy_policy::if_needed);
-        py::gil_scoped_release nogil;
-        return value(t.to(dt.value_or(t.dtype()), /*copy=*/true));
+    if (is_py_number(obj)) return value(scalar_from_py(obj, in.dt));
+    if (py::isinstance<py::array>(obj)) return value(tensor_from_array(obj, in.copy, in.dt));
+    if (is_dlpack_producer(obj)) { // torch tensors and other DLPack producers
+        if (!in.dt) return value(tensor_from_dlpack(obj, in.copy));
+        const tensor t = tensor_from_dlpack(
+            obj, in.copy == copy_policy::never ? copy_policy::never : copy_policy::if_needed);
+        if (t.dtype() == *in.dt && in.copy != copy_policy::always) return value(t);
+        ISTHMUS_CHECK(in.copy != copy_policy::never, value_error, in.fn, ": a conversion from ",
+                      name(t.dtype()), " to ", name(*in.dt),
+                      " copies; pass copy=None (or True) to allow it");
+        native_section nogil;
+        return value(t.to(*in.dt, /*copy=*/true));
     }
-    if ((py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) && list_is_cell(obj)) {
-        ISTHMUS_CHECK(!dt, type_error, "value: dtype= does not apply to a cell");
-        return cell_from_list(obj);
+    const bool sequence = py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj);
+    if (sequence) {
+        ISTHMUS_CHECK(in.copy != copy_policy::never, value_error, in.fn, ": a ", type_name(obj),
+                      " cannot be shared without a copy; pass copy=None (or True)");
+        if (list_is_cell(obj)) {
+            ISTHMUS_CHECK(!in.dt, type_error, in.fn, ": dtype= does not apply to a cell");
+            return cell_from_list(obj);
+        }
     }
     // Lists, tuples and anything else NumPy understands (buffers, __array__ objects).
     py::object arr;
-    if (dt && *dt != dtype::bfloat16)
-        arr = numpy().attr("asarray")(obj, numpy_dtype(*dt));
-    else
-        arr = numpy().attr("asarray")(obj);
+    if (sequence) {
+        if (in.dt && *in.dt != dtype::bfloat16)
+            arr = numpy().attr("asarray")(obj, numpy_dtype(*in.dt));
+        else
+            arr = numpy().attr("asarray")(obj);
+    } else if (in.dt && *in.dt != dtype::bfloat16 && in.copy != copy_policy::never) {
+        arr = numpy().attr("asarray")(obj, numpy_dtype(*in.dt)); // NumPy's cast, as for lists
+    } else {
+        try {
+            // a copy asked for is made once, below (tensor_from_array)
+            arr = asarray_with_copy(obj, in.copy == copy_policy::always ? copy_policy::if_needed
+                                                                        : in.copy);
+        } catch (py::error_already_set& e) {
+            if (!e.matches(PyExc_ValueError) || in.copy != copy_policy::never) throw;
+            ISTHMUS_THROW(value_error, in.fn, ": a ", type_name(obj),
+                          " cannot be shared without a copy (it exposes no array memory)");
+        }
+    }
+    ISTHMUS_CHECK(py::isinstance<py::array>(arr), type_error, in.fn, ": a ", type_name(obj),
+                  " is not array-like");
+    if (!sequence && arr.attr("dtype").attr("kind").cast<std::string>() == "O")
+        ISTHMUS_THROW(type_error, in.fn,
+                      ": expected an array-like (qvalue, NumPy array, torch tensor, number, "
+                      "list, buffer), got ",
+                      type_name(obj));
     const dtype inferred = dtype_from_numpy(arr.attr("dtype")); // rejects object/str arrays
-    std::optional<dtype> target = dt;
-    if (!target && (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) &&
-        (inferred == dtype::float64 || inferred == dtype::complex128) && holds_inexact(obj)) {
+    std::optional<dtype> target = in.dt;
+    if (!target && sequence && (inferred == dtype::float64 || inferred == dtype::complex128) &&
+        holds_inexact(obj)) {
         if (inferred == dtype::float64) target = scalar_dtype();
         if (inferred == dtype::complex128) target = cscalar_dtype();
     }
-    return value(tensor_from_array(arr, copy_policy::always, target));
+    // A list's array is a temporary: copied into memory of the runtime's own (a wrapped array
+    // would stay pinned to the CPU for the tensor's life, Note [export pins]).
+    const copy_policy policy = sequence ? copy_policy::always : in.copy;
+    return value(tensor_from_array(arr, policy, target));
+}
+
+tensor tensor_in(py::handle obj, const inbound& in) {
+    if (const value* v = qvalue_ptr(obj); v && v->is_tensor() && in.copy != copy_policy::always &&
+                                          (!in.dt || v->as_tensor().dtype() == *in.dt))
+        return v->as_tensor();
+    value v = value_in(obj, in);
+    if (v.is_tensor()) return v.as_tensor();
+    if (v.is_scalar()) return v.as_scalar().to_tensor();
+    ISTHMUS_THROW(type_error, in.fn,
+                  ": expected an array-like (qvalue, NumPy array, torch tensor, number, list, "
+                  "buffer), got ",
+                  v.is_none() ? std::string("None") : type_name(obj),
+                  v.is_none() ? "" : " holding a " + v.kind_name());
+}
+
+value value_from_py(py::handle obj, std::optional<dtype> dt) {
+    return value_in(obj, {copy_policy::always, dt, "value"});
 }
 
 value assigned_value(py::handle item, dtype target) {
@@ -409,11 +338,7 @@ value assigned_value(py::handle item, dtype target) {
 }
 
 value asvalue(py::handle obj) {
-    if (is_qvalue(obj)) return obj.cast<const value&>();
-    if (py::isinstance<py::array>(obj))
-        return value(tensor_from_array(obj, copy_policy::if_needed));
-    if (is_dlpack_producer(obj)) return value(tensor_from_dlpack(obj, copy_policy::if_needed));
-    return value_from_py(obj, std::nullopt);
+    return value_in(obj, {copy_policy::if_needed, std::nullopt, "asvalue"});
 }
 
 // ---- values to Python ----
@@ -531,4 +456,4 @@ shape_t sizes_from_args(const py::args& args, const char* fn) {
     return shape;
 }
 
-} // namespace isthmus::pymod
+} // namespace isthmus::boundary

@@ -1,6 +1,11 @@
 // The CUDA array interface (v3): qvalue.__cuda_array_interface__ and imports from CuPy/Numba/torch.
-#include "bindings.hpp"
-#include "exchange_streams.hpp"
+#include "boundary/dlpack.hpp"
+
+#include "boundary/dtypes.hpp"
+#include "boundary/exchange_streams.hpp"
+#include "boundary/gil.hpp"
+#include "boundary/qvalue_handle.hpp"
+#include "boundary/session.hpp"
 
 #include "isthmus/cuda.hpp"
 
@@ -10,7 +15,7 @@
 #include <memory>
 #include <unordered_map>
 
-namespace isthmus::pymod {
+namespace isthmus::boundary {
 
 // Note [cuda array interface]: `__cuda_array_interface__` is a dict describing device memory
 // (shape, typestr, descr, data=(pointer, readonly), strides in bytes or None for C order,
@@ -291,4 +296,4 @@ tensor tensor_from_cuda_array_interface(py::handle obj, py::handle raw, copy_pol
     }
 }
 
-} // namespace isthmus::pymod
+} // namespace isthmus::boundary

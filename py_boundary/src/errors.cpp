@@ -1,20 +1,22 @@
-// Exceptions across the boundary: python_error, and C++ exceptions through Python and back.
-#include "embed.hpp"
+// Errors across the Python boundary, both ways: the one mapping, python_error, the round trip.
+#include "boundary/errors.hpp"
 
-#include "bindings.hpp" // pymod::set_python_error: the isthmus error -> Python type mapping
+#include "boundary/gil.hpp"
+
+#include <pybind11/pybind11.h>
 
 #include <new>
 
 namespace isthmus {
 
 // Note [exception round trip]: a C++ exception thrown by a C++ callback that Python called
-// (py_callback, py_function) becomes the matching Python exception (Note [error mapping] in
-// cpp_in_py/src/errors.cpp: value_error -> ValueError, ...; other std::exceptions ->
-// RuntimeError), so Python code can catch it. The exception_ptr travels with the Python
-// exception object, in a capsule attribute `__isthmus_cpp_exception__`; when the exception
-// reaches C++ again (a pyvalue operation fails with it), the original C++ exception is
-// rethrown, with its own type and message, instead of a python_error. A python_error thrown by
-// a callback restores its own Python exception unchanged, so Python sees what was raised.
+// (py_callback, py_function) becomes the matching Python exception (Note [error mapping]:
+// value_error -> ValueError, ...; other std::exceptions -> RuntimeError), so Python code can catch
+// it. The exception_ptr travels with the Python exception object, in a capsule attribute
+// `__isthmus_cpp_exception__`; when the exception reaches C++ again (a pyvalue operation fails with
+// it), the original C++ exception is rethrown, with its own type and message, instead of a
+// python_error. A python_error thrown by a callback restores its own Python exception unchanged, so
+// Python sees what was raised.
 namespace {
 
 constexpr const char* cpp_exception_attr = "__isthmus_cpp_exception__";
@@ -104,13 +106,12 @@ python_error::~python_error() {
     if (exc_) detail::decref(exc_);
 }
 
-pyvalue python_error::exception() const {
-    return pyvalue::borrow(exc_);
-}
-
 bool python_error::matches(const std::string& name) const {
-    if (!exc_) return false;
-    python::gil g;
+    if (!exc_ || !boundary::python_alive()) return false;
+    struct gil_pair { // exc_ is set, so an interpreter runs; any thread may ask
+        PyGILState_STATE s = PyGILState_Ensure();
+        ~gil_pair() { PyGILState_Release(s); }
+    } gil;
     PyObject* mro = Py_TYPE(exc_)->tp_mro; // a tuple of the classes, own type first
     for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); ++i) {
         PyObject* t = PyTuple_GET_ITEM(mro, i);
@@ -136,7 +137,67 @@ void python_error::restore() const {
     PyErr_Restore(Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(exc_))), exc_, tb);
 }
 
-namespace embed {
+namespace boundary {
+
+// Note [error mapping]: the C++ hierarchy (core/include/isthmus/error.hpp) maps one to one onto
+// Python's built-in exceptions, message unchanged, so Python code catches what it would catch
+// from NumPy: value_error -> ValueError, type_error -> TypeError, index_error -> IndexError,
+// overflow_error -> OverflowError, memory_error -> MemoryError, not_implemented_error ->
+// NotImplementedError, interrupted -> KeyboardInterrupt (or what the signal handler raised),
+// and runtime_error, internal_error and the base error -> RuntimeError. An
+// isthmus::python_error (a Python exception that C++ code met through pyvalue) raises the original
+// exception again. This is the only mapping: pybind11's translator (registered once, globally,
+// so that functions bound by later layers such as plugins raise the same types), the C
+// callbacks (buffer protocol, raw methods, number slots) and the embedding's C++ callbacks all
+// use it.
+namespace {
+
+// Raises the Python exception for an isthmus error; rethrows anything else.
+void translate(std::exception_ptr p) {
+    try {
+        if (p) std::rethrow_exception(p);
+    } catch (const python_error& e) { // a Python exception that went through C++
+        e.restore();
+    } catch (const interrupted& e) { // Ctrl-C during a long operation (interrupts.cpp)
+        raise_interrupted(e);
+    } catch (const value_error& e) {
+        PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const type_error& e) {
+        PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const index_error& e) {
+        PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const overflow_error& e) {
+        PyErr_SetString(PyExc_OverflowError, e.what());
+    } catch (const memory_error& e) {
+        PyErr_SetString(PyExc_MemoryError, e.what());
+    } catch (const not_implemented_error& e) {
+        PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const error& e) { // runtime_error, internal_error, the base
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+}
+
+} // namespace
+
+void set_python_error(std::exception_ptr p) noexcept {
+    try {
+        translate(p);
+    } catch (pybind11::error_already_set& e) {
+        e.restore();
+    } catch (const pybind11::builtin_exception& e) {
+        e.set_error();
+    } catch (const std::bad_alloc&) {
+        PyErr_NoMemory();
+    } catch (const std::exception& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (...) {
+        PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+    }
+}
+
+void register_error_translator() {
+    pybind11::register_exception_translator(&translate);
+}
 
 void throw_python_error() {
     PyObject *type = nullptr, *val = nullptr, *tb = nullptr;
@@ -179,7 +240,7 @@ void raise_in_python(std::exception_ptr p) noexcept {
         return;
     } catch (...) {
     }
-    pymod::set_python_error(p);
+    set_python_error(p);
     PyObject *type = nullptr, *val = nullptr, *tb = nullptr;
     PyErr_Fetch(&type, &val, &tb);
     PyErr_NormalizeException(&type, &val, &tb);
@@ -198,5 +259,5 @@ void raise_in_python(std::exception_ptr p) noexcept {
     PyErr_Restore(type, val, tb);
 }
 
-} // namespace embed
+} // namespace boundary
 } // namespace isthmus

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace isthmus::pymod {
+namespace isthmus::boundary {
 
 /// The stream handles with a fixed meaning in both protocols.
 inline constexpr uintptr_t legacy_default_stream = 1, per_thread_default_stream = 2;
@@ -58,4 +58,4 @@ inline void* release_wait_stream(bool dlpack, void* consumer_stream) {
     return dlpack ? consumer_stream : reinterpret_cast<void*>(legacy_default_stream);
 }
 
-} // namespace isthmus::pymod
+} // namespace isthmus::boundary

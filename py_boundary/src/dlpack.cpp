@@ -1,20 +1,24 @@
-// DLPack exchange: qvalue.__dlpack__ / __dlpack_device__ (export) and q.from_dlpack (import).
-#include "bindings.hpp"
-#include "dlpack_abi.hpp"
-#include "exchange_streams.hpp"
+// DLPack exchange: tensors out (__dlpack__, capsules for C++ hosts) and in (from_dlpack, capsules).
+#include "boundary/dlpack.hpp"
+
+#include "boundary/dlpack_abi.hpp"
+#include "boundary/exchange_streams.hpp"
+#include "boundary/qvalue_handle.hpp"
+#include "boundary/session.hpp"
 
 #include "isthmus/cuda.hpp"
 #include "isthmus/schedule.hpp"
 
 #include <pybind11/numpy.h>
 
+#include <cctype>
 #include <cstring>
 #include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
 
-namespace isthmus::pymod {
+namespace isthmus::boundary {
 
 // Note [dlpack export]: `A.__dlpack__()` hands the consumer a capsule holding a
 // DLManagedTensor(Versioned) whose manager_ctx is an export_ctx: a tensor handle (keeping the
@@ -80,6 +84,17 @@ namespace isthmus::pymod {
 //   because DLPack has no way to hand a stream back with the memory and the producer may reuse
 //   it at once. The same wait precedes the deleter when an import had to copy (read-only,
 //   misaligned or copy=True data): the copy is queued on isthmus's stream.
+
+std::optional<int> device_number(const std::string& name) {
+    std::string d;
+    for (char c : name) d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (d == "cpu") return -1;
+    if (d == "cuda") return 0;
+    if (d.rfind("cuda:", 0) != 0 || d.size() <= 5 || d.size() >= 9 ||
+        d.find_first_not_of("0123456789", 5) != std::string::npos)
+        return std::nullopt;
+    return std::stoi(d.substr(5));
+}
 
 int cuda_ordinal(resource_id r) {
     if (r < cuda_resource(0) || !cuda::initialized()) return -1;
@@ -253,13 +268,6 @@ std::pair<int64_t, int64_t> device_pair(py::handle obj, const char* what) {
 
 // ---- arguments ----
 
-copy_policy copy_arg(py::handle copy, const char* fn) {
-    if (copy.is_none()) return copy_policy::if_needed;
-    ISTHMUS_CHECK(PyBool_Check(copy.ptr()), type_error, fn,
-                  ": copy must be None, True or False, got ", type_name(copy));
-    return copy.ptr() == Py_True ? copy_policy::always : copy_policy::never;
-}
-
 // max_version: None (legacy capsule) or (major, minor). Returns true for a versioned capsule.
 bool wants_versioned(py::handle max_version) {
     if (max_version.is_none()) return false;
@@ -416,10 +424,12 @@ resource_id export_resource(int cuda_device) {
     return cuda_device < 0 ? MEMRESOURCE_CPU : cuda_resource(cuda_device);
 }
 
+} // namespace
+
 py::object dlpack_export(const value& v, py::handle stream, py::handle max_version,
                          py::handle dl_device, py::handle copy) {
     // Validate every argument before touching the value.
-    const copy_policy policy = copy_arg(copy, "__dlpack__");
+    const copy_policy policy = copy_policy_of(copy, "__dlpack__");
     const bool versioned = wants_versioned(max_version);
     const std::optional<int> asked = export_device_arg(dl_device);
     stream_int(stream, "__dlpack__"); // the type, for every device
@@ -480,6 +490,8 @@ py::object dlpack_export(const value& v, py::handle stream, py::handle max_versi
     if (wait_stream) cuda::make_stream_wait(wait_stream, target);
     return cap;
 }
+
+namespace {
 
 // The capsule for `t` itself (its layout as it is), pinned to and exported from `resource`: the
 // tail of dlpack_export, shared with dlpack_capsule (C++ hosts' to_torch). `consumer`: the
@@ -552,6 +564,8 @@ py::object export_capsule(const tensor& t, bool versioned, bool copied, resource
     return py::reinterpret_steal<py::object>(cap);
 }
 
+} // namespace
+
 py::tuple dlpack_device(const value& v) {
     if (v.is_tensor()) {
         // Note [dlpack cuda]: where tensor::location() is.
@@ -564,6 +578,8 @@ py::tuple dlpack_device(const value& v) {
     }
     return py::make_tuple(static_cast<int>(dl::kDLCPU), 0);
 }
+
+namespace {
 
 // ---- import ----
 
@@ -918,6 +934,33 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device)
             "and writes. Pass t.detach() (shares memory) or use q.torch.from_tensor(t), which "
             "detaches");
     }
+    // Note [conjugate and negative views]: torch tensors with the conjugate or negative bit set
+    // cannot be exported (their memory holds the unconjugated, unnegated values): resolving the
+    // bit is a copy, made when copies are allowed and refused (ValueError) with copy=False.
+    py::object resolved;
+    if (rg) { // torch-like
+        static PyObject* const is_conj = PyUnicode_InternFromString("is_conj");
+        static PyObject* const is_neg = PyUnicode_InternFromString("is_neg");
+        for (PyObject* method : {is_conj, is_neg}) {
+            auto bit =
+                py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(obj.ptr(), method));
+            if (!bit) {
+                PyErr_Clear(); // no such method: not a torch tensor
+                break;
+            }
+            if (bit.ptr() != Py_True) continue;
+            ISTHMUS_CHECK(policy != copy_policy::never, value_error,
+                          "cannot share a tensor with the ",
+                          method == is_conj ? "conjugate" : "negative",
+                          " bit set without a copy; pass copy=None (or True), or resolve it "
+                          "first (t.resolve_conj(), t.resolve_neg())");
+            resolved = obj.attr("resolve_conj")().attr("resolve_neg")();
+            break;
+        }
+    }
+    if (resolved)
+        return tensor_from_dlpack(
+            resolved, policy == copy_policy::always ? copy_policy::if_needed : policy, device);
     if (PyObject_HasAttr(obj.ptr(), dlpack_attr().ptr()) != 1) {
         static PyObject* const cai = PyUnicode_InternFromString("__cuda_array_interface__");
         auto interface = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), cai));
@@ -986,9 +1029,8 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device)
     return on_device(consume_capsule(cap, policy), want, policy);
 }
 
-value from_dlpack(py::handle obj, py::handle device, py::handle copy) {
-    require_init("from_dlpack");
-    const copy_policy policy = copy_arg(copy, "from_dlpack");
+value value_from_dlpack(py::handle obj, py::handle device, py::handle copy) {
+    const copy_policy policy = copy_policy_of(copy, "from_dlpack");
     if (is_qvalue(obj)) { // no capsule needed: the value itself (or a copy)
         const std::optional<int> want = import_device(device);
         const value& v = obj.cast<const value&>();
@@ -1009,102 +1051,6 @@ value from_dlpack(py::handle obj, py::handle device, py::handle copy) {
     return value(tensor_from_dlpack(obj, policy, device));
 }
 
-namespace {
-
-// Note [raw dlpack method]: consumers call `x.__dlpack__(max_version=..., ...)` with keywords on
-// every exchange (torch.from_dlpack always passes max_version); pybind11's keyword matching made
-// that call cost more than the export itself. `__dlpack__` is therefore a METH_FASTCALL |
-// METH_KEYWORDS method parsing its four keyword-only arguments by hand, then calling
-// dlpack_export as the pybind11 binding did. `__dlpack_device__`, asked first, is raw too.
-PyObject* raw_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                     PyObject* kwnames) noexcept {
-    try {
-        static const char* const names[4] = {"stream", "max_version", "dl_device", "copy"};
-        PyObject* given[4] = {Py_None, Py_None, Py_None, Py_None};
-        ISTHMUS_CHECK(nargs == 0, type_error,
-                      "__dlpack__() takes keyword arguments only (stream=, max_version=, "
-                      "dl_device=, copy=), got ",
-                      nargs, " positional argument", nargs == 1 ? "" : "s");
-        const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-        for (Py_ssize_t i = 0; i < nk; ++i) {
-            PyObject* key = PyTuple_GET_ITEM(kwnames, i);
-            int k = 0;
-            while (k < 4 && PyUnicode_CompareWithASCIIString(key, names[k]) != 0) ++k;
-            ISTHMUS_CHECK(k < 4, type_error, "__dlpack__() got an unexpected keyword argument '",
-                          py::str(key).cast<std::string>(), "'");
-            given[k] = args[nargs + i];
-        }
-        const value* v = qvalue_ptr(self);
-        ISTHMUS_CHECK(v, type_error, "__dlpack__() needs a qvalue, got a ", type_name(self));
-        return dlpack_export(*v, given[0], given[1], given[2], given[3]).release().ptr();
-    } catch (...) {
-        set_python_error(std::current_exception());
-        return nullptr;
-    }
-}
-
-PyMethodDef raw_dlpack_def = {
-    "__dlpack__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(raw_dlpack)),
-    METH_FASTCALL | METH_KEYWORDS,
-    "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
-    "Exports the tensor as a DLPack capsule sharing its memory (docs/interop.md).\n\n"
-    "stream: for CUDA data, the consumer's stream, made to wait for isthmus's work\n"
-    "  through an event: None or 1 the legacy default stream, 2 the per-thread default\n"
-    "  stream, a cudaStream_t as int, -1 no synchronisation (0 is refused). CPU data\n"
-    "  takes None only.\n"
-    "max_version: the consumer's newest DLPack version; (1, x) or later gives a versioned\n"
-    "  \"dltensor_versioned\" capsule, None a legacy \"dltensor\" one.\n"
-    "dl_device: None (where the data is: __dlpack_device__), (1, 0) for the CPU or\n"
-    "  (2, n) for CUDA device n; other devices raise BufferError.\n"
-    "copy: None shares when possible, True exports a copy (flagged IS_COPIED), False\n"
-    "  raises BufferError when only a copy could be exported.\n"
-    "The storage stays pinned to the exported device until the consumer releases the\n"
-    "tensor (docs/interop.md)."};
-
-PyObject* raw_dlpack_device(PyObject* self, PyObject*) noexcept {
-    try {
-        const value* v = qvalue_ptr(self);
-        ISTHMUS_CHECK(v, type_error, "__dlpack_device__() needs a qvalue, got a ", type_name(self));
-        return dlpack_device(*v).release().ptr();
-    } catch (...) {
-        set_python_error(std::current_exception());
-        return nullptr;
-    }
-}
-
-PyMethodDef raw_dlpack_device_def = {
-    "__dlpack_device__", raw_dlpack_device, METH_NOARGS,
-    "__dlpack_device__()\n--\n\n"
-    "The DLPack device of the data: (2, n) (kDLCUDA) when tensor::location() is\n"
-    "cuda:n, else (1, 0) (kDLCPU)."};
-
-// Sets a method of the qvalue class from a CPython method definition.
-void set_raw_method(py::handle cls, PyMethodDef& def) {
-    PyObject* method = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &def);
-    if (!method) throw py::error_already_set();
-    cls.attr(def.ml_name) = py::reinterpret_steal<py::object>(method);
-}
-
-} // namespace
-
-void bind_dlpack(py::module_& m) {
-    auto cls = py::reinterpret_borrow<py::class_<value>>(m.attr("qvalue"));
-    set_raw_method(cls, raw_dlpack_def);        // Note [raw dlpack method]
-    set_raw_method(cls, raw_dlpack_device_def); // asked before every __dlpack__ call
-    m.def("from_dlpack", &from_dlpack, py::arg("obj"), py::pos_only(), py::kw_only(),
-          py::arg("device") = py::none(), py::arg("copy") = py::none(),
-          "A qvalue sharing the memory of any DLPack producer (NumPy array, torch tensor,\n"
-          "qvalue, anything with __dlpack__) or of a DLPack capsule.\n\n"
-          "device: None (where the producer's data is), \"cpu\"/(1, 0), or \"cuda\"/\"cuda:N\"/(2, "
-          "N);\n"
-          "  the producer is asked for that device, and isthmus copies if it did not comply.\n"
-          "CUDA producers are passed isthmus's stream (DLPack stream rules); objects with only\n"
-          "__cuda_array_interface__ (CuPy, Numba) are accepted too.\n"
-          "copy: None shares when possible and copies read-only or misaligned data; True\n"
-          "  always gives memory of its own; False shares or raises ValueError.\n"
-          "Torch tensors that require grad raise BufferError (pass t.detach()).");
-}
-
 py::object dlpack_capsule(const tensor& t, int cuda_device, void* consumer_stream) {
     py::object cap = export_capsule(t, /*versioned=*/false, /*copied=*/false,
                                     export_resource(cuda_device), consumer_stream);
@@ -1112,4 +1058,4 @@ py::object dlpack_capsule(const tensor& t, int cuda_device, void* consumer_strea
     return cap;
 }
 
-} // namespace isthmus::pymod
+} // namespace isthmus::boundary

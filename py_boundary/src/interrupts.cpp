@@ -1,11 +1,15 @@
 // Ctrl-C during long native operations: the poll isthmus asks, and the exception it stashes.
-#include "bindings.hpp"
+#include "boundary/errors.hpp"
 
 #include "isthmus/interrupt.hpp"
 
+#include <pybind11/pybind11.h>
+
 #include <atomic>
 
-namespace isthmus::pymod {
+namespace isthmus::boundary {
+
+namespace py = pybind11;
 
 namespace {
 
@@ -63,4 +67,4 @@ void raise_interrupted(const interrupted& e) noexcept {
     PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
 }
 
-} // namespace isthmus::pymod
+} // namespace isthmus::boundary

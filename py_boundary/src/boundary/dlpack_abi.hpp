@@ -9,7 +9,7 @@
 // consumers built by other compilers (NumPy, PyTorch, CuPy, JAX) read them byte for byte. Only
 // what isthmus uses is declared; the static_asserts below pin the x86-64/aarch64 layouts.
 // The names keep the spec's spelling so they can be checked against it at a glance.
-namespace isthmus::pymod::dlpack {
+namespace isthmus::boundary::dlpack {
 
 /// The DLPack ABI version isthmus produces in versioned capsules (and the newest it reads).
 inline constexpr uint32_t version_major = 1;
@@ -105,4 +105,4 @@ static_assert(sizeof(void*) != 8 || sizeof(DLTensor) == 48);
 static_assert(sizeof(void*) != 8 || sizeof(DLManagedTensor) == 64);
 static_assert(sizeof(void*) != 8 || sizeof(DLManagedTensorVersioned) == 80);
 
-} // namespace isthmus::pymod::dlpack
+} // namespace isthmus::boundary::dlpack

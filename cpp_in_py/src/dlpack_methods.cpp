@@ -1,0 +1,108 @@
+// qvalue.__dlpack__ / __dlpack_device__ as raw CPython methods, and q.from_dlpack.
+#include "bindings.hpp"
+
+namespace isthmus::pymod {
+
+namespace {
+
+// Note [raw dlpack method]: consumers call `x.__dlpack__(max_version=..., ...)` with keywords on
+// every exchange (torch.from_dlpack always passes max_version); pybind11's keyword matching made
+// that call cost more than the export itself. `__dlpack__` is therefore a METH_FASTCALL |
+// METH_KEYWORDS method parsing its four keyword-only arguments by hand, then calling
+// dlpack_export as the pybind11 binding did. `__dlpack_device__`, asked first, is raw too.
+PyObject* raw_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                     PyObject* kwnames) noexcept {
+    try {
+        static const char* const names[4] = {"stream", "max_version", "dl_device", "copy"};
+        PyObject* given[4] = {Py_None, Py_None, Py_None, Py_None};
+        ISTHMUS_CHECK(nargs == 0, type_error,
+                      "__dlpack__() takes keyword arguments only (stream=, max_version=, "
+                      "dl_device=, copy=), got ",
+                      nargs, " positional argument", nargs == 1 ? "" : "s");
+        const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+        for (Py_ssize_t i = 0; i < nk; ++i) {
+            PyObject* key = PyTuple_GET_ITEM(kwnames, i);
+            int k = 0;
+            while (k < 4 && PyUnicode_CompareWithASCIIString(key, names[k]) != 0) ++k;
+            ISTHMUS_CHECK(k < 4, type_error, "__dlpack__() got an unexpected keyword argument '",
+                          py::str(key).cast<std::string>(), "'");
+            given[k] = args[nargs + i];
+        }
+        const value* v = qvalue_ptr(self);
+        ISTHMUS_CHECK(v, type_error, "__dlpack__() needs a qvalue, got a ", type_name(self));
+        return dlpack_export(*v, given[0], given[1], given[2], given[3]).release().ptr();
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return nullptr;
+    }
+}
+
+PyMethodDef raw_dlpack_def = {
+    "__dlpack__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(raw_dlpack)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
+    "Exports the tensor as a DLPack capsule sharing its memory (docs/interop.md).\n\n"
+    "stream: for CUDA data, the consumer's stream, made to wait for isthmus's work\n"
+    "  through an event: None or 1 the legacy default stream, 2 the per-thread default\n"
+    "  stream, a cudaStream_t as int, -1 no synchronisation (0 is refused). CPU data\n"
+    "  takes None only.\n"
+    "max_version: the consumer's newest DLPack version; (1, x) or later gives a versioned\n"
+    "  \"dltensor_versioned\" capsule, None a legacy \"dltensor\" one.\n"
+    "dl_device: None (where the data is: __dlpack_device__), (1, 0) for the CPU or\n"
+    "  (2, n) for CUDA device n; other devices raise BufferError.\n"
+    "copy: None shares when possible, True exports a copy (flagged IS_COPIED), False\n"
+    "  raises BufferError when only a copy could be exported.\n"
+    "The storage stays pinned to the exported device until the consumer releases the\n"
+    "tensor (docs/interop.md)."};
+
+PyObject* raw_dlpack_device(PyObject* self, PyObject*) noexcept {
+    try {
+        const value* v = qvalue_ptr(self);
+        ISTHMUS_CHECK(v, type_error, "__dlpack_device__() needs a qvalue, got a ", type_name(self));
+        return dlpack_device(*v).release().ptr();
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return nullptr;
+    }
+}
+
+PyMethodDef raw_dlpack_device_def = {
+    "__dlpack_device__", raw_dlpack_device, METH_NOARGS,
+    "__dlpack_device__()\n--\n\n"
+    "The DLPack device of the data: (2, n) (kDLCUDA) when tensor::location() is\n"
+    "cuda:n, else (1, 0) (kDLCPU)."};
+
+// Sets a method of the qvalue class from a CPython method definition.
+void set_raw_method(py::handle cls, PyMethodDef& def) {
+    PyObject* method = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &def);
+    if (!method) throw py::error_already_set();
+    cls.attr(def.ml_name) = py::reinterpret_steal<py::object>(method);
+}
+
+} // namespace
+
+void bind_dlpack(py::module_& m) {
+    auto cls = py::reinterpret_borrow<py::class_<value>>(m.attr("qvalue"));
+    set_raw_method(cls, raw_dlpack_def);        // Note [raw dlpack method]
+    set_raw_method(cls, raw_dlpack_device_def); // asked before every __dlpack__ call
+    m.def(
+        "from_dlpack",
+        [](py::handle obj, py::handle device, py::handle copy) {
+            require_init("from_dlpack");
+            return value_from_dlpack(obj, device, copy);
+        },
+        py::arg("obj"), py::pos_only(), py::kw_only(), py::arg("device") = py::none(),
+        py::arg("copy") = py::none(),
+        "A qvalue sharing the memory of any DLPack producer (NumPy array, torch tensor,\n"
+        "qvalue, anything with __dlpack__) or of a DLPack capsule.\n\n"
+        "device: None (where the producer's data is), \"cpu\"/(1, 0), or \"cuda\"/\"cuda:N\"/(2, "
+        "N);\n"
+        "  the producer is asked for that device, and isthmus copies if it did not comply.\n"
+        "CUDA producers are passed isthmus's stream (DLPack stream rules); objects with only\n"
+        "__cuda_array_interface__ (CuPy, Numba) are accepted too.\n"
+        "copy: None shares when possible and copies read-only or misaligned data; True\n"
+        "  always gives memory of its own; False shares or raises ValueError.\n"
+        "Torch tensors that require grad raise BufferError (pass t.detach()).");
+}
+
+} // namespace isthmus::pymod

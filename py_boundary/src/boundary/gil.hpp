@@ -1,0 +1,76 @@
+// The GIL at the Python boundary: who holds it (the fast path), and native sections that release
+// it.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace isthmus::boundary {
+
+namespace py = pybind11;
+
+/// The thread state under which an isthmus scope on this thread took the GIL (null outside
+/// any scope; Note [GIL fast path] in py_in_cpp/src/interpreter.cpp).
+extern thread_local PyThreadState* t_gil_holder;
+
+/// True when an enclosing isthmus scope took the GIL on this thread and the thread still holds
+/// it (nobody released it meanwhile): a thread-local read and one pointer compare.
+inline bool holds_gil_fast() noexcept {
+    PyThreadState* h = t_gil_holder;
+    return h && _PyThreadState_UncheckedGet() == h;
+}
+
+/// True while an interpreter runs and is not finalising (references may be touched).
+inline bool python_alive() noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+    return Py_IsInitialized() && !Py_IsFinalizing();
+#else
+    return Py_IsInitialized() && !_Py_IsFinalizing();
+#endif
+}
+
+/// True when this thread holds the GIL: the thread state that holds it is this thread's own
+/// (PyGILState_Check without its "always true with sub-interpreters" shortcut).
+inline bool this_thread_holds_gil() noexcept {
+    PyThreadState* holder = _PyThreadState_UncheckedGet();
+    return holder && holder == PyGILState_GetThisThreadState();
+}
+
+/// Counters of native sections (Note [native sections]).
+struct native_counters {
+    std::atomic<int> active{0};      ///< threads inside a native section now
+    std::atomic<int> max_active{0};  ///< the most seen at once since the last reset
+    std::atomic<int64_t> entered{0}; ///< sections entered since the last reset
+};
+/// The process's counters (`isthmus._native_stats()` reports them).
+native_counters& native_stats() noexcept;
+
+/// Releases the GIL for native work (like py::gil_scoped_release) and counts the threads inside.
+///
+/// Note [native sections]: every binding that computes (ops, copies, transfers) runs its native
+/// part inside a native_section, so other Python threads run meanwhile and two threads doing
+/// large ops use two cores. The section also counts how many threads are inside at once, which
+/// `isthmus._native_stats()` reports: the GIL test proves overlap by that count rather than by
+/// timing. Three relaxed atomic operations per section cost a few nanoseconds.
+class native_section {
+public:
+    native_section() noexcept {
+        native_counters& c = native_stats();
+        c.entered.fetch_add(1, std::memory_order_relaxed);
+        const int now = c.active.fetch_add(1, std::memory_order_relaxed) + 1;
+        int seen = c.max_active.load(std::memory_order_relaxed);
+        while (now > seen &&
+               !c.max_active.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
+        }
+    }
+    ~native_section() { native_stats().active.fetch_sub(1, std::memory_order_relaxed); }
+    native_section(const native_section&) = delete;
+    native_section& operator=(const native_section&) = delete;
+
+private:
+    py::gil_scoped_release release_;
+};
+
+} // namespace isthmus::boundary
