@@ -1,6 +1,8 @@
 // The compiler driver: compile_string / compile_file into a content-keyed, locked plugin cache.
 #include "isthmus/plugins.hpp"
 
+#include "isthmus/interrupt.hpp"
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -12,6 +14,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -19,6 +23,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 extern char** environ;
 
@@ -280,15 +285,35 @@ void write_atomically(const fs::path& target, const std::string& content) {
     fs::rename(tmp, target);
 }
 
+// Note [interruptible compiles]: a cold compile takes seconds (tens with nvcc), so compile_string
+// waits for the compiler, and for another process's cache lock, in 10 ms steps, asking an
+// interrupt_check between them (the host's poll: Ctrl-C in Python, Note [interrupting long
+// operations]). When the host stops the operation the compiler's process group is sent SIGTERM
+// and reaped, its partial output and log removed, the cache lock released, and
+// isthmus::interrupted thrown: the cache holds what it held before (no entry, or the old one).
+// The compiler runs in a process group of its own so that the signal reaches the driver's
+// children (cc1plus, as, ld, nvcc's stages) too; a terminal's Ctrl-C therefore reaches only the
+// host, which decides.
+constexpr auto k_wait_step = std::chrono::milliseconds(10);
+
 struct file_lock {
     int fd = -1;
-    explicit file_lock(const fs::path& p) {
+    file_lock(const fs::path& p, interrupt_check& ic) {
         fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         ISTHMUS_CHECK(fd >= 0, runtime_error, "compile_string: cannot open lock file ", p.string(),
                       ": ", std::strerror(errno));
-        while (::flock(fd, LOCK_EX) != 0) {
-            ISTHMUS_CHECK(errno == EINTR, runtime_error, "compile_string: cannot lock ", p.string(),
-                          ": ", std::strerror(errno));
+        while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            if (errno != EWOULDBLOCK && errno != EINTR) {
+                const int err = errno;
+                ::close(fd);
+                ISTHMUS_THROW(runtime_error, "compile_string: cannot lock ", p.string(), ": ",
+                              std::strerror(err));
+            }
+            if (ic.stop()) { // another process compiles this entry; the host asked to stop
+                ::close(fd);
+                ic.raise_if_stopped("compile_string (waiting for the cache lock)");
+            }
+            std::this_thread::sleep_for(k_wait_step);
         }
     }
     ~file_lock() {
@@ -297,27 +322,55 @@ struct file_lock {
             ::close(fd);
         }
     }
+    file_lock(const file_lock&) = delete;
+    file_lock& operator=(const file_lock&) = delete;
 };
 
-// Runs the compiler; returns its exit status, with stdout+stderr in `output`.
-int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std::string& output) {
+// Runs the compiler; returns its exit status, with stdout+stderr in `output`. Throws
+// isthmus::interrupted when `ic` stops (Note [interruptible compiles]).
+int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std::string& output,
+                 interrupt_check& ic) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0); // a group of its own, led by the compiler
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     pid_t pid = 0;
-    const int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+    const int rc = ::posix_spawnp(&pid, args[0], &fa, &attr, args.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
     ISTHMUS_CHECK(rc == 0, runtime_error, "compile_string: cannot run the compiler \"", argv[0],
                   "\": ", std::strerror(rc));
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    bool stopped = false;
+    for (;;) {
+        const pid_t r = ::waitpid(pid, &status, WNOHANG);
+        if (r == pid) break;
+        if (r < 0 && errno != EINTR) { // cannot happen for our own child; do not spin
+            status = 0x7f00;
+            break;
+        }
+        if (!stopped && ic.stop()) {
+            stopped = true;
+            ::kill(-pid, SIGTERM);
+            while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+            }
+            break;
+        }
+        std::this_thread::sleep_for(k_wait_step);
+    }
+    std::error_code ec;
+    if (stopped) {
+        fs::remove(log, ec);
+        ic.raise_if_stopped("compile_string");
     }
     output = read_file(log);
-    std::error_code ec;
     fs::remove(log, ec);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -442,7 +495,8 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
     ISTHMUS_CHECK(!ec, runtime_error, "compile_string: cannot create the cache directory ",
                   dir.string(), ": ", ec.message());
     {
-        file_lock lock(dir / (stem + ".lock"));
+        interrupt_check ic; // Note [interruptible compiles]
+        file_lock lock(dir / (stem + ".lock"), ic);
         if (!cache_valid(so, meta)) {
             const fs::path src = dir / (stem + ext);
             write_atomically(src, text);
@@ -456,7 +510,13 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
             argv.push_back("-o");
             argv.push_back(tmp_so.string());
             std::string output;
-            const int rc = run_compiler(argv, dir / (stem + ".log." + pid), output);
+            int rc = 0;
+            try {
+                rc = run_compiler(argv, dir / (stem + ".log." + pid), output, ic);
+            } catch (const interrupted&) {
+                fs::remove(tmp_so, ec); // what the compiler wrote before it was stopped
+                throw;
+            }
             if (rc != 0) {
                 fs::remove(tmp_so, ec);
                 throw compile_error(what + ": the " + (cuda ? "CUDA" : "C++") + " compiler (" +

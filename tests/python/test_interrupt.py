@@ -142,3 +142,61 @@ def test_ctrl_c_in_a_child_process_raises_keyboard_interrupt():
     assert line == "interrupted", (line, out, err)
     assert delay < 3.0, f"KeyboardInterrupt came {delay:.2f} s after SIGINT"
     assert p.returncode == 0, err
+
+
+def test_ctrl_c_stops_a_compile_and_leaves_the_cache_usable(tmp_path):
+    # Note [interruptible compiles]: SIGINT during a cold compile_string stops the compiler (a
+    # stand-in that would take a minute), raises KeyboardInterrupt within about a second, leaves
+    # no partial entry behind, and the same entry then compiles with the real compiler.
+    slow = tmp_path / "slow-cxx"
+    pidfile = tmp_path / "compiler.pid"
+    slow.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep 60\n")
+    slow.chmod(0o755)
+    cache = tmp_path / "cache"
+    code = textwrap.dedent(f"""
+        import os, sys, time
+        sys.path.insert(0, {PACKAGE_PARENT!r})
+        import isthmus as q
+        q.init("cpu")
+        src = '''
+        ISTHMUS_PLUGIN(interrupted_compile, m) {{
+            m.def("twice", [](double x) {{ return 2 * x; }}, {{"x"}});
+        }}
+        '''
+        os.environ["CXX"] = {str(slow)!r}
+        print("ready", flush=True)
+        try:
+            q.compile_string("interrupted_compile", src)
+            print("finished", flush=True)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+        os.environ["CXX"] = "g++"
+        lib = q.compile_string("interrupted_compile", src)
+        print("compiled", lib.twice(21.0), flush=True)
+    """)
+    env = dict(os.environ, ISTHMUS_CACHE_DIR=str(cache))
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        deadline = time.perf_counter() + 30
+        while not pidfile.exists() and time.perf_counter() < deadline:  # the compiler runs
+            time.sleep(0.05)
+        assert pidfile.exists(), "the stand-in compiler never started"
+        t0 = time.perf_counter()
+        p.send_signal(signal.SIGINT)
+        line = p.stdout.readline().strip()
+        delay = time.perf_counter() - t0
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert line == "interrupted", (line, out, err)
+    assert delay < 3.0, f"KeyboardInterrupt came {delay:.2f} s after SIGINT"
+    compiler_pid = int(pidfile.read_text())
+    with pytest.raises(ProcessLookupError):  # the stand-in was stopped and reaped
+        os.kill(compiler_pid, 0)
+    assert out.strip() == "compiled 42.0", (out, err)
+    assert p.returncode == 0, err
+    leftovers = [f.name for f in cache.rglob("*") if ".tmp." in f.name or ".log." in f.name]
+    assert leftovers == []
