@@ -258,7 +258,7 @@ void bind_buffer(py::module_& m) {
         [](py::object obj) -> py::object {
             require_init("asvalue");
             if (is_qvalue(obj)) return obj;
-            return py::cast(asvalue(obj));
+            return qvalue_of(asvalue(obj));
         },
         py::arg("obj"),
         "Like np.asarray: a qvalue is returned as is, a NumPy array or torch tensor (any "

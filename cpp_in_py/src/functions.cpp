@@ -157,7 +157,7 @@ void bind_functions(py::module_& m) {
         "size",
         [](py::handle v, py::handle dims) {
             require_init("size");
-            return py::cast(asvalue(v)).attr("size")(dims);
+            return qvalue_of(asvalue(v)).attr("size")(dims);
         },
         py::arg("value"), py::arg("dims") = py::none(),
         "The sizes of a value as a tuple: size(A), size(A, [0, 1]), size(A, 0).");

@@ -49,7 +49,7 @@ int64_t int_arg(py::handle v, const char* fn, const char* what) {
 }
 
 py::object tensor_result(tensor t) {
-    return py::cast(value(std::move(t)));
+    return result_out(std::move(t), result_form::tensor);
 }
 
 py::tuple tensor_tuple(std::vector<tensor> ts) {
@@ -200,8 +200,8 @@ py::object clip_function(py::handle a, py::handle lo, py::handle hi) {
                   "clip: expected an array-like or a number, got ", type_name(a));
     ISTHMUS_CHECK(!lo.is_none() || !hi.is_none(), value_error,
                   "clip: give at least one of the bounds a_min and a_max");
-    if (lo.is_none()) return binary_function(binary_op::minimum, "clip", py::cast(va), hi);
-    if (hi.is_none()) return binary_function(binary_op::maximum, "clip", py::cast(va), lo);
+    if (lo.is_none()) return binary_function(binary_op::minimum, "clip", qvalue_of(va), hi);
+    if (hi.is_none()) return binary_function(binary_op::maximum, "clip", qvalue_of(va), lo);
     operand l, h;
     ISTHMUS_CHECK(to_operand(lo, l), type_error, "clip: a_min must be an array-like or a number");
     ISTHMUS_CHECK(to_operand(hi, h), type_error, "clip: a_max must be an array-like or a number");

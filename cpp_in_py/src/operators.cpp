@@ -136,8 +136,7 @@ py::object not_implemented() {
 }
 
 py::object wrap_result(tensor r, bool both_scalars) {
-    if (both_scalars) return py::cast(value(scalar_from_tensor(r)));
-    return py::cast(value(std::move(r)));
+    return result_out(std::move(r), both_scalars ? result_form::scalar_if_0d : result_form::tensor);
 }
 
 py::object apply_binary(binary_op op, py::handle a, py::handle b) {
@@ -190,7 +189,7 @@ py::object apply_matmul(py::handle a, py::handle b) {
         native_section nogil;
         r = matmul(ta, tb);
     }
-    return py::cast(value(std::move(r)));
+    return result_out(std::move(r), result_form::tensor);
 }
 
 py::object apply_unary(unary_op op, const value& v) {
@@ -253,8 +252,7 @@ const tensor& reducible(const value& v, const char* what) {
 } // namespace
 
 py::object reduced(tensor r) {
-    if (r.dim() == 0) return py::cast(value(scalar_from_tensor(r)));
-    return py::cast(value(std::move(r)));
+    return result_out(std::move(r), result_form::scalar_if_0d);
 }
 
 namespace {
@@ -482,8 +480,9 @@ py::object tensor_getitem(const tensor& t, py::handle key) {
         r = index(t, items); // a view: cheap, no reason to release the GIL
     }
     // All integers, one per dimension: a scalar, as NumPy.
-    if (is_full_integer_index(items, t.dim())) return py::cast(value(scalar_from_tensor(r)));
-    return py::cast(value(std::move(r)));
+    return result_out(std::move(r), is_full_integer_index(items, t.dim())
+                                        ? result_form::scalar_if_0d
+                                        : result_form::tensor);
 }
 
 void tensor_setitem(const tensor& t, py::handle key, py::handle item) {
@@ -553,7 +552,7 @@ void bind_operators(py::module_& m) {
     cls.attr("__hash__") = py::none(); // mutable and elementwise ==, like ndarray
 
     cls.def("__neg__", [](const value& v) { return apply_unary(unary_op::neg, v); });
-    cls.def("__pos__", [](const value& v) { return py::cast(v); });
+    cls.def("__pos__", [](const value& v) { return qvalue_of(v); });
     cls.def("__abs__", [](const value& v) { return apply_unary(unary_op::abs, v); });
     cls.def(
         "__invert__", [](const value& v) { return apply_unary(unary_op::bit_not, v); },

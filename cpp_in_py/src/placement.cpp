@@ -130,7 +130,7 @@ void bind_placement(py::module_& m) {
             out = to_resource(t, r, copy);
         }
         if (!copy && py::isinstance<value>(a)) return py::reinterpret_borrow<py::object>(a);
-        return py::cast(value(std::move(out)));
+        return result_out(std::move(out), result_form::tensor);
     };
     m.def("to", to_device, py::arg("a"), py::arg("device"), py::arg("copy") = false,
           "`a` with its data on `device` (\"cpu\", \"cuda\", \"cuda:N\"), so later ops run there\n"

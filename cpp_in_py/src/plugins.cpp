@@ -143,9 +143,9 @@ py::object result_to_py(const value& v) {
     case value_kind::object:
         if (auto po = std::dynamic_pointer_cast<pl::plugin_object>(v.as_object()))
             return wrap_object(std::move(po));
-        return py::cast(v);
+        return qvalue_of(v);
     default:
-        return py::cast(v);
+        return qvalue_of(v);
     }
 }
 

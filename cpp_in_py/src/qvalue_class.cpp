@@ -90,7 +90,7 @@ size_t cell_index(const cell& c, py::handle key) {
 }
 
 py::object getitem(const value& v, py::handle key) {
-    if (v.is_cell()) return py::cast(v.as_cell().items[cell_index(v.as_cell(), key)]);
+    if (v.is_cell()) return qvalue_of(v.as_cell().items[cell_index(v.as_cell(), key)]);
     require_init("indexing");
     return tensor_getitem(tensor_of(v, "indexing"), key);
 }

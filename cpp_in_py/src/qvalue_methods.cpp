@@ -45,7 +45,7 @@ std::optional<int64_t> axis_arg(py::handle axis, const char* fn) {
 }
 
 py::object tensor_value(tensor t) {
-    return py::cast(value(std::move(t)));
+    return result_out(std::move(t), result_form::tensor);
 }
 
 } // namespace

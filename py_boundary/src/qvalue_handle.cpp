@@ -1,6 +1,8 @@
 // The qvalue type seen from the boundary: is an object a qvalue, and the value it holds.
 #include "boundary/qvalue_handle.hpp"
 
+#include "boundary/values.hpp"
+
 #include <atomic>
 
 namespace isthmus::boundary {
@@ -31,6 +33,22 @@ const value* qvalue_ptr(py::handle obj) {
     if (inst->simple_layout && inst->simple_holder_constructed && inst->simple_value_holder[0])
         return static_cast<const value*>(inst->simple_value_holder[0]);
     return &obj.cast<const value&>();
+}
+
+// Note [outbound rule]: runtime values leave for Python through one of three doors
+// (docs/boundary.md, "The outbound rule"): op results as qvalues (result_out: a tensor qvalue,
+// or a scalar qvalue where NumPy gives a scalar: ops whose operands were all scalars, full
+// reductions, an integer for every dimension), values handed to Python code as native objects
+// (plugin results and C++ to_py: Python numbers, str, None; tensors as qvalues or, for C++
+// hosts, NumPy arrays over the same memory), and explicit copies (A.to_py()).
+py::object qvalue_of(value v) {
+    return py::cast(std::move(v));
+}
+
+py::object result_out(tensor r, result_form f) {
+    if (f == result_form::scalar_if_0d && r.dim() == 0)
+        return qvalue_of(value(scalar_from_tensor(r)));
+    return qvalue_of(value(std::move(r)));
 }
 
 } // namespace isthmus::boundary

@@ -428,7 +428,7 @@ pyvalue value_to_py(const value& v) {
         python::import_isthmus(); // registers the qvalue class (Note [the native module ...])
         gil_hold g;
         return guarded([&] {
-            py::object q = py::cast(v);
+            py::object q = boundary::qvalue_of(v);
             return from_py_object(std::move(q));
         });
     }
