@@ -37,6 +37,42 @@ namespace py = pybind11;
 // files use them by their plain names.
 using namespace ::isthmus::boundary;
 
+// ---- the qvalue type (qvalue_type.cpp) ----
+
+/// The qvalue type as a binding target (Note [qvalue type]): pybind11 functions become its
+/// methods and read-only properties, with pybind11's argument handling (the first argument is
+/// the qvalue, through the caster in boundary/qvalue_handle.hpp).
+class qvalue_class : public py::object {
+public:
+    explicit qvalue_class(py::object type) : py::object(std::move(type)) {}
+    /// Adds method `name` (an overload when it exists already, as pybind11 classes do).
+    template <typename F, typename... Extra>
+    qvalue_class& def(const char* name, F&& f, const Extra&... extra) {
+        py::cpp_function cf(std::forward<F>(f), py::name(name), py::is_method(*this),
+                            py::sibling(py::getattr(*this, name, py::none())), extra...);
+        py::setattr(*this, cf.attr("__name__"), cf);
+        // a class that defines __eq__ and not __hash__ is unhashable (Python's data model)
+        if (std::string(name) == "__eq__" &&
+            !PyDict_Contains(reinterpret_cast<PyTypeObject*>(ptr())->tp_dict,
+                             py::str("__hash__").ptr()))
+            py::setattr(*this, "__hash__", py::none());
+        return *this;
+    }
+    /// Adds a read-only property computed by `getter` (which takes the qvalue).
+    template <typename G>
+    qvalue_class& def_property_readonly(const char* name, G&& getter, const char* doc = nullptr) {
+        py::cpp_function fget(std::forward<G>(getter), py::is_method(*this));
+        PyObject* prop = PyObject_CallFunctionObjArgs(reinterpret_cast<PyObject*>(&PyProperty_Type),
+                                                      fget.ptr(), Py_None, Py_None,
+                                                      doc ? py::str(doc).ptr() : Py_None, nullptr);
+        if (!prop) throw py::error_already_set();
+        py::setattr(*this, name, py::reinterpret_steal<py::object>(prop));
+        return *this;
+    }
+};
+/// Makes the qvalue type and adds it to the module as `qvalue` (bind_qvalue calls it first).
+qvalue_class make_qvalue_type(py::module_& m);
+
 // ---- ops (operators.cpp) ----
 
 /// One operand of an elementwise op (Note [operands] in operators.cpp): a weak scalar (Python

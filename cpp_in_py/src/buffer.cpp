@@ -85,7 +85,7 @@ bool is_f_contiguous(const tensor& t) {
 int qvalue_getbuffer(PyObject* self, Py_buffer* view, int flags) {
     view->obj = nullptr;
     try {
-        const value& v = py::handle(self).cast<const value&>();
+        const value& v = qvalue_ref(self);
         const tensor& t = exportable_tensor(v, "buffer export");
         const char* format = buffer_format(t.dtype());
         const bool c_contig = t.is_contiguous();
@@ -137,7 +137,7 @@ std::unordered_map<PyObject*, py::object>& interface_pins() {
 }
 
 py::dict array_interface(py::object self) {
-    const value& v = self.cast<const value&>();
+    const value& v = qvalue_ref(self);
     if (!v.is_tensor()) // lets NumPy move on to __array__ (scalars) or fail cleanly
         throw py::attribute_error("__array_interface__: only tensor values have one, this is a " +
                                   v.kind_name());
@@ -179,7 +179,7 @@ py::dict array_interface(py::object self) {
 
 // NumPy 2's __array__(dtype=None, copy=None).
 py::object array_protocol(py::object self, py::object dtype_arg, py::object copy) {
-    const value& v = self.cast<const value&>();
+    const value& v = qvalue_ref(self);
     require_init("__array__");
     py::object arr;
     bool must_copy = !copy.is_none() && copy.cast<bool>();
@@ -219,9 +219,9 @@ void bind_buffer(py::module_& m) {
     py::class_<export_owner>(m, "_export_owner",
                              "Keeps a tensor's storage pinned while NumPy shares its memory.");
 
-    auto cls = py::reinterpret_borrow<py::class_<value>>(m.attr("qvalue"));
-    // pybind11 installed its own buffer slots (py::buffer_protocol()); ours pin and hand the
-    // consumer an owner object, and need no releasebuffer (see Note [export pins]).
+    qvalue_class cls(m.attr("qvalue"));
+    // The buffer slots of our own type (Note [qvalue type]): they pin and hand the consumer an
+    // owner object, and need no releasebuffer (see Note [export pins]).
     auto* heap = reinterpret_cast<PyHeapTypeObject*>(cls.ptr());
     heap->as_buffer.bf_getbuffer = &qvalue_getbuffer;
     heap->as_buffer.bf_releasebuffer = nullptr;

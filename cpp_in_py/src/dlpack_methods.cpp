@@ -82,7 +82,7 @@ void set_raw_method(py::handle cls, PyMethodDef& def) {
 } // namespace
 
 void bind_dlpack(py::module_& m) {
-    auto cls = py::reinterpret_borrow<py::class_<value>>(m.attr("qvalue"));
+    qvalue_class cls(m.attr("qvalue"));
     set_raw_method(cls, raw_dlpack_def);        // Note [raw dlpack method]
     set_raw_method(cls, raw_dlpack_device_def); // asked before every __dlpack__ call
     m.def(

@@ -298,9 +298,9 @@ shape_t int_list(py::handle v, const char* fn, const char* what) {
 }
 
 scalar scalar_arg(py::handle v, const char* fn, const char* what) {
-    ISTHMUS_CHECK(is_py_number(v) || (is_qvalue(v) && v.cast<const value&>().is_scalar()),
-                  type_error, fn, ": ", what, " must be a number, got ", type_name(v));
-    if (is_qvalue(v)) return v.cast<const value&>().as_scalar();
+    ISTHMUS_CHECK(is_py_number(v) || (is_qvalue(v) && qvalue_ref(v).is_scalar()), type_error, fn,
+                  ": ", what, " must be a number, got ", type_name(v));
+    if (is_qvalue(v)) return qvalue_ref(v).as_scalar();
     return scalar_from_py(v, std::nullopt);
 }
 

@@ -210,14 +210,14 @@ py::object apply_unary(unary_op op, const value& v) {
 namespace {
 
 py::object compare(binary_op op, py::handle a, py::handle b) {
-    const value& v = a.cast<const value&>();
+    const value& v = qvalue_ref(a);
     if (v.is_string() || v.is_none() || v.is_cell()) {
         if (op != binary_op::eq && op != binary_op::ne) return not_implemented();
         bool equal;
         if (v.is_string() && py::isinstance<py::str>(b))
             equal = v.as_string() == b.cast<std::string>();
-        else if (v.is_string() && is_qvalue(b) && b.cast<const value&>().is_string())
-            equal = v.as_string() == b.cast<const value&>().as_string();
+        else if (v.is_string() && is_qvalue(b) && qvalue_ref(b).is_string())
+            equal = v.as_string() == qvalue_ref(b).as_string();
         else
             equal = a.is(b);
         return py::bool_(op == binary_op::eq ? equal : !equal);
@@ -259,7 +259,7 @@ namespace {
 
 using reduce_fn = tensor (*)(const tensor&, const reduce_axes&, bool);
 
-void def_reduction(py::class_<value>& cls, const char* name, reduce_fn fn, const char* doc) {
+void def_reduction(qvalue_class& cls, const char* name, reduce_fn fn, const char* doc) {
     cls.def(
         name,
         [fn, name](const value& v, py::handle axis, bool keepdims) {
@@ -498,7 +498,7 @@ void tensor_setitem(const tensor& t, py::handle key, py::handle item) {
 }
 
 void bind_operators(py::module_& m) {
-    auto cls = py::reinterpret_borrow<py::class_<value>>(m.attr("qvalue"));
+    qvalue_class cls(m.attr("qvalue"));
     // NumPy defers `ndarray <op> qvalue` to qvalue's reflected operators (NumPy's binop rule).
     cls.attr("__array_priority__") = 1000;
 

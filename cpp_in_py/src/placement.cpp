@@ -129,7 +129,7 @@ void bind_placement(py::module_& m) {
             native_section ns;
             out = to_resource(t, r, copy);
         }
-        if (!copy && py::isinstance<value>(a)) return py::reinterpret_borrow<py::object>(a);
+        if (!copy && is_qvalue(a)) return py::reinterpret_borrow<py::object>(a);
         return result_out(std::move(out), result_form::tensor);
     };
     m.def("to", to_device, py::arg("a"), py::arg("device"), py::arg("copy") = false,
@@ -137,7 +137,7 @@ void bind_placement(py::module_& m) {
           "without a transfer. Without copy the same value is returned, now also valid on the\n"
           "device (its other copies stay valid); with copy=True a new value made on the device.\n"
           "A value sharing memory with NumPy or torch stays pinned there (use copy=True).");
-    py::object cls = py::type::of<value>();
+    py::object cls = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(qvalue_type()));
     cls.attr("to") = py::cpp_function(
         to_device, py::name("to"), py::is_method(cls), py::arg("device"), py::arg("copy") = false,
         "This value with its data on `device` (\"cpu\", \"cuda\", \"cuda:N\"); see q.to.");

@@ -95,7 +95,7 @@ value arg_value(py::handle h, const isthmus_param* p = nullptr) {
     if (PyComplex_CheckExact(o))
         return value(scalar(complex128_t(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o))));
     if (PyUnicode_Check(o)) return value(h.cast<std::string>());
-    if (is_qvalue(h)) return h.cast<const value&>();
+    if (is_qvalue(h)) return qvalue_ref(h);
     if (is_native_object(h)) return native_object_value(h);
     if (py::isinstance<py::array>(h) || is_dlpack_producer(h)) return asvalue(h);
     if (PyCallable_Check(o) && !is_native_function(h))

@@ -124,16 +124,7 @@ lock_mode lock_mode_of(int mode) {
 } // namespace
 
 void bind_qvalue(py::module_& m) {
-    py::class_<value> cls(m, "qvalue", py::buffer_protocol(),
-                          "A native isthmus value: a tensor, scalar, string, cell or object.");
-    cls.attr("__module__") = "isthmus";
-
-    cls.def(py::init([](py::handle obj, py::handle dt) {
-                require_init("qvalue()");
-                return value_from_py(obj, optional_dtype(dt));
-            }),
-            py::arg("obj") = py::none(), py::arg("dtype") = py::none(),
-            "Same as isthmus.value(obj, dtype).");
+    qvalue_class cls = make_qvalue_type(m); // construction: qvalue(obj, dtype), tp_new
 
     // ---- what the value is ----
     cls.def_property_readonly(

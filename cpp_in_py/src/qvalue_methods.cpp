@@ -51,7 +51,7 @@ py::object tensor_value(tensor t) {
 } // namespace
 
 void bind_qvalue_methods(py::module_& m) {
-    auto cls = py::reinterpret_borrow<py::class_<value>>(m.attr("qvalue"));
+    qvalue_class cls(m.attr("qvalue"));
     py::module_ mod = py::reinterpret_borrow<py::module_>(m);
 
     // ---- views ----
@@ -207,10 +207,10 @@ void bind_qvalue_methods(py::module_& m) {
         "fill",
         [](const value& v, py::handle x) {
             const tensor& t = self_tensor(v, "fill");
-            ISTHMUS_CHECK(is_py_number(x) || (is_qvalue(x) && x.cast<const value&>().is_scalar()),
+            ISTHMUS_CHECK(is_py_number(x) || (is_qvalue(x) && qvalue_ref(x).is_scalar()),
                           type_error, "fill: expected a number, got ", type_name(x));
             const scalar s =
-                is_qvalue(x) ? x.cast<const value&>().as_scalar() : scalar_from_py(x, t.dtype());
+                is_qvalue(x) ? qvalue_ref(x).as_scalar() : scalar_from_py(x, t.dtype());
             native_section nogil;
             isthmus::fill(t, s);
         },

@@ -102,7 +102,7 @@ std::vector<int64_t> int_tuple(py::handle x, const char* what) {
 } // namespace
 
 py::dict cuda_array_interface(py::object self) {
-    const value& v = self.cast<const value&>();
+    const value& v = qvalue_ref(self);
     if (!v.is_tensor())
         no_interface("only tensors on a CUDA device have one, this value is a " + v.kind_name());
     const tensor& t = v.as_tensor();

@@ -1033,7 +1033,7 @@ value value_from_dlpack(py::handle obj, py::handle device, py::handle copy) {
     const copy_policy policy = copy_policy_of(copy, "from_dlpack");
     if (is_qvalue(obj)) { // no capsule needed: the value itself (or a copy)
         const std::optional<int> want = import_device(device);
-        const value& v = obj.cast<const value&>();
+        const value& v = qvalue_ref(obj);
         if (v.is_scalar() && (!want || *want < 0)) return v; // scalars are immutable
         ISTHMUS_CHECK(v.is_tensor() || v.is_scalar(), type_error,
                       "from_dlpack: only tensor and scalar values hold DLPack data, this value "

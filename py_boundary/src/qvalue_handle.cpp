@@ -3,36 +3,42 @@
 
 #include "boundary/values.hpp"
 
+#include "isthmus/error.hpp"
+
 #include <atomic>
+#include <new>
 
 namespace isthmus::boundary {
 
-bool is_qvalue(py::handle obj) {
-    // Every operator asks this of both operands: the qvalue type object is looked up in
-    // pybind11's registry once it exists rather than on every call (it lives as long as the
-    // process). An embedding program may convert values before the module registered the type:
-    // then nothing is a qvalue yet.
-    static std::atomic<PyTypeObject*> type{nullptr};
-    PyTypeObject* t = type.load(std::memory_order_acquire);
-    if (!t) {
-        const py::detail::type_info* info = py::detail::get_type_info(typeid(value));
-        if (!info) return false;
-        t = info->type;
-        type.store(t, std::memory_order_release);
-    }
-    return PyObject_TypeCheck(obj.ptr(), t) != 0;
+// Note [qvalue type]: qvalue is a CPython type the project owns (made by the module,
+// cpp_in_py/src/qvalue_type.cpp), not a pybind11 class: its instances hold the value inline
+// (qvalue_object), so reading an operand is a type compare and a field address, and making a
+// result is one tp_alloc and a placement new, with no binding library's instance registry in
+// between. pybind11 still binds the methods and module functions: its caster for
+// isthmus::value (qvalue_handle.hpp) goes through this layout, so `const value&` parameters
+// and `value` results work as before.
+namespace {
+std::atomic<PyTypeObject*> g_type{nullptr};
+} // namespace
+
+PyTypeObject* qvalue_type() noexcept {
+    return g_type.load(std::memory_order_acquire);
 }
 
-const value* qvalue_ptr(py::handle obj) {
-    if (!is_qvalue(obj)) return nullptr;
-    // Note [qvalue fast load]: a qvalue instance has pybind11's simple layout (one C++ type, one
-    // holder), whose first slot is the value's address once constructed; reading it skips the
-    // type-registry lookups of a cast, which every operator did for each operand. A qvalue
-    // still being constructed, or any other layout, takes pybind11's cast (which raises).
-    const auto* inst = reinterpret_cast<const py::detail::instance*>(obj.ptr());
-    if (inst->simple_layout && inst->simple_holder_constructed && inst->simple_value_holder[0])
-        return static_cast<const value*>(inst->simple_value_holder[0]);
-    return &obj.cast<const value&>();
+void set_qvalue_type(PyTypeObject* type) noexcept {
+    g_type.store(type, std::memory_order_release);
+}
+
+py::object qvalue_of(value v) {
+    PyTypeObject* t = qvalue_type();
+    ISTHMUS_CHECK(t, runtime_error,
+                  "a runtime value cannot become a qvalue before the isthmus module is imported");
+    PyObject* o = t->tp_alloc(t, 0); // zeroed, a new reference
+    if (!o) throw py::error_already_set();
+    auto* q = reinterpret_cast<qvalue_object*>(o);
+    new (&q->v) value(std::move(v));
+    q->weakrefs = nullptr;
+    return py::reinterpret_steal<py::object>(o);
 }
 
 // Note [outbound rule]: runtime values leave for Python through one of three doors
@@ -41,10 +47,6 @@ const value* qvalue_ptr(py::handle obj) {
 // reductions, an integer for every dimension), values handed to Python code as native objects
 // (plugin results and C++ to_py: Python numbers, str, None; tensors as qvalues or, for C++
 // hosts, NumPy arrays over the same memory), and explicit copies (A.to_py()).
-py::object qvalue_of(value v) {
-    return py::cast(std::move(v));
-}
-
 py::object result_out(tensor r, result_form f) {
     if (f == result_form::scalar_if_0d && r.dim() == 0)
         return qvalue_of(value(scalar_from_tensor(r)));

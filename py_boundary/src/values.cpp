@@ -435,7 +435,7 @@ shape_t sizes_from_args(const py::args& args, const char* fn) {
     if (args.size() == 1 && !PyIndex_Check(args[0].ptr())) {
         py::handle seq = args[0];
         if (is_qvalue(seq)) { // a size vector held in a qvalue (e.g. from q.size)
-            const value& v = seq.cast<const value&>();
+            const value& v = qvalue_ref(seq);
             ISTHMUS_CHECK(v.is_tensor() && v.as_tensor().dim() == 1, type_error, fn,
                           ": sizes must be integers or one sequence of integers");
             for (int64_t s : v.as_tensor().to_vector<int64_t>()) {

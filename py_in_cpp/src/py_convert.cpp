@@ -166,7 +166,7 @@ tensor tensor_from_py(const pyvalue& obj, bool allow_copy) {
     return guarded([&]() -> tensor {
         py::handle h(o);
         if (boundary::is_qvalue(h)) {
-            const value& v = h.cast<const value&>();
+            const value& v = boundary::qvalue_ref(h);
             ISTHMUS_CHECK(v.is_tensor(), type_error, "from_py<tensor>: the qvalue holds a ",
                           v.kind_name(), ", not a tensor");
             return v.as_tensor();
@@ -440,7 +440,7 @@ value value_from_py(const pyvalue& v) {
     gil_hold g;
     PyObject* o = v.get();
     if (o == Py_None) return value();
-    if (boundary::is_qvalue(py::handle(o))) return py::handle(o).cast<value>();
+    if (boundary::is_qvalue(py::handle(o))) return boundary::qvalue_ref(py::handle(o));
     if (PyUnicode_Check(o)) return value(as_string(o));
     if (boundary::is_py_number(py::handle(o))) return value(scalar_from_py(v));
     if (is_torch_tensor(o) || py::isinstance<py::array>(py::handle(o)))
