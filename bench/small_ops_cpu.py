@@ -35,14 +35,19 @@ def main():
     rng = np.random.default_rng(0)
     a_np = rng.random(1000, dtype=np.float32)
     b_np = rng.random(1000, dtype=np.float32)
+    c_np = a_np.copy()
     a, b = q.value(a_np), q.value(b_np)
     rows = [
         ("a + b, 1k float32", lambda: a + b),
         ("NumPy a + b, 1k float32", lambda: a_np + b_np),
         ("a + 1.0, 1k float32", lambda: a + 1.0),
+        ("NumPy a + 1.0, 1k float32", lambda: a_np + 1.0),
         ("a += b, 1k float32", lambda: operator.iadd(a, b)),
+        ("NumPy a += b, 1k float32", lambda: operator.iadd(c_np, b_np)),
         ("q.from_py(ndarray)", lambda: q.from_py(a_np)),
         ("np.asarray(qvalue)", lambda: np.asarray(a)),
+        ("A.__dlpack__(max_version=(1, 0))", lambda: a.__dlpack__(max_version=(1, 0))),
+        ("NumPy x.__dlpack__(max_version=(1, 0))", lambda: a_np.__dlpack__(max_version=(1, 0))),
     ]
     if torch is not None:
         t = torch.from_numpy(a_np.copy())
@@ -53,7 +58,7 @@ def main():
             ("a + torch tensor, 1k float32", lambda: a + t),
         ]
     for name, f in rows:
-        print(f"{name:32s} {best_us(f):7.3f} us")
+        print(f"{name:40s} {best_us(f):7.3f} us")
 
 
 if __name__ == "__main__":

@@ -72,6 +72,46 @@ PyMethodDef raw_dlpack_device_def = {
     "The DLPack device of the data: (2, n) (kDLCUDA) when tensor::location() is\n"
     "cuda:n, else (1, 0) (kDLCPU)."};
 
+// q.from_dlpack(obj, /, *, device=None, copy=None), parsed by hand (Note [raw dlpack method]).
+PyObject* raw_from_dlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs,
+                          PyObject* kwnames) noexcept {
+    try {
+        static const char* const names[2] = {"device", "copy"};
+        PyObject* given[2] = {Py_None, Py_None};
+        ISTHMUS_CHECK(nargs == 1, type_error,
+                      "from_dlpack() takes one positional argument (obj), got ", nargs);
+        const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+        for (Py_ssize_t i = 0; i < nk; ++i) {
+            PyObject* key = PyTuple_GET_ITEM(kwnames, i);
+            int k = 0;
+            while (k < 2 && PyUnicode_CompareWithASCIIString(key, names[k]) != 0) ++k;
+            ISTHMUS_CHECK(k < 2, type_error, "from_dlpack() got an unexpected keyword argument '",
+                          py::str(key).cast<std::string>(), "'");
+            given[k] = args[nargs + i];
+        }
+        require_init("from_dlpack");
+        return qvalue_of(value_from_dlpack(args[0], given[0], given[1])).release().ptr();
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return nullptr;
+    }
+}
+
+PyMethodDef raw_from_dlpack_def = {
+    "from_dlpack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(raw_from_dlpack)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "from_dlpack(obj, /, *, device=None, copy=None)\n--\n\n"
+    "A qvalue sharing the memory of any DLPack producer (NumPy array, torch tensor,\n"
+    "qvalue, anything with __dlpack__) or of a DLPack capsule.\n\n"
+    "device: None (where the producer's data is), \"cpu\"/(1, 0), or \"cuda\"/\"cuda:N\"/(2, N);\n"
+    "  the producer is asked for that device, and isthmus copies if it did not comply.\n"
+    "CUDA producers are passed isthmus's stream (DLPack stream rules); objects with only\n"
+    "__cuda_array_interface__ (CuPy, Numba) are accepted too.\n"
+    "copy: None shares when possible and copies read-only or misaligned data; True\n"
+    "  always gives memory of its own; False shares or raises ValueError.\n"
+    "Torch tensors that require grad raise BufferError (pass t.detach()); conjugate and\n"
+    "negative views are resolved into a copy (ValueError with copy=False)."};
+
 // Sets a method of the qvalue class from a CPython method definition.
 void set_raw_method(py::handle cls, PyMethodDef& def) {
     PyObject* method = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &def);
@@ -85,24 +125,10 @@ void bind_dlpack(py::module_& m) {
     qvalue_class cls(m.attr("qvalue"));
     set_raw_method(cls, raw_dlpack_def);        // Note [raw dlpack method]
     set_raw_method(cls, raw_dlpack_device_def); // asked before every __dlpack__ call
-    m.def(
-        "from_dlpack",
-        [](py::handle obj, py::handle device, py::handle copy) {
-            require_init("from_dlpack");
-            return value_from_dlpack(obj, device, copy);
-        },
-        py::arg("obj"), py::pos_only(), py::kw_only(), py::arg("device") = py::none(),
-        py::arg("copy") = py::none(),
-        "A qvalue sharing the memory of any DLPack producer (NumPy array, torch tensor,\n"
-        "qvalue, anything with __dlpack__) or of a DLPack capsule.\n\n"
-        "device: None (where the producer's data is), \"cpu\"/(1, 0), or \"cuda\"/\"cuda:N\"/(2, "
-        "N);\n"
-        "  the producer is asked for that device, and isthmus copies if it did not comply.\n"
-        "CUDA producers are passed isthmus's stream (DLPack stream rules); objects with only\n"
-        "__cuda_array_interface__ (CuPy, Numba) are accepted too.\n"
-        "copy: None shares when possible and copies read-only or misaligned data; True\n"
-        "  always gives memory of its own; False shares or raises ValueError.\n"
-        "Torch tensors that require grad raise BufferError (pass t.detach()).");
+    // Note [raw dlpack method]: q.from_dlpack is a raw FASTCALL function too
+    PyObject* fn = PyCFunction_NewEx(&raw_from_dlpack_def, nullptr, m.attr("__name__").ptr());
+    if (!fn) throw py::error_already_set();
+    m.attr("from_dlpack") = py::reinterpret_steal<py::object>(fn);
 }
 
 } // namespace isthmus::pymod

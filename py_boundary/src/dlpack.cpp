@@ -863,9 +863,9 @@ tensor on_device(tensor t, std::optional<int> want, copy_policy policy) {
 // torch.Tensor instances are therefore exported through torch.utils.dlpack.to_dlpack (C++, under
 // a microsecond; a legacy capsule, which loses nothing since torch tensors are never read-only
 // and the device is checked in the capsule). to_dlpack skips two checks that __dlpack__ makes:
-// requires_grad (refused by tensor_from_dlpack before this) and the conjugate/negative bits,
-// whose tensors go the generic way, where torch refuses them with its own message. CUDA tensors
-// go the generic way too: they need the stream handshake (Note [dlpack streams]).
+// requires_grad (refused by tensor_from_dlpack before this) and the conjugate/negative bits
+// (resolved by tensor_from_dlpack before this, Note [conjugate and negative views]). CUDA
+// tensors go the generic way: they need the stream handshake (Note [dlpack streams]).
 py::object torch_capsule(py::handle obj) {
     if (std::strcmp(Py_TYPE(obj.ptr())->tp_name, "Tensor") != 0) return {};
     static PyObject* tensor_type = nullptr; // leaked with the module handles (Note in numpy())
@@ -891,13 +891,7 @@ py::object torch_capsule(py::handle obj) {
     auto on_gpu = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), is_cuda));
     if (!on_gpu) throw py::error_already_set();
     if (on_gpu.ptr() != Py_False) return {};
-    static PyObject* const is_conj = PyUnicode_InternFromString("is_conj");
-    static PyObject* const is_neg = PyUnicode_InternFromString("is_neg");
-    for (PyObject* method : {is_conj, is_neg}) {
-        auto bit = py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(obj.ptr(), method));
-        if (!bit) throw py::error_already_set();
-        if (bit.ptr() != Py_False) return {}; // set (or an odd answer): the generic way
-    }
+    // the conjugate and negative bits were checked (and resolved) by tensor_from_dlpack
     return (*to_dlpack)(obj);
 }
 
