@@ -289,7 +289,8 @@ def from_dlpack(
       the producer cannot export there. CUDA producers are passed isthmus's stream.
     copy: None shares when possible and copies read-only or misaligned data; True always gives
       memory of its own; False shares or raises ValueError.
-    Tensors that require grad raise BufferError (pass t.detach(), or use q.torch.from_tensor).
+    Tensors that require grad raise BufferError (pass t.detach(), or use q.torch.from_tensor);
+    conjugate and negative views are resolved into a copy (ValueError with copy=False).
     """
 def typename(name: str) -> qtype: ...
 def type(value: Any, type: str | qtype) -> bool: ...
