@@ -429,7 +429,10 @@ TEST_CASE("half: float16 from float matches numpy's float16") {
         {0x6d545b9eu, 0x7c00u}, {0x773714a4u, 0x7c00u}, {0x514d92bfu, 0x7c00u},
         {0x7220a4acu, 0x7c00u},
     };
-    for (const auto& [fb, hb] : table) {
+    for (const auto& row : table) {
+        // plain names: clang with OpenMP cannot capture structured bindings (CAPTURE is a lambda)
+        const uint32_t fb = row.first;
+        const uint16_t hb = row.second;
         CAPTURE(fb);
         CHECK_EQ(float16_t::from_float(f32_from(fb)), hb);
         CHECK_EQ(float16_t(f32_from(fb)).bits, hb);
@@ -510,7 +513,9 @@ TEST_CASE("half: bfloat16 conversions") {
         {0xee1ae030u, 0xee1bu}, {0x713b9ec6u, 0x713cu}, {0x0c44d8ccu, 0x0c45u},
         {0x4727db47u, 0x4728u}, {0xb75c1dc9u, 0xb75cu}, {0x372a40d3u, 0x372au},
     };
-    for (const auto& [fb, bb] : table) {
+    for (const auto& row : table) {
+        const uint32_t fb = row.first; // plain names for CAPTURE (see above)
+        const uint16_t bb = row.second;
         CAPTURE(fb);
         CHECK_EQ(bfloat16_t::from_float(f32_from(fb)), bb);
     }

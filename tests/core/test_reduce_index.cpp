@@ -100,7 +100,9 @@ std::string message_of(const std::function<void()>& f) {
 
 TEST_CASE("reduce: argmin/argmax flat and along each axis match the reference") {
     for (bool ties : {false, true})
-        for (const auto& [name, t] : layouts(dtype::float64, ties ? 100 : 200, ties)) {
+        for (const layout& lay : layouts(dtype::float64, ties ? 100 : 200, ties)) {
+            const std::string& name = lay.name; // not a structured binding: clang's OpenMP
+            const tensor& t = lay.t;            // cannot capture those (CAPTURE, INFO)
             for (bool is_max : {false, true}) {
                 CAPTURE(name);
                 CAPTURE(ties);
@@ -264,7 +266,9 @@ void check_values(const tensor& got, const std::vector<cd>& want, double tol,
 } // namespace
 
 TEST_CASE("reduce: cumsum/cumprod flat and along each axis match the reference") {
-    for (const auto& [name, t] : layouts(dtype::float64, 400, false)) {
+    for (const layout& lay : layouts(dtype::float64, 400, false)) {
+        const std::string& name = lay.name; // not a structured binding: clang's OpenMP
+        const tensor& t = lay.t;            // cannot capture those (CAPTURE, INFO)
         for (bool is_prod : {false, true}) {
             const std::string what = name + (is_prod ? " cumprod" : " cumsum");
             const tensor flat = is_prod ? cumprod(t) : cumsum(t);

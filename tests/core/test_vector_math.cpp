@@ -218,14 +218,18 @@ std::vector<std::pair<vm::isa, const vm::table*>> tables() {
 TEST_CASE("vector math: ulp error within the documented bound on float32 and float64") {
     const auto ts = tables();
     if (ts.empty()) MESSAGE("no vector math on this CPU or build: the libm loops run instead");
-    for (auto [s, t] : ts) {
+    for (const auto& entry : ts) {
+        const auto s = entry.first;  // plain names: clang's OpenMP cannot capture
+        const auto t = entry.second; // structured bindings (INFO, CAPTURE)
         check_accuracy<float>(*t, vm::name(s));
         check_accuracy<double>(*t, vm::name(s));
     }
 }
 
 TEST_CASE("vector math: special values (NaN, infinities, signed zeros, denormals)") {
-    for (auto [s, t] : tables()) {
+    for (const auto& entry : tables()) {
+        const auto s = entry.first;  // plain names: clang's OpenMP cannot capture
+        const auto t = entry.second; // structured bindings (INFO, CAPTURE)
         check_special<float>(*t, vm::name(s));
         check_special<double>(*t, vm::name(s));
     }
@@ -233,7 +237,9 @@ TEST_CASE("vector math: special values (NaN, infinities, signed zeros, denormals
 
 TEST_CASE("vector math: atan2 and pow against long double, with C99's special cases") {
     std::mt19937_64 rng(7);
-    for (auto [s, t] : tables()) {
+    for (const auto& entry : tables()) {
+        const auto s = entry.first;  // plain names: clang's OpenMP cannot capture
+        const auto t = entry.second; // structured bindings (INFO, CAPTURE)
         auto a = sample<double>(rng, -100, 100, 20000), b = sample<double>(rng, -100, 100, 20000);
         const auto at = run_binary<double>(t->f64[static_cast<int>(vm::fn::atan2)], a, b);
         double worst = 0;
@@ -279,7 +285,9 @@ TEST_CASE("vector math: atan2 and pow against long double, with C99's special ca
 }
 
 TEST_CASE("vector math: an element's result is the same for any layout, length and thread count") {
-    for (auto [s, t] : tables()) {
+    for (const auto& entry : tables()) {
+        const auto s = entry.first;  // plain names: clang's OpenMP cannot capture
+        const auto t = entry.second; // structured bindings (INFO, CAPTURE)
         std::mt19937_64 rng(3);
         const auto base = sample<float>(rng, -5, 5, 1000);
         const cpu::loop_fn loop = t->f32[static_cast<int>(vm::fn::exp)];
@@ -343,7 +351,9 @@ TEST_CASE("vector math: every function has a loop and a source with its library'
         if (lib == "float64") return s.bound_ulp == 1.0; // Note [float32 pow through double]
         return false;
     };
-    for (auto [s, t] : tables())
+    for (const auto& entry : tables()) {
+        const auto s = entry.first; // plain names for INFO (see above)
+        const auto t = entry.second;
         for (int f = 0; f < vm::fn_count; ++f) {
             INFO(vm::name(s), " function #", f);
             CHECK(static_cast<bool>(t->f32[f]));
@@ -351,12 +361,15 @@ TEST_CASE("vector math: every function has a loop and a source with its library'
             CHECK(documented(t->src32[f]));
             CHECK(documented(t->src64[f]));
         }
+    }
 }
 
 TEST_CASE("vector math: float32 pow through double (Note [float32 pow through double])") {
     std::mt19937_64 rng(11);
     const float inf = INFINITY, nan = NAN;
-    for (auto [s, t] : tables()) {
+    for (const auto& entry : tables()) {
+        const auto s = entry.first;  // plain names: clang's OpenMP cannot capture
+        const auto t = entry.second; // structured bindings (INFO, CAPTURE)
         const cpu::loop_fn pow32 = t->f32[static_cast<int>(vm::fn::pow)];
         INFO(vm::name(s));
         // correctly rounded in practice: bases over the whole float range, exponents that take
