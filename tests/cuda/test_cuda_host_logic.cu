@@ -2,10 +2,10 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include "boundary/exchange_streams.hpp"
 #include "cuda/cumulative.cuh"
 #include "cuda/elementwise_common.cuh"
 #include "cuda/index.cuh"
-#include "boundary/exchange_streams.hpp"
 
 #include <isthmus/error.hpp>
 #include <isthmus/ops.hpp>
