@@ -123,7 +123,7 @@ reduce_axes axes_from_py(py::handle axis);
 /// A reduction result: a scalar value for 0-d results (like NumPy's scalars), else a qvalue.
 py::object reduced(tensor r);
 
-/// `t[key]` with NumPy's rules (Note [Python subscripts] in operators.cpp): a view for basic
+/// `t[key]` with NumPy's rules (Note [Python subscripts] in subscripts.cpp): a view for basic
 /// keys, a copy for advanced ones, a scalar value for one integer per dimension.
 py::object tensor_getitem(const tensor& t, py::handle key);
 /// `t[key] = item` with NumPy's rules: the item broadcast and converted to t's dtype.

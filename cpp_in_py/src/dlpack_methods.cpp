@@ -5,6 +5,22 @@ namespace isthmus::pymod {
 
 namespace {
 
+// Fills given[k] with the keyword argument names[k] of a FASTCALL call (the values follow the
+// `nargs` positional ones in `args`); TypeError naming `fn` for any other keyword.
+template <size_t N>
+void keyword_args(const char* fn, const char* const (&names)[N], PyObject* const* args,
+                  Py_ssize_t nargs, PyObject* kwnames, PyObject* (&given)[N]) {
+    const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nk; ++i) {
+        PyObject* key = PyTuple_GET_ITEM(kwnames, i);
+        size_t k = 0;
+        while (k < N && PyUnicode_CompareWithASCIIString(key, names[k]) != 0) ++k;
+        ISTHMUS_CHECK(k < N, type_error, fn, "() got an unexpected keyword argument '",
+                      py::str(key).cast<std::string>(), "'");
+        given[k] = args[nargs + i];
+    }
+}
+
 // Note [raw dlpack method]: consumers call `x.__dlpack__(max_version=..., ...)` with keywords on
 // every exchange (torch.from_dlpack always passes max_version); pybind11's keyword matching made
 // that call cost more than the export itself. `__dlpack__` is therefore a METH_FASTCALL |
@@ -19,15 +35,7 @@ PyObject* raw_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                       "__dlpack__() takes keyword arguments only (stream=, max_version=, "
                       "dl_device=, copy=), got ",
                       nargs, " positional argument", nargs == 1 ? "" : "s");
-        const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-        for (Py_ssize_t i = 0; i < nk; ++i) {
-            PyObject* key = PyTuple_GET_ITEM(kwnames, i);
-            int k = 0;
-            while (k < 4 && PyUnicode_CompareWithASCIIString(key, names[k]) != 0) ++k;
-            ISTHMUS_CHECK(k < 4, type_error, "__dlpack__() got an unexpected keyword argument '",
-                          py::str(key).cast<std::string>(), "'");
-            given[k] = args[nargs + i];
-        }
+        keyword_args("__dlpack__", names, args, nargs, kwnames, given);
         const value* v = qvalue_ptr(self);
         ISTHMUS_CHECK(v, type_error, "__dlpack__() needs a qvalue, got a ", type_name(self));
         return dlpack_export(*v, given[0], given[1], given[2], given[3]).release().ptr();
@@ -80,15 +88,7 @@ PyObject* raw_from_dlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs,
         PyObject* given[2] = {Py_None, Py_None};
         ISTHMUS_CHECK(nargs == 1, type_error,
                       "from_dlpack() takes one positional argument (obj), got ", nargs);
-        const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-        for (Py_ssize_t i = 0; i < nk; ++i) {
-            PyObject* key = PyTuple_GET_ITEM(kwnames, i);
-            int k = 0;
-            while (k < 2 && PyUnicode_CompareWithASCIIString(key, names[k]) != 0) ++k;
-            ISTHMUS_CHECK(k < 2, type_error, "from_dlpack() got an unexpected keyword argument '",
-                          py::str(key).cast<std::string>(), "'");
-            given[k] = args[nargs + i];
-        }
+        keyword_args("from_dlpack", names, args, nargs, kwnames, given);
         require_init("from_dlpack");
         return qvalue_of(value_from_dlpack(args[0], given[0], given[1])).release().ptr();
     } catch (...) {

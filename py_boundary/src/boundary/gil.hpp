@@ -43,6 +43,18 @@ struct native_counters {
     std::atomic<int> active{0};      ///< threads inside a native section now
     std::atomic<int> max_active{0};  ///< the most seen at once since the last reset
     std::atomic<int64_t> entered{0}; ///< sections entered since the last reset
+
+    /// Counts a thread entering a section (three relaxed atomic operations).
+    void enter() noexcept {
+        entered.fetch_add(1, std::memory_order_relaxed);
+        const int now = active.fetch_add(1, std::memory_order_relaxed) + 1;
+        int seen = max_active.load(std::memory_order_relaxed);
+        while (now > seen &&
+               !max_active.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
+        }
+    }
+    /// Counts a thread leaving a section.
+    void leave() noexcept { active.fetch_sub(1, std::memory_order_relaxed); }
 };
 /// The process's counters (`isthmus._native_stats()` reports them).
 native_counters& native_stats() noexcept;
@@ -56,16 +68,8 @@ native_counters& native_stats() noexcept;
 /// timing. Three relaxed atomic operations per section cost a few nanoseconds.
 class native_section {
 public:
-    native_section() noexcept {
-        native_counters& c = native_stats();
-        c.entered.fetch_add(1, std::memory_order_relaxed);
-        const int now = c.active.fetch_add(1, std::memory_order_relaxed) + 1;
-        int seen = c.max_active.load(std::memory_order_relaxed);
-        while (now > seen &&
-               !c.max_active.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
-        }
-    }
-    ~native_section() { native_stats().active.fetch_sub(1, std::memory_order_relaxed); }
+    native_section() noexcept { native_stats().enter(); }
+    ~native_section() { native_stats().leave(); }
     native_section(const native_section&) = delete;
     native_section& operator=(const native_section&) = delete;
 
