@@ -271,3 +271,16 @@ def test_parallel_do_arguments_follow_the_rule(good):
     with pytest.raises(TypeError, match="exact dtype"):
         q.parallel_do((2, 3), x, ylist, 2.0, 1.0, good.axpb)
     assert ylist == [[0.0] * 3, [0.0] * 3]
+
+
+def test_from_dlpack_argument_errors_leave_the_input_alone():
+    x = np.arange(3.0)
+    for call, match in ((lambda: q.from_dlpack(), "one positional argument"),
+                        (lambda: q.from_dlpack(x, x), "one positional argument"),
+                        (lambda: q.from_dlpack(x, dev="cpu"), "unexpected keyword argument 'dev'"),
+                        (lambda: q.from_dlpack(x, copy="no"), "copy must be None, True or False")):
+        with pytest.raises(TypeError, match=match):
+            call()
+    np.testing.assert_array_equal(x, [0.0, 1.0, 2.0])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'strem'"):
+        q.value([1.0]).__dlpack__(strem=None)
