@@ -3,6 +3,7 @@
 
 #include "isthmus/cuda.hpp"
 #include "isthmus/interrupt.hpp"
+#include "isthmus/openmp_region.hpp"
 #include "isthmus/schedule.hpp"
 
 #include <omp.h>
@@ -369,18 +370,25 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
             std::min<int64_t>(total / 1024, int64_t{threads} * 8), total / k_block_items);
         const int64_t per = (total + blocks - 1) / blocks;
         std::atomic<bool> stop{false};
-#pragma omp parallel for schedule(dynamic, 1) if (threads > 1)
-        for (int64_t b = 0; b < blocks; ++b) {
-            if (stop.load(std::memory_order_relaxed) || ic.stop()) continue;
+        auto block = [&](int64_t b) {
+            if (stop.load(std::memory_order_relaxed) || ic.stop()) return;
             isthmus_range r = base;
             r.begin = b * per;
             r.end = std::min(total, r.begin + per);
-            if (r.begin >= r.end) continue;
+            if (r.begin >= r.end) return;
             if (ak->launch_cpu(ak, &ctx.base, &r, vals.data(), n) != 0) {
                 if (!ctx.failed())
                     ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
                 stop.store(true, std::memory_order_relaxed);
             }
+        };
+        if (threads > 1) {
+            openmp_region([&] {
+#pragma omp parallel for schedule(dynamic, 1)
+                for (int64_t b = 0; b < blocks; ++b) block(b);
+            });
+        } else {
+            for (int64_t b = 0; b < blocks; ++b) block(b);
         }
     }
     if (ctx.failed()) ctx.rethrow(nm + ": ");

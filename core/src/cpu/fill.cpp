@@ -1,6 +1,7 @@
 // CPU fill kernels: constant fills by item size (memset for uniform bytes), linear sequences.
 #include "cpu/fill.hpp"
 #include "cpu/strided_loop.hpp"
+#include "isthmus/openmp_region.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -41,21 +42,33 @@ void fill_pattern(const tensor& dst, void* dst_data, const unsigned char* patter
     });
 }
 
+// element(i) for i in [0, n): on the calling thread below the parallel grain, else over threads.
+template <typename F>
+void for_range(int64_t n, F&& element) {
+    if (n < parallel_grain || omp_in_parallel()) {
+        for (int64_t i = 0; i < n; ++i) element(i);
+        return;
+    }
+    openmp_region([&] {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < n; ++i) element(i);
+    });
+}
+
 template <typename T>
 void linear(T* out, int64_t n, double start, double step, bool floor_ints) {
-#pragma omp parallel for if (n >= parallel_grain && !omp_in_parallel()) schedule(static)
-    for (int64_t i = 0; i < n; ++i) {
+    auto element = [&](int64_t i) {
         double v = start + static_cast<double>(i) * step;
         if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
             if (floor_ints) v = std::floor(v);
         out[i] = convert<T>(v);
-    }
+    };
+    for_range(n, element);
 }
 
 template <typename T>
 void linear_int(T* out, int64_t n, int64_t start, int64_t step) {
-#pragma omp parallel for if (n >= parallel_grain && !omp_in_parallel()) schedule(static)
-    for (int64_t i = 0; i < n; ++i) out[i] = convert<T>(start + i * step);
+    for_range(n, [&](int64_t i) { out[i] = convert<T>(start + i * step); });
 }
 
 } // namespace

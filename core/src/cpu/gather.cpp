@@ -1,6 +1,7 @@
 // CPU advanced-indexing kernels: index arrays to byte offsets (bounds-checked), row gather.
 #include "cpu/gather.hpp"
 #include "cpu/gather_copy.hpp"
+#include "isthmus/openmp_region.hpp"
 
 #include <atomic>
 #include <cstring>
@@ -113,8 +114,10 @@ bool indices_in_range(const int64_t* idx, int64_t n, int64_t size) {
     };
     if (n < parallel_grain || omp_in_parallel()) return bad_in(0, n) == 0;
     int64_t bad = 0;
+    openmp_region([&] {
 #pragma omp parallel for reduction(+ : bad) schedule(static)
-    for (int64_t c = 0; c < 64; ++c) bad += bad_in(n * c / 64, n * (c + 1) / 64);
+        for (int64_t c = 0; c < 64; ++c) bad += bad_in(n * c / 64, n * (c + 1) / 64);
+    });
     return bad == 0;
 }
 
@@ -151,9 +154,11 @@ void gather_rows(size_t itemsize, char* out, const char* src, const row_offsets&
                     return;
                 }
                 const int64_t chunks = omp_get_max_threads();
+                openmp_region([&] {
 #pragma omp parallel for schedule(static)
-                for (int64_t c = 0; c < chunks; ++c)
-                    copy_rows(rows * c / chunks, rows * (c + 1) / chunks);
+                    for (int64_t c = 0; c < chunks; ++c)
+                        copy_rows(rows * c / chunks, rows * (c + 1) / chunks);
+                });
                 return;
             }
             auto row = [&](int64_t b, int64_t grain) {
@@ -164,8 +169,10 @@ void gather_rows(size_t itemsize, char* out, const char* src, const row_offsets&
             if (threads > 1 && rows * inner >= parallel_grain &&
                 (inner < parallel_grain || rows >= 8 * threads)) {
                 // Many rows: one thread per run of rows, each row copied serially.
+                openmp_region([&] {
 #pragma omp parallel for schedule(static)
-                for (int64_t b = 0; b < rows; ++b) row(b, INT64_MAX);
+                    for (int64_t b = 0; b < rows; ++b) row(b, INT64_MAX);
+                });
             } else {
                 // Few large rows (or little work): rows in order, each split across threads.
                 for (int64_t b = 0; b < rows; ++b) row(b, parallel_grain);

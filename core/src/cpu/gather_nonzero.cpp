@@ -1,7 +1,25 @@
 // CPU nonzero: parallel per-chunk counts, then each chunk writes its hits' coordinates.
 #include "cpu/gather.hpp"
+#include "isthmus/openmp_region.hpp"
 
 namespace isthmus::cpu {
+
+namespace {
+
+// body(k) for every chunk k: one chunk on the calling thread, more over a team of that size.
+template <typename F>
+void for_chunks(int64_t chunks, F&& body) {
+    if (chunks <= 1) {
+        for (int64_t k = 0; k < chunks; ++k) body(k);
+        return;
+    }
+    openmp_region([&] {
+#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static)
+        for (int64_t k = 0; k < chunks; ++k) body(k);
+    });
+}
+
+} // namespace
 
 nonzero_counts count_nonzero(const uint8_t* mask, int64_t n) {
     const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
@@ -10,14 +28,12 @@ nonzero_counts count_nonzero(const uint8_t* mask, int64_t n) {
     c.bounds.resize(static_cast<size_t>(chunks) + 1);
     c.first.assign(static_cast<size_t>(chunks) + 1, 0);
     for (int64_t k = 0; k <= chunks; ++k) c.bounds[static_cast<size_t>(k)] = n * k / chunks;
-    const int nthreads = static_cast<int>(chunks);
-#pragma omp parallel for if (chunks > 1) num_threads(nthreads) schedule(static)
-    for (int64_t k = 0; k < chunks; ++k) {
+    for_chunks(chunks, [&](int64_t k) {
         int64_t cnt = 0;
         const int64_t e = c.bounds[static_cast<size_t>(k) + 1];
         for (int64_t i = c.bounds[static_cast<size_t>(k)]; i < e; ++i) cnt += mask[i] != 0;
         c.first[static_cast<size_t>(k) + 1] = cnt;
-    }
+    });
     for (size_t k = 1; k < c.first.size(); ++k) c.first[k] += c.first[k - 1];
     return c;
 }
@@ -28,12 +44,10 @@ nonzero_counts count_nonzero(const uint8_t* mask, int64_t n) {
 void write_nonzero(const nonzero_counts& counts, const uint8_t* mask, const shape_t& shape,
                    int64_t* const* outs, int64_t out_stride) {
     const auto chunks = static_cast<int64_t>(counts.bounds.size()) - 1;
-    const int nthreads = static_cast<int>(chunks);
     const int k = static_cast<int>(shape.size());
     int64_t dims[max_rank];
     for (int d = 0; d < k; ++d) dims[d] = shape[static_cast<size_t>(d)];
-#pragma omp parallel for if (chunks > 1) num_threads(nthreads) schedule(static)
-    for (int64_t c = 0; c < chunks; ++c) {
+    for_chunks(chunks, [&](int64_t c) {
         int64_t i = counts.bounds[static_cast<size_t>(c)];
         const int64_t end = counts.bounds[static_cast<size_t>(c) + 1];
         int64_t h = counts.first[static_cast<size_t>(c)];
@@ -45,7 +59,7 @@ void write_nonzero(const nonzero_counts& counts, const uint8_t* mask, const shap
                 o[h * os] = i;
                 h += mask[i] != 0;
             }
-            continue;
+            return;
         }
         // Coordinates of the chunk's first element: one division per dimension, then rows.
         int64_t idx[max_rank];
@@ -70,7 +84,7 @@ void write_nonzero(const nonzero_counts& counts, const uint8_t* mask, const shap
                 idx[d] = 0;
             }
         }
-    }
+    });
 }
 
 } // namespace isthmus::cpu

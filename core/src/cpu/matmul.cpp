@@ -3,6 +3,7 @@
 
 #include "cpu/matmul_blas.hpp"
 #include "isthmus/interrupt.hpp"
+#include "isthmus/openmp_region.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -241,9 +242,11 @@ void matmul_blas(const tensor& c, T* cp, const tensor& a, const T* ap, const ten
     const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
     const int64_t work = m * n * k;
     if (nb > 1 && threads > 1 && work >= medium_product && work <= small_product) {
+        openmp_region([&] {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (int64_t bi = 0; bi < nb; ++bi)
-            if (!ic.stop()) one(bi);
+            for (int64_t bi = 0; bi < nb; ++bi)
+                if (!ic.stop()) one(bi);
+        });
         return ic.raise_if_stopped("matmul");
     }
     for (int64_t bi = 0; bi < nb && !ic.stop(); ++bi) one(bi);
@@ -304,8 +307,10 @@ void matmul(const tensor& c, void* c_data, const tensor& a, const void* a_data, 
     };
     const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
     if (nb > 1 && threads > 1) {
+        openmp_region([&] {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (int64_t bi = 0; bi < nb; ++bi) one(bi);
+            for (int64_t bi = 0; bi < nb; ++bi) one(bi);
+        });
         return;
     }
     for (int64_t bi = 0; bi < nb; ++bi) one(bi);

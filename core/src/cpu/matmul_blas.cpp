@@ -1,6 +1,7 @@
 // The BLAS library as a whole: what was loaded (cpu_blas_info), its threads and their pool.
 #include "cpu/matmul_blas.hpp"
 
+#include "isthmus/openmp_region.hpp"
 #include "isthmus/ops/linalg.hpp"
 
 #include <atomic>
@@ -58,13 +59,15 @@ void run_blas_jobs(int /*sync: always 1 from exec_blas*/, openblas_dojob_callbac
     bool done = false;
     if (!omp_in_parallel()) {
         int team = 0;
+        openmp_region([&] {
 #pragma omp parallel num_threads(numjobs)
-        {
-            // All threads of the team see the same size: either every job runs here or none.
-            const int size = omp_get_num_threads();
-            if (size == numjobs) job(omp_get_thread_num());
-            if (omp_get_thread_num() == 0) team = size;
-        }
+            {
+                // All threads of the team see the same size: every job runs here or none.
+                const int size = omp_get_num_threads();
+                if (size == numjobs) job(omp_get_thread_num());
+                if (omp_get_thread_num() == 0) team = size;
+            }
+        });
         done = team == numjobs;
     }
     if (!done) {

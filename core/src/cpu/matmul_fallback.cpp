@@ -1,6 +1,7 @@
 // The exact matrix-product loop for dtypes BLAS lacks (integers, bool): blocked, i-k-j order.
 #include "cpu/convert.hpp"
 #include "cpu/matmul.hpp"
+#include "isthmus/openmp_region.hpp"
 
 #include <algorithm>
 #include <omp.h>
@@ -90,10 +91,12 @@ void loop_as(int64_t m, int64_t n, int64_t k, const char* a, int64_t ars, int64_
         const int64_t blocks = (m + rb - 1) / rb;
         const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
         if (threads > 1 && blocks > 1 && m * n * k >= (int64_t{1} << 16)) {
+            openmp_region([&] {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-            for (int64_t blk = 0; blk < blocks; ++blk)
-                rows_as<T>(blk * rb, std::min(m, (blk + 1) * rb), n, k, a, ars, acs, b, brs, bcs,
-                           cu);
+                for (int64_t blk = 0; blk < blocks; ++blk)
+                    rows_as<T>(blk * rb, std::min(m, (blk + 1) * rb), n, k, a, ars, acs, b, brs,
+                               bcs, cu);
+            });
             return;
         }
         rows_as<T>(0, m, n, k, a, ars, acs, b, brs, bcs, cu);

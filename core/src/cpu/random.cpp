@@ -2,6 +2,7 @@
 #include "cpu/random.hpp"
 #include "cpu/convert.hpp"
 #include "cpu/strided_loop.hpp"
+#include "isthmus/openmp_region.hpp"
 
 #include <cmath>
 #include <numbers>
@@ -69,12 +70,19 @@ template <typename Map>
 void for_batches(int64_t n, int words_per_element, uint64_t seed, uint64_t first_block, Map map) {
     const int64_t per_batch = 4 * batch_blocks / words_per_element;
     const int64_t batches = (n + per_batch - 1) / per_batch;
-#pragma omp parallel for if (n >= parallel_grain && !omp_in_parallel()) schedule(static)
-    for (int64_t k = 0; k < batches; ++k) {
+    auto batch = [&](int64_t k) {
         alignas(64) uint32_t words[4 * batch_blocks];
         philox_batch(seed, first_block + static_cast<uint64_t>(k) * batch_blocks, words);
         map(words, k * per_batch, std::min(n, (k + 1) * per_batch));
+    };
+    if (n < parallel_grain || omp_in_parallel()) {
+        for (int64_t k = 0; k < batches; ++k) batch(k);
+        return;
     }
+    openmp_region([&] {
+#pragma omp parallel for schedule(static)
+        for (int64_t k = 0; k < batches; ++k) batch(k);
+    });
 }
 
 // Float-family dtypes (float32, float16, bfloat16): one word per element, float arithmetic.

@@ -5,6 +5,7 @@
 
 #include "cpu/convert.hpp"
 #include "cpu/strided_loop.hpp"
+#include "isthmus/openmp_region.hpp"
 #include "isthmus/tensor.hpp"
 
 #include <algorithm>
@@ -360,8 +361,10 @@ void for_pieces(int64_t n, bool parallel, F&& body) {
         return;
     }
     const int team = static_cast<int>(std::min<int64_t>(threads, n));
+    openmp_region([&] {
 #pragma omp parallel for num_threads(team) schedule(dynamic, 1)
-    for (int64_t i = 0; i < n; ++i) body(i);
+        for (int64_t i = 0; i < n; ++i) body(i);
+    });
 }
 
 /// The inner kernel (Note [reduction geometry]). With few outputs (fewer than 16) and many

@@ -1,6 +1,7 @@
 // N-operand strided iteration: dimension coalescing, odometer stepping, chunked OpenMP splitting.
 #pragma once
 
+#include "isthmus/openmp_region.hpp"
 #include "isthmus/tensor.hpp"
 
 #include <algorithm>
@@ -150,9 +151,11 @@ void run_plan(const strided_plan<N>& p, std::array<char*, N> base, F&& inner,
         return;
     }
     const int64_t chunks = std::min<int64_t>(threads, (p.numel + grain - 1) / grain);
+    openmp_region([&] {
 #pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static)
-    for (int64_t c = 0; c < chunks; ++c)
-        run_range(p.numel * c / chunks, p.numel * (c + 1) / chunks);
+        for (int64_t c = 0; c < chunks; ++c)
+            run_range(p.numel * c / chunks, p.numel * (c + 1) / chunks);
+    });
 }
 
 /// Makes a plan for N tensors of the same shape (broadcast views already expanded) and runs it.
