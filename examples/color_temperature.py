@@ -1,15 +1,14 @@
 """The seed's Example 3: a color_temperature kernel compiled from a string, run with parallel_do.
 
 Compiles the kernel with q.compile_string, runs it over an RGB image with q.parallel_do, checks
-the result against NumPy, and writes the input and output images as PNG files.
+the result against NumPy, writes the input and output images as PNG files with q.imwrite and
+reads them back with q.imread (both need Pillow: pip install pillow, or scripts/deps).
 
     python examples/color_temperature.py [output_dir]     (default: $ISTHMUS_EXAMPLES_OUT or out/)
 """
 import os
 import pathlib
-import struct
 import sys
-import zlib
 
 import numpy as np
 
@@ -36,23 +35,18 @@ ISTHMUS_PLUGIN(color_temperature, m) {
 """
 
 
-def write_png(path, img):
-    """Writes an HxWx3 uint8 array as an RGB PNG (zlib + struct, no imaging library)."""
-    h, w, _ = img.shape
-    raw = b"".join(b"\x00" + img[i].tobytes() for i in range(h))
-
-    def chunk(tag, data):
-        return (struct.pack(">I", len(data)) + tag + data
-                + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF))
-
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n")
-        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)))
-        f.write(chunk(b"IDAT", zlib.compress(raw, 6)))
-        f.write(chunk(b"IEND", b""))
+def write_and_check(path, img):
+    """Writes img (values on 0..255) with q.imwrite, reads it back with q.imread and checks
+    that the file holds img rounded and clipped to 8 bits (PNG is lossless)."""
+    q.imwrite(path, img)
+    back = q.imread(path)
+    expected = np.clip(np.rint(np.asarray(img)), 0, 255)
+    assert back.shape == expected.shape and back.dtype == np.float32, (back.shape, back.dtype)
+    assert np.array_equal(np.asarray(back), expected), f"{path} does not read back as written"
+    print("wrote", path)
 
 
-def test_image(h=240, w=320):
+def synthetic_image(h=240, w=320):
     """A synthetic RGB picture in [0, 255]: colour ramps with a disc."""
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     img = np.stack([255 * xx / (w - 1), 255 * yy / (h - 1),
@@ -84,17 +78,16 @@ def main():
     q.init("cpu")
     mod = q.compile_string("color_temperature", KERNEL_SRC)
     print("compiled:", mod.color_temperature.signature)
-    img_in = test_image()
-    write_png(out_dir / "color_temperature_in.png", img_in.astype(np.uint8))
+    in_path = out_dir / "color_temperature_in.png"
+    write_and_check(in_path, synthetic_image())
+    img_in = q.imread(in_path)  # the seed's img_in = q.imread("lena_big.tif"): float32, 0..255
     for temp in (1, -2):
-        img_out = np.asarray(apply(img_in, temp))
-        err = float(np.abs(img_out - reference(img_in, temp)).max())
+        img_out = apply(img_in, temp)
+        err = float(np.abs(np.asarray(img_out) - reference(np.asarray(img_in), temp)).max())
         print(f"temp={temp}: max |isthmus - numpy| = {err:.3g}")
         assert err < 1e-3, err
-        name = out_dir / f"color_temperature_out_{'hot' if temp > 0 else 'cold'}.png"
-        write_png(name, np.clip(img_out, 0, 255).astype(np.uint8))
-        print("wrote", name)
-    print("wrote", out_dir / "color_temperature_in.png")
+        write_and_check(out_dir / f"color_temperature_out_{'hot' if temp > 0 else 'cold'}.png",
+                        img_out)
     print("color_temperature: OK")
 
 

@@ -15,7 +15,10 @@ from ._isthmus import *  # noqa: F401,F403  (every public name of the native mod
 from ._isthmus import __version__, _native_stats, _op_table  # noqa: F401
 
 from . import autograd, torch  # noqa: E402,F401  (PyTorch itself is imported on first use)
+from . import images  # noqa: E402,F401  (Pillow and matplotlib are imported on first use)
+from .images import ImageFileError, imread, imshow, imwrite  # noqa: E402,F401
 
 # The public names: those of the native module (see __init__.pyi for their signatures) and the
 # pure-Python submodules.
-__all__ = sorted([name for name in dir(_isthmus) if not name.startswith("_")] + ["autograd", "torch"])
+__all__ = sorted([name for name in dir(_isthmus) if not name.startswith("_")] + ["autograd", "torch"]
+                 + ["images"] + images.__all__)

@@ -562,6 +562,14 @@ def normal(
 ) -> qvalue: ...
 
 
+# ---- image files and display (docs/images.md; signatures in images.py) ----
+from . import images as images
+from .images import ImageFileError as ImageFileError
+from .images import imread as imread
+from .images import imshow as imshow
+from .images import imwrite as imwrite
+
+
 # ---- plugins (docs/plugins.md) ----
 from . import autograd as autograd
 

@@ -29,6 +29,8 @@ def test_python_tour_runs_and_shares_memory():
 
 
 def test_color_temperature_matches_numpy_and_writes_pngs(tmp_path, monkeypatch):
+    import pytest
+    pytest.importorskip("PIL")  # q.imwrite / q.imread (scripts/deps installs Pillow)
     monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("ISTHMUS_EXAMPLES_OUT", str(tmp_path / "out"))
     r = run_example("color_temperature.py")
