@@ -19,3 +19,10 @@ from . import autograd, torch  # noqa: E402,F401  (PyTorch itself is imported on
 # The public names: those of the native module (see __init__.pyi for their signatures) and the
 # pure-Python submodules.
 __all__ = sorted([name for name in dir(_isthmus) if not name.startswith("_")] + ["autograd", "torch"])
+
+# pickle, copy.copy and copy.deepcopy for qvalues; q.unpickle_device (docs/scaling-out.md)
+from . import pickling  # noqa: E402
+from .pickling import unpickle_device  # noqa: E402,F401
+
+pickling.attach(qvalue)  # noqa: F405
+__all__ += ["pickling", "unpickle_device"]
