@@ -313,8 +313,10 @@ def test_qvalues_inside_containers_with_numpy_and_torch():
 
 # ---- plugin objects -----------------------------------------------------------------------------
 
-def test_plugin_objects_refuse_pickling_with_their_type_name(monkeypatch):
-    class fake_object:  # stands in for a qvalue of kind "counter" (a plugin object)
+def test_plugin_objects_refuse_pickling_with_their_type_name():
+    # A qvalue of an object kind reaches Python only from C++ hosts (to_py of a value holding a
+    # plugin object); Python itself cannot make one, so a stand-in with that kind is used.
+    class fake_object:
         kind = "counter"
 
     for fn in (pickling.payload, pickling.copy_):
