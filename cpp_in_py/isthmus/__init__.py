@@ -22,3 +22,10 @@ from .images import ImageFileError, imread, imshow, imwrite  # noqa: E402,F401
 # pure-Python submodules.
 __all__ = sorted([name for name in dir(_isthmus) if not name.startswith("_")] + ["autograd", "torch"]
                  + ["images"] + images.__all__)
+
+# pickle, copy.copy and copy.deepcopy for qvalues; q.unpickle_device (docs/scaling-out.md)
+from . import pickling  # noqa: E402
+from .pickling import unpickle_device  # noqa: E402,F401
+
+pickling.attach(qvalue)  # noqa: F405
+__all__ += ["pickling", "unpickle_device"]

@@ -131,6 +131,15 @@ class qvalue:
         """
     def __dlpack_device__(self) -> tuple[int, int]:
         """(2, n) (kDLCUDA) for a tensor located on cuda:n, else (1, 0) (kDLCPU)."""
+    # pickling and copies (isthmus/pickling.py, docs/scaling-out.md)
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
+        """(isthmus.pickling.rebuild, (payload,)); protocol 5 hands contiguous CPU data out of
+        band without a copy."""
+    def __reduce__(self) -> tuple[Any, ...]: ...
+    def __copy__(self) -> qvalue:
+        """Tensors: a new contiguous copy; cells: a new cell, same elements; others: self."""
+    def __deepcopy__(self, memo: dict[Any, Any]) -> qvalue:
+        """As __copy__, with a cell's elements copied at every depth (shared ones stay shared)."""
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[qvalue]: ...
     def __getitem__(self, key: Any) -> qvalue: ...
@@ -568,6 +577,22 @@ from .images import ImageFileError as ImageFileError
 from .images import imread as imread
 from .images import imshow as imshow
 from .images import imwrite as imwrite
+
+# ---- pickling (docs/scaling-out.md) ----
+from . import pickling as pickling
+
+class unpickle_device:
+    """`with q.unpickle_device("cpu"):` puts every tensor unpickled inside on that device.
+
+    For pickles of CUDA values loaded where that device is missing (RuntimeError otherwise).
+    The scope belongs to the current thread or asyncio task (contextvars); scopes nest.
+    """
+
+    def __init__(self, device: str) -> None: ...
+    @property
+    def device(self) -> str: ...
+    def __enter__(self) -> unpickle_device: ...
+    def __exit__(self, *exc: Any) -> None: ...
 
 
 # ---- plugins (docs/plugins.md) ----
