@@ -17,11 +17,16 @@ from ._isthmus import __version__, _native_stats, _op_table  # noqa: F401
 from . import autograd, torch  # noqa: E402,F401  (PyTorch itself is imported on first use)
 from . import images  # noqa: E402,F401  (Pillow and matplotlib are imported on first use)
 from .images import ImageFileError, imread, imshow, imwrite  # noqa: E402,F401
+from . import numpy_protocols  # noqa: E402  (See Note [NumPy protocols])
+
+qvalue.__array_ufunc__ = numpy_protocols.array_ufunc  # noqa: F405
+qvalue.__array_function__ = numpy_protocols.array_function  # noqa: F405
+qvalue.__format__ = numpy_protocols.format_value  # noqa: F405
 
 # The public names: those of the native module (see __init__.pyi for their signatures) and the
 # pure-Python submodules.
 __all__ = sorted([name for name in dir(_isthmus) if not name.startswith("_")] + ["autograd", "torch"]
-                 + ["images"] + images.__all__)
+                 + ["images", "numpy_protocols"] + images.__all__)
 
 # pickle, copy.copy and copy.deepcopy for qvalues; q.unpickle_device (docs/scaling-out.md)
 from . import pickling  # noqa: E402

@@ -1,10 +1,11 @@
 # Type stubs for the isthmus Python module (the native part is isthmus._isthmus).
 import types
-from typing import Any, Callable, Iterator, Sequence, SupportsIndex, overload
+from typing import Any, Callable, Collection, Iterator, Sequence, SupportsIndex, overload
 
 import numpy as np
 import numpy.typing as npt
 
+from . import numpy_protocols as numpy_protocols
 from . import torch as torch
 
 __version__: str
@@ -140,6 +141,16 @@ class qvalue:
         """Tensors: a new contiguous copy; cells: a new cell, same elements; others: self."""
     def __deepcopy__(self, memo: dict[Any, Any]) -> qvalue:
         """As __copy__, with a cell's elements copied at every depth (shared ones stay shared)."""
+    # NumPy's protocols (docs/numpy-protocols.md): NumPy ufuncs and functions compute in isthmus
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any: ...
+    def __array_function__(
+        self,
+        func: Callable[..., Any],
+        types: Collection[type],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> Any: ...
+    def __format__(self, format_spec: str) -> str: ...
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[qvalue]: ...
     def __getitem__(self, key: Any) -> qvalue: ...
