@@ -43,6 +43,7 @@ The rules, as CuPy's are for its arrays:
 4. **Foreign array types are left alone**: when another argument's type overrides NumPy too
    (a type with its own ``__array_ufunc__``/``__array_function__`` that is neither ndarray nor
    qvalue), the protocol returns ``NotImplemented`` so that type, or NumPy's TypeError, decides.
+   Masked arrays count as foreign: reading one as a plain array would drop its mask.
 
 ``__format__`` formats a scalar, or a tensor with one element, as its Python number
 (``f"{x:.2f}"``); an empty spec is ``str(x)``; other values with a spec raise ``TypeError``
@@ -53,6 +54,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -369,14 +371,32 @@ def _single_out(out: Any, fname: str) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 
+def _masked(x: Any) -> bool:
+    """True for NumPy masked arrays, whose mask isthmus would drop (numpy.ma loaded only)."""
+    ma = sys.modules.get("numpy.ma")
+    return ma is not None and isinstance(x, ma.MaskedArray)
+
+
 def _foreign(x: Any) -> bool:
-    """True when x's type overrides NumPy's ufuncs itself (neither ndarray nor qvalue)."""
+    """True when x's type overrides NumPy's ufuncs itself (neither ndarray nor qvalue), and for
+    masked arrays, whose meaning (the mask) isthmus cannot keep."""
     t = type(x)
     if issubclass(t, _qvalue):
         return False
     if not hasattr(t, "__array_ufunc__"):
         return False
-    return t.__array_ufunc__ is not np.ndarray.__array_ufunc__
+    return t.__array_ufunc__ is not np.ndarray.__array_ufunc__ or _masked(x)
+
+
+def _has_masked(x: Any, depth: int = 0) -> bool:
+    """True when a masked array is among a function's arguments (or in a list of them)."""
+    if _masked(x):
+        return True
+    if depth < 2 and type(x) in (list, tuple):
+        return builtins.any(_has_masked(e, depth + 1) for e in x)
+    if depth < 1 and type(x) is dict:
+        return builtins.any(_has_masked(e, depth + 1) for e in x.values())
+    return False
 
 
 def _weak_type(x: Any) -> Any:
@@ -467,7 +487,7 @@ def _reduction(qname: str, fname: str, a: Any, axis: Any, dtype: Any, out: Any,
                keepdims: Any, initial: Any, where: Any, out_casting: str = "unsafe") -> Any:
     """sum/prod/max/min/all/any with NumPy's keywords (np.sum and np.add.reduce alike)."""
     A = _tensor(a)
-    keepdims = bool(keepdims) if keepdims is not _MISSING else False
+    keepdims = bool(_opt(keepdims, False))
     if dtype is not None:
         dtype = _dtype_arg(dtype, fname)
         if qname in ("all", "any") and not _same_dtype(dtype, "bool"):
@@ -501,13 +521,21 @@ def _reduction(qname: str, fname: str, a: Any, axis: Any, dtype: Any, out: Any,
         r = fn(A, axis, keepdims)
         if initial is not _MISSING:
             init = _scalar_as(initial, r.dtype)
-            r = {"sum": operator.add, "prod": operator.mul, "max": _q.maximum,
-                 "min": _q.minimum, "all": _q.logical_and, "any": _q.logical_or}[qname](r, init)
+            combine = {"sum": operator.add, "prod": operator.mul, "max": _q.maximum,
+                       "min": _q.minimum, "all": _q.logical_and, "any": _q.logical_or}[qname]
+            r = _keep_scalar(r, combine(r, init))
     if dtype is not None and qname in ("sum", "prod"):
         r = _astype(r, dtype)
     if out is not None:
         return _store(fname, _single_out(out, fname), r, None, out_casting, what="function")
     return r
+
+
+def _keep_scalar(before: Any, after: Any) -> Any:
+    """after, as a scalar qvalue when before was one (a full reduction stays a scalar)."""
+    if before.kind == "scalar" and after.kind == "tensor" and after.ndim == 0:
+        return after[()]
+    return after
 
 
 def _scalar_as(value: Any, dt: Any) -> Any:
@@ -574,11 +602,23 @@ def _ufunc_accumulate(ufunc: np.ufunc, qname: str, inputs: tuple[Any, ...],
     return _scan(qname, name, A, axis, dtype, out)
 
 
+# Operand types the module functions take exactly as _operand would pass them (no foreign
+# overrides, no lists to read): a ufunc call with only these and no keywords goes straight in.
+_PLAIN = frozenset(
+    [_qvalue, np.ndarray, bool, int, float, complex]
+    + [t for t in np.sctypeDict.values() if issubclass(t, np.number) or t is np.bool_]
+)
+
+
 def array_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
     """qvalue.__array_ufunc__ (NEP 13): NumPy ufuncs on qvalues compute in isthmus.
 
     See Note [NumPy protocols] in isthmus/numpy_protocols.py and docs/numpy-protocols.md.
     """
+    if method == "__call__" and not kwargs:  # the common case, as cheap as it can be
+        fn = HANDLED_UFUNCS.get(ufunc)
+        if fn is not None and builtins.all(type(x) in _PLAIN for x in inputs):
+            return fn(*inputs)
     outs = kwargs.get("out") or ()
     if builtins.any(_foreign(x) for x in inputs + tuple(outs)):
         return NotImplemented
@@ -668,6 +708,8 @@ def array_function(self: Any, func: Callable[..., Any], types: Any, args: tuple[
     See Note [NumPy protocols] in isthmus/numpy_protocols.py and docs/numpy-protocols.md.
     """
     if not builtins.all(issubclass(t, (_qvalue, np.ndarray)) for t in types):
+        return NotImplemented
+    if "numpy.ma" in sys.modules and (_has_masked(args) or _has_masked(kwargs)):
         return NotImplemented
     impl = HANDLED_FUNCTIONS.get(func)
     if impl is not None:
@@ -906,10 +948,9 @@ def _np_array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[A
 def _index_arg(x: Any) -> Any:
     """An int or a list of ints for isthmus (NumPy arrays and qvalues of indices too)."""
     if isinstance(x, (np.ndarray, _qvalue)) and x.ndim > 0:
-        return [int(i) for i in np.asarray(x).tolist()] if isinstance(x, np.ndarray) else [
-            int(i) for i in x.tolist()]
+        return [operator.index(i) for i in x.tolist()]
     if isinstance(x, (np.ndarray, _qvalue, np.generic)):
-        return int(x)
+        return operator.index(x)
     return x
 
 
@@ -1094,6 +1135,8 @@ def _np_take(a: Any, indices: Any, axis: Any = None, out: Any = None,
         else:
             idx = _q.clip(idx, 0, builtins.max(n - 1, 0))
     r = _q.take(A, idx, axis)
+    if _is_number(indices) and r.ndim == 0:
+        r = r[()]  # one index gives a scalar, as NumPy's take
     if out is not None:
         return _store("numpy.take", out, r, None, "unsafe", what="function")
     return r
