@@ -89,34 +89,19 @@ _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 # The mapping tables
 # ---------------------------------------------------------------------------------------------
 
-# NumPy ufunc name -> isthmus module function name. Names missing from either side (an older
-# NumPy, a build without the op) are skipped; aliases (np.divide is np.true_divide, np.abs is
-# np.absolute, np.mod is np.remainder, np.bitwise_not is np.invert, np.conj is np.conjugate)
-# are the same ufunc object, so one row covers them.
-_UFUNC_NAMES = [
-    ("add", "add"), ("subtract", "subtract"), ("multiply", "multiply"),
-    ("true_divide", "true_divide"), ("floor_divide", "floor_divide"),
-    ("remainder", "remainder"), ("power", "power"), ("maximum", "maximum"),
-    ("minimum", "minimum"), ("arctan2", "arctan2"),
-    ("equal", "equal"), ("not_equal", "not_equal"), ("less", "less"),
-    ("less_equal", "less_equal"), ("greater", "greater"), ("greater_equal", "greater_equal"),
-    ("logical_and", "logical_and"), ("logical_or", "logical_or"),
-    ("logical_xor", "logical_xor"), ("logical_not", "logical_not"),
-    ("bitwise_and", "bitwise_and"), ("bitwise_or", "bitwise_or"),
-    ("bitwise_xor", "bitwise_xor"), ("invert", "invert"),
-    ("left_shift", "left_shift"), ("right_shift", "right_shift"),
-    ("negative", "negative"), ("absolute", "absolute"), ("sign", "sign"),
-    ("exp", "exp"), ("exp2", "exp2"), ("log", "log"), ("log2", "log2"), ("log10", "log10"),
-    ("expm1", "expm1"), ("log1p", "log1p"), ("sqrt", "sqrt"), ("cbrt", "cbrt"),
-    ("sin", "sin"), ("cos", "cos"), ("tan", "tan"),
-    ("arcsin", "arcsin"), ("arccos", "arccos"), ("arctan", "arctan"),
-    ("sinh", "sinh"), ("cosh", "cosh"), ("tanh", "tanh"),
-    ("arcsinh", "arcsinh"), ("arccosh", "arccosh"), ("arctanh", "arctanh"),
-    ("floor", "floor"), ("ceil", "ceil"), ("rint", "rint"),
-    ("isnan", "isnan"), ("isinf", "isinf"), ("isfinite", "isfinite"),
-    ("conjugate", "conjugate"), ("square", "square"), ("reciprocal", "reciprocal"),
-    ("matmul", "matmul"),
-]
+# The NumPy ufuncs isthmus has, each under the same name as a module function. Names missing
+# from either side (an older NumPy) are skipped; aliases (np.divide is np.true_divide, np.abs
+# is np.absolute, np.mod is np.remainder, np.bitwise_not is np.invert, np.conj is
+# np.conjugate) are the same ufunc object, so one name covers them.
+_UFUNC_NAMES = """
+    add subtract multiply true_divide floor_divide remainder power maximum minimum arctan2
+    equal not_equal less less_equal greater greater_equal
+    logical_and logical_or logical_xor logical_not
+    bitwise_and bitwise_or bitwise_xor invert left_shift right_shift
+    negative absolute sign exp exp2 log log2 log10 expm1 log1p sqrt cbrt
+    sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh
+    floor ceil rint isnan isinf isfinite conjugate square reciprocal matmul
+""".split()
 
 
 def _positive(x: Any) -> Any:
@@ -126,9 +111,9 @@ def _positive(x: Any) -> Any:
 
 def _build_ufunc_table() -> dict[np.ufunc, Callable[..., Any]]:
     table: dict[np.ufunc, Callable[..., Any]] = {}
-    for np_name, q_name in _UFUNC_NAMES:
-        uf = getattr(np, np_name, None)
-        fn = getattr(_q, q_name, None)
+    for name in _UFUNC_NAMES:
+        uf = getattr(np, name, None)
+        fn = getattr(_q, name, None)
         if isinstance(uf, np.ufunc) and fn is not None:
             table[uf] = fn
     table[np.positive] = _positive
@@ -191,14 +176,9 @@ def _tensor(x: Any) -> Any:
     """An array argument as a qvalue (numbers too: reductions and shape functions need one)."""
     if isinstance(x, _qvalue):
         return x
-    if _is_number(x) and not isinstance(x, np.generic):
-        return _q.asvalue(np.asarray(x))
-    return _q.asvalue(np.asarray(x) if isinstance(x, (list, tuple, np.generic)) else x)
-
-
-def _np_dtype(dt: Any) -> np.dtype | None:
-    """A qvalue's dtype as a NumPy dtype; None for bfloat16 (NumPy has none)."""
-    return dt if isinstance(dt, np.dtype) else None
+    if _is_number(x) or isinstance(x, (list, tuple)):
+        x = np.asarray(x)
+    return _q.asvalue(x)
 
 
 def _dtype_arg(dtype: Any, fname: str) -> Any:
@@ -209,15 +189,6 @@ def _dtype_arg(dtype: Any, fname: str) -> Any:
         return np.dtype(dtype)
     except TypeError as e:
         raise TypeError(f"{fname}: dtype={dtype!r} is not a dtype ({e})") from None
-
-
-def _dtype_of(x: Any) -> Any:
-    """The dtype of an operand: np.dtype, "bfloat16", or None for Python numbers."""
-    if isinstance(x, _qvalue):
-        return x.dtype
-    if isinstance(x, (np.ndarray, np.generic)):
-        return x.dtype
-    return None
 
 
 def _kind(dt: Any) -> str:
@@ -312,15 +283,15 @@ def _store(fname: str, out: Any, r: Any, mask: Any, casting: str, what: str = "u
             f"to the rule '{casting}' ({fname}'s out=)"
         )
     oshape = tuple(out.shape)
-    shapes = [_shape_of(r), oshape] + ([_shape_of(mask)] if mask is not None else [])
+    shapes = [_shape_of(r)] + ([_shape_of(mask)] if mask is not None else [])
     try:
-        full = np.broadcast_shapes(*shapes)
+        fits = np.broadcast_shapes(oshape, *shapes) == oshape
     except ValueError:
-        full = None
-    if full != oshape:
+        fits = False
+    if not fits:
         raise ValueError(
             f"{fname}: non-broadcastable output operand with shape {oshape} doesn't match the "
-            f"broadcast shape {full if full is not None else tuple(shapes[:1])}"
+            f"broadcast shape of the result and mask, {' and '.join(map(str, shapes))}"
         )
     r = _astype(r, odt)
     if isinstance(out, np.ndarray):
@@ -469,12 +440,12 @@ def _ufunc_call(ufunc: np.ufunc, fn: Callable[..., Any], inputs: tuple[Any, ...]
     ops = [_operand(x) for x in inputs]
     mask = _mask(where, f"numpy.{name}")
     loop = None
-    if dtype is not None or casting != "same_kind":
+    if dtype is not None or casting != "same_kind":  # NumPy's own checks and messages
         loop = _numpy_loop(ufunc, ops, dtype, casting)
-    if dtype is not None and loop is not None:
+    if dtype is not None:
         ops = [_astype(x, d) for x, d in zip(ops, loop)]
     r = fn(*ops)
-    if dtype is not None and loop is not None:
+    if dtype is not None:
         r = _astype(r, loop[-1])
     if out is None:
         if mask is not None:
@@ -714,7 +685,8 @@ def array_function(self: Any, func: Callable[..., Any], types: Any, args: tuple[
     impl = HANDLED_FUNCTIONS.get(func)
     if impl is not None:
         return impl(*args, **kwargs)
-    return _fallback(func, f"numpy.{getattr(func, '__name__', func)}", args, kwargs)
+    label = f"{getattr(func, '__module__', None) or 'numpy'}.{getattr(func, '__name__', func)}"
+    return _fallback(func, label, args, kwargs)
 
 
 def _given(value: Any) -> bool:
@@ -840,7 +812,8 @@ def _variance(fname: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, ke
         _check_mask_shape(fname, mask, A)
         m = _masked_mean(A, mask, axis, True)
         d = _q.abs(A - m) if _kind(A.dtype) == "c" else A - m
-        sq = _q.where(mask, _q.square(d), _scalar_as(0, _q.square(d).dtype))
+        sq = _q.square(d)
+        sq = _q.where(mask, sq, _scalar_as(0, sq.dtype))
         n = _masked_count(mask, tuple(A.shape), axis, keep)
         r = _astype(_q.sum(sq, axis, keep) / (n - ddof), _real_dtype(A.dtype))
         if root:
@@ -1002,14 +975,10 @@ def _np_pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -
         raise _unsupported("numpy.pad", "reflect_type", reflect_type)
     for key, value in kwargs.items():
         raise _unsupported("numpy.pad", key, value)
-    if isinstance(constant, _qvalue):
-        constant = constant.item() if constant.numel() == 1 else constant
-    elif np.ndim(constant) == 0:
-        constant = np.asarray(constant)[()] if isinstance(constant, np.ndarray) else constant
-    else:
+    if np.ndim(constant) != 0:
         raise _unsupported("numpy.pad", "constant_values", constant, "one value for all sides")
-    if isinstance(constant, _qvalue):
-        raise _unsupported("numpy.pad", "constant_values", constant, "one value for all sides")
+    if isinstance(constant, (_qvalue, np.ndarray)):
+        constant = constant.item()
     if isinstance(pad_width, (np.ndarray, _qvalue)):
         pad_width = np.asarray(pad_width).tolist()
     return _q.pad(_tensor(array), pad_width, mode, constant)

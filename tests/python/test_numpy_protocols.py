@@ -289,6 +289,16 @@ def test_out_aliasing_an_input():
     check(Y, -np.arange(4.0))
 
 
+def test_out_numpy_array_that_cannot_be_shared():
+    x = np.arange(4.0)
+    o = np.zeros(4, dtype=">f8")  # byte-swapped: written through NumPy instead
+    assert np.add(q.value(x), 1, out=o) is o
+    np.testing.assert_array_equal(o, x + 1)
+    o = np.full(4, -1.0, dtype=">f8")
+    np.add(q.value(x), 1, out=o, where=np.array([True, False, True, False]))
+    np.testing.assert_array_equal(o, [1.0, -1.0, 3.0, -1.0])
+
+
 def test_out_noncontiguous_view():
     base = q.zeros(4, 6, dtype="float64")
     view = base[:, ::2]
@@ -714,6 +724,10 @@ def test_results_keep_isthmus_forms():
     s = np.sum(X)
     assert isinstance(s, q.qvalue) and s.kind == "scalar"  # a full reduction is a scalar
     assert float(s) == pytest.approx(F.sum(), rel=1e-12)
+    for r in (np.sum(X, initial=1.0), np.max(X, initial=9.0), np.take(X, 3),
+              np.max(X, where=np.zeros(6, bool), initial=-1.0)):
+        assert r.kind == "scalar"  # as NumPy's scalars
+    assert float(np.max(X, where=np.zeros(6, bool), initial=-1.0)) == -1.0
     assert isinstance(np.allclose(X, F), bool) and np.allclose(X, F)
     assert np.shape(X) == (4, 6) and np.ndim(X) == 2 and np.size(X) == 24
     parts = np.split(X, 2)
