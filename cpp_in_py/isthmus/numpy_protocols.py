@@ -1,4 +1,4 @@
-"""NumPy's dispatch protocols for qvalue: __array_ufunc__ (NEP 13), __array_function__ (NEP 18), __format__.
+"""NumPy's protocols for qvalue: __array_ufunc__ (NEP 13), __array_function__ (NEP 18), __format__.
 
 Note [NumPy protocols]
 ~~~~~~~~~~~~~~~~~~~~~~

@@ -1,4 +1,4 @@
-# NumPy's dispatch protocols on qvalues (__array_ufunc__, __array_function__, __format__) against NumPy.
+# NumPy's protocols on qvalues (__array_ufunc__, __array_function__, __format__) against NumPy.
 import operator
 import warnings
 import zlib
