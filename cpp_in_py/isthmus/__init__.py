@@ -22,6 +22,8 @@ from . import numpy_protocols  # noqa: E402  (See Note [NumPy protocols])
 qvalue.__array_ufunc__ = numpy_protocols.array_ufunc  # noqa: F405
 qvalue.__array_function__ = numpy_protocols.array_function  # noqa: F405
 qvalue.__format__ = numpy_protocols.format_value  # noqa: F405
+from . import signatures  # noqa: E402  (See Note [plugin signatures])
+signatures.attach(native_function, native_kernel)  # noqa: F405
 
 # The public names: those of the native module (see __init__.pyi for their signatures) and the
 # pure-Python submodules.
