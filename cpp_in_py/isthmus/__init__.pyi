@@ -1,4 +1,5 @@
 # Type stubs for the isthmus Python module (the native part is isthmus._isthmus).
+import inspect
 import types
 from typing import Any, Callable, Collection, Iterator, Sequence, SupportsIndex, overload
 
@@ -608,6 +609,7 @@ class unpickle_device:
 
 # ---- plugins (docs/plugins.md) ----
 from . import autograd as autograd
+from . import signatures as signatures
 
 PLUGIN_ABI_VERSION: int
 
@@ -616,6 +618,8 @@ class CompileError(RuntimeError):
 
 class native_function:
     __name__: str
+    __signature__: inspect.Signature
+    __text_signature__: str
     signature: str
     plugin_path: str
     def __call__(self, *args: Any) -> Any: ...
@@ -623,6 +627,8 @@ class native_function:
 class native_kernel:
     name: str
     doc: str
+    __signature__: inspect.Signature
+    __text_signature__: str
     signature: str
     plugin_path: str
     devices: tuple[str, ...]
