@@ -1,0 +1,55 @@
+"""The array API standard (2024.12) namespace of isthmus: `A.__array_namespace__()` (docs/array-api.md).
+
+    import isthmus.array_api as xp
+    x = xp.asarray([3.0, 1.0, 2.0])
+    xp.sort(x), xp.sum(x), xp.linalg  # ...
+
+Arrays are qvalues themselves (tensors); see docs/array-api.md for what is composed, what is a
+CPU-only stopgap and where isthmus departs from the standard.
+"""
+
+# Note [arrays are tensors]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# The namespace has no array class of its own: its arrays are qvalues of kind "tensor", so
+# values move between the namespace and the rest of isthmus without wrapping. isthmus gives a
+# *scalar* qvalue for full reductions and for scalar-only ops; the standard wants 0-d arrays, so
+# every function of the namespace turns a scalar result into a 0-d tensor (`_helpers.out`) and
+# takes scalar qvalues as 0-d arrays (`_helpers.tensor`).
+#
+# Note [the namespace starts the runtime]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Code written against the standard never calls `q.init`, so importing this module starts a CPU
+# session when none runs, as unpickling does (Note [unpickling starts the runtime] in
+# pickling.py). A program that wants CUDA or float64 `scalar`s calls `q.init(...)` before it
+# imports `isthmus.array_api`; the namespace's default dtypes (float64, int64) do not depend on
+# the precision.
+
+from __future__ import annotations
+
+from . import _helpers
+
+_helpers.ensure_session()
+
+from ._dtypes import (  # noqa: E402
+    bool, can_cast, complex64, complex128, finfo, float32, float64, iinfo, int8, int16, int32,
+    int64, isdtype, result_type, uint8, uint16, uint32, uint64)
+from ._creation import *  # noqa: E402,F401,F403
+from ._elementwise import *  # noqa: E402,F401,F403
+from ._info import __array_namespace_info__  # noqa: E402,F401
+from . import _creation, _elementwise  # noqa: E402
+
+import math as _math  # noqa: E402
+
+__array_api_version__ = "2024.12"
+
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+newaxis = None
+
+__all__ = sorted(
+    ["__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "pi", "newaxis",
+     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
+     "float64", "complex64", "complex128", "finfo", "iinfo", "isdtype", "result_type",
+     "can_cast"] + _creation.__all__ + _elementwise.__all__)
