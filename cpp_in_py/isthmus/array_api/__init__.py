@@ -35,8 +35,17 @@ from ._dtypes import (  # noqa: E402
     int64, isdtype, result_type, uint8, uint16, uint32, uint64)
 from ._creation import *  # noqa: E402,F401,F403
 from ._elementwise import *  # noqa: E402,F401,F403
+from ._indexing import *  # noqa: E402,F401,F403
+from ._linalg import *  # noqa: E402,F401,F403
+from ._manipulation import *  # noqa: E402,F401,F403
+from ._searching import *  # noqa: E402,F401,F403
+from ._set import *  # noqa: E402,F401,F403
+from ._sorting import *  # noqa: E402,F401,F403
+from ._statistical import *  # noqa: E402,F401,F403
+from ._utility import *  # noqa: E402,F401,F403
 from ._info import __array_namespace_info__  # noqa: E402,F401
-from . import _creation, _elementwise  # noqa: E402
+from . import (_creation, _elementwise, _indexing, _linalg, _manipulation,  # noqa: E402
+               _searching, _set, _sorting, _statistical, _utility)
 
 import math as _math  # noqa: E402
 
@@ -52,4 +61,6 @@ __all__ = sorted(
     ["__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "pi", "newaxis",
      "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
      "float64", "complex64", "complex128", "finfo", "iinfo", "isdtype", "result_type",
-     "can_cast"] + _creation.__all__ + _elementwise.__all__)
+     "can_cast"] + _creation.__all__ + _elementwise.__all__ + _indexing.__all__ + _linalg.__all__
+    + _manipulation.__all__ + _searching.__all__ + _set.__all__ + _sorting.__all__
+    + _statistical.__all__ + _utility.__all__)
