@@ -132,15 +132,23 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
         # Note [arange in float64]
         # ~~~~~~~~~~~~~~~~~~~~~~~~
         # q.arange reads floating bounds in the `scalar` precision (float32 by default), so the
-        # namespace computes start + i * step itself, in float64, and casts once at the end.
+        # namespace computes start + i * delta itself, in float64, and casts once at the end;
+        # delta is (start + step) - start, as NumPy's arange takes it, so the values match NumPy's.
+        delta = (float(start) + float(step)) - float(start)
         i = _q.arange(0, n, 1, dtype="float64")
-        r = i * _q.full((), float(step), dtype="float64") + _q.full((), float(start), dtype="float64")
+        r = i * _q.full((), delta, dtype="float64") + _q.full((), float(start), dtype="float64")
         return r if dt == _dtypes.float64 else r.astype(dt)
 
 
 def _is_nested_scalars(obj: Any) -> builtins.bool:
     """True for Python scalars and (nested) sequences, which NumPy reads with default dtypes."""
     return isinstance(obj, (builtins.bool, int, float, complex, list, tuple))
+
+
+def _has_big_int(obj: Any) -> builtins.bool:
+    if isinstance(obj, (list, tuple)):
+        return builtins.any(_has_big_int(e) for e in obj)
+    return isinstance(obj, int) and not -2 ** 63 <= obj < 2 ** 64
 
 
 def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = None) -> Any:
@@ -169,6 +177,8 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = N
             arr = np.asarray(obj, dtype=dt)
         except OverflowError as e:
             raise OverflowError(f"asarray: {e}") from None
+        if arr.dtype.kind == "O" and _has_big_int(obj):
+            raise OverflowError(f"asarray: an integer is out of the int64 range in {obj!r}")
         if arr.dtype.kind not in "biufc":
             raise TypeError(f"asarray: cannot make an array from {obj!r}")
         if dt is None and arr.dtype.kind == "u" and not isinstance(obj, np.ndarray):

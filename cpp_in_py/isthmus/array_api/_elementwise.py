@@ -40,7 +40,7 @@ _UNARY = {
     "floor": _q.floor, "imag": _q.imag, "isfinite": _q.isfinite, "isinf": _q.isinf,
     "isnan": _q.isnan, "log": _q.log, "log1p": _q.log1p, "log2": _q.log2, "log10": _q.log10,
     "logical_not": _q.logical_not, "negative": _q.negative, "real": _q.real,
-    "reciprocal": _q.reciprocal, "round": _q.round, "sign": _q.sign, "sin": _q.sin,
+    "reciprocal": _q.reciprocal, "round": _q.round, "sin": _q.sin,
     "sinh": _q.sinh, "square": _q.square, "sqrt": _q.sqrt, "tan": _q.tan, "tanh": _q.tanh,
 }
 
@@ -67,6 +67,15 @@ for _name, _fn in _BINARY.items():
 def positive(x: Any, /) -> Any:
     """+x: a copy of x."""
     return _q.copy(_t(x))
+
+
+def sign(x: Any, /) -> Any:
+    """-1, 0 or 1 by x's sign (NaN stays NaN); x / |x| for complex x (0 for 0, NaN for infinities)."""
+    x = _t(x)
+    if x.dtype.kind != "c":
+        return _o(_q.sign(x))
+    mag = _q.abs(x)
+    return _q.where(mag == 0, _q.zeros_like(x), x / _q.where(mag == 0, 1, mag).astype(x.dtype))
 
 
 def trunc(x: Any, /) -> Any:
@@ -163,4 +172,4 @@ def nextafter(x1: Any, x2: Any, /) -> Any:
 
 
 __all__ = sorted(list(_UNARY) + list(_BINARY) + [
-    "positive", "trunc", "signbit", "copysign", "hypot", "logaddexp", "clip", "nextafter"])
+    "positive", "sign", "trunc", "signbit", "copysign", "hypot", "logaddexp", "clip", "nextafter"])

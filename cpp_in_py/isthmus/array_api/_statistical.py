@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import _isthmus as _q
@@ -96,7 +97,16 @@ def _var_like(fn: Any, fname: str, x: Any, axis: Any, correction: Any, keepdims:
         n = 1
         r = _q.zeros(x.shape, dtype=x.dtype if x.dtype.kind == "f" else x.real.dtype)
         return r if n - correction > 0 else r * float("nan")
-    return keep_dims(fn(x, axis=axes, keepdims=False, ddof=correction), x, axes, keepdims, fname)
+    if float(correction) == int(correction):
+        r = fn(x, axis=axes, keepdims=False, ddof=int(correction))
+    else:
+        # isthmus's ddof is an integer: scale the population variance by N / (N - correction)
+        n = math.prod(x.shape[a] for a in axes)
+        v = _q.var(x, axis=axes, keepdims=False, ddof=0)
+        v = v * _q.full((), n / (n - float(correction)) if n != correction else math.inf,
+                        dtype=v.dtype)
+        r = _q.sqrt(v) if fname == "std" else v
+    return keep_dims(r, x, axes, keepdims, fname)
 
 
 def var(x: Any, /, *, axis: Any = None, correction: Any = 0.0, keepdims: bool = False) -> Any:
