@@ -42,8 +42,37 @@ def matrix_transpose(self: Any) -> Any:
     return _q.transpose(self, tuple(axes))
 
 
+# Note [subscripts of scalar values]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Indexing a tensor down to one element gives a *scalar* qvalue (docs/python.md), and the native
+# subscript code refuses every key on a scalar. The array API standard (and its test suite, which
+# makes 0-d inputs as `a[()]`) treats that element as a 0-d array, so `s[()]` and `s[...]` must
+# work. NumPy's scalars answer them (`np.float64(1)[()]` is the scalar, `[...]` a 0-d array), and
+# so does a qvalue now: the native `__getitem__` runs first and only its TypeError on a scalar
+# reaches this code, which costs tensors' indexing one Python call (about 5%). This belongs in
+# cpp_in_py/src/subscripts.cpp; it lives here until the native code takes these two keys.
+
+
+def _make_getitem(native: Any) -> Any:
+    def __getitem__(self: Any, key: Any, /) -> Any:
+        try:
+            return native(self, key)
+        except TypeError:
+            if self.kind == "scalar":
+                if key == ():
+                    return self
+                if key is Ellipsis:
+                    return _q.reshape(self, ())
+            raise
+    __getitem__.__doc__ = native.__doc__ or "self[key] (NumPy's rules, docs/python.md)"
+    __getitem__._isthmus_native = native  # type: ignore[attr-defined]
+    return __getitem__
+
+
 def attach(cls: Any) -> None:
     """Adds the attributes to the qvalue class."""
+    native = cls.__getitem__
+    cls.__getitem__ = _make_getitem(getattr(native, "_isthmus_native", native))
     cls.__array_namespace__ = array_namespace
     cls.to_device = to_device
     cls.mT = property(matrix_transpose)

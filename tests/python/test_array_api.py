@@ -276,6 +276,7 @@ def test_info_and_array_attributes():
 
 # ---- reductions, searching, utility ----
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, for the empty references
 @pytest.mark.parametrize("dt", ["float32", "float64", "int8", "uint32", "bool", "complex64"])
 def test_reductions(dt):
     for a in layouts((3, 4), dt, special=False):
@@ -481,3 +482,29 @@ def test_bad_inputs():
     with pytest.raises(ValueError):
         xp.sum(xp.ones((2, 2)), axis=(0, 0))
     np.testing.assert_array_equal(np.asarray(x), before)
+
+
+def test_import_starts_a_cpu_session(run_python):
+    """Importing the namespace starts the runtime on the CPU (Note [the namespace starts the
+    runtime]); `import isthmus` alone does not, and an existing session is kept."""
+    res = run_python("""
+        import isthmus as q
+        assert not q.is_initialized()
+        import isthmus.array_api as xp
+        assert q.is_initialized()
+        x = xp.asarray([1.0, 2.0])
+        assert x.__array_namespace__() is xp and x.device == "cpu"
+        q.destroy()
+        try:
+            xp.ones(2)
+        except RuntimeError as e:
+            print("after destroy:", e)
+    """)
+    assert "after destroy:" in res.stdout and "init" in res.stdout
+    res = run_python("""
+        import isthmus as q
+        q.init("cpu", precision="float64")
+        import isthmus.array_api as xp
+        print(xp.asarray([1.5]).dtype, q.value(1.5).dtype)
+    """)
+    assert res.stdout.split() == ["float64", "float64"]

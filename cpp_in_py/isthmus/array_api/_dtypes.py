@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _isthmus as _q
 from . import _helpers
 
 # Note [dtypes are NumPy dtypes]
@@ -91,7 +92,7 @@ def finfo(type: Any, /) -> finfo_object:
     fi = np.finfo(dt)
     real = fi.dtype
     return finfo_object(int(fi.bits), float(fi.eps), float(fi.max), float(fi.min),
-                        float(fi.smallest_normal), real if dt.kind == "f" else dt)
+                        float(fi.smallest_normal), np.dtype(real))
 
 
 def iinfo(type: Any, /) -> iinfo_object:
@@ -164,6 +165,22 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     for s in scalars:
         res = _scalar_type(s, res)
     return res
+
+
+def astype(x: Any, dtype: Any, /, *, copy: builtins.bool = True, device: Any = None) -> Any:
+    """x converted to dtype (a new array unless copy=False and nothing changes); complex to real
+    raises TypeError, as the standard leaves it undefined."""
+    x = _helpers.tensor(x)
+    dt = as_dtype(dtype)
+    if x.dtype.kind == "c" and dt.kind != "c":
+        raise TypeError(f"astype: complex to {dt} is not defined (take real() or abs() first)")
+    if x.dtype == dt:
+        r = _q.value(x) if copy else x
+    else:
+        r = x.astype(dt)
+    if device is not None and str(device) != r.device:
+        r = _q.to(r, str(device), copy=True)
+    return _helpers.out(r)
 
 
 def can_cast(from_: Any, to: Any, /) -> builtins.bool:

@@ -64,4 +64,5 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     if a.shape[axis] != b.shape[axis]:
         raise ValueError(f"vecdot: the axes have sizes {a.shape[axis]} and {b.shape[axis]}")
     prod = _q.conj(a) * b if a.dtype.kind == "c" else a * b
-    return _helpers.out(_q.sum(prod, axis=axis))
+    r = _helpers.out(_q.sum(prod, axis=axis))
+    return r if r.dtype == prod.dtype else r.astype(prod.dtype)
