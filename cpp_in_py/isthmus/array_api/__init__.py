@@ -44,6 +44,7 @@ from ._sorting import *  # noqa: E402,F401,F403
 from ._statistical import *  # noqa: E402,F401,F403
 from ._utility import *  # noqa: E402,F401,F403
 from ._info import __array_namespace_info__  # noqa: E402,F401
+from . import fft, linalg  # noqa: E402,F401  (the extensions)
 from . import (_creation, _elementwise, _indexing, _linalg, _manipulation,  # noqa: E402
                _searching, _set, _sorting, _statistical, _utility)
 
@@ -58,7 +59,7 @@ pi = _math.pi
 newaxis = None
 
 __all__ = sorted(
-    ["__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "pi", "newaxis",
+    ["__array_api_version__", "__array_namespace_info__", "fft", "linalg", "e", "inf", "nan", "pi", "newaxis",
      "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
      "float64", "complex64", "complex128", "finfo", "iinfo", "isdtype", "result_type",
      "can_cast", "astype"] + _creation.__all__ + _elementwise.__all__ + _indexing.__all__ + _linalg.__all__

@@ -48,7 +48,7 @@ _BINARY = {
     "add": _q.add, "atan2": _q.atan2, "bitwise_and": _q.bitwise_and,
     "bitwise_left_shift": _q.left_shift, "bitwise_or": _q.bitwise_or,
     "bitwise_right_shift": _q.right_shift, "bitwise_xor": _q.bitwise_xor, "divide": _q.divide,
-    "equal": _q.equal, "floor_divide": _q.floor_divide, "greater": _q.greater,
+    "equal": _q.equal, "greater": _q.greater,
     "greater_equal": _q.greater_equal, "less": _q.less, "less_equal": _q.less_equal,
     "logical_and": _q.logical_and, "logical_or": _q.logical_or, "logical_xor": _q.logical_xor,
     "maximum": _q.maximum, "minimum": _q.minimum, "multiply": _q.multiply,
@@ -64,6 +64,17 @@ for _name, _fn in _BINARY.items():
 
 # ---- composed from isthmus ops (the same code runs on every device) ----
 
+def floor_divide(x1: Any, x2: Any, /) -> Any:
+    """floor(x1 / x2), NumPy's exact floor division; infinite operands give the standard's
+    special cases (NumPy and q.floor_divide give NaN for inf // 2, the standard +inf)."""
+    a, b = _helpers.two(x1, x2)
+    r = _q.floor_divide(a, b)
+    if isinstance(r, _q.qvalue) and r.dtype.kind == "f":
+        inf = _q.logical_or(_q.isinf(a), _q.isinf(b))
+        r = _q.where(inf, _q.floor(_q.divide(a, b)), r)
+    return _o(r)
+
+
 def positive(x: Any, /) -> Any:
     """+x: a copy of x."""
     return _q.copy(_t(x))
@@ -72,6 +83,8 @@ def positive(x: Any, /) -> Any:
 def sign(x: Any, /) -> Any:
     """-1, 0 or 1 by x's sign (NaN stays NaN); x / |x| for complex x (0 for 0, NaN for infinities)."""
     x = _t(x)
+    if x.dtype.kind == "f":
+        return _o(_q.sign(x) + 0)  # -0.0 + 0 is +0.0: the standard's sign(-0.0) is +0
     if x.dtype.kind != "c":
         return _o(_q.sign(x))
     mag = _q.abs(x)
@@ -172,4 +185,4 @@ def nextafter(x1: Any, x2: Any, /) -> Any:
 
 
 __all__ = sorted(list(_UNARY) + list(_BINARY) + [
-    "positive", "sign", "trunc", "signbit", "copysign", "hypot", "logaddexp", "clip", "nextafter"])
+    "floor_divide", "positive", "sign", "trunc", "signbit", "copysign", "hypot", "logaddexp", "clip", "nextafter"])

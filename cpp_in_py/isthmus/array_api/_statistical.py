@@ -93,10 +93,10 @@ def _var_like(fn: Any, fname: str, x: Any, axis: Any, correction: Any, keepdims:
     x = _floating(x, fname)
     axes = _helpers.axis_tuple(axis, x.ndim, fname)
     if x.ndim == 0 or not axes:
-        # one element per result: the deviation is zero (NaN when correction leaves no degree)
-        n = 1
-        r = _q.zeros(x.shape, dtype=x.dtype if x.dtype.kind == "f" else x.real.dtype)
-        return r if n - correction > 0 else r * float("nan")
+        # one element per result: the deviation is zero, NaN for NaN or infinite elements, and
+        # NaN when the correction leaves no degree of freedom
+        r = _q.abs(x - x)
+        return r if 1 - correction > 0 else r * _q.full((), math.nan, dtype=r.dtype)
     if float(correction) == int(correction):
         r = fn(x, axis=axes, keepdims=False, ddof=int(correction))
     else:
