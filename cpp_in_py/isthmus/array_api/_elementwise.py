@@ -22,9 +22,37 @@ def _unary(name: str, fn: Any, doc: str) -> Any:
     return f
 
 
+# What a comparison of an integer array with a Python int beyond its dtype's range gives: the
+# answer for an int above the range (below it, the comparison flips). NumPy 2 answers these
+# without casting the int; isthmus's ops raise OverflowError.
+_BEYOND = {"equal": False, "not_equal": True, "less": True, "less_equal": True,
+           "greater": False, "greater_equal": False}
+
+
+def _compare_beyond(name: str, a: Any, b: Any) -> Any:
+    """The comparison when one operand is a Python int outside the other's integer dtype, else None."""
+    arr, num, flip = (a, b, False) if isinstance(a, _q.qvalue) else (b, a, True)
+    if not isinstance(num, int) or isinstance(num, bool) or arr.dtype.kind not in "iu":
+        return None
+    info = np.iinfo(arr.dtype)
+    if info.min <= num <= info.max:
+        return None
+    above = num > info.max
+    answer = _BEYOND[name]
+    if name not in ("equal", "not_equal"):
+        answer = answer if above else not answer
+        if flip:  # num OP arr is arr OP' num with the order reversed
+            answer = not answer
+    return _q.full(arr.shape, answer, dtype="bool")
+
+
 def _binary(name: str, fn: Any, doc: str) -> Any:
     def f(x1: Any, x2: Any, /) -> Any:
         a, b = _helpers.two(x1, x2)
+        if name in _BEYOND:
+            r = _compare_beyond(name, a, b)
+            if r is not None:
+                return r
         return _o(fn(a, b))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
@@ -120,7 +148,8 @@ def copysign(x1: Any, x2: Any, /) -> Any:
         b = _q.full((), float(b), dtype=a.dtype)
     if not isinstance(a, _q.qvalue):
         a = _q.full((), float(a), dtype=b.dtype)
-    mag = _q.abs(a)
+    dt = np.promote_types(a.dtype, b.dtype)
+    mag = _q.abs(a if a.dtype == dt else a.astype(dt))
     return _o(_q.where(signbit(b), _q.negative(mag), mag))
 
 

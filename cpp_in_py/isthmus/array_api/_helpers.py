@@ -48,9 +48,10 @@ def out(x: Any) -> Any:
 
 
 def operand(x: Any) -> Any:
-    """A binary function's operand: arrays as tensors, Python numbers as they are (weak)."""
+    """A binary function's operand: arrays as tensors (a scalar qvalue is a 0-d array, strong,
+    as the standard's arrays are), Python numbers as they are (weak)."""
     if isinstance(x, _qvalue):
-        return x
+        return tensor(x)
     if isinstance(x, (bool, int, float, complex)):
         return x
     raise TypeError(f"expected an array or a Python number, got {type(x).__name__}")
