@@ -1,4 +1,4 @@
-"""The array API standard's array attributes that qvalue lacks: __array_namespace__, to_device, mT."""
+"""The array API standard's attributes that qvalue lacked: __array_namespace__, to_device, mT."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The array API standard (2024.12) namespace of isthmus: `A.__array_namespace__()` (docs/array-api.md).
+"""The array API standard (2024.12) namespace: `A.__array_namespace__()` (docs/array-api.md).
 
     import isthmus.array_api as xp
     x = xp.asarray([3.0, 1.0, 2.0])
@@ -31,8 +31,8 @@ from . import _helpers
 _helpers.ensure_session()
 
 from ._dtypes import (  # noqa: E402
-    astype, bool, can_cast, complex64, complex128, finfo, float32, float64, iinfo, int8, int16, int32,
-    int64, isdtype, result_type, uint8, uint16, uint32, uint64)
+    astype, bool, can_cast, complex64, complex128, finfo, float32, float64, iinfo, int8, int16,
+    int32, int64, isdtype, result_type, uint8, uint16, uint32, uint64)
 from ._creation import *  # noqa: E402,F401,F403
 from ._elementwise import *  # noqa: E402,F401,F403
 from ._indexing import *  # noqa: E402,F401,F403
@@ -59,9 +59,11 @@ pi = _math.pi
 newaxis = None
 
 __all__ = sorted(
-    ["__array_api_version__", "__array_namespace_info__", "fft", "linalg", "e", "inf", "nan", "pi", "newaxis",
+    ["__array_api_version__", "__array_namespace_info__", "fft", "linalg", "e", "inf", "nan", "pi",
+     "newaxis",
      "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
      "float64", "complex64", "complex128", "finfo", "iinfo", "isdtype", "result_type",
-     "can_cast", "astype"] + _creation.__all__ + _elementwise.__all__ + _indexing.__all__ + _linalg.__all__
+     "can_cast", "astype"] + _creation.__all__ + _elementwise.__all__ + _indexing.__all__
+    + _linalg.__all__
     + _manipulation.__all__ + _searching.__all__ + _set.__all__ + _sorting.__all__
     + _statistical.__all__ + _utility.__all__)

@@ -1,4 +1,4 @@
-"""Creation functions of the array API namespace (arange, asarray, zeros, eye, tril, meshgrid, ...)."""
+"""Creation functions of the array API namespace: asarray, arange, zeros, eye, tril, meshgrid..."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ def _shape(shape: Any, fname: str) -> tuple[int, ...]:
     try:
         res = tuple(int(s) for s in shape)
     except TypeError:
-        raise TypeError(f"{fname}: shape must be an int or a tuple of ints, got {shape!r}") from None
+        raise TypeError(f"{fname}: shape must be an int or a tuple of ints, got {shape!r}") \
+            from None
     if builtins.any(s < 0 for s in res):
         raise ValueError(f"{fname}: negative dimension in shape {res}")
     return res
@@ -224,7 +225,7 @@ def eye(n_rows: int, n_cols: Any = None, /, *, k: int = 0, dtype: Any = None,
 
 def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None, device: Any = None,
              endpoint: builtins.bool = True) -> Any:
-    """num evenly spaced values from start to stop (default dtype float64, complex128 for complex)."""
+    """num evenly spaced values from start to stop (default float64, complex128 for complex)."""
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     default = _dtypes.DEFAULT_COMPLEX if is_complex else _dtypes.DEFAULT_FLOAT
     dt = _dtype_or(dtype, default)

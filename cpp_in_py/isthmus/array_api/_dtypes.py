@@ -1,4 +1,4 @@
-"""Data types of the array API namespace: the dtype objects, finfo, iinfo, isdtype, result_type, can_cast."""
+"""Data types of the array API namespace: dtype objects, finfo, iinfo, isdtype, result_type, ..."""
 
 from __future__ import annotations
 

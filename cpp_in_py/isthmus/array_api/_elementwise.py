@@ -30,7 +30,8 @@ _BEYOND = {"equal": False, "not_equal": True, "less": True, "less_equal": True,
 
 
 def _compare_beyond(name: str, a: Any, b: Any) -> Any:
-    """The comparison when one operand is a Python int outside the other's integer dtype, else None."""
+    """The comparison when one operand is a Python int outside the other's integer dtype (else
+    None)."""
     arr, num, flip = (a, b, False) if isinstance(a, _q.qvalue) else (b, a, True)
     if not isinstance(num, int) or isinstance(num, bool) or arr.dtype.kind not in "iu":
         return None
@@ -109,7 +110,7 @@ def positive(x: Any, /) -> Any:
 
 
 def sign(x: Any, /) -> Any:
-    """-1, 0 or 1 by x's sign (NaN stays NaN); x / |x| for complex x (0 for 0, NaN for infinities)."""
+    """-1, 0 or 1 by x's sign (NaN stays NaN); x / |x| for complex x (0 for 0, NaN for inf)."""
     x = _t(x)
     if x.dtype.kind == "f":
         return _o(_q.sign(x) + 0)  # -0.0 + 0 is +0.0: the standard's sign(-0.0) is +0
@@ -142,7 +143,8 @@ def signbit(x: Any, /) -> Any:
 
 
 def copysign(x1: Any, x2: Any, /) -> Any:
-    """|x1| with the sign of x2 (-0.0 counts as negative; NaN x2 as positive, Note [signbit of NaN])."""
+    """|x1| with the sign of x2 (-0.0 counts as negative, a NaN as positive: Note [signbit of
+    NaN])."""
     a, b = _helpers.two(x1, x2)
     if not isinstance(b, _q.qvalue):
         b = _q.full((), float(b), dtype=a.dtype)
@@ -206,7 +208,7 @@ def nextafter(x1: Any, x2: Any, /) -> Any:
     if not isinstance(b, _q.qvalue):
         b = _q.full((), float(b), dtype=dt)
     if a.dtype != b.dtype:
-        raise TypeError(f"nextafter: the arrays must have the same dtype, got {a.dtype} and {b.dtype}")
+        raise TypeError(f"nextafter: the arrays must have one dtype, got {a.dtype} and {b.dtype}")
     if a.dtype.kind != "f":
         raise TypeError(f"nextafter needs real floating-point arrays, got {a.dtype}")
     ha, hb = _helpers.host("nextafter", a, b)
@@ -214,4 +216,5 @@ def nextafter(x1: Any, x2: Any, /) -> Any:
 
 
 __all__ = sorted(list(_UNARY) + list(_BINARY) + [
-    "floor_divide", "positive", "sign", "trunc", "signbit", "copysign", "hypot", "logaddexp", "clip", "nextafter"])
+    "floor_divide", "positive", "sign", "trunc", "signbit", "copysign", "hypot", "logaddexp",
+    "clip", "nextafter"])

@@ -86,7 +86,7 @@ def two(x1: Any, x2: Any) -> tuple[Any, Any]:
 
 
 def axis_tuple(axis: Any, ndim: int, fname: str) -> tuple[int, ...]:
-    """axis (None, an int or a tuple) as a tuple of normalised axes; IndexError when out of range."""
+    """axis (None, an int or a tuple) as a tuple of normalised axes; IndexError out of range."""
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if not isinstance(axis, tuple) else axis

@@ -1,4 +1,4 @@
-"""Linear algebra functions of the array API namespace: matmul, matrix_transpose, tensordot, vecdot."""
+"""Linear algebra of the array API namespace: matmul, matrix_transpose, tensordot, vecdot."""
 
 from __future__ import annotations
 
@@ -46,8 +46,10 @@ def tensordot(x1: Any, x2: Any, /, *, axes: Any = 2) -> Any:
     free_a = [i for i in range(a.ndim) if i not in ax_a]
     free_b = [i for i in range(b.ndim) if i not in ax_b]
     k = math.prod(a.shape[i] for i in ax_a)
-    ma = _q.reshape(_q.transpose(a, tuple(free_a + ax_a)), (math.prod(a.shape[i] for i in free_a), k))
-    mb = _q.reshape(_q.transpose(b, tuple(ax_b + free_b)), (k, math.prod(b.shape[i] for i in free_b)))
+    rows = math.prod(a.shape[i] for i in free_a)
+    cols = math.prod(b.shape[i] for i in free_b)
+    ma = _q.reshape(_q.transpose(a, tuple(free_a + ax_a)), (rows, k))
+    mb = _q.reshape(_q.transpose(b, tuple(ax_b + free_b)), (k, cols))
     r = _q.matmul(ma, mb)
     return _q.reshape(r, tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b))
 

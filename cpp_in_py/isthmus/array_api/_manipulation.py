@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from .. import _isthmus as _q
@@ -190,5 +189,3 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
         res.append(_helpers.out(x[tuple(key)]))
     return tuple(res)
 
-
-del math

@@ -1,4 +1,4 @@
-"""Searching functions of the array API namespace: argmax, argmin, count_nonzero, nonzero, searchsorted, where."""
+"""Searching functions of the array API namespace: argmax, nonzero, searchsorted, where, ..."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Statistical functions of the array API namespace: sum, prod, mean, var, std, min, max, cumulative_*."""
+"""Statistical functions of the array API namespace: sum, prod, mean, var, std, cumulative_*..."""
 
 from __future__ import annotations
 
@@ -57,7 +57,8 @@ def _accumulator(dt: Any) -> Any:
     return dt
 
 
-def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
+def sum(x: Any, /, *, axis: Any = None, dtype: Any = None,  # noqa: A001
+        keepdims: bool = False) -> Any:
     """The sum over axis (None: all); integers accumulate in int64/uint64 unless dtype says."""
     return _sum_like(_q.sum, "sum", x, axis, dtype, keepdims)
 

@@ -1,4 +1,4 @@
-"""The array API standard's fft extension for isthmus: transforms as CPU stopgaps, helpers composed."""
+"""The array API standard's fft extension: the transforms as CPU stopgaps, the helpers composed."""
 
 from __future__ import annotations
 

@@ -106,7 +106,8 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
     return _sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
 
 
-def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:  # noqa: A002
+def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False,
+                ord: Any = 2) -> Any:  # noqa: A002
     """The ord-norm of vectors along axis (None: all elements as one vector)."""
     from ._statistical import keep_dims
     x = _t(x)
