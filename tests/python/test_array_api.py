@@ -629,3 +629,20 @@ def test_scalar_values_are_strong_operands_and_beyond_range_ints():
             check(getattr(xp, name)(v, u), getattr(np, name)(v, np.asarray(u)))
     with pytest.raises(OverflowError):
         xp.add(u, 256)
+
+
+@pytest.mark.parametrize("dt", COMPLEX)
+def test_complex_expm1(dt):
+    """expm1 of complex values: NumPy's values for finite ones (accurate near 0), and the
+    standard's special-case table for infinities, NaNs and zeros."""
+    a = sample((5, 7), dt, special=False) * 1e-3 ** RNG.integers(0, 4, size=(5, 7))
+    check(xp.expm1(xp.asarray(a[:, ::2])), np.expm1(a[:, ::2]))
+    inf, nan = math.inf, math.nan
+    table = {  # the standard's cases: input -> result
+        complex(0.0, 0.0): complex(0.0, 0.0), complex(inf, 0.0): complex(inf, 0.0),
+        complex(-inf, inf): complex(-1.0, 0.0), complex(-inf, nan): complex(-1.0, 0.0),
+        complex(inf, inf): complex(inf, nan), complex(inf, nan): complex(inf, nan),
+        complex(nan, 0.0): complex(nan, 0.0), complex(-inf, 1.0): complex(-1.0, 0.0),
+    }
+    got = np.asarray(xp.expm1(xp.asarray(np.array(list(table), dtype=dt))))
+    np.testing.assert_array_equal(got, np.array(list(table.values()), dtype=dt))

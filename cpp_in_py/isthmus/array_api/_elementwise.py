@@ -65,7 +65,7 @@ def _binary(name: str, fn: Any, doc: str) -> Any:
 _UNARY = {
     "abs": _q.abs, "acos": _q.acos, "acosh": _q.acosh, "asin": _q.asin, "asinh": _q.asinh,
     "atan": _q.atan, "atanh": _q.atanh, "bitwise_invert": _q.bitwise_not, "ceil": _q.ceil,
-    "conj": _q.conj, "cos": _q.cos, "cosh": _q.cosh, "exp": _q.exp, "expm1": _q.expm1,
+    "conj": _q.conj, "cos": _q.cos, "cosh": _q.cosh, "exp": _q.exp,
     "floor": _q.floor, "imag": _q.imag, "isfinite": _q.isfinite, "isinf": _q.isinf,
     "isnan": _q.isnan, "log": _q.log, "log1p": _q.log1p, "log2": _q.log2, "log10": _q.log10,
     "logical_not": _q.logical_not, "negative": _q.negative, "real": _q.real,
@@ -92,6 +92,38 @@ for _name, _fn in _BINARY.items():
 
 
 # ---- composed from isthmus ops (the same code runs on every device) ----
+
+def _complex_from(re: Any, im: Any, dtype: Any) -> Any:
+    """A complex array from its real and imaginary parts (written through the views, so an
+    infinite part does not turn the other into NaN as `re + im * 1j` would)."""
+    z = _q.zeros(re.shape, dtype=dtype)
+    z.real[...] = re
+    z.imag[...] = im
+    return z
+
+
+def expm1(x: Any, /) -> Any:
+    """exp(x) - 1, accurate near 0; complex x composed with the standard's special cases."""
+    x = _t(x)
+    if x.dtype.kind != "c":
+        return _o(_q.expm1(x))
+    # expm1(a + bi) = (expm1(a) cos b - 2 sin^2(b/2)) + i exp(a) sin b, which keeps the accuracy
+    # of expm1 near 0; the rest are the standard's special cases
+    a, b = _q.real(x), _q.imag(x)
+    half = _q.sin(b * 0.5)
+    re = _q.expm1(a) * _q.cos(b) - 2 * half * half
+    im = _q.exp(a) * _q.sin(b)
+    zero_b = b == 0  # expm1(a) + bi, b's sign kept (a may be inf or NaN)
+    re = _q.where(zero_b, _q.expm1(a), re)
+    im = _q.where(zero_b, b, im)
+    minus_inf = _q.logical_and(_q.isinf(a), a < 0)  # -1 + 0i whatever b is
+    re = _q.where(minus_inf, -1, re)
+    im = _q.where(minus_inf, _q.where(_q.isfinite(b), im * 0, 0), im)
+    plus_inf = _q.logical_and(_q.logical_and(_q.isinf(a), a > 0), _q.logical_not(_q.isfinite(b)))
+    re = _q.where(plus_inf, math.inf, re)  # inf + NaN i for an infinite or NaN b
+    im = _q.where(plus_inf, math.nan, im)
+    return _complex_from(re, im, x.dtype)
+
 
 def floor_divide(x1: Any, x2: Any, /) -> Any:
     """floor(x1 / x2), NumPy's exact floor division; infinite operands give the standard's
@@ -216,5 +248,5 @@ def nextafter(x1: Any, x2: Any, /) -> Any:
 
 
 __all__ = sorted(list(_UNARY) + list(_BINARY) + [
-    "floor_divide", "positive", "sign", "trunc", "signbit", "copysign", "hypot", "logaddexp",
+    "expm1", "floor_divide", "positive", "sign", "trunc", "signbit", "copysign", "hypot", "logaddexp",
     "clip", "nextafter"])
