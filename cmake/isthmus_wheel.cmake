@@ -26,6 +26,14 @@ file(GLOB _isthmus_wheel_py CONFIGURE_DEPENDS
 file(WRITE "${PROJECT_BINARY_DIR}/py.typed" "")
 install(FILES ${_isthmus_wheel_py} "${PROJECT_BINARY_DIR}/py.typed"
   DESTINATION isthmus COMPONENT isthmus_python)
+# Subpackages (isthmus/array_api/): their Python files, in their own folders.
+file(GLOB _isthmus_wheel_subpackages CONFIGURE_DEPENDS
+  "${PROJECT_SOURCE_DIR}/cpp_in_py/isthmus/*/__init__.py")
+foreach(_init IN LISTS _isthmus_wheel_subpackages)
+  get_filename_component(_dir "${_init}" DIRECTORY)
+  install(DIRECTORY "${_dir}" DESTINATION isthmus COMPONENT isthmus_python
+    FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+endforeach()
 foreach(_layer core plugins py_boundary py_in_cpp cpp_in_py)
   if(IS_DIRECTORY "${PROJECT_SOURCE_DIR}/${_layer}/include/isthmus")
     install(DIRECTORY "${PROJECT_SOURCE_DIR}/${_layer}/include/isthmus"

@@ -36,3 +36,9 @@ from .pickling import unpickle_device  # noqa: E402,F401
 
 pickling.attach(qvalue)  # noqa: F405
 __all__ += ["pickling", "unpickle_device"]
+
+# qvalue.__array_namespace__, to_device, mT; `import isthmus.array_api` is the namespace
+# (docs/array-api.md), imported on first use because it starts a CPU session if none runs
+from . import _array_api_object  # noqa: E402
+
+_array_api_object.attach(qvalue)  # noqa: F405

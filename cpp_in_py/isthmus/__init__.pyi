@@ -152,6 +152,14 @@ class qvalue:
         kwargs: dict[str, Any],
     ) -> Any: ...
     def __format__(self, format_spec: str) -> str: ...
+    # the array API standard (docs/array-api.md; isthmus/_array_api_object.py)
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> types.ModuleType:
+        """The isthmus.array_api module (the standard's namespace, 2024.12)."""
+    def to_device(self, device: str, /, *, stream: None = None) -> qvalue:
+        """self when already on device, else a copy made there (stream= is not supported)."""
+    @property
+    def mT(self) -> qvalue:
+        """The last two axes swapped (a view); ValueError below 2 dimensions."""
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[qvalue]: ...
     def __getitem__(self, key: Any) -> qvalue: ...
@@ -589,6 +597,9 @@ from .images import ImageFileError as ImageFileError
 from .images import imread as imread
 from .images import imshow as imshow
 from .images import imwrite as imwrite
+
+# ---- the array API standard's namespace (docs/array-api.md), imported on first use ----
+from . import array_api as array_api
 
 # ---- pickling (docs/scaling-out.md) ----
 from . import pickling as pickling
