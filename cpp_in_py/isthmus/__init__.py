@@ -14,31 +14,29 @@ from . import _isthmus
 from ._isthmus import *  # noqa: F401,F403  (every public name of the native module)
 from ._isthmus import __version__, _native_stats, _op_table  # noqa: F401
 
-from . import autograd, torch  # noqa: E402,F401  (PyTorch itself is imported on first use)
-from . import images  # noqa: E402,F401  (Pillow and matplotlib are imported on first use)
-from .images import ImageFileError, imread, imshow, imwrite  # noqa: E402,F401
+# The pure-Python submodules (PyTorch, Pillow and matplotlib are imported on first use).
+from . import autograd, torch  # noqa: E402,F401
+from . import compile_log  # noqa: E402,F401  (See Note [compile notices])
+from . import images  # noqa: E402
 from . import numpy_protocols  # noqa: E402  (See Note [NumPy protocols])
+from . import pickling  # noqa: E402  (See Note [qvalue pickle payload])
+from . import signatures  # noqa: E402  (See Note [plugin signatures])
+from . import _array_api_object  # noqa: E402  (the namespace itself: docs/array-api.md)
+from .images import ImageFileError, imread, imshow, imwrite  # noqa: E402,F401
+from .pickling import unpickle_device  # noqa: E402,F401
 
+# Python protocols of the native types, written in Python.
 qvalue.__array_ufunc__ = numpy_protocols.array_ufunc  # noqa: F405
 qvalue.__array_function__ = numpy_protocols.array_function  # noqa: F405
 qvalue.__format__ = numpy_protocols.format_value  # noqa: F405
-from . import signatures  # noqa: E402  (See Note [plugin signatures])
+pickling.attach(qvalue)  # noqa: F405  (pickle, copy.copy, copy.deepcopy)
 signatures.attach(native_function, native_kernel)  # noqa: F405
+# qvalue.__array_namespace__, to_device, mT; `import isthmus.array_api` is the namespace, imported
+# on first use because it starts a CPU session if none runs
+_array_api_object.attach(qvalue)  # noqa: F405
 
 # The public names: those of the native module (see __init__.pyi for their signatures) and the
-# pure-Python submodules.
-__all__ = sorted([name for name in dir(_isthmus) if not name.startswith("_")] + ["autograd", "torch"]
-                 + ["images", "numpy_protocols"] + images.__all__)
-
-# pickle, copy.copy and copy.deepcopy for qvalues; q.unpickle_device (docs/scaling-out.md)
-from . import pickling  # noqa: E402
-from .pickling import unpickle_device  # noqa: E402,F401
-
-pickling.attach(qvalue)  # noqa: F405
-__all__ += ["pickling", "unpickle_device"]
-
-# qvalue.__array_namespace__, to_device, mT; `import isthmus.array_api` is the namespace
-# (docs/array-api.md), imported on first use because it starts a CPU session if none runs
-from . import _array_api_object  # noqa: E402
-
-_array_api_object.attach(qvalue)  # noqa: F405
+# pure-Python submodules and their exports.
+__all__ = sorted([name for name in dir(_isthmus) if not name.startswith("_")]
+                 + ["autograd", "torch", "compile_log", "images", "numpy_protocols", "pickling",
+                    "signatures", "unpickle_device"] + images.__all__)

@@ -622,6 +622,9 @@ class unpickle_device:
 from . import autograd as autograd
 from . import signatures as signatures
 
+# ---- slow-compile notices (the "isthmus.compile" logger; Note [compile notices]) ----
+from . import compile_log as compile_log
+
 PLUGIN_ABI_VERSION: int
 
 class CompileError(RuntimeError):

@@ -42,38 +42,8 @@ def matrix_transpose(self: Any) -> Any:
     return _q.transpose(self, tuple(axes))
 
 
-# Note [subscripts of scalar values]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# Indexing a tensor down to one element gives a *scalar* qvalue (docs/python.md), and the native
-# subscript code refuses every key on a scalar. The array API standard (and its test suite, which
-# makes 0-d inputs as `a[()]`) treats that element as a 0-d array, so `s[()]`, `s[...]` and
-# `s[mask]` must work. NumPy's scalars index as 0-d arrays (`np.float64(1)[()]` is the scalar,
-# `[...]` a 0-d array, `[np.True_]` a 1-element array), and so does a qvalue now: the native
-# `__getitem__` runs first and only its TypeError on a scalar reaches this code, which indexes
-# the scalar as a 0-d tensor (NumPy's errors for keys a 0-d array refuses). It costs tensors'
-# indexing one Python call (about 5%). This belongs in cpp_in_py/src/subscripts.cpp; it lives
-# here until the native code indexes scalars.
-
-
-def _make_getitem(native: Any) -> Any:
-    def __getitem__(self: Any, key: Any, /) -> Any:
-        try:
-            return native(self, key)
-        except TypeError:
-            if self.kind != "scalar":
-                raise
-        if type(key) is tuple and not key:
-            return self
-        return native(_q.reshape(self, ()), key)
-    __getitem__.__doc__ = native.__doc__ or "self[key] (NumPy's rules, docs/python.md)"
-    __getitem__._isthmus_native = native  # type: ignore[attr-defined]
-    return __getitem__
-
-
 def attach(cls: Any) -> None:
     """Adds the attributes to the qvalue class."""
-    native = cls.__getitem__
-    cls.__getitem__ = _make_getitem(getattr(native, "_isthmus_native", native))
     cls.__array_namespace__ = array_namespace
     cls.to_device = to_device
     cls.mT = property(matrix_transpose)

@@ -25,6 +25,7 @@ namespace {
 struct export_owner {
     tensor t;
     std::vector<Py_ssize_t> shape, strides;
+    void* data = nullptr; // element 0 on the CPU, valid while pinned
     bool pinned = false;
 
     export_owner() = default;
@@ -106,6 +107,7 @@ int qvalue_getbuffer(PyObject* self, Py_buffer* view, int flags) {
         void* data = nullptr;
         auto owner = pin_for_export(t, data);
         export_owner& o = *owner;
+        o.data = data;
         py::object holder = py::cast(std::move(owner));
 
         view->buf = data;
@@ -216,8 +218,16 @@ py::object array_protocol(py::object self, py::object dtype_arg, py::object copy
 
 void bind_buffer(py::module_& m) {
     // The owner object behind every buffer export (see Note [export pins]).
-    py::class_<export_owner>(m, "_export_owner",
-                             "Keeps a tensor's storage pinned while NumPy shares its memory.");
+    // It exports the same memory again, so consumers that re-export from a Py_buffer's obj
+    // (pickle.PickleBuffer.raw(), memoryview(view.obj)) see the tensor, as the qvalue would.
+    py::class_<export_owner>(m, "_export_owner", py::buffer_protocol(),
+                             "Keeps a tensor's storage pinned while NumPy shares its memory.")
+        .def_buffer([](export_owner& o) {
+            const tensor& t = o.t;
+            return py::buffer_info(o.data, static_cast<py::ssize_t>(t.itemsize()),
+                                   buffer_format(t.dtype()), static_cast<py::ssize_t>(t.dim()),
+                                   o.shape, o.strides, !t.is_writable());
+        });
 
     qvalue_class cls(m.attr("qvalue"));
     // The buffer slots of our own type (Note [qvalue type]): they pin and hand the consumer an

@@ -1,6 +1,8 @@
 // The qvalue class: isthmus::value in Python (attributes, repr, locks, cells, subscripts).
 #include "bindings.hpp"
 
+#include "isthmus/ops/creation.hpp"
+
 #include <pybind11/numpy.h>
 
 #include <string>
@@ -89,9 +91,21 @@ size_t cell_index(const cell& c, py::handle key) {
     return static_cast<size_t>(flat);
 }
 
-py::object getitem(const value& v, py::handle key) {
+// Note [subscripts of scalar values]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Indexing a tensor down to one element gives a scalar value, and a scalar indexes as a 0-d
+// array, as NumPy's scalars do: `s[()]` is s itself, `s[...]` a 0-d tensor, `s[True]` a
+// one-element tensor; keys a 0-d array refuses raise its IndexError. The array API standard and
+// its test suite rely on it (`a[()]` makes 0-d inputs).
+py::object getitem(py::handle self, const value& v, py::handle key) {
     if (v.is_cell()) return qvalue_of(v.as_cell().items[cell_index(v.as_cell(), key)]);
     require_init("indexing");
+    if (v.is_scalar()) {
+        if (PyTuple_Check(key.ptr()) && PyTuple_GET_SIZE(key.ptr()) == 0)
+            return py::reinterpret_borrow<py::object>(self);
+        const scalar& s = v.as_scalar();
+        return tensor_getitem(full({}, s, s.type()), key);
+    }
     return tensor_getitem(tensor_of(v, "indexing"), key);
 }
 
@@ -232,14 +246,18 @@ void bind_qvalue(py::module_& m) {
     });
     cls.def(
         "item",
-        [](const value& v) {
+        [](const value& v) -> py::object {
             require_init("item");
-            return to_py(value(single_number(v, "item()"))).attr("item")();
+            const scalar s = single_number(v, "item()");
+            // bfloat16 has no NumPy scalar to ask; it is exact as a Python float
+            if (s.type() == dtype::bfloat16) return py::float_(s.to<double>());
+            return to_py(value(s)).attr("item")();
         },
         "The single element as a Python number.");
 
     // ---- indexing and cells ----
-    cls.def("__getitem__", &getitem);
+    cls.def("__getitem__",
+            [](py::handle self, py::handle key) { return getitem(self, qvalue_ref(self), key); });
     cls.def("__setitem__", &setitem);
 
     // ---- copies and views ----

@@ -1,6 +1,7 @@
 // The compiler driver: compile_string / compile_file into a content-keyed, locked plugin cache.
 #include "isthmus/plugins.hpp"
 
+#include "compile_notice.hpp"
 #include "isthmus/interrupt.hpp"
 
 #include <dlfcn.h>
@@ -298,7 +299,7 @@ constexpr auto k_wait_step = std::chrono::milliseconds(10);
 
 struct file_lock {
     int fd = -1;
-    file_lock(const fs::path& p, interrupt_check& ic) {
+    file_lock(const fs::path& p, interrupt_check& ic, slow_compile_reporter& rep) {
         fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         ISTHMUS_CHECK(fd >= 0, runtime_error, "compile_string: cannot open lock file ", p.string(),
                       ": ", std::strerror(errno));
@@ -313,6 +314,7 @@ struct file_lock {
                 ::close(fd);
                 ic.raise_if_stopped("compile_string (waiting for the cache lock)");
             }
+            rep.poll(true); // Note [compile notices]
             std::this_thread::sleep_for(k_wait_step);
         }
     }
@@ -329,7 +331,7 @@ struct file_lock {
 // Runs the compiler; returns its exit status, with stdout+stderr in `output`. Throws
 // isthmus::interrupted when `ic` stops (Note [interruptible compiles]).
 int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std::string& output,
-                 interrupt_check& ic) {
+                 interrupt_check& ic, slow_compile_reporter& rep) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -363,6 +365,7 @@ int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std:
             }
             break;
         }
+        rep.poll(false); // Note [compile notices]
         std::this_thread::sleep_for(k_wait_step);
     }
     std::error_code ec;
@@ -488,7 +491,16 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
 
     const std::string stem = stem_name + "-" + key.hex();
     const fs::path so = dir / (stem + ".so"), meta = dir / (stem + ".meta");
-    if (cache_valid(so, meta)) return load(so.string()); // the fast path: no lock, no compiler
+    // The fast path: no lock, no compiler. An entry removed between the check and the load
+    // (`python -m isthmus.cache clear` in another process) falls through to the locked path.
+    if (cache_valid(so, meta)) {
+        try {
+            return load(so.string());
+        } catch (const isthmus::error&) {
+            std::error_code ec;
+            if (fs::is_regular_file(so, ec)) throw; // a real load error, not a vanished entry
+        }
+    }
 
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -496,7 +508,9 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                   dir.string(), ": ", ec.message());
     {
         interrupt_check ic; // Note [interruptible compiles]
-        file_lock lock(dir / (stem + ".lock"), ic);
+        slow_compile_reporter rep(
+            compile_notice{name, cuda ? "CUDA" : "C++", cmd.front(), so.string(), false, {}});
+        file_lock lock(dir / (stem + ".lock"), ic, rep);
         if (!cache_valid(so, meta)) {
             const fs::path src = dir / (stem + ext);
             write_atomically(src, text);
@@ -512,13 +526,15 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
             std::string output;
             int rc = 0;
             try {
-                rc = run_compiler(argv, dir / (stem + ".log." + pid), output, ic);
+                rc = run_compiler(argv, dir / (stem + ".log." + pid), output, ic, rep);
             } catch (const interrupted&) {
                 fs::remove(tmp_so, ec); // what the compiler wrote before it was stopped
+                fs::remove(src, ec);
                 throw;
             }
             if (rc != 0) {
-                fs::remove(tmp_so, ec);
+                fs::remove(tmp_so, ec); // a failed compile leaves no entry behind (the lock
+                fs::remove(src, ec);    // file stays: Note [plugin cache])
                 throw compile_error(what + ": the " + (cuda ? "CUDA" : "C++") + " compiler (" +
                                         cmd.front() + ") failed with exit code " +
                                         std::to_string(rc),
@@ -529,7 +545,7 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
             h.h = file_hash(tmp_so, &size);
             fs::rename(tmp_so, so);
             write_atomically(meta, "isthmus-plugin-cache-1\nsize " + std::to_string(size) +
-                                       "\nhash " + h.hex() + "\n");
+                                       "\nhash " + h.hex() + "\ncompiler " + cmd.front() + "\n");
         }
     }
     return load(so.string());

@@ -6,7 +6,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace pl = isthmus::plugins;
 
@@ -22,6 +25,11 @@ std::string temp_cache() {
 TEST_CASE("compile_string builds, caches and loads a plugin") {
     pl::compile_options o;
     o.cache_dir = temp_cache();
+    // Every cold compile reports (threshold 0); the cached load does not (Note [compile notices]).
+    std::vector<pl::compile_notice> notices;
+    ::setenv("ISTHMUS_COMPILE_NOTICE_SECONDS", "0", 1);
+    auto previous =
+        pl::set_compile_notice_handler([&](const pl::compile_notice& n) { notices.push_back(n); });
     const std::string src = R"(
 ISTHMUS_PLUGIN(cpp_compiled, m) {
     m.def("cube", [](double x) { return x * x * x; }, {"x"});
@@ -33,6 +41,21 @@ ISTHMUS_PLUGIN(cpp_compiled, m) {
         so_files += e.path().extension() == ".so";
     CHECK(so_files == 1);
     CHECK(pl::compile_string("cpp_compiled", src, o) == lib); // from the cache
+    pl::set_compile_notice_handler(previous);
+    ::unsetenv("ISTHMUS_COMPILE_NOTICE_SECONDS");
+    REQUIRE(notices.size() == 1);
+    const pl::compile_notice& n = notices[0];
+    CHECK(n.plugin == "cpp_compiled");
+    CHECK(n.language == "C++");
+    CHECK_FALSE(n.waiting);
+    CHECK(std::filesystem::path(n.library).parent_path() == std::filesystem::path(o.cache_dir));
+    CHECK(std::filesystem::is_regular_file(n.library));
+    CHECK(contains(n.message, "compiling plugin 'cpp_compiled' (C++, "));
+    CHECK(contains(n.message, n.library));
+    // The .meta names the compiler (python -m isthmus.cache list shows it).
+    std::ifstream meta(std::filesystem::path(n.library).replace_extension(".meta"));
+    std::string text((std::istreambuf_iterator<char>(meta)), std::istreambuf_iterator<char>());
+    CHECK(contains(text, "\ncompiler " + n.compiler + "\n"));
     std::filesystem::remove_all(o.cache_dir);
 }
 
@@ -49,6 +72,9 @@ TEST_CASE("compile errors carry the compiler's diagnostics with the user's line 
         CHECK(contains(e.diagnostics(), "undefined_name"));
         CHECK(contains(e.what(), "compile_string(\"broken\")"));
     }
+    // A failed compile leaves no entry: no source, library or metadata (only the lock file).
+    for (auto& e : std::filesystem::directory_iterator(o.cache_dir))
+        CHECK_MESSAGE(e.path().extension() == ".lock", e.path().string());
     std::filesystem::remove_all(o.cache_dir);
 }
 

@@ -28,6 +28,16 @@ def test_python_tour_runs_and_shares_memory():
     assert "ValueError:" in out
 
 
+def test_ecosystem_tour_shows_numpy_functions_pickling_and_processes():
+    r = run_example("ecosystem_tour.py")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "np.sum(a, axis=0) -> qvalue of shape (256,)" in out
+    assert "b shares a's memory: True" in out
+    assert "a[0, 0] = 100" not in out and "c[0, 0] = 100.0" in out
+    assert "4 chunks blurred in 2 processes -> qvalue (512, 254), equal to NumPy's" in out
+
+
 def test_color_temperature_matches_numpy_and_writes_pngs(tmp_path, monkeypatch):
     import pytest
     pytest.importorskip("PIL")  # q.imwrite / q.imread (scripts/deps installs Pillow)

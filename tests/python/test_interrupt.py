@@ -1,5 +1,6 @@
 # Ctrl-C and other signal handlers stop long native operations (Note [interrupting long operations]).
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -17,6 +18,19 @@ PACKAGE_PARENT = os.path.dirname(os.path.dirname(q.__file__))
 
 class Stop(Exception):
     pass
+
+
+# A child whose parent ignores SIGINT (a background job of a non-interactive shell, as a CI
+# runner may be) inherits that, and Python then installs no KeyboardInterrupt handler: the
+# children below put Python's handler back so that SIGINT means Ctrl-C whatever started them.
+DEFAULT_SIGINT = "signal.signal(signal.SIGINT, signal.default_int_handler)"
+
+
+def read_line(p, timeout):
+    """The child's next stdout line, stripped; AssertionError after `timeout` s without one."""
+    ready, _, _ = select.select([p.stdout], [], [], timeout)
+    assert ready, f"no output from the child within {timeout} s"
+    return p.stdout.readline().strip()
 
 
 @pytest.fixture
@@ -109,7 +123,8 @@ def test_a_signal_handler_stops_a_long_kernel_launch(tmp_path, monkeypatch, sigu
 def test_ctrl_c_in_a_child_process_raises_keyboard_interrupt():
     # The issue's scenario: a process doing a long product gets SIGINT (what Ctrl-C sends)
     code = textwrap.dedent(f"""
-        import sys, time
+        import signal, sys, time
+        {DEFAULT_SIGINT}
         sys.path.insert(0, {PACKAGE_PARENT!r})
         import numpy as np
         import isthmus as q
@@ -129,11 +144,11 @@ def test_ctrl_c_in_a_child_process_raises_keyboard_interrupt():
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
-        assert p.stdout.readline().strip() == "ready"
+        assert read_line(p, 120) == "ready"
         time.sleep(0.5)
         t0 = time.perf_counter()
         p.send_signal(signal.SIGINT)
-        line = p.stdout.readline().strip()
+        line = read_line(p, 60)
         delay = time.perf_counter() - t0
         out, err = p.communicate(timeout=60)
     finally:
@@ -154,7 +169,8 @@ def test_ctrl_c_stops_a_compile_and_leaves_the_cache_usable(tmp_path):
     slow.chmod(0o755)
     cache = tmp_path / "cache"
     code = textwrap.dedent(f"""
-        import os, sys, time
+        import os, signal, sys, time
+        {DEFAULT_SIGINT}
         sys.path.insert(0, {PACKAGE_PARENT!r})
         import isthmus as q
         q.init("cpu")
@@ -178,14 +194,14 @@ def test_ctrl_c_stops_a_compile_and_leaves_the_cache_usable(tmp_path):
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env)
     try:
-        assert p.stdout.readline().strip() == "ready"
+        assert read_line(p, 120) == "ready"
         deadline = time.perf_counter() + 30
         while not pidfile.exists() and time.perf_counter() < deadline:  # the compiler runs
             time.sleep(0.05)
         assert pidfile.exists(), "the stand-in compiler never started"
         t0 = time.perf_counter()
         p.send_signal(signal.SIGINT)
-        line = p.stdout.readline().strip()
+        line = read_line(p, 60)
         delay = time.perf_counter() - t0
         out, err = p.communicate(timeout=120)
     finally:

@@ -555,3 +555,23 @@ def test_deepcopy_of_a_cell_copies_every_level_and_keeps_sharing():
     assert f[0][1].item() == 5.0
     g = copy.deepcopy([t, t])
     assert g[0] is g[1]
+
+
+def test_buffer_owner_exports_the_same_memory():
+    """A buffer's owner object re-exports the tensor (PickleBuffer.raw(), memoryview(v.obj))."""
+    a = q.value(np.arange(12, dtype=np.float32).reshape(3, 4))
+    raw = pickle.PickleBuffer(a).raw()
+    assert raw.nbytes == 48 and raw.format == "B"
+    again = memoryview(memoryview(a).obj)
+    assert again.shape == (3, 4) and again.format == "f"
+    np.testing.assert_array_equal(np.asarray(again), np.arange(12).reshape(3, 4))
+    np.asarray(again)[0, 0] = 7  # the same memory, writable as the tensor is
+    assert a[0, 0].item() == 7
+    t = a.T  # strided: the owner keeps the strides
+    v = memoryview(memoryview(t).obj)
+    np.testing.assert_array_equal(np.asarray(v), np.asarray(t))
+
+
+def test_bfloat16_item_is_a_python_float():
+    assert q.value(1.5, dtype="bfloat16").item() == 1.5
+    assert type(q.value([2.5], dtype="bfloat16").item()) is float

@@ -255,3 +255,22 @@ def test_stubgen_python_dash_m_and_mypy(plugin, tmp_path, monkeypatch):
                             "--python-executable", sys.executable])
     lines = [ln for ln in out.splitlines() if ": error:" in ln]
     assert len(lines) == 1 and "user.py:5:" in lines[0] and "sig_plus" in lines[0], out
+
+
+def test_overloads_give_the_descriptor_records(plugin):
+    plus = plugin.sig_plus.overloads
+    assert [o["signature"] for o in plus] == plugin.sig_plus.signature.splitlines()
+    assert plus[0]["doc"] == "Adds a and b." and plus[0]["result"] == "scalar"
+    a = plus[0]["params"][0]
+    assert (a["name"], a["kind"], a["dtype"], a["type"]) == ("a", "float", "float64", None)
+    assert plus[1]["params"][0]["kind"] == "complex"
+    mixed = {p["name"]: p for p in plugin.sig_mixed.overloads[0]["params"]}
+    assert mixed["v"]["kind"] == "vec" and mixed["v"]["vec_len"] == 3
+    assert mixed["lambda"]["kind"] == "int" and mixed["lambda"]["dtype"] == "int32"
+    assert mixed["x"]["kind"] == "tensor" and mixed["x"]["ndim"] == 2
+    assert mixed["x"]["dtype"] == "float64" and "read" in mixed["x"]["flags"]
+    assert mixed["arg5"]["kind"] == "callback"
+    assert plugin.sig_label.overloads[0]["params"][0]["type"] == "sig_button"
+    [k] = plugin.sig_scale.overloads
+    assert [p["name"] for p in k["params"]] == ["x", "y", "s"] and k["pos_ndim"] == 1
+    assert "write" in k["params"][1]["flags"] and k["params"][1]["dtype"] == "float32"

@@ -261,6 +261,25 @@ ISTHMUS_API std::string compiler();
 /// The directory holding isthmus/plugin.hpp that compiled plugins include.
 ISTHMUS_API std::string plugin_include_dir();
 
+/// What a slow compile_string / compile_file reports, once, while it runs (Note [compile
+/// notices] in plugins/src/compile_notice.cpp): a cold compile takes seconds, and without a
+/// word a user cannot tell it from a hang.
+struct compile_notice {
+    std::string plugin;   ///< the plugin's name
+    std::string language; ///< "C++" or "CUDA"
+    std::string compiler; ///< the compiler command that runs
+    std::string library;  ///< the cache entry it writes: <cache dir>/<name>-<key>.so
+    bool waiting = false; ///< true: another process holds the entry's lock and compiles it
+    std::string message;  ///< all of the above as one line
+};
+/// Receives compile notices, on the compiling thread; it must not throw.
+using compile_notice_handler = std::function<void(const compile_notice&)>;
+/// Installs `handler` for later notices and returns the previous one. An empty handler restores
+/// the default, which writes the message as one line to stderr unless ISTHMUS_VERBOSE=0. The
+/// Python module installs one that logs to the "isthmus.compile" logger. A compile reports
+/// after ISTHMUS_COMPILE_NOTICE_SECONDS (default 0.5) of compiling or of waiting for the lock.
+ISTHMUS_API compile_notice_handler set_compile_notice_handler(compile_notice_handler handler);
+
 /// A typed view of a plugin function: `auto add = typed<double(double, double)>(lib, "add");`.
 template <typename Sig>
 class typed_function;

@@ -1,0 +1,107 @@
+"""A slow compile says what it compiles and where it caches (Note [compile notices])."""
+import fcntl
+import logging
+import os
+import threading
+
+import pytest
+
+import isthmus as q
+
+SOURCE = """
+ISTHMUS_PLUGIN({name}, m) {{
+    m.def("{fn}", [](double x) {{ return x + {k}; }}, {{"x"}});
+}}
+"""
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(d))
+    monkeypatch.setenv("ISTHMUS_COMPILE_NOTICE_SECONDS", "0")  # every cold compile reports
+    return d
+
+
+def notices(caplog):
+    return [r for r in caplog.records if r.name == "isthmus.compile"]
+
+
+def test_a_cold_compile_logs_once_and_a_cached_load_never(cache, caplog):
+    caplog.set_level(logging.INFO, logger="isthmus.compile")
+    src = SOURCE.format(name="cn_logged", fn="cn_plus1", k=1)
+    mod = q.compile_string("cn_logged", src)
+    assert mod.cn_plus1(1.0) == 2.0
+    [rec] = notices(caplog)
+    assert rec.levelno == logging.INFO
+    assert rec.plugin == "cn_logged" and rec.language == "C++" and rec.waiting is False
+    assert os.path.dirname(rec.library) == str(cache) and os.path.isfile(rec.library)
+    assert "compiling plugin 'cn_logged'" in rec.getMessage() and rec.library in rec.getMessage()
+    caplog.clear()
+    assert q.compile_string("cn_logged", src) is mod  # the cache: no word
+    assert notices(caplog) == []
+
+
+def test_a_quick_compile_below_the_threshold_says_nothing(cache, caplog, monkeypatch):
+    monkeypatch.setenv("ISTHMUS_COMPILE_NOTICE_SECONDS", "600")
+    caplog.set_level(logging.INFO, logger="isthmus.compile")
+    q.compile_string("cn_quiet", SOURCE.format(name="cn_quiet", fn="cn_plus2", k=2))
+    assert notices(caplog) == []
+
+
+def test_waiting_for_another_process_lock_is_reported(cache, caplog):
+    caplog.set_level(logging.INFO, logger="isthmus.compile")
+    src = SOURCE.format(name="cn_waits", fn="cn_plus3", k=3)
+    mod = q.compile_string("cn_waits", src)
+    [rec] = notices(caplog)
+    so = rec.library
+    caplog.clear()
+    # Remove the entry and hold its lock as a compiling process would: the next compile waits.
+    stem = so[: -len(".so")]
+    os.remove(so)
+    os.remove(stem + ".meta")
+    fd = os.open(stem + ".lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    done = threading.Event()
+    result = {}
+
+    def compile_it():
+        try:
+            result["mod"] = q.compile_string("cn_waits", src)
+        finally:
+            done.set()
+
+    t = threading.Thread(target=compile_it)
+    t.start()
+    try:
+        for _ in range(500):  # the notice comes from the wait loop, within 10 ms steps
+            if notices(caplog) or done.is_set():
+                break
+            threading.Event().wait(0.01)
+        waits = [r for r in notices(caplog) if r.waiting]
+        assert len(waits) == 1 and "waiting for another process" in waits[0].getMessage()
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+        t.join(120)
+    assert done.is_set() and result["mod"].cn_plus3(1.0) == 4.0
+    assert len(notices(caplog)) == 1  # one word per compile: the wait, not the compile after
+    assert mod is not None
+
+
+@pytest.mark.parametrize("verbose", ["1", "0"])
+def test_without_logging_configured_the_word_goes_to_stderr(run_python, tmp_path, verbose):
+    code = f"""
+import os
+os.environ["ISTHMUS_CACHE_DIR"] = {str(tmp_path / "cache")!r}
+os.environ["ISTHMUS_COMPILE_NOTICE_SECONDS"] = "0"
+os.environ["ISTHMUS_VERBOSE"] = {verbose!r}
+import isthmus as q
+q.init("cpu")
+q.compile_string("cn_stderr", {SOURCE.format(name="cn_stderr", fn="cn_plus4", k=4)!r})
+print(q.cn_plus4(1.0))
+"""
+    res = run_python(code)
+    assert res.stdout.strip() == "5.0"
+    said = [line for line in res.stderr.splitlines() if "compiling plugin 'cn_stderr'" in line]
+    assert len(said) == (1 if verbose == "1" else 0), res.stderr
