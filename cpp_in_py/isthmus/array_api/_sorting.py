@@ -15,8 +15,8 @@ __all__ = ["argsort", "sort"]
 # isthmus has no sort, unique or nextafter op yet, and composing one from the ops it has would
 # cost O(n^2) work or bit access it lacks. Until those ops exist, these functions run NumPy on
 # a shared view of a CPU array's memory and copy the result into a new tensor. A CUDA array
-# raises TypeError instead (no silent device-to-host copy, the same rule as numpy_protocols.py's
-# fallback). The list is in docs/array-api.md; each will become a native op.
+# raises TypeError instead (no silent device-to-host copy, the same rule as the fallback in
+# numpy_protocols/_fallback.py). The list is in docs/array-api.md; each will become a native op.
 
 
 def _argsort_np(a: np.ndarray, axis: int, descending: bool, stable: bool) -> np.ndarray:
