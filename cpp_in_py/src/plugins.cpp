@@ -2,6 +2,7 @@
 #include "bindings.hpp"
 
 #include "isthmus/plugins.hpp"
+#include "plugin_overloads.hpp"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -317,65 +318,10 @@ PyObject* fn_get_doc(PyObject* self, void*) {
         if (o->doc && *o->doc) d += std::string("\n\n") + o->doc;
     return PyUnicode_FromString(d.c_str());
 }
-// ---- overloads: the descriptor's parameter records (Note [plugin signatures] in
-// isthmus/signatures.py; stubgen and inspect.signature read them) ----
-
-const char* param_kind_name(int32_t kind) {
-    static const char* names[] = {"any",    "bool", "int",    "float",    "complex", "string",
-                                  "tensor", "vec",  "object", "callback", "position"};
-    return kind >= 0 && kind < static_cast<int32_t>(std::size(names)) ? names[kind] : "unknown";
-}
-
-// The ABI's dtype codes follow isthmus::dtype's order; ISTHMUS_DT_ANY (or a bad code) is None.
-py::object dtype_code_name(int32_t code) {
-    if (code < 0 || code > static_cast<int32_t>(dtype::complex128)) return py::none();
-    return py::str(std::string(name(static_cast<dtype>(code))));
-}
-
-py::dict param_record(const isthmus_param& p) {
-    py::dict d;
-    d["name"] = p.name ? p.name : "";
-    d["kind"] = param_kind_name(p.kind);
-    d["dtype"] = dtype_code_name(p.dtype);
-    d["ndim"] = p.ndim;
-    d["vec_len"] = p.vec_len;
-    py::list flags;
-    if (p.flags & ISTHMUS_PARAM_WRITE) flags.append("write");
-    if (p.flags & ISTHMUS_PARAM_READ) flags.append("read");
-    if (p.flags & ISTHMUS_PARAM_AT_POSITION) flags.append("at_position");
-    d["flags"] = py::tuple(flags);
-    d["type_name"] = p.type_name ? p.type_name : "";
-    d["type"] = p.type && p.type->name ? py::object(py::str(p.type->name)) : py::none();
-    return d;
-}
-
-// One overload: name, signature line, doc, the result spelled after "->" (empty: none) and
-// the parameter records (the caller's; a kernel's position is not among them).
-py::dict overload_record(const char* name, const char* signature, const char* doc, int32_t nparams,
-                         const isthmus_param* params) {
-    py::dict d;
-    const std::string sig = signature ? signature : "";
-    d["name"] = name ? name : "";
-    d["signature"] = sig;
-    d["doc"] = doc ? doc : "";
-    const auto arrow = sig.rfind("->");
-    std::string result = arrow == std::string::npos ? "" : sig.substr(arrow + 2);
-    result.erase(0, result.find_first_not_of(' '));
-    d["result"] = result;
-    py::list ps;
-    for (int32_t i = 0; i < nparams; ++i) ps.append(param_record(params[i]));
-    d["params"] = py::tuple(ps);
-    d["variadic"] = nparams < 0;
-    return d;
-}
-
 PyObject* fn_get_overloads(PyObject* self, void*) {
     try {
         const auto& fn = *reinterpret_cast<native_function_object*>(self)->fn;
-        py::list r;
-        for (const isthmus_function* o : fn->overloads())
-            r.append(overload_record(o->name, o->signature, o->doc, o->nparams, o->params));
-        return py::tuple(r).release().ptr();
+        return function_overloads(*fn).release().ptr();
     } catch (...) {
         set_python_error(std::current_exception());
         return nullptr;
@@ -660,13 +606,7 @@ void bind_plugins(py::module_& m) {
         .def_property_readonly("plugin_path",
                                [](const native_kernel& k) { return k.k->owner()->path(); })
         .def_property_readonly(
-            "overloads",
-            [](const native_kernel& k) {
-                const isthmus_kernel* a = k.k->abi();
-                py::dict d = overload_record(a->name, a->signature, a->doc, a->nparams, a->params);
-                d["pos_ndim"] = a->pos_ndim;
-                return py::make_tuple(d);
-            },
+            "overloads", [](const native_kernel& k) { return kernel_overloads(*k.k); },
             "The kernel as one overload dict (as native_function.overloads, plus pos_ndim: the "
             "rank of the position, which callers do not pass).")
         .def_property_readonly(

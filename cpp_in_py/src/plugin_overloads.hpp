@@ -1,0 +1,16 @@
+// The overloads of plugin functions and kernels as Python records (signatures.py, stubgen).
+#pragma once
+
+#include "bindings.hpp"
+
+#include "isthmus/plugins.hpp"
+
+namespace isthmus::pymod {
+
+/// native_function.overloads: one dict per overload (name, signature, doc, result, params;
+/// each param: name, kind, dtype, ndim, vec_len, flags, type_name, type).
+py::tuple function_overloads(const plugins::function& fn);
+/// native_kernel.overloads: the kernel as one such dict, plus pos_ndim (the position's rank).
+py::tuple kernel_overloads(const plugins::kernel& k);
+
+} // namespace isthmus::pymod
