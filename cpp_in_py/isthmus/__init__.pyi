@@ -636,6 +636,8 @@ class native_function:
     __text_signature__: str
     signature: str
     plugin_path: str
+    plugin: str
+    overloads: tuple[dict[str, Any], ...]
     def __call__(self, *args: Any) -> Any: ...
 
 class native_kernel:
@@ -645,6 +647,8 @@ class native_kernel:
     __text_signature__: str
     signature: str
     plugin_path: str
+    plugin: str
+    overloads: dict[str, Any]
     devices: tuple[str, ...]
 
 class native_event:

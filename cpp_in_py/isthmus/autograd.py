@@ -4,32 +4,20 @@
     y = Mapping.apply(w, x)          # forward: mapping_forward(w, x)
     y.sum().backward()               # backward: mapping_backward(w, x, grad_y) -> dL/dw
 
-Tensors reach the plugin zero-copy (CPU tensors through NumPy), and results come back as
-torch tensors of the input's dtype and device.
+Tensors reach the plugin and its results come back without copies, on the CPU and on CUDA
+(DLPack both ways: Note [plugins as custom ops] in torch_ops.py); results take the input's dtype
+and device. For torch.compile, q.torch.custom_op makes the same pair a custom op instead.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-import numpy as np
+from .torch_ops import _native_args, _to_torch
 
 
-def _to_native(t: Any) -> Any:
-    import torch
-
-    if isinstance(t, torch.Tensor):
-        return t.detach().cpu().contiguous().numpy()
-    return t
-
-
-def _to_torch(v: Any, like: Any) -> Any:
-    import torch
-
-    if isinstance(v, (int, float, complex, bool)):
-        return torch.tensor(v, dtype=like.dtype, device=like.device)
-    arr = np.array(v, copy=True)  # the plugin's result, owned by torch from here on
-    return torch.from_numpy(arr).to(device=like.device, dtype=like.dtype)
+def _result(v: Any, inputs: Sequence[Any], like: Any, fn: str) -> Any:
+    return _to_torch(v, inputs, fn).to(device=like.device, dtype=like.dtype)
 
 
 def function(
@@ -48,21 +36,25 @@ def function(
 
     diff = tuple(int(i) for i in differentiable)
 
+    fname = getattr(forward, "__name__", "forward")
+    bname = getattr(backward, "__name__", "backward")
+
     def fwd(ctx: Any, *inputs: Any) -> Any:
         ctx.save_for_backward(*[i for i in inputs if isinstance(i, torch.Tensor)])
         ctx.inputs = inputs
         like = next(i for i in inputs if isinstance(i, torch.Tensor))
-        return _to_torch(forward(*[_to_native(i) for i in inputs]), like)
+        return _result(forward(*_native_args(inputs)), inputs, like, fname)
 
     def bwd(ctx: Any, grad_output: Any) -> Any:
         inputs = ctx.inputs
-        grads = backward(*[_to_native(i) for i in inputs], _to_native(grad_output))
+        args = (*inputs, grad_output.contiguous())
+        grads = backward(*_native_args(args))
         if len(diff) == 1 or not isinstance(grads, tuple):
             grads = (grads,)
         out: list[Any] = [None] * len(inputs)
         for i, g in zip(diff, grads):
             if ctx.needs_input_grad[i]:
-                out[i] = _to_torch(g, inputs[i])
+                out[i] = _result(g, args, inputs[i], bname)
         return tuple(out)
 
     cls_name = name or f"{getattr(forward, '__name__', 'native')}_function"

@@ -1,4 +1,5 @@
-"""PyTorch exchange: ``q.torch.to_tensor`` and ``q.torch.from_tensor`` (docs/interop.md).
+"""PyTorch exchange: ``q.torch.to_tensor`` and ``q.torch.from_tensor`` (docs/interop.md), and
+plugins as torch.library custom ops: ``q.torch.custom_op``, ``q.torch.kernel_op`` (docs/torch.md).
 
 The PyQuasar helpers of the same names copied through ``lock``/``memcpy``; these share memory
 through DLPack instead, so both directions are zero-copy by default:
@@ -16,7 +17,7 @@ from typing import Any
 
 from . import _isthmus
 
-__all__ = ["to_tensor", "from_tensor"]
+__all__ = ["to_tensor", "from_tensor", "custom_op", "kernel_op"]
 
 
 def _torch() -> Any:
@@ -110,3 +111,6 @@ def from_tensor(t: Any, copy: bool = False) -> Any:
     if t.is_neg():
         t, made_copy = t.resolve_neg(), True
     return _isthmus.from_dlpack(t, copy=True if copy and not made_copy else None)
+
+
+from .torch_ops import custom_op, kernel_op  # noqa: E402  (See Note [plugins as custom ops])

@@ -333,10 +333,17 @@ PyObject* fn_get_plugin(PyObject* self, void*) {
         (*reinterpret_cast<native_function_object*>(self)->fn)->owner()->path().c_str());
 }
 
+PyObject* fn_get_plugin_name(PyObject* self, void*) {
+    return PyUnicode_FromString(
+        (*reinterpret_cast<native_function_object*>(self)->fn)->owner()->name().c_str());
+}
+
 PyGetSetDef fn_getset[] = {{"__name__", fn_get_name, nullptr, nullptr, nullptr},
                            {"signature", fn_get_signature, nullptr, nullptr, nullptr},
                            {"__doc__", fn_get_doc, nullptr, nullptr, nullptr},
                            {"plugin_path", fn_get_plugin, nullptr, nullptr, nullptr},
+                           {"plugin", fn_get_plugin_name, nullptr,
+                            "The name of the plugin the function comes from.", nullptr},
                            {"overloads", fn_get_overloads, nullptr,
                             "The overloads as dicts: name, signature, doc, result and params "
                             "(each: name, kind, dtype, ndim, vec_len, flags, type_name, type).",
@@ -605,6 +612,9 @@ void bind_plugins(py::module_& m) {
         .def_property_readonly("signature", [](const native_kernel& k) { return k.k->signature(); })
         .def_property_readonly("plugin_path",
                                [](const native_kernel& k) { return k.k->owner()->path(); })
+        .def_property_readonly(
+            "plugin", [](const native_kernel& k) { return k.k->owner()->name(); },
+            "The name of the plugin the kernel comes from.")
         .def_property_readonly(
             "overloads", [](const native_kernel& k) { return kernel_overloads(*k.k); },
             "The kernel as one overload dict (as native_function.overloads, plus pos_ndim: the "

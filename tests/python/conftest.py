@@ -48,3 +48,13 @@ def run_python():
         return res
 
     return run
+
+
+# Note [parallel pytest] (docs/testing.md): the packaging test compiles a wheel for minutes, so
+# it is collected first; with pytest-xdist's work stealing the first worker starts it at once
+# and the other workers share the rest of the suite meanwhile.
+LONG_TESTS_FIRST = ("test_install.py",)
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: 0 if item.path.name in LONG_TESTS_FIRST else 1)

@@ -7,15 +7,15 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-def run_example(name):
+def run_example(name, *args):
     env = dict(os.environ)
     build = pathlib.Path(os.environ.get("ISTHMUS_BUILD_DIR", ROOT / "build"))
     if not build.is_absolute():
         build = ROOT / build
     env["PYTHONPATH"] = os.pathsep.join(
         [str(build / "python")] + [p for p in [env.get("PYTHONPATH")] if p])
-    return subprocess.run([sys.executable, str(ROOT / "examples" / name)], env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, str(ROOT / "examples" / name), *args], env=env,
+                          capture_output=True, text=True, timeout=300)
 
 
 def test_python_tour_runs_and_shares_memory():
@@ -55,7 +55,9 @@ def test_mapping_layer_gradcheck_and_training(tmp_path, monkeypatch):
     import pytest
     pytest.importorskip("torch")
     monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(tmp_path / "cache"))
-    r = run_example("mapping_layer.py")
+    r = run_example("mapping_layer.py", "--backend", "inductor")
     assert r.returncode == 0, r.stderr
     assert "gradcheck (float64): passed" in r.stdout
+    assert "opcheck layer::mapping_forward: passed" in r.stdout
+    assert "torch.compile(backend='inductor', fullgraph=True): loss" in r.stdout
     assert "mapping_layer: OK" in r.stdout

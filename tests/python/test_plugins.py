@@ -225,3 +225,33 @@ def test_kernel_errors_and_bad_launches(good):
     with pytest.raises(TypeError, match="parallel_do"):
         good.axpb(1)
     assert (y2 == 0).all()
+
+
+VIEW_RESULTS = r"""
+namespace ip = isthmus::plugin;
+ISTHMUS_PLUGIN(view_results, m) {
+    m.def("vr_same", [](ip::view<const float, 1> x) { return x; }, {"x"});
+    m.def("vr_mat", [](ip::view<double, 2> x) { return x; }, {"x"});
+}
+"""
+
+
+def test_a_view_returned_by_a_function_comes_back_as_a_copy(tmp_path, monkeypatch):
+    # Note [view results]: the view's descriptor lived in the plugin's stack frame; it used to
+    # reach the host dangling (garbage shape and strides, memory the result did not own).
+    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(tmp_path / "cache"))
+    q.compile_string("view_results", VIEW_RESULTS)
+    assert q.vr_same.signature.endswith("-> tensor")
+    x = np.arange(7, dtype=np.float32)
+    r = q.vr_same(x)
+    np.testing.assert_array_equal(np.asarray(r), x)
+    x[:] = -1  # a copy: the argument's later writes do not show
+    np.testing.assert_array_equal(np.asarray(r), np.arange(7, dtype=np.float32))
+    m = np.arange(12.0).reshape(3, 4)
+    for arg in (m, m.T, m[::-1, ::2], np.zeros((0, 3)), np.zeros((2, 0))):
+        got = q.vr_mat(arg.copy() if not arg.flags.writeable else arg)
+        assert got.shape == arg.shape
+        np.testing.assert_array_equal(np.asarray(got), arg)
+    del m
+    t = q.vr_mat(np.ones((2, 2)))
+    np.testing.assert_array_equal(np.asarray(t), np.ones((2, 2)))

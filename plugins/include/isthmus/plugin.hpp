@@ -966,7 +966,7 @@ template <typename R>
 const char* result_name() {
     if constexpr (std::is_void_v<R>)
         return "";
-    else if constexpr (is_tensor<R>::value || is_vec<R>::value)
+    else if constexpr (is_tensor<R>::value || is_vec<R>::value || is_view<R>::value)
         return "tensor";
     else if constexpr (std::is_convertible_v<R, std::string_view>)
         return "string";
@@ -992,6 +992,39 @@ R apply_args(F& f, isthmus_call* call, const isthmus_value* args, std::index_seq
     }
 }
 
+/// A function's result as an ABI value. Note [view results]: a view borrows memory of the
+/// call's arguments and keeps its shape and strides in itself, so handed to the host as it is
+/// the descriptor would point into a dead object and at memory the result does not own. A view
+/// result is therefore copied into a new tensor of the host's (what NumPy's functions return
+/// for a computed array); other results convert as to_abi does.
+template <typename R>
+isthmus_value result_to_abi(const R& r) {
+    if constexpr (is_view<R>::value) {
+        using E = typename R::value_type;
+        constexpr int N = R::rank;
+        int64_t shape[N > 0 ? N : 1] = {};
+        for (int d = 0; d < N; ++d) shape[d] = r.size(d);
+        tensor<E, N> out(shape, N);
+        int64_t idx[N > 0 ? N : 1] = {};
+        const int64_t n = out.numel();
+        for (int64_t i = 0; i < n; ++i) {
+            int64_t from = 0, to = 0;
+            for (int d = 0; d < N; ++d) {
+                from += idx[d] * r.stride(d);
+                to += idx[d] * out.v().stride(d);
+            }
+            out.data()[to] = r.data()[from];
+            for (int d = N - 1; d >= 0; --d) {
+                if (++idx[d] < shape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return out.raw();
+    } else {
+        return to_abi<R>(r);
+    }
+}
+
 template <typename F>
 int function_impl(const isthmus_function* self, isthmus_call* call, const isthmus_value* args,
                   int32_t nargs, isthmus_value* result) noexcept {
@@ -1009,7 +1042,7 @@ int function_impl(const isthmus_function* self, isthmus_call* call, const isthmu
             apply_args<F, R, typename tr::args>(f, call, args, std::make_index_sequence<n>{});
             result->kind = ISTHMUS_VALUE_NONE;
         } else {
-            *result = to_abi<R>(
+            *result = result_to_abi<R>(
                 apply_args<F, R, typename tr::args>(f, call, args, std::make_index_sequence<n>{}));
         }
         return 0;
