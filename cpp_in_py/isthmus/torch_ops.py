@@ -69,10 +69,17 @@ _RESERVED = {"self", "out", "Tensor", "int", "float", "bool", "str", "None", "la
              "nonlocal"}
 
 
-def _torch() -> Any:
-    from .torch import _torch as load
+_TORCH: Any = None
 
-    return load()
+
+def _torch() -> Any:
+    """torch, imported on first use (q.torch's message when it is missing)."""
+    global _TORCH
+    if _TORCH is None:
+        from .torch import _torch as load
+
+        _TORCH = load()
+    return _TORCH
 
 
 @dataclasses.dataclass
@@ -177,32 +184,27 @@ def _kernel_schema(target: Any, op: str) -> tuple[str, list[str], list[str]]:
 
 
 def _native_args(args: Sequence[Any]) -> list[Any]:
-    torch = _torch()
-    return [a.detach() if isinstance(a, torch.Tensor) else a for a in args]
+    """The arguments for the plugin: tensors that require grad detached (the same memory)."""
+    tensor = _torch().Tensor
+    return [a.detach() if isinstance(a, tensor) and a.requires_grad else a for a in args]
 
 
-def _spans(t: Any) -> tuple[int, int]:
-    """The byte range [lo, hi) t's elements occupy (empty tensors: an empty range)."""
-    if t.numel() == 0:
-        return (0, 0)
-    lo = hi = t.data_ptr()
-    size = t.element_size()
-    for n, s in zip(t.shape, t.stride()):
-        if s < 0:
-            lo += (n - 1) * s * size
-        else:
-            hi += (n - 1) * s * size
-    return (lo, hi + size)
+def _memory(t: Any) -> tuple[int, int]:
+    """The byte range [lo, hi) of t's storage."""
+    st = t.untyped_storage()
+    lo = st.data_ptr()
+    return lo, lo + st.nbytes()
 
 
 def _shares_memory(out: Any, inputs: Sequence[Any]) -> bool:
+    """Whether out's storage overlaps an input tensor's (a plugin that returned an argument)."""
     torch = _torch()
-    lo, hi = _spans(out)
+    lo, hi = _memory(out)
     if lo == hi:
         return False
     for t in inputs:
         if isinstance(t, torch.Tensor) and t.device == out.device:
-            a, b = _spans(t)
+            a, b = _memory(t)
             if a < hi and lo < b:
                 return True
     return False
@@ -212,7 +214,10 @@ def _to_torch(result: Any, inputs: Sequence[Any], op: str) -> Any:
     """The plugin's result as a torch tensor, sharing its memory unless it aliases an input."""
     torch = _torch()
     if isinstance(result, _isthmus.qvalue) and result.kind == "tensor":
-        out = torch.from_dlpack(result)
+        # CPU memory needs no stream handshake: the capsule goes to torch directly, which
+        # saves torch.from_dlpack's protocol checks (a third of the op's own time)
+        out = torch.utils.dlpack.from_dlpack(result.__dlpack__()) \
+            if result.__dlpack_device__()[0] == 1 else torch.from_dlpack(result)
         return out.clone() if _shares_memory(out, inputs) else out
     if isinstance(result, (bool, int, float, complex)) or (
             isinstance(result, _isthmus.qvalue) and result.kind == "scalar"):
