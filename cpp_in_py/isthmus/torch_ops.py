@@ -111,6 +111,14 @@ def _schema_name(name: str, what: str) -> str:
     return name
 
 
+def _op_names(target: Any, default: str, name: str | None,
+              namespace: str | None) -> tuple[str, str, str]:
+    """The op's namespace (default: the plugin's name), name and "namespace::name"."""
+    ns = _schema_name(namespace or _plugin_name(target), "namespace")
+    op_name = _schema_name(name or default, "op name")
+    return ns, op_name, f"{ns}::{op_name}"
+
+
 def _param_type(p: dict, op: str) -> str:
     kind = p["kind"]
     written = "write" in p["flags"]
@@ -287,9 +295,7 @@ def custom_op(function: Any, *, fake: Any = None, backward: Any = None,
     if not isinstance(function, _isthmus.native_function):
         raise TypeError(f"custom_op: expected a plugin function (q.native_function), got "
                         f"{type(function).__name__}; kernels go through q.torch.kernel_op")
-    ns = _schema_name(namespace or _plugin_name(function), "namespace")
-    op_name = _schema_name(name or function.__name__, "op name")
-    qualname = f"{ns}::{op_name}"
+    ns, op_name, qualname = _op_names(function, function.__name__, name, namespace)
     if schema is None:
         schema, names = _function_schema(function, qualname)
     else:
@@ -413,9 +419,7 @@ def kernel_op(kernel: Any, *, name: str | None = None, namespace: str | None = N
     if not isinstance(kernel, _isthmus.native_kernel):
         raise TypeError(f"kernel_op: expected a plugin kernel (q.native_kernel), got "
                         f"{type(kernel).__name__}; functions go through q.torch.custom_op")
-    ns = _schema_name(namespace or _plugin_name(kernel), "namespace")
-    op_name = _schema_name(name or kernel.name, "op name")
-    qualname = f"{ns}::{op_name}"
+    _, _, qualname = _op_names(kernel, kernel.name, name, namespace)
     if schema is None:
         schema, _names, written = _kernel_schema(kernel, qualname)
     else:

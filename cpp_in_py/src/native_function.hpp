@@ -1,0 +1,27 @@
+// q.native_function: plugin functions as a CPython type with vectorcall.
+// path]).
+#pragma once
+
+#include "bindings.hpp"
+
+#include "isthmus/plugins.hpp"
+
+#include <memory>
+#include <string>
+
+namespace isthmus::pymod {
+
+/// Creates the type and adds it to the module as `native_function`.
+void make_function_type(py::module_& m);
+/// A native_function object calling `fn`.
+py::object wrap_function(std::shared_ptr<plugins::function> fn);
+/// Whether `h` is a native_function.
+bool is_native_function(py::handle h);
+
+// Defined in plugins.cpp, the conversions every plugin call shares:
+/// Argument `i` of a call (`what` names the call in messages) as a value for parameter `p`.
+value call_arg(py::handle h, const std::string& what, size_t i, const isthmus_param* p);
+/// A plugin call's result as a Python object.
+py::object result_to_py(const value& v);
+
+} // namespace isthmus::pymod
