@@ -37,7 +37,8 @@ namespace fs = std::filesystem;
 //   - the compiler flags (the fixed ones below plus compile_options::flags),
 //   - the compiler's identity: its resolved path, file size and modification time (cheap to
 //     read on every call, unlike running `g++ --version`; an upgraded compiler is a new file),
-//   - ISTHMUS_PLUGIN_ABI_VERSION and the text of plugin_abi.h and plugin.hpp,
+//   - ISTHMUS_PLUGIN_ABI_VERSION and the text of plugin_abi.h, plugin.hpp and the author
+//     layer's parts in isthmus/plugin/ (author_layer_text),
 //   - the target: the machine name (uname -m) and the CPU model and feature flags from
 //     /proc/cpuinfo, since the code is built with -march=native.
 // The cache holds <name>-<key>.cpp (the compiled source), .so, and .meta (size and hash of the
@@ -396,6 +397,20 @@ std::string cache_dir(const compile_options& opts) {
     return (fs::path(home) / ".cache" / "isthmus").string();
 }
 
+// The text of the headers a compiled plugin includes: plugin_abi.h, plugin.hpp and its parts
+// in isthmus/plugin/ (in name order), for the cache key (Note [plugin cache]).
+std::string author_layer_text(const std::string& include_dir) {
+    const fs::path dir = fs::path(include_dir) / "isthmus";
+    std::string text = read_file(dir / "plugin_abi.h") + read_file(dir / "plugin.hpp");
+    std::vector<fs::path> parts;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir / "plugin", ec))
+        if (e.path().extension() == ".hpp") parts.push_back(e.path());
+    std::sort(parts.begin(), parts.end());
+    for (const auto& p : parts) text += read_file(p);
+    return text;
+}
+
 // Note [plugin include dir]: compiled plugins include isthmus/plugin.hpp. It is looked up in
 // $ISTHMUS_PLUGIN_INCLUDE_DIR, then next to the loaded libisthmus.so as installed
 // (<prefix>/lib/libisthmus.so -> <prefix>/include), then in the source tree this library was
@@ -480,11 +495,7 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
         static std::map<std::string, std::string> header_text;
         std::lock_guard lk(mu);
         auto it = header_text.find(inc);
-        if (it == header_text.end())
-            it = header_text
-                     .emplace(inc, read_file(fs::path(inc) / "isthmus" / "plugin_abi.h") +
-                                       read_file(fs::path(inc) / "isthmus" / "plugin.hpp"))
-                     .first;
+        if (it == header_text.end()) it = header_text.emplace(inc, author_layer_text(inc)).first;
         key.add(it->second);
     }
     key.add(target_identity());

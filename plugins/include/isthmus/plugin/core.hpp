@@ -1,0 +1,300 @@
+// The plugin author layer's base: errors, the running call, dtype codes, fixed vectors.
+#pragma once
+
+#include "isthmus/plugin_abi.h"
+
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#if defined(__CUDACC__)
+#include <algorithm>
+#include <mutex>
+
+#include <cuda_runtime.h>
+#endif
+
+// Note [one kernel body for CPU and GPU]: what a kernel body touches (vec / ivec, view
+// accessors, the access modifiers' index maps) is marked ISTHMUS_HD, which is
+// `__host__ __device__` under nvcc and nothing for other compilers, so a plain C++ plugin is
+// unchanged and a .cu plugin can call the same body on both sides. In a translation unit that
+// nvcc compiles, m.kernel() also generates a CUDA launcher when the body is device-callable
+// (see is_device_kernel below); the CPU launcher is always generated.
+#if defined(__CUDACC__)
+#define ISTHMUS_HD __host__ __device__
+#else
+#define ISTHMUS_HD
+#endif
+
+/// A branch hint for the failure paths of view accesses (GCC, Clang and nvcc's host and device
+/// compilers all have __builtin_expect).
+#if defined(__GNUC__) || defined(__clang__) || defined(__CUDACC__)
+#define ISTHMUS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define ISTHMUS_UNLIKELY(x) (x)
+#endif
+
+namespace isthmus::plugin {
+
+// ---- errors ------------------------------------------------------------------------------
+
+/// An error a plugin raises; reaches the caller as the typed error of `code` (RuntimeError,
+/// ValueError, TypeError, IndexError, MemoryError in Python) with the message unchanged.
+class error : public std::runtime_error {
+public:
+    explicit error(const std::string& msg, int32_t code = ISTHMUS_ERR_RUNTIME)
+        : std::runtime_error(msg), code_(code) {}
+    int32_t code() const noexcept { return code_; }
+
+private:
+    int32_t code_;
+};
+/// ValueError.
+struct value_error : error {
+    explicit value_error(const std::string& m) : error(m, ISTHMUS_ERR_VALUE) {}
+};
+/// TypeError.
+struct type_error : error {
+    explicit type_error(const std::string& m) : error(m, ISTHMUS_ERR_TYPE) {}
+};
+/// IndexError.
+struct index_error : error {
+    explicit index_error(const std::string& m) : error(m, ISTHMUS_ERR_INDEX) {}
+};
+/// OverflowError: a number does not fit the type it converts to (an int64 for an int8).
+struct overflow_error : error {
+    explicit overflow_error(const std::string& m) : error(m, ISTHMUS_ERR_OVERFLOW) {}
+};
+
+namespace detail {
+
+/// What runs on this thread: the call context of the function or kernel chunk (for the host
+/// callbacks), its parameter table (for argument names in messages) and how many leading C++
+/// parameters the table leaves out (1 for a method's instance). One thread_local, so entering
+/// and leaving a call costs one TLS address.
+struct call_state {
+    isthmus_call* call = nullptr;
+    const isthmus_param* params = nullptr;
+    int32_t nparams = 0;
+    int32_t skip = 0;
+};
+inline thread_local call_state t_state;
+/// The host table given to the entry point.
+inline const isthmus_host* g_host = nullptr;
+
+struct call_scope {
+    call_state prev;
+    explicit call_scope(isthmus_call* c, const isthmus_param* ps = nullptr, int32_t n = 0,
+                        int32_t skip = 0)
+        : prev(t_state) {
+        t_state = {c, ps, n, skip};
+    }
+    ~call_scope() { t_state = prev; }
+};
+
+/// "argument 2 (y)" for C++ parameter `i` of the running function or kernel, counted as the
+/// caller counts (a method's instance is not an argument).
+inline std::string arg_label(int64_t i) {
+    const call_state& st = t_state;
+    if (i < st.skip) return "the instance";
+    const int64_t k = i - st.skip;
+    const char* name = st.params && k < st.nparams ? st.params[k].name : nullptr;
+    return "argument " + std::to_string(k + 1) +
+           (name && *name ? " (" + std::string(name) + ")" : std::string());
+}
+
+/// The ISTHMUS_CALL_* flags of `call`: 0 from a host without the call_flags slot (Note [checked
+/// mode in the ABI]).
+inline uint32_t call_flags(isthmus_call* call) noexcept {
+    if (!call || !call->host) return 0;
+    const isthmus_host* h = call->host;
+    if (h->struct_size < offsetof(isthmus_host, call_flags) + sizeof(h->call_flags) ||
+        !h->call_flags)
+        return 0;
+    return h->call_flags(call);
+}
+
+/// Reports the exception in flight to the host; returns the non-zero status to return.
+inline int report(isthmus_call* call) noexcept {
+    int32_t code = ISTHMUS_ERR_RUNTIME;
+    std::string msg;
+    try {
+        throw;
+    } catch (const error& e) {
+        code = e.code();
+        msg = e.what();
+    } catch (const std::bad_alloc&) {
+        code = ISTHMUS_ERR_MEMORY;
+        msg = "out of memory";
+    } catch (const std::out_of_range& e) {
+        code = ISTHMUS_ERR_INDEX;
+        msg = e.what();
+    } catch (const std::invalid_argument& e) {
+        code = ISTHMUS_ERR_VALUE;
+        msg = e.what();
+    } catch (const std::exception& e) {
+        msg = e.what();
+    } catch (...) {
+        msg = "unknown C++ exception in plugin";
+    }
+    if (call && call->host && call->host->set_error) call->host->set_error(call, code, msg.c_str());
+    return 1;
+}
+
+template <typename... A>
+std::string cat(const A&... a) {
+    std::string s;
+    ((s +=
+      [](const auto& x) {
+          if constexpr (std::is_arithmetic_v<std::decay_t<decltype(x)>>)
+              return std::to_string(x);
+          else
+              return std::string(x);
+      }(a)),
+     ...);
+    return s;
+}
+
+} // namespace detail
+
+/// The call context of the running function (for the host callbacks); throws outside a call.
+inline isthmus_call* current_call() {
+    isthmus_call* c = detail::t_state.call;
+    if (!c) throw error("isthmus::plugin: no host call is running on this thread");
+    return c;
+}
+
+/// Writes a message to the host's log.
+inline void log(const std::string& msg, int32_t level = ISTHMUS_LOG_INFO) {
+    isthmus_call* c = detail::t_state.call;
+    if (c && c->host->log) c->host->log(c, level, msg.c_str());
+}
+
+// ---- dtypes ------------------------------------------------------------------------------
+
+/// C++ element type -> ABI dtype code.
+template <typename T>
+struct dtype_code;
+#define ISTHMUS_PLUGIN_DTYPE(CT, CODE)                                                             \
+    template <>                                                                                    \
+    struct dtype_code<CT> {                                                                        \
+        static constexpr int32_t value = CODE;                                                     \
+    };
+ISTHMUS_PLUGIN_DTYPE(bool, ISTHMUS_DT_BOOL)
+ISTHMUS_PLUGIN_DTYPE(int8_t, ISTHMUS_DT_INT8)
+ISTHMUS_PLUGIN_DTYPE(int16_t, ISTHMUS_DT_INT16)
+ISTHMUS_PLUGIN_DTYPE(int32_t, ISTHMUS_DT_INT32)
+ISTHMUS_PLUGIN_DTYPE(int64_t, ISTHMUS_DT_INT64)
+ISTHMUS_PLUGIN_DTYPE(uint8_t, ISTHMUS_DT_UINT8)
+ISTHMUS_PLUGIN_DTYPE(uint16_t, ISTHMUS_DT_UINT16)
+ISTHMUS_PLUGIN_DTYPE(uint32_t, ISTHMUS_DT_UINT32)
+ISTHMUS_PLUGIN_DTYPE(uint64_t, ISTHMUS_DT_UINT64)
+ISTHMUS_PLUGIN_DTYPE(float, ISTHMUS_DT_FLOAT32)
+ISTHMUS_PLUGIN_DTYPE(double, ISTHMUS_DT_FLOAT64)
+ISTHMUS_PLUGIN_DTYPE(std::complex<float>, ISTHMUS_DT_COMPLEX64)
+ISTHMUS_PLUGIN_DTYPE(std::complex<double>, ISTHMUS_DT_COMPLEX128)
+#undef ISTHMUS_PLUGIN_DTYPE
+
+/// A dtype code's name, for messages.
+inline const char* dtype_name(int32_t code) {
+    static const char* const names[] = {
+        "bool",   "int8",    "int16",    "int32",   "int64",   "uint8",     "uint16",    "uint32",
+        "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"};
+    return code >= 0 && code <= ISTHMUS_DT_COMPLEX128 ? names[code] : "any";
+}
+
+namespace detail {
+/// Element `i` (in memory order, already strided) of a tensor of any real dtype, as double.
+inline double load_as_double(const void* data, int32_t dt, int64_t i) {
+    switch (dt) {
+    case ISTHMUS_DT_BOOL:
+        return static_cast<const bool*>(data)[i];
+    case ISTHMUS_DT_INT8:
+        return static_cast<const int8_t*>(data)[i];
+    case ISTHMUS_DT_INT16:
+        return static_cast<const int16_t*>(data)[i];
+    case ISTHMUS_DT_INT32:
+        return static_cast<const int32_t*>(data)[i];
+    case ISTHMUS_DT_INT64:
+        return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    case ISTHMUS_DT_UINT8:
+        return static_cast<const uint8_t*>(data)[i];
+    case ISTHMUS_DT_UINT16:
+        return static_cast<const uint16_t*>(data)[i];
+    case ISTHMUS_DT_UINT32:
+        return static_cast<const uint32_t*>(data)[i];
+    case ISTHMUS_DT_UINT64:
+        return static_cast<double>(static_cast<const uint64_t*>(data)[i]);
+    case ISTHMUS_DT_FLOAT32:
+        return static_cast<const float*>(data)[i];
+    case ISTHMUS_DT_FLOAT64:
+        return static_cast<const double*>(data)[i];
+    default:
+        throw type_error(cat("isthmus::plugin: cannot read ", dtype_name(dt), " elements"));
+    }
+}
+} // namespace detail
+
+// ---- fixed vectors -----------------------------------------------------------------------
+
+/// A fixed-size vector (Quasar's vec2..vec4): value semantics, elementwise arithmetic.
+template <typename T, int N>
+struct vec {
+    T v[N];
+    ISTHMUS_HD constexpr T& operator[](int i) { return v[i]; }
+    ISTHMUS_HD constexpr const T& operator[](int i) const { return v[i]; }
+    ISTHMUS_HD static constexpr int size() { return N; }
+#define ISTHMUS_VEC_OP(OP)                                                                         \
+    ISTHMUS_HD friend constexpr vec operator OP(const vec& a, const vec& b) {                      \
+        vec r{};                                                                                   \
+        for (int i = 0; i < N; ++i) r.v[i] = a.v[i] OP b.v[i];                                     \
+        return r;                                                                                  \
+    }                                                                                              \
+    ISTHMUS_HD friend constexpr vec operator OP(const vec& a, T s) {                               \
+        vec r{};                                                                                   \
+        for (int i = 0; i < N; ++i) r.v[i] = a.v[i] OP s;                                          \
+        return r;                                                                                  \
+    }                                                                                              \
+    ISTHMUS_HD friend constexpr vec operator OP(T s, const vec& a) {                               \
+        vec r{};                                                                                   \
+        for (int i = 0; i < N; ++i) r.v[i] = s OP a.v[i];                                          \
+        return r;                                                                                  \
+    }
+    ISTHMUS_VEC_OP(+)
+    ISTHMUS_VEC_OP(-)
+    ISTHMUS_VEC_OP(*)
+    ISTHMUS_VEC_OP(/)
+#undef ISTHMUS_VEC_OP
+    ISTHMUS_HD friend constexpr bool operator==(const vec& a, const vec& b) {
+        for (int i = 0; i < N; ++i)
+            if (!(a.v[i] == b.v[i])) return false;
+        return true;
+    }
+};
+using vec2 = vec<float, 2>;
+using vec3 = vec<float, 3>;
+using vec4 = vec<float, 4>;
+using dvec2 = vec<double, 2>;
+using dvec3 = vec<double, 3>;
+using dvec4 = vec<double, 4>;
+/// Integer positions: the last parameter of a kernel of rank N.
+template <int N>
+using ivec = vec<int64_t, N>;
+using ivec2 = ivec<2>;
+using ivec3 = ivec<3>;
+
+} // namespace isthmus::plugin

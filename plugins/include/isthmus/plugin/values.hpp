@@ -1,0 +1,283 @@
+// The plugin author layer's host callables and events, and values between C++ and the ABI.
+#pragma once
+
+#include "isthmus/plugin/view.hpp"
+
+namespace isthmus::plugin {
+
+// ---- host callables and events -----------------------------------------------------------
+
+/// An owned host callable (e.g. a Python function): call it with values, release on drop.
+class callback {
+public:
+    callback() = default;
+    explicit callback(isthmus_callback cb) : cb_(new isthmus_callback(cb), &drop) {}
+    explicit operator bool() const { return cb_ != nullptr; }
+    /// Calls the host function with already-marshalled arguments; throws the host's error.
+    void invoke(const isthmus_value* args, int32_t nargs, isthmus_value* result) const;
+    /// Calls it with C++ arguments and converts the result (see the definition below).
+    template <typename R = void, typename... A>
+    R call(const A&... args) const;
+
+private:
+    static void drop(isthmus_callback* cb) {
+        if (cb->release) cb->release(cb->data);
+        delete cb;
+    }
+    std::shared_ptr<isthmus_callback> cb_;
+};
+
+namespace detail {
+template <typename T>
+isthmus_value to_abi(const T& v);
+} // namespace detail
+
+/// A list of host callbacks an object type fires (Quasar's events: `button.onclick.add(f)`).
+/// Callbacks receive the arguments of fire() (numbers, bools, strings).
+template <typename... Args>
+class event {
+public:
+    void add(callback cb) { cbs_.push_back(std::move(cb)); }
+    void clear() { cbs_.clear(); }
+    size_t size() const { return cbs_.size(); }
+    /// Calls every callback in order; the first error stops and propagates as an exception.
+    void fire(const Args&... args) const {
+        isthmus_value vs[sizeof...(Args) > 0 ? sizeof...(Args) : 1] = {detail::to_abi(args)...};
+        for (const callback& cb : std::vector<callback>(cbs_)) {
+            isthmus_value r{};
+            cb.invoke(vs, static_cast<int32_t>(sizeof...(Args)), &r);
+        }
+    }
+
+private:
+    std::vector<callback> cbs_;
+};
+
+namespace detail {
+
+// ---- value conversion --------------------------------------------------------------------
+
+template <typename T>
+struct is_vec : std::false_type {};
+template <typename T, int N>
+struct is_vec<vec<T, N>> : std::true_type {};
+template <typename T>
+struct is_view : std::false_type {};
+template <typename T, int N, access A>
+struct is_view<view<T, N, A>> : std::true_type {};
+template <typename T>
+struct is_tensor : std::false_type {};
+template <typename T, int N>
+struct is_tensor<tensor<T, N>> : std::true_type {};
+template <typename T>
+struct is_complex : std::false_type {};
+template <typename T>
+struct is_complex<std::complex<T>> : std::true_type {};
+template <typename T>
+struct is_shared : std::false_type {};
+template <typename T>
+struct is_shared<std::shared_ptr<T>> : std::true_type {};
+
+/// Per object type T: its descriptor, once registered.
+template <typename T>
+struct type_slot {
+    static inline const isthmus_type* desc = nullptr;
+};
+
+inline const char* kind_name(int32_t k) {
+    static const char* const names[] = {"none",   "bool",   "int",    "float",   "complex",
+                                        "string", "tensor", "object", "callable"};
+    return k >= 0 && k <= ISTHMUS_VALUE_CALLBACK ? names[k] : "unknown";
+}
+
+[[noreturn]] inline void bad_arg(const char* expected, const isthmus_value& v) {
+    throw type_error(cat("expected ", expected, ", got ", kind_name(v.kind)));
+}
+
+inline double as_double(const isthmus_value& v) {
+    switch (v.kind) {
+    case ISTHMUS_VALUE_BOOL:
+    case ISTHMUS_VALUE_INT:
+        if (v.dtype == ISTHMUS_DT_UINT64) return static_cast<double>(static_cast<uint64_t>(v.u.i));
+        return static_cast<double>(v.u.i);
+    case ISTHMUS_VALUE_FLOAT:
+        return v.u.f;
+    default:
+        bad_arg("a number", v);
+    }
+}
+
+/// Converts one argument to the C++ parameter type P (by value; views alias the tensor).
+template <typename P>
+struct arg_caster {
+    using T = std::remove_cvref_t<P>;
+    static T get(const isthmus_value& v) {
+        if constexpr (std::is_same_v<T, bool>) {
+            if (v.kind != ISTHMUS_VALUE_BOOL && v.kind != ISTHMUS_VALUE_INT) bad_arg("a bool", v);
+            return v.u.i != 0;
+        } else if constexpr (std::is_integral_v<T>) {
+            if (v.kind != ISTHMUS_VALUE_INT && v.kind != ISTHMUS_VALUE_BOOL)
+                bad_arg("an integer", v);
+            // Note [integer parameters]: an integer that does not fit T is an error (NumPy 2's
+            // rule for Python integers), never a wrapped value. The host checks first, naming
+            // the parameter; this is the check for hosts and callers that do not.
+            if (v.dtype == ISTHMUS_DT_UINT64) {
+                const auto u = static_cast<uint64_t>(v.u.i);
+                if (!std::in_range<T>(u))
+                    throw overflow_error(cat("integer ", u, " is out of bounds for ",
+                                             dtype_name(dtype_code<T>::value)));
+            } else if (!std::in_range<T>(v.u.i)) {
+                throw overflow_error(cat("integer ", v.u.i, " is out of bounds for ",
+                                         dtype_name(dtype_code<T>::value)));
+            }
+            return static_cast<T>(v.u.i);
+        } else if constexpr (std::is_floating_point_v<T>) {
+            return static_cast<T>(as_double(v));
+        } else if constexpr (is_complex<T>::value) {
+            if (v.kind == ISTHMUS_VALUE_COMPLEX) return T(v.u.c[0], v.u.c[1]);
+            return T(static_cast<typename T::value_type>(as_double(v)));
+        } else if constexpr (std::is_same_v<T, std::string> ||
+                             std::is_same_v<T, std::string_view>) {
+            if (v.kind != ISTHMUS_VALUE_STRING) bad_arg("a string", v);
+            return T(v.u.s.data, static_cast<size_t>(v.u.s.size));
+        } else if constexpr (is_view<T>::value) {
+            if (v.kind != ISTHMUS_VALUE_TENSOR) bad_arg("a tensor", v);
+            return T(v.u.t);
+        } else if constexpr (is_vec<T>::value) {
+            T r{};
+            constexpr int n = T::size();
+            if (v.kind == ISTHMUS_VALUE_TENSOR) {
+                const isthmus_tensor& t = v.u.t;
+                int64_t numel = 1;
+                for (int d = 0; d < t.ndim; ++d) numel *= t.shape[d];
+                if (numel != n || t.ndim > 1)
+                    throw value_error(cat("expected a vector of ", n, " elements, got a tensor of ",
+                                          numel, " element(s) and ", t.ndim, " dimension(s)"));
+                const int64_t s = t.ndim == 1 ? t.strides[0] : 0;
+                for (int i = 0; i < n; ++i)
+                    r[i] = static_cast<std::remove_cvref_t<decltype(r[0])>>(
+                        load_as_double(t.data, t.dtype, i * s));
+                return r;
+            }
+            bad_arg(cat("a vector of ", n, " elements").c_str(), v);
+        } else if constexpr (std::is_same_v<T, callback>) {
+            if (v.kind != ISTHMUS_VALUE_CALLBACK) bad_arg("a callable", v);
+            return callback(v.u.cb);
+        } else if constexpr (std::is_same_v<T, isthmus_tensor>) {
+            if (v.kind != ISTHMUS_VALUE_TENSOR) bad_arg("a tensor", v);
+            return v.u.t;
+        } else if constexpr (std::is_same_v<T, isthmus_value>) {
+            return v;
+        } else if constexpr (is_shared<T>::value) {
+            using U = typename T::element_type;
+            if (v.kind != ISTHMUS_VALUE_OBJECT) bad_arg("an object", v);
+            if (v.u.o.type != type_slot<U>::desc)
+                throw type_error(cat("expected an object of type ", type_slot<U>::desc->name,
+                                     ", got one of type ", v.u.o.type ? v.u.o.type->name : "?"));
+            return *static_cast<std::shared_ptr<U>*>(v.u.o.instance);
+        } else {
+            static_assert(sizeof(T) == 0, "isthmus::plugin: unsupported parameter type");
+        }
+    }
+};
+
+/// Converts argument `i` to parameter type P; a conversion error names the argument.
+template <typename P>
+std::remove_cvref_t<P> get_arg(const isthmus_value* args, size_t i) {
+    try {
+        return arg_caster<P>::get(args[i]);
+    } catch (const error& e) {
+        throw error(arg_label(static_cast<int64_t>(i)) + ": " + e.what(), e.code());
+    }
+}
+
+/// Describes a parameter type for the host's checks and listings.
+template <typename P>
+isthmus_param describe_param(const char* name) {
+    using T = std::remove_cvref_t<P>;
+    isthmus_param p{name, ISTHMUS_PARAM_ANY, ISTHMUS_DT_ANY, -1, 0, 0, "any", nullptr};
+    if constexpr (std::is_same_v<T, bool>) {
+        p.kind = ISTHMUS_PARAM_BOOL, p.dtype = ISTHMUS_DT_BOOL, p.type_name = "bool";
+    } else if constexpr (std::is_integral_v<T>) {
+        p.kind = ISTHMUS_PARAM_INT, p.dtype = dtype_code<T>::value, p.type_name = "int";
+    } else if constexpr (std::is_floating_point_v<T>) {
+        p.kind = ISTHMUS_PARAM_FLOAT, p.dtype = dtype_code<T>::value;
+        p.type_name = std::is_same_v<T, float> ? "scalar" : "float64";
+    } else if constexpr (is_complex<T>::value) {
+        p.kind = ISTHMUS_PARAM_COMPLEX, p.dtype = dtype_code<T>::value, p.type_name = "cscalar";
+    } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
+        p.kind = ISTHMUS_PARAM_STRING, p.type_name = "string";
+    } else if constexpr (is_view<T>::value) {
+        using E = typename T::element_type;
+        p.kind = ISTHMUS_PARAM_TENSOR;
+        p.dtype = dtype_code<std::remove_const_t<E>>::value;
+        p.ndim = T::rank;
+        p.flags =
+            std::is_const_v<E> ? ISTHMUS_PARAM_READ : (ISTHMUS_PARAM_READ | ISTHMUS_PARAM_WRITE);
+        static const char* const names[] = {"scalar", "vec", "mat", "cube", "cube{4}"};
+        p.type_name = T::rank <= 4 ? names[T::rank] : "cube{:}";
+    } else if constexpr (is_vec<T>::value) {
+        p.kind = ISTHMUS_PARAM_VEC;
+        p.dtype = dtype_code<std::remove_cvref_t<decltype(T{}[0])>>::value;
+        p.vec_len = T::size();
+        static const char* const names[] = {"vec0", "vec1", "vec2", "vec3", "vec4"};
+        p.type_name = T::size() <= 4 ? names[T::size()] : "vec";
+    } else if constexpr (std::is_same_v<T, callback>) {
+        p.kind = ISTHMUS_PARAM_CALLBACK, p.type_name = "function";
+    } else if constexpr (std::is_same_v<T, isthmus_tensor>) {
+        p.kind = ISTHMUS_PARAM_TENSOR, p.flags = ISTHMUS_PARAM_READ | ISTHMUS_PARAM_WRITE;
+        p.type_name = "cube{:}";
+    } else if constexpr (is_shared<T>::value) {
+        p.kind = ISTHMUS_PARAM_OBJECT, p.type = type_slot<typename T::element_type>::desc;
+        p.type_name = p.type ? p.type->name : "object";
+    }
+    return p;
+}
+
+/// Converts a C++ result to an ABI value (tensors and strings through the host).
+template <typename T>
+isthmus_value to_abi(const T& r) {
+    isthmus_value v{};
+    v.dtype = ISTHMUS_DT_ANY;
+    if constexpr (std::is_same_v<T, bool>) {
+        v.kind = ISTHMUS_VALUE_BOOL, v.dtype = ISTHMUS_DT_BOOL, v.u.i = r ? 1 : 0;
+    } else if constexpr (std::is_integral_v<T>) {
+        v.kind = ISTHMUS_VALUE_INT, v.dtype = dtype_code<T>::value, v.u.i = static_cast<int64_t>(r);
+    } else if constexpr (std::is_floating_point_v<T>) {
+        v.kind = ISTHMUS_VALUE_FLOAT, v.dtype = dtype_code<T>::value, v.u.f = r;
+    } else if constexpr (is_complex<T>::value) {
+        v.kind = ISTHMUS_VALUE_COMPLEX, v.dtype = dtype_code<T>::value;
+        v.u.c[0] = r.real(), v.u.c[1] = r.imag();
+    } else if constexpr (std::is_convertible_v<T, std::string_view>) {
+        const std::string_view s(r);
+        isthmus_call* c = current_call();
+        if (c->host->new_string(c, s.data(), static_cast<int64_t>(s.size()), &v) != 0)
+            throw error("the host could not allocate a string");
+    } else if constexpr (is_tensor<T>::value) {
+        v = r.raw();
+    } else if constexpr (is_view<T>::value) {
+        v.kind = ISTHMUS_VALUE_TENSOR, v.dtype = dtype_code<typename T::value_type>::value;
+        v.u.t = r.abi();
+    } else if constexpr (std::is_same_v<T, isthmus_value>) {
+        v = r;
+    } else if constexpr (is_vec<T>::value) {
+        using E = std::remove_cvref_t<decltype(r[0])>;
+        tensor<E, 1> t({static_cast<int64_t>(T::size())});
+        for (int i = 0; i < T::size(); ++i) t(i) = r[i];
+        v = t.raw();
+    } else if constexpr (is_shared<T>::value) {
+        using U = typename T::element_type;
+        if (!type_slot<U>::desc) throw error("returning an object of an unregistered type");
+        if (!r) return v; // none
+        v.kind = ISTHMUS_VALUE_OBJECT;
+        v.u.o.instance = new std::shared_ptr<U>(r);
+        v.u.o.type = type_slot<U>::desc;
+    } else {
+        static_assert(sizeof(T) == 0, "isthmus::plugin: unsupported result type");
+    }
+    return v;
+}
+
+} // namespace detail
+
+} // namespace isthmus::plugin
