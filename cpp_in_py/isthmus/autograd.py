@@ -47,7 +47,7 @@ def function(
 
     def bwd(ctx: Any, grad_output: Any) -> Any:
         inputs = ctx.inputs
-        args = (*inputs, grad_output.contiguous())
+        args = (*inputs, grad_output)  # strided or broadcast: the plugin reads it in place
         grads = backward(*_native_args(args))
         if len(diff) == 1 or not isinstance(grads, tuple):
             grads = (grads,)

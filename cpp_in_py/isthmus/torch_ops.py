@@ -60,6 +60,9 @@ __all__ = ["custom_op", "kernel_op"]
 # Parameter kinds of the plugin ABI (native_function.overloads) and their schema types.
 _NUMBER_TYPES = {"bool": "bool", "int": "int", "float": "float", "complex": "complex"}
 _TENSOR_KINDS = ("tensor", "vec")
+# The dtype of a number result's 0-d tensor, by its Python type.
+_NUMBER_DTYPES = {bool: lambda t: t.bool, int: lambda t: t.int64, float: lambda t: t.float64,
+                  complex: lambda t: t.complex128}
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Names that are keywords of the schema language or of Python (torch rejects them as names).
 _RESERVED = {"self", "out", "Tensor", "int", "float", "bool", "str", "None", "lambda", "def",
@@ -232,7 +235,9 @@ def _to_torch(result: Any, inputs: Sequence[Any], op: str) -> Any:
         like = next((t for t in inputs if isinstance(t, torch.Tensor)), None)
         device = like.device if like is not None else None
         value = result.item() if isinstance(result, _isthmus.qvalue) else result
-        return torch.tensor(value, device=device)
+        # the plugin's C type as NumPy would keep it (a double is float64, not torch's default
+        # float32), so that the result matches a fake rule written from the plugin's signature
+        return torch.tensor(value, dtype=_NUMBER_DTYPES[type(value)](torch), device=device)
     raise TypeError(f"{op}: the plugin returned {type(result).__name__}, not a tensor or number")
 
 
@@ -395,7 +400,7 @@ def _attach_backward(entry: _Entry, backward: Any, diff: tuple[int, ...], names:
         inputs = list(ctx.others)
         for i, t in zip(ctx.tensor_positions, ctx.saved_tensors):
             inputs[i] = t
-        result = bentry.op(*inputs, grad_output.contiguous())
+        result = bentry.op(*inputs, grad_output)
         parts = result if isinstance(result, tuple) else (result,)
         out: list[Any] = [None] * len(inputs)
         for i, g in zip(diff, parts):

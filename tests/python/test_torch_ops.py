@@ -144,6 +144,8 @@ def test_number_results_are_0d_tensors(plugin):
     x = torch.arange(10, dtype=torch.float64)
     r = total(x)
     assert isinstance(r, torch.Tensor) and r.dim() == 0 and r.item() == 45.0
+    assert r.dtype == torch.float64  # the plugin's double, as the fake rule says
+    torch.library.opcheck(total, (x,))
 
 
 def test_scalar_arguments(plugin):
