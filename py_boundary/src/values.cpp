@@ -170,15 +170,35 @@ bool holds_inexact(py::handle obj) {
 // Python's recursion check around a conversion that recurses into nested lists or cells, so a
 // list that contains itself (or nests thousands deep) raises RecursionError instead of
 // overflowing the C stack. See Note [cell cycles].
+//
+// Note [native nesting limit]: Python's limit alone is not enough. It counts Python frames and
+// any library may raise it (torch.compile's inductor raises it to 2000), while a level of these
+// conversions takes more C stack than a Python frame: after an inductor compile, a cell nested
+// 1e5 deep crashed the process in to_py instead of raising. So the guard also caps
+// the nesting of conversions on this thread at max_nesting, whatever the interpreter allows.
 class recursion_guard {
 public:
+    static constexpr int max_nesting = 1000;
     explicit recursion_guard(const char* where) {
+        if (depth_ >= max_nesting) {
+            PyErr_Format(PyExc_RecursionError, "maximum nesting depth (%d) exceeded%s", max_nesting,
+                         where);
+            throw py::error_already_set();
+        }
         if (Py_EnterRecursiveCall(where) != 0) throw py::error_already_set();
+        ++depth_;
     }
-    ~recursion_guard() { Py_LeaveRecursiveCall(); }
+    ~recursion_guard() {
+        --depth_;
+        Py_LeaveRecursiveCall();
+    }
     recursion_guard(const recursion_guard&) = delete;
     recursion_guard& operator=(const recursion_guard&) = delete;
+
+private:
+    static thread_local int depth_;
 };
+thread_local int recursion_guard::depth_ = 0;
 
 value cell_from_list(py::handle seq) {
     recursion_guard guard(" while converting a nested list to a cell");

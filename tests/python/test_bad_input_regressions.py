@@ -120,6 +120,32 @@ def test_deeply_nested_cells_free_and_print():
     gc.collect()  # freeing 1e5 levels must not recurse 1e5 deep
 
 
+def test_deep_cells_raise_whatever_the_recursion_limit(run_python):
+    # Note [native nesting limit]: a library raising sys.setrecursionlimit (torch.compile's
+    # inductor does) must not turn RecursionError into a C stack overflow
+    res = run_python("""
+        import sys
+        import isthmus as q
+        q.init("cpu")
+        sys.setrecursionlimit(200_000)
+        top = cur = q.typename("vec[??]")(1)
+        for _ in range(100_000):
+            nxt = q.typename("vec[??]")(1)
+            cur[0] = nxt
+            cur = nxt
+        for convert in (top.to_py, lambda: q.value([[[1]]] * 2).to_py()):
+            try:
+                convert()
+                print("converted")
+            except RecursionError as e:
+                print("RecursionError:", e)
+    """)
+    lines = res.stdout.splitlines()
+    assert lines[0].startswith("RecursionError: maximum nesting depth (1000) exceeded while "
+                               "converting a cell to a list"), res.stdout
+    assert lines[1:] == ["converted"]  # ordinary nesting is unaffected
+
+
 # ---- 5. slice lengths never overflow (Note [slice length]) ----
 
 
