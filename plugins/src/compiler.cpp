@@ -49,8 +49,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_fixed_flags[] = {"-std=c++20", "-O3",     "-march=native",
-                                         "-fPIC",      "-shared", "-fvisibility=hidden"};
+// A toolchain that links libstdc++ statically must not export it from the plugin (Note [static
+// libstdc++] in core/CMakeLists.txt).
+#define ISTHMUS_PRIVATE_RUNTIME "--exclude-libs=libstdc++.a:libsupc++.a:libgcc.a:libgcc_eh.a"
+
+constexpr const char* k_fixed_flags[] = {"-std=c++20",
+                                         "-O3",
+                                         "-march=native",
+                                         "-fPIC",
+                                         "-shared",
+                                         "-fvisibility=hidden",
+                                         "-Wl," ISTHMUS_PRIVATE_RUNTIME};
 
 // Note [CUDA plugins]: CUDA source is compiled by nvcc (NVRTC compiles device code only: a
 // plugin also needs its host side, the CPU launcher, the descriptor and the entry point, in one
@@ -70,6 +79,8 @@ constexpr const char* k_nvcc_flags[] = {"-std=c++20",
                                         "-fvisibility=hidden",
                                         "-Xcompiler",
                                         "-march=native",
+                                        "-Xlinker",
+                                        ISTHMUS_PRIVATE_RUNTIME,
                                         "--extended-lambda",
                                         "--expt-relaxed-constexpr"};
 

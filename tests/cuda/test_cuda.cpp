@@ -26,11 +26,12 @@ std::vector<float> random_floats(size_t n, unsigned seed) {
 }
 
 // A tensor valid only on cuda:0.
+// A tensor whose only valid copy is on the GPU: a read-write lock there copies the host data in
+// and invalidates the host copy (evict never drops host memory, the backing store).
 tensor on_gpu(const std::vector<float>& v, shape_t shape) {
     tensor t = tensor::from_vector(v, std::move(shape));
-    t.lock(LOCK_READ, MEMRESOURCE_SINGLE_CUDA);
-    t.unlock(LOCK_READ, MEMRESOURCE_SINGLE_CUDA);
-    t.storage()->evict(MEMRESOURCE_CPU);
+    t.lock(LOCK_READWRITE, MEMRESOURCE_SINGLE_CUDA);
+    t.unlock(LOCK_READWRITE, MEMRESOURCE_SINGLE_CUDA);
     return t;
 }
 

@@ -625,13 +625,14 @@ TEST_CASE("cuda ops: gather and scatter by integer index arrays and masks" *
         const tensor x = random_tensor(dt, {6, 7, 5}, 27);
         // indices with negatives and repeats (a gather may repeat rows)
         const tensor i = tensor::from_vector<int64_t>({0, -1, 3, 3, 5, -6});
-        const tensor j = tensor::from_vector<int32_t>({6, 0, -7}, {3, 1});
+        const tensor j = tensor::from_vector<int32_t>({6, 0, -7}, {3, 1}); // axis 1 (7)
+        const tensor k = tensor::from_vector<int32_t>({4, 0, -5}, {3, 1}); // axis 2 (5)
         const index_slice all;
         both([&] { return index(x, {i}); }, "x[i] " + what);
         both([&] { return index(x, {all, j}); }, "x[:, j] " + what);
         both(
             [&] {
-                return index(x, {i.slice(0, 0, 3), all, j.view({3, 1})});
+                return index(x, {i.slice(0, 0, 3), all, k.view({3, 1})});
             },
             "x[i, :, j] (separated) " + what);
         both([&] { return index(x.permute({2, 0, 1}), {all, i}); }, "strided source " + what);

@@ -29,6 +29,32 @@ def test_library_does_not_link_libpython():
         assert "libpython" not in dyn.stdout
 
 
+def test_library_keeps_the_cpp_runtime_private():
+    # Note [static libstdc++]: built by a toolchain that links libstdc++ statically, the library
+    # must not export its copy (std::locale's facet ids are GNU_UNIQUE, process-wide), or a
+    # libstdc++.so loaded after it binds to them.
+    lib = os.path.realpath(q._isthmus.__file__)
+    nm = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True)
+    if nm.returncode != 0:
+        pytest.skip(f"nm cannot read {lib}: {nm.stderr.strip()}")
+    runtime = ("_ZNSt6locale", "_ZNKSt7codecvt", "_ZNSt8ios_base", "__cxa_throw", "_Unwind_")
+    exported = [ln.split()[-1] for ln in nm.stdout.splitlines() if ln.split()[-1].startswith(runtime)]
+    assert exported == [], f"libstdc++/libgcc symbols exported: {exported[:5]}"
+
+
+def test_torch_imports_after_isthmus(run_python):
+    # The order that crashed with a statically linked libstdc++ (GPU machine, 2026-11-26).
+    pytest.importorskip("torch")
+    out = run_python(
+        """
+        import isthmus as q, torch
+        q.init("cpu")
+        print(torch.tensor([1.5, 2.0]).sum().item(), q.value([1, 2]).sum())
+        """
+    )
+    assert out.stdout.split() == ["3.5", "3"]
+
+
 def test_version_and_constants():
     assert q.__version__.count(".") == 2
     assert (q.LOCK_READ, q.LOCK_WRITE, q.LOCK_READWRITE) == (1, 2, 3)

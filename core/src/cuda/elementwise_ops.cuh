@@ -45,10 +45,27 @@ ISTHMUS_HD inline R zero_if_nan(R x) {
     return x != x ? ::copysign(R(0), x) : x;
 }
 
+// A product nvcc may not fuse into an fma with the sum that follows (nvcc contracts by default,
+// GCC on x86-64 without -mfma does not). Fused, a*c - b*d rounds once, so where the CPU's
+// rounded products overflow to inf - inf = NaN the GPU got a finite part or another infinity,
+// and the squares, products and integer powers of huge and infinite values differed (found on
+// the first H200 run, tests/cuda/test_cuda_ops.cpp "complex math ... at special values").
+template <class R>
+ISTHMUS_HD inline R mul_rn(R a, R b) {
+#ifdef __CUDA_ARCH__
+    if constexpr (sizeof(R) == sizeof(float))
+        return __fmul_rn(a, b);
+    else
+        return __dmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+
 template <class R>
 ISTHMUS_HD inline cplx<R> cmul_c99(cplx<R> x, cplx<R> y) {
     R a = x.re, b = x.im, c = y.re, d = y.im;
-    const R ac = a * c, bd = b * d, ad = a * d, bc = b * c;
+    const R ac = mul_rn(a, c), bd = mul_rn(b, d), ad = mul_rn(a, d), bc = mul_rn(b, c);
     cplx<R> r{ac - bd, ad + bc};
     if (r.re != r.re && r.im != r.im) {
         bool again = false;
@@ -76,7 +93,7 @@ ISTHMUS_HD inline cplx<R> cmul_c99(cplx<R> x, cplx<R> y) {
         }
         if (again) {
             const R inf = R(INFINITY);
-            r = {inf * (a * c - b * d), inf * (a * d + b * c)};
+            r = {inf * (mul_rn(a, c) - mul_rn(b, d)), inf * (mul_rn(a, d) + mul_rn(b, c))};
         }
     }
     return r;
