@@ -4,6 +4,7 @@
 #include "boundary/values.hpp"
 
 #include "isthmus/error.hpp"
+#include "isthmus/storage.hpp"
 
 #include <atomic>
 #include <new>
@@ -47,8 +48,13 @@ py::object qvalue_of(value v) {
 // reductions, an integer for every dimension), values handed to Python code as native objects
 // (plugin results and C++ to_py: Python numbers, str, None; tensors as qvalues or, for C++
 // hosts, NumPy arrays over the same memory), and explicit copies (A.to_py()).
+// Note [device 0-d results]: a 0-d result that is valid only on a device (a full reduction of a
+// GPU value) stays a 0-d tensor there, as CuPy and torch keep theirs: a scalar lives on the
+// host, so making one would wait for the GPU and copy on every reduction of a device pipeline.
+// float(), int(), bool(), .item() and NumPy read it when asked.
 py::object result_out(tensor r, result_form f) {
-    if (f == result_form::scalar_if_0d && r.dim() == 0)
+    if (f == result_form::scalar_if_0d && r.dim() == 0 &&
+        (!r.storage() || r.storage()->valid_on(MEMRESOURCE_CPU)))
         return qvalue_of(value(scalar_from_tensor(r)));
     return qvalue_of(value(std::move(r)));
 }

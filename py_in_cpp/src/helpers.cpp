@@ -101,7 +101,8 @@ void with(const pyvalue& ctx, const std::function<void(pyvalue&)>& body) {
     call_exit(exit_fn, ctx, nullptr);
 }
 
-with_guard::with_guard(pyvalue ctx) : ctx_(std::move(ctx)), uncaught_(std::uncaught_exceptions()) {
+void with_guard::enter(pyvalue ctx) {
+    ctx_ = std::move(ctx);
     exit_ = exit_method(ctx_);
     entered_ = ctx_.enter();
 }
@@ -112,10 +113,10 @@ void with_guard::exit() {
     call_exit(fn, ctx_, nullptr);
 }
 
-with_guard::~with_guard() noexcept(false) {
+void with_guard::leave(bool unwinding) {
     if (exit_.empty()) return;
     pyvalue fn = std::move(exit_);
-    if (std::uncaught_exceptions() == uncaught_) {
+    if (!unwinding) {
         call_exit(fn, ctx_, nullptr); // may throw python_error: not unwinding
         return;
     }

@@ -729,8 +729,13 @@ ISTHMUS_API void with(const pyvalue& ctx, const std::function<void(pyvalue&)>& b
 /// reported to stderr while unwinding.
 class ISTHMUS_API with_guard {
 public:
-    explicit with_guard(pyvalue ctx);
-    ~with_guard() noexcept(false);
+    // Note [uncaught count in the caller]: std::uncaught_exceptions() is read here, inline, in
+    // the caller's code. A toolchain that links the C++ runtime statically gives the program
+    // and libisthmus a count each, and only the program's sees an exception the program throws.
+    explicit with_guard(pyvalue ctx) : uncaught_(std::uncaught_exceptions()) {
+        enter(std::move(ctx));
+    }
+    ~with_guard() noexcept(false) { leave(std::uncaught_exceptions() != uncaught_); }
     with_guard(const with_guard&) = delete;
     with_guard& operator=(const with_guard&) = delete;
 
@@ -740,6 +745,9 @@ public:
     void exit();
 
 private:
+    void enter(pyvalue ctx);
+    void leave(bool unwinding);
+
     pyvalue ctx_, exit_, entered_;
     int uncaught_;
 };
