@@ -22,6 +22,11 @@
 #                       (a `compiler` line is shown by `list`; the C++ side writes none yet)
 #   <stem>.lock         the flock that builds of this entry hold
 #   <stem>.{so,cpp,cu,meta}.tmp.<pid>, <stem>.log.<pid>   a build's temporary files
+# The precompiled plugin header (Note [precompiled plugin header] in
+# plugins/src/precompiled_header.cpp) is an entry of the same shape named `isthmus-pch`: its
+# artefact is <stem>.hpp.gch in place of the .so (complete when the .meta records its size),
+# beside <stem>.hpp, and <stem>.seen or <stem>.failed (an entry of those alone is "pending"
+# or "failed"); `list` shows its source kind as "pch".
 # An entry is complete when its .so and .meta exist and the .meta matches the .so's size (and,
 # with `list --verify`, its hash: hashing a large .so byte by byte in Python takes a while, so
 # it is asked for). Files that match no stem are never listed, counted or removed.
@@ -58,7 +63,8 @@ META_MAGIC = "isthmus-plugin-cache-1"
 
 _FILE = re.compile(
     r"^(?P<stem>(?P<name>.+)-(?P<key>[0-9a-f]{16}))"
-    r"\.(?P<part>cpp|cu|so|meta|lock|(?:so|cpp|cu|meta)\.tmp\.\d+|log\.\d+)$")
+    r"\.(?P<part>cpp|cu|so|meta|lock|hpp|hpp\.gch|seen|failed"
+    r"|(?:so|cpp|cu|meta|hpp|hpp\.gch|seen|failed)\.tmp\.\d+|log\.\d+)$")
 _KEY = re.compile(r"^(?:(?P<name>.+)-)?(?P<key>[0-9a-fA-F]{16})$")
 
 
@@ -102,9 +108,10 @@ class CacheEntry:
     files: list  # Path objects, the .lock included
     size: int  # bytes of every file but the lock
     mtime: float  # the newest file's modification time (the lock excluded)
-    source_kind: str | None  # "c++", "cuda", or None when the source file is gone
+    source_kind: str | None  # "c++", "cuda", "pch", or None when the source file is gone
     compiler: str | None  # from the .meta's `compiler` line, when it has one
-    state: str  # "complete", "corrupt" (the .meta does not match the .so) or "partial"
+    state: str  # "complete", "corrupt" (the .meta does not match the artefact), "partial";
+    # for the precompiled header also "pending" (compiled once, not built yet) or "failed"
     busy: bool  # a build holds the lock now
 
     @property
@@ -156,7 +163,9 @@ def _read_meta(path):
     return out
 
 
-def _state(so, meta, verify):
+def _state(so, meta, verify, kinds=()):
+    if "hpp.gch" in kinds or "hpp" in kinds or "seen" in kinds or "failed" in kinds:
+        return _pch_state(Path(f"{meta.with_suffix('')}.hpp.gch"), meta, kinds)
     if not so.is_file() or not meta.is_file():
         return "partial"
     m = _read_meta(meta)
@@ -169,6 +178,19 @@ def _state(so, meta, verify):
     if verify and m.get("hash", "").lower() != _fnv1a_hex(so):
         return "corrupt"
     return "complete"
+
+
+def _pch_state(gch, meta, kinds):
+    """A precompiled header's state: only its size is recorded against (the C++ side too)."""
+    if "failed" in kinds:
+        return "failed"
+    if not gch.is_file() or not meta.is_file():
+        return "pending" if kinds <= {"seen", "lock"} else "partial"
+    try:
+        return ("complete" if int(_read_meta(meta).get("size", "-1")) == gch.stat().st_size
+                else "corrupt")
+    except (ValueError, OSError):
+        return "corrupt"
 
 
 def _lock_held(lock):
@@ -218,9 +240,10 @@ def entries(directory=None, *, verify=False):
         out.append(CacheEntry(
             name=name, key=key, files=[p for _, p in parts],
             size=sum(s.st_size for s in stats), mtime=max(s.st_mtime for s in stats),
-            source_kind="cuda" if "cu" in kinds else "c++" if "cpp" in kinds else None,
+            source_kind=("cuda" if "cu" in kinds else "c++" if "cpp" in kinds
+                         else "pch" if kinds & {"hpp", "hpp.gch", "seen", "failed"} else None),
             compiler=meta.get("compiler") or None,
-            state=_state(Path(f"{stem}.so"), Path(f"{stem}.meta"), verify),
+            state=_state(Path(f"{stem}.so"), Path(f"{stem}.meta"), verify, kinds),
             busy=_lock_held(Path(f"{stem}.lock"))))
     return sorted(out, key=lambda e: (e.name, e.key))
 

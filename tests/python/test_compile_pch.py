@@ -1,0 +1,116 @@
+"""The precompiled plugin header: built by the second cold compile, used by later ones, listed
+and cleared by the cache CLI, never retried after a failure (Note [precompiled plugin header])."""
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import isthmus as q
+from isthmus import cache as qcache
+
+from conftest import PACKAGE_PARENT
+
+SOURCE = """
+ISTHMUS_PLUGIN({name}, m) {{
+    m.def("{name}_f", [](double x) {{ return x * {k}; }}, {{"x"}});
+}}
+"""
+
+needs_gcc = pytest.mark.skipif(
+    "clang" in os.environ.get("CXX", "") or shutil.which(os.environ.get("CXX", "g++")) is None,
+    reason="the precompiled header is built for GCC only")
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(d))
+    monkeypatch.delenv("ISTHMUS_PLUGIN_PCH", raising=False)
+    return d
+
+
+def compile_one(name, k):
+    mod = q.compile_string(name, SOURCE.format(name=name, k=k))
+    assert getattr(mod, f"{name}_f")(2.0) == 2.0 * k
+    return mod
+
+
+def pch_files(cache):
+    return sorted(p.name.split(".", 1)[1] for p in cache.glob("isthmus-pch-*"))
+
+
+@needs_gcc
+def test_second_cold_compile_builds_it_and_later_compiles_use_it(cache):
+    compile_one("pch_a", 2)
+    assert pch_files(cache) == ["lock", "seen"] or pch_files(cache) == ["seen"]  # nothing built
+    compile_one("pch_b", 3)
+    assert {"hpp", "hpp.gch", "meta", "seen"} <= set(pch_files(cache))
+    # GCC takes the .gch and never reads the one-line header beside it: a header that cannot
+    # compile proves the next plugin was built from the precompiled one
+    (hpp,) = cache.glob("isthmus-pch-*.hpp")
+    hpp.write_text('#error "the precompiled header was not used"\n')
+    compile_one("pch_c", 5)
+
+    (entry,) = [e for e in qcache.entries(cache) if e.name == "isthmus-pch"]
+    assert entry.source_kind == "pch" and entry.state == "complete" and entry.complete
+    assert entry.size > 1 << 20  # the .gch: tens of MB
+    removed, busy = qcache.clear(cache)
+    assert busy == [] and "isthmus-pch" in {e.name for e in removed}
+    assert pch_files(cache) == ["lock"]  # only the lock stays (Note [clearing under the lock])
+
+
+@needs_gcc
+def test_off_with_the_environment_variable(cache, monkeypatch):
+    monkeypatch.setenv("ISTHMUS_PLUGIN_PCH", "0")
+    compile_one("pch_off", 2)
+    assert pch_files(cache) == []  # not even the first compile's mark
+
+
+@needs_gcc
+def test_a_failed_build_is_recorded_and_not_retried(cache, tmp_path, monkeypatch):
+    # a compiler that fails on headers only: the plugins still build, without the header
+    calls = tmp_path / "header-builds"
+    cxx = tmp_path / "gxx-no-headers"
+    cxx.write_text(textwrap.dedent(f"""\
+        #!/bin/sh
+        for a in "$@"; do
+          if [ "$a" = "c++-header" ]; then echo x >> {calls}; echo "no headers here" >&2; exit 1; fi
+        done
+        exec {shutil.which(os.environ.get("CXX", "g++"))} "$@"
+        """))
+    cxx.chmod(0o755)
+    monkeypatch.setenv("CXX", str(cxx))
+    compile_one("pch_fail_a", 2)
+    compile_one("pch_fail_b", 3)  # tries to build it: fails, recorded
+    compile_one("pch_fail_c", 5)  # does not try again
+    assert calls.read_text().count("x") == 1
+    (failed,) = cache.glob("isthmus-pch-*.failed")
+    assert "no headers here" in failed.read_text()
+    (entry,) = [e for e in qcache.entries(cache) if e.name == "isthmus-pch"]
+    assert entry.state == "failed" and not entry.complete
+
+
+@needs_gcc
+def test_two_processes_needing_it_build_it_once(cache):
+    compile_one("pch_seen", 2)  # the first cold compile: the next ones build the header
+    code = textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {str(PACKAGE_PARENT)!r})
+        os.environ['ISTHMUS_CACHE_DIR'] = {str(cache)!r}
+        import isthmus as q
+        q.init("cpu")
+        name = sys.argv[1]
+        src = {SOURCE!r}.format(name=name, k=7)
+        print(getattr(q.compile_string(name, src), name + "_f")(1.0))
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", code, f"pch_proc{i}"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for i in range(2)]
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        assert out.strip() == "7.0"
+    assert len(list(cache.glob("isthmus-pch-*.hpp.gch"))) == 1
+    assert not list(cache.glob("*.tmp.*"))
