@@ -571,6 +571,9 @@ def test_imshow_errors(plt):
 def test_cuda_values_are_copied_to_the_host(tmp_path):
     img = random_image("RGB", np.float32)
     g = q.to(img, "cuda", copy=True)
-    q.imwrite(tmp_path / "g.png", g)
     assert g.device.startswith("cuda")
+    q.imwrite(tmp_path / "g.png", g)
+    # read through a host copy (then valid on both, so .device names the default device), not
+    # moved or pinned to the host
+    assert g._pinned_to() == -1
     np.testing.assert_array_equal(pil_levels(tmp_path / "g.png"), levels8(img))

@@ -58,7 +58,10 @@ def test_fallback_refuses_what_numpy_cannot_read():
 
 @pytest.mark.skipif(not q.cuda_available(), reason="needs a CUDA device")
 def test_fallback_refuses_device_values():
-    A = q.value(np.arange(6.0)).to("cuda")
+    # copy=True: valid on the GPU only (a plain .to("cuda") keeps the host copy valid, and
+    # NumPy may read that one: no transfer is hidden)
+    A = q.value(np.arange(6.0)).to("cuda", copy=True)
+    assert A.device == "cuda:0"
     with pytest.raises(TypeError, match="cuda"):
         np.median(A)
     with pytest.raises(TypeError, match="cuda"):
