@@ -73,7 +73,7 @@ private:
 // a module declaration; hence the `inline` and `plugin::` prefixes.)
 class module {
 public:
-    explicit module(const char* name, const char* description = nullptr) {
+    ISTHMUS_PLUGIN_SETUP explicit module(const char* name, const char* description = nullptr) {
         desc_.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
         desc_.struct_size = sizeof(isthmus_plugin);
         desc_.name = st_.keep(name);
@@ -86,7 +86,8 @@ public:
     /// A function; several with one name form an overload set (the host takes the first whose
     /// parameter types match, e.g. a float32 and a float64 version).
     template <typename F>
-    inline module& def(const char* name, F f, names params = {}, const char* doc = nullptr) {
+    ISTHMUS_PLUGIN_SETUP inline module& def(const char* name, F f, names params = {},
+                                            const char* doc = nullptr) {
         using tr = detail::fn_traits<std::decay_t<F>>;
         add_function(functions_, name, std::move(f), params, doc,
                      detail::result_name<typename tr::result>(), 0);
@@ -96,7 +97,8 @@ public:
     /// parallel_do(dims, args..., kernel). The result declares shape rules:
     /// `m.kernel("axpb", ..., {"x", "y", "a", "b"}).at_position({"x", "y"});`.
     template <typename F>
-    inline kernel_def kernel(const char* name, F f, names params = {}, const char* doc = nullptr) {
+    ISTHMUS_PLUGIN_SETUP inline kernel_def kernel(const char* name, F f, names params = {},
+                                                  const char* doc = nullptr) {
         using tr = detail::fn_traits<std::decay_t<F>>;
         using A = typename tr::args;
         constexpr size_t n = std::tuple_size_v<A>;
@@ -131,7 +133,7 @@ public:
     }
     /// An object type T (instances shared by the host and the plugin as shared_ptr<T>).
     template <typename T>
-    type_builder<T> type(const char* name, const char* doc = nullptr) {
+    ISTHMUS_PLUGIN_SETUP type_builder<T> type(const char* name, const char* doc = nullptr) {
         isthmus_type& t = types_.emplace_back();
         t.name = st_.keep(name);
         t.doc = doc ? st_.keep(doc) : nullptr;
@@ -146,7 +148,7 @@ public:
     }
 
     /// The finished descriptor (tables are fixed from here on).
-    const isthmus_plugin* descriptor() {
+    ISTHMUS_PLUGIN_SETUP const isthmus_plugin* descriptor() {
         for (auto& t : types_) {
             auto& tm = type_members_[&t];
             t.nfields = static_cast<int32_t>(tm.fields.size());
@@ -187,7 +189,8 @@ private:
     }
 
     template <typename A>
-    std::vector<isthmus_param> params_of(const names& given, size_t n, size_t skip = 0) {
+    ISTHMUS_PLUGIN_SETUP std::vector<isthmus_param> params_of(const names& given, size_t n,
+                                                              size_t skip = 0) {
         std::vector<isthmus_param> ps;
         [&]<size_t... I>(std::index_sequence<I...>) {
             (..., [&] {
@@ -203,8 +206,9 @@ private:
     }
 
     template <typename F>
-    void add_function(std::vector<isthmus_function>& into, const char* name, F f,
-                      const names& params, const char* doc, const char* result, size_t skip) {
+    ISTHMUS_PLUGIN_SETUP void add_function(std::vector<isthmus_function>& into, const char* name,
+                                           F f, const names& params, const char* doc,
+                                           const char* result, size_t skip) {
         using tr = detail::fn_traits<std::decay_t<F>>;
         constexpr size_t n = std::tuple_size_v<typename tr::args>;
         auto& ps = st_.params.emplace_back(params_of<typename tr::args>(params, n - skip, skip));
@@ -219,7 +223,7 @@ private:
         into.push_back(fn);
     }
 
-    void retarget(const isthmus_type* from, const isthmus_type* to) {
+    ISTHMUS_PLUGIN_SETUP void retarget(const isthmus_type* from, const isthmus_type* to) {
         auto fix = [&](const isthmus_param* ps, int32_t n) {
             for (int32_t i = 0; i < n; ++i)
                 if (ps[i].type == from) const_cast<isthmus_param&>(ps[i]).type = to;
@@ -252,7 +256,8 @@ private:
     std::vector<std::shared_ptr<void>> callables_;
 };
 
-inline kernel_def& kernel_def::at_position(std::initializer_list<std::string_view> params) {
+ISTHMUS_PLUGIN_SETUP inline kernel_def&
+kernel_def::at_position(std::initializer_list<std::string_view> params) {
     const isthmus_kernel& k = m_.kernels_[index_];
     auto* ps = const_cast<isthmus_param*>(k.params);
     for (std::string_view want : params) {
@@ -268,7 +273,7 @@ inline kernel_def& kernel_def::at_position(std::initializer_list<std::string_vie
 
 template <typename T>
 template <typename... A>
-type_builder<T>& type_builder<T>::ctor(names params, const char* doc) {
+ISTHMUS_PLUGIN_SETUP type_builder<T>& type_builder<T>::ctor(names params, const char* doc) {
     m_.def(
         t_.name, [](A... a) { return std::make_shared<T>(std::move(a)...); }, std::move(params),
         doc ? doc : t_.doc);
@@ -277,7 +282,7 @@ type_builder<T>& type_builder<T>::ctor(names params, const char* doc) {
 
 template <typename T>
 template <typename V>
-type_builder<T>& type_builder<T>::field(const char* name, V T::*member) {
+ISTHMUS_PLUGIN_SETUP type_builder<T>& type_builder<T>::field(const char* name, V T::*member) {
     isthmus_field f{};
     f.name = m_.st_.keep(name);
     f.type_name = detail::describe_param<V>("").type_name;
@@ -312,8 +317,8 @@ type_builder<T>& type_builder<T>::field(const char* name, V T::*member) {
 
 template <typename T>
 template <typename R, typename... A>
-type_builder<T>& type_builder<T>::method(const char* name, R (T::*fn)(A...), names params,
-                                         const char* doc) {
+ISTHMUS_PLUGIN_SETUP type_builder<T>& type_builder<T>::method(const char* name, R (T::*fn)(A...),
+                                                              names params, const char* doc) {
     auto wrapped = [fn](std::shared_ptr<T> self, A... a) -> R {
         return ((*self).*fn)(std::forward<A>(a)...);
     };
@@ -324,8 +329,8 @@ type_builder<T>& type_builder<T>::method(const char* name, R (T::*fn)(A...), nam
 
 template <typename T>
 template <typename R, typename... A>
-type_builder<T>& type_builder<T>::method(const char* name, R (T::*fn)(A...) const, names params,
-                                         const char* doc) {
+ISTHMUS_PLUGIN_SETUP type_builder<T>&
+type_builder<T>::method(const char* name, R (T::*fn)(A...) const, names params, const char* doc) {
     auto wrapped = [fn](std::shared_ptr<T> self, A... a) -> R {
         return ((*self).*fn)(std::forward<A>(a)...);
     };
@@ -336,7 +341,8 @@ type_builder<T>& type_builder<T>::method(const char* name, R (T::*fn)(A...) cons
 
 template <typename T>
 template <typename... A>
-type_builder<T>& type_builder<T>::event(const char* name, isthmus::plugin::event<A...> T::*member) {
+ISTHMUS_PLUGIN_SETUP type_builder<T>&
+type_builder<T>::event(const char* name, isthmus::plugin::event<A...> T::*member) {
     using E = isthmus::plugin::event<A...>;
     isthmus_event e{};
     e.name = m_.st_.keep(name);
@@ -383,7 +389,8 @@ namespace detail {
 /// at_position name, out of memory) must not cross the C entry point. The entry point then
 /// returns a descriptor with an empty name and the message as its description, which the host
 /// refuses with that message.
-inline const isthmus_plugin* define_plugin(plugin::module& m, void (*define)(plugin::module&)) {
+ISTHMUS_PLUGIN_SETUP inline const isthmus_plugin* define_plugin(plugin::module& m,
+                                                                void (*define)(plugin::module&)) {
     try {
         define(m);
         return m.descriptor();
@@ -411,9 +418,9 @@ inline const isthmus_plugin* define_plugin(plugin::module& m, void (*define)(plu
 /// Defines a plugin named NAME: the body receives `isthmus::plugin::module& M` and registers
 /// functions, kernels and types; the entry point is exported for the host's loader.
 #define ISTHMUS_PLUGIN(NAME, M)                                                                    \
-    static void isthmus_plugin_define_(::isthmus::plugin::module& M);                              \
-    static const isthmus_plugin* isthmus_plugin_entry_impl_(uint32_t host_abi,                     \
-                                                            const isthmus_host* host) {            \
+    ISTHMUS_PLUGIN_SETUP static void isthmus_plugin_define_(::isthmus::plugin::module& M);         \
+    ISTHMUS_PLUGIN_SETUP static const isthmus_plugin* isthmus_plugin_entry_impl_(                  \
+        uint32_t host_abi, const isthmus_host* host) {                                             \
         static ::isthmus::plugin::module mod_(#NAME);                                              \
         static const isthmus_plugin* desc_ =                                                       \
             ::isthmus::plugin::detail::define_plugin(mod_, &isthmus_plugin_define_);               \

@@ -31,8 +31,9 @@ struct storage {
     const char* keep(std::string s) { return strings.emplace_back(std::move(s)).c_str(); }
 };
 
-inline std::string signature_of(const std::string& name, const std::vector<isthmus_param>& ps,
-                                const char* result, size_t skip_front = 0) {
+ISTHMUS_PLUGIN_SETUP inline std::string signature_of(const std::string& name,
+                                                     const std::vector<isthmus_param>& ps,
+                                                     const char* result, size_t skip_front = 0) {
     std::string s = name + "(";
     for (size_t i = skip_front; i < ps.size(); ++i) {
         if (i > skip_front) s += ", ";

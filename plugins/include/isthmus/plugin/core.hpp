@@ -28,6 +28,17 @@
 #include <cuda_runtime.h>
 #endif
 
+// Note [setup code is cold]: a plugin's setup (the module builder, the descriptor, signatures)
+// runs once at load, and its error texts only on errors, yet they were optimised at -O3 in every
+// plugin compile: most of the optimiser's time once the messages were cheap. Marked cold, GCC
+// and Clang optimise them for size, which is faster to compile; the kernels and call wrappers
+// they register are separate functions and keep -O3.
+#if defined(__GNUC__) || defined(__clang__)
+#define ISTHMUS_PLUGIN_SETUP __attribute__((cold))
+#else
+#define ISTHMUS_PLUGIN_SETUP
+#endif
+
 // Note [one kernel body for CPU and GPU]: what a kernel body touches (vec / ivec, view
 // accessors, the access modifiers' index maps) is marked ISTHMUS_HD, which is
 // `__host__ __device__` under nvcc and nothing for other compilers, so a plain C++ plugin is
@@ -108,7 +119,7 @@ struct call_scope {
 
 /// "argument 2 (y)" for C++ parameter `i` of the running function or kernel, counted as the
 /// caller counts (a method's instance is not an argument).
-inline std::string arg_label(int64_t i) {
+ISTHMUS_PLUGIN_SETUP inline std::string arg_label(int64_t i) {
     const call_state& st = t_state;
     if (i < st.skip) return "the instance";
     const int64_t k = i - st.skip;
@@ -129,7 +140,7 @@ inline uint32_t call_flags(isthmus_call* call) noexcept {
 }
 
 /// Reports the exception in flight to the host; returns the non-zero status to return.
-inline int report(isthmus_call* call) noexcept {
+ISTHMUS_PLUGIN_SETUP inline int report(isthmus_call* call) noexcept {
     int32_t code = ISTHMUS_ERR_RUNTIME;
     std::string msg;
     try {
@@ -155,17 +166,49 @@ inline int report(isthmus_call* call) noexcept {
     return 1;
 }
 
+// Note [cheap messages]: error texts are built by cat(...) in every plugin. A fold that
+// converted and appended each piece inline gave every distinct argument list its own copy of
+// std::string's growth and std::to_string, all optimised at -O3 in every plugin compile (clang's
+// -ftime-trace of the color_temperature kernel: the cat family was a third of the optimiser's
+// time). Each piece now goes through one of a few out-of-line, cold overloads, so an
+// instantiation of cat is only a row of calls.
+[[gnu::noinline, gnu::cold]] inline void put(std::string& s, const char* x) {
+    s += x;
+}
+[[gnu::noinline, gnu::cold]] inline void put(std::string& s, const std::string& x) {
+    s += x;
+}
+[[gnu::noinline, gnu::cold]] inline void put(std::string& s, std::string_view x) {
+    s += x;
+}
+[[gnu::noinline, gnu::cold]] inline void put(std::string& s, long long x) {
+    s += std::to_string(x);
+}
+[[gnu::noinline, gnu::cold]] inline void put(std::string& s, unsigned long long x) {
+    s += std::to_string(x);
+}
+[[gnu::noinline, gnu::cold]] inline void put(std::string& s, double x) {
+    s += std::to_string(x);
+}
+
+template <typename T>
+inline void put_piece(std::string& s, const T& x) {
+    if constexpr (std::is_floating_point_v<T>)
+        put(s, static_cast<double>(x));
+    else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+        put(s, static_cast<long long>(x));
+    else if constexpr (std::is_integral_v<T>)
+        put(s, static_cast<unsigned long long>(x));
+    else if constexpr (std::is_convertible_v<const T&, const char*>)
+        put(s, static_cast<const char*>(x));
+    else
+        put(s, std::string_view(x));
+}
+
 template <typename... A>
-std::string cat(const A&... a) {
+[[gnu::cold]] std::string cat(const A&... a) {
     std::string s;
-    ((s +=
-      [](const auto& x) {
-          if constexpr (std::is_arithmetic_v<std::decay_t<decltype(x)>>)
-              return std::to_string(x);
-          else
-              return std::string(x);
-      }(a)),
-     ...);
+    (put_piece(s, a), ...);
     return s;
 }
 

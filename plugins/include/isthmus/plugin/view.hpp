@@ -79,7 +79,7 @@ inline const char* access_name(int a) {
     return a >= 0 && a <= 4 ? names[a] : "unknown";
 }
 
-inline std::string tuple_text(const int64_t* v, int n) {
+ISTHMUS_PLUGIN_SETUP inline std::string tuple_text(const int64_t* v, int n) {
     std::string s = "(";
     for (int d = 0; d < n; ++d) s += (d ? ", " : "") + std::to_string(v[d]);
     return s + ")";
@@ -90,8 +90,9 @@ inline std::string tuple_text(const int64_t* v, int n) {
 /// `i` its index and `n` its size; `index` and `shape` the view's `rank` indices and sizes
 /// (shown when not NULL), `arg` the argument position (0-based, -1 for a view that is no
 /// argument) and `label` how to name it ("argument 2 (y)"; NULL: by its position).
-inline std::string access_message(int modifier, int dim, int64_t i, int64_t n, const int64_t* index,
-                                  const int64_t* shape, int rank, int arg, const char* label) {
+ISTHMUS_PLUGIN_SETUP inline std::string access_message(int modifier, int dim, int64_t i, int64_t n,
+                                                       const int64_t* index, const int64_t* shape,
+                                                       int rank, int arg, const char* label) {
     std::string s;
     if (modifier == static_cast<int>(access::unchecked) ||
         modifier == static_cast<int>(access::checked))
