@@ -79,6 +79,9 @@ qvalue_class make_qvalue_type(py::module_& m);
 /// numbers, scalar qvalues) or a tensor (qvalues, NumPy scalars and arrays, lists).
 struct operand {
     bool is_scalar = false;
+    /// A Python number (bool, int, float, complex; floats held at full precision: Note [python
+    /// numbers at full precision] in operators.cpp), the weak side beside a scalar qvalue.
+    bool python_number = false;
     scalar s;
     operand() = default;
     operand(const operand&) = delete; // tp may point into the object itself
@@ -94,8 +97,17 @@ struct operand {
     /// caller's reference keeps it alive for the whole op); every tensor made during the
     /// conversion (lists, arrays, DLPack) is moved in with `set`, so the operand owns it.
     void borrow(const tensor& in_qvalue) { tp = &in_qvalue; }
-    /// The operand as a tensor (a 0-d one for scalars).
-    tensor as_tensor() const { return is_scalar ? s.to_tensor() : *tp; }
+    /// The operand as a tensor beside a tensor of dtype `other`: a scalar becomes a 0-d tensor
+    /// of the dtype it promotes to weakly (NEP 50: float32 beside 0.3 stays float32).
+    tensor as_tensor_beside(dtype other) const {
+        if (!is_scalar) return *tp;
+        const dtype t = s.type();
+        const scalar_kind k = is_bool(t)      ? scalar_kind::boolean
+                              : is_integer(t) ? scalar_kind::integer
+                              : is_complex(t) ? scalar_kind::complex
+                                              : scalar_kind::floating;
+        return s.to_tensor().to(promote_with_scalar(other, k));
+    }
 
 private:
     tensor own;
@@ -146,6 +158,9 @@ void bind_module_creation(py::module_& m);
 shape_t int_list(py::handle v, const char* fn, const char* what);
 /// A number argument (a Python or NumPy number, a scalar qvalue) (module_ops.cpp).
 scalar scalar_arg(py::handle v, const char* fn, const char* what);
+/// scalar_arg, with Python floats and complex numbers kept exact (float64/complex128) where
+/// the value matters and the dtype is decided elsewhere (arange's bounds and step).
+scalar exact_scalar_arg(py::handle v, const char* fn, const char* what);
 void bind_qvalue_methods(py::module_& m);
 void bind_dlpack(py::module_& m);
 void bind_plugins(py::module_& m);

@@ -109,14 +109,14 @@ void bind_module_creation(py::module_& m) {
             if (stop.is_none()) {
                 ISTHMUS_CHECK(step.is_none(), type_error,
                               "arange: give stop when giving step: arange(start, stop, step)");
-                const scalar n = scalar_arg(start, "arange", "stop");
+                const scalar n = exact_scalar_arg(start, "arange", "stop");
                 native_section nogil;
                 return value(isthmus::arange(n, d));
             }
-            const scalar a = scalar_arg(start, "arange", "start");
-            const scalar b = scalar_arg(stop, "arange", "stop");
+            const scalar a = exact_scalar_arg(start, "arange", "start");
+            const scalar b = exact_scalar_arg(stop, "arange", "stop");
             const scalar c =
-                step.is_none() ? scalar(int64_t{1}) : scalar_arg(step, "arange", "step");
+                step.is_none() ? scalar(int64_t{1}) : exact_scalar_arg(step, "arange", "step");
             native_section nogil;
             return value(isthmus::arange(a, b, c, d));
         },

@@ -209,8 +209,9 @@ py::object clip_function(py::handle a, py::handle lo, py::handle hi) {
     tensor r;
     {
         native_section nogil;
-        r = l.is_scalar && h.is_scalar ? clamp(t, l.s, h.s)
-                                       : clamp(t, l.as_tensor(), h.as_tensor());
+        r = l.is_scalar && h.is_scalar
+                ? clamp(t, l.s, h.s)
+                : clamp(t, l.as_tensor_beside(t.dtype()), h.as_tensor_beside(t.dtype()));
     }
     return wrap_result(std::move(r), va.is_scalar() && l.is_scalar && h.is_scalar);
 }
@@ -302,6 +303,15 @@ scalar scalar_arg(py::handle v, const char* fn, const char* what) {
                   ": ", what, " must be a number, got ", type_name(v));
     if (is_qvalue(v)) return qvalue_ref(v).as_scalar();
     return scalar_from_py(v, std::nullopt);
+}
+
+scalar exact_scalar_arg(py::handle v, const char* fn, const char* what) {
+    const scalar s = scalar_arg(v, fn, what);
+    PyObject* o = v.ptr();
+    if (PyFloat_CheckExact(o)) return scalar(PyFloat_AS_DOUBLE(o));
+    if (PyComplex_CheckExact(o))
+        return scalar(complex128_t(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
+    return s;
 }
 
 void bind_module_ops(py::module_& m) {

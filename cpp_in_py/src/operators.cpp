@@ -57,10 +57,23 @@ bool to_operand(py::handle obj, operand& out) {
         return true;
     }
     PyObject* o = obj.ptr();
-    if (PyBool_Check(o) || PyLong_Check(o) ||
-        ((PyFloat_Check(o) || PyComplex_Check(o)) && !is_numpy_scalar(obj))) {
+    if (PyBool_Check(o) || PyLong_Check(o)) {
         out.is_scalar = true;
+        out.python_number = true;
         out.s = scalar_from_py(obj, std::nullopt);
+        return true;
+    }
+    if ((PyFloat_Check(o) || PyComplex_Check(o)) && !is_numpy_scalar(obj)) {
+        // Note [python numbers at full precision]: a Python float is a double. Read at the
+        // `scalar` precision (float32 by default) it lost its low bits before a float64 tensor
+        // saw it: float64 x + 0.1 added 0.100000001490116. As a weak scalar only its kind
+        // counts for the result's dtype (NEP 50), so it is kept exact; where it meets only
+        // other scalars, scalar_precision() rounds it as before.
+        out.is_scalar = true;
+        out.python_number = true;
+        out.s = PyFloat_Check(o)
+                    ? scalar(PyFloat_AS_DOUBLE(o))
+                    : scalar(complex128_t(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
         return true;
     }
     if (is_py_number(obj)) { // a NumPy scalar: strong
@@ -133,6 +146,24 @@ py::object wrap_result(tensor r, bool both_scalars) {
     return result_out(std::move(r), both_scalars ? result_form::scalar_if_0d : result_form::tensor);
 }
 
+namespace {
+
+// A Python number read exactly, as to_operand does, rounded to the `scalar` precision.
+scalar at_scalar_precision(const scalar& s) {
+    if (is_complex(s.type()))
+        return cscalar_dtype() == dtype::complex64 ? scalar(complex64_t(s.to<complex128_t>())) : s;
+    if (is_floating(s.type())) return scalar::of(s.to<double>(), scalar_dtype());
+    return s;
+}
+
+// bool < int < float < complex: which of two Python numbers sets the result's kind.
+int rank_of(const scalar& s) {
+    const dtype t = s.type();
+    return is_bool(t) ? 0 : is_integer(t) ? 1 : is_complex(t) ? 3 : 2;
+}
+
+} // namespace
+
 py::object apply_binary(binary_op op, py::handle a, py::handle b) {
     require_init_op(name(op));
     operand x, y;
@@ -140,7 +171,17 @@ py::object apply_binary(binary_op op, py::handle a, py::handle b) {
     tensor r;
     {
         op_section nogil(small_binary(x, y));
-        if (x.is_scalar && y.is_scalar)
+        // Note [python numbers at full precision]: beside a scalar qvalue, a Python number is
+        // the weak side (NEP 50: float32 scalar + 2 stays float32); two Python numbers (module
+        // functions) take the `scalar` precision.
+        if (x.is_scalar && y.is_scalar && x.python_number != y.python_number)
+            r = x.python_number ? binary(op, x.s, y.s.to_tensor())
+                                : binary(op, x.s.to_tensor(), y.s);
+        else if (x.is_scalar && y.is_scalar && x.python_number) // the higher kind leads
+            r = rank_of(x.s) >= rank_of(y.s)
+                    ? binary(op, at_scalar_precision(x.s).to_tensor(), y.s)
+                    : binary(op, x.s, at_scalar_precision(y.s).to_tensor());
+        else if (x.is_scalar && y.is_scalar)
             r = binary(op, x.s.to_tensor(), y.s.to_tensor());
         else if (x.is_scalar)
             r = binary(op, x.s, y.t());

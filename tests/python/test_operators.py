@@ -169,3 +169,56 @@ def test_numpy_float_scalars_are_strong_and_exact():
     s = q.value(np.float64(0.1))
     assert s.dtype == np.float64 and float(s) == 0.1
     assert q.value(0.1).dtype == np.float32  # the `scalar` precision for Python floats
+
+
+@pytest.mark.parametrize("op", BINARY)
+def test_python_floats_keep_their_precision_beside_float64(op):
+    # Note [python numbers at full precision]: 0.1 was read at the `scalar` precision (float32)
+    # before a float64 tensor saw it, so x + 0.1 added 0.100000001490116
+    x = np.random.default_rng(7).uniform(1, 3, 11)
+    X = q.value(x)
+    for k in (0.1, 1 / 3, 2.0 ** -40 + 1.0):
+        for got, want in ((op(X, k), op(x, k)), (op(k, X), op(k, x))):
+            assert got.dtype == np.float64
+            if op is operator.pow:  # another pow than NumPy's: within an ulp
+                np.testing.assert_allclose(got.to_py(), want, rtol=4e-16)
+            else:
+                np.testing.assert_array_equal(got.to_py(), want)
+    Z = q.value(x.astype(np.complex128))
+    np.testing.assert_array_equal((Z * (0.1 + 0.2j)).to_py(),
+                                  x.astype(np.complex128) * (0.1 + 0.2j))
+    Y = q.value(x.copy())
+    Y += 0.1
+    np.testing.assert_array_equal(Y.to_py(), x + 0.1)
+
+
+def test_python_numbers_stay_weak_beside_scalar_qvalues():
+    s = q.value(np.float32(1.5))  # a float32 scalar qvalue
+    for got, want in ((s + 2, np.float32(1.5) + 2), (2 * s, 2 * np.float32(1.5)),
+                      (s + 0.1, np.float32(1.5) + 0.1), (True + s, True + np.float32(1.5))):
+        assert got.kind == "scalar" and got.dtype == want.dtype == np.float32
+        assert float(got) == float(want)
+    assert (q.value(3) + 0.5).dtype == np.float64  # int64 with a Python float: float64 (NumPy)
+    u = q.value(np.uint8(200))
+    with pytest.raises(OverflowError, match="300 out of bounds for uint8"):
+        u + 300
+    # two Python numbers (module functions): the higher kind at the `scalar` precision
+    r = q.add(0.1, 2)
+    assert r.dtype == np.float32 and float(r) == float(np.float32(0.1) + np.float32(2))
+    assert q.add(2, 3).dtype == np.int64
+
+
+def test_python_float_bounds_and_ranges_are_exact():
+    c = np.array([True, False, True])
+    np.testing.assert_array_equal(q.where(c, 0.1, 0.2).to_py(), np.where(c, 0.1, 0.2))
+    np.testing.assert_array_equal(q.arange(0, 1, 0.1, dtype="float64").to_py(),
+                                  np.arange(0, 1, 0.1))
+    np.testing.assert_array_equal(q.arange(0.1, 2.3, 0.7, dtype="float64").to_py(),
+                                  np.arange(0.1, 2.3, 0.7))
+    a = np.random.default_rng(3).normal(size=(3, 4)).astype(np.float32)
+    lo = np.full((4,), -0.2, np.float32)
+    got = q.clamp(a, lo, 0.3)  # a tensor bound and a Python float: the float stays weak
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got.to_py(), np.clip(a, lo, 0.3))
+    x = np.random.default_rng(4).normal(size=7)
+    np.testing.assert_array_equal(q.clamp(x, -0.1, 0.3).to_py(), np.clip(x, -0.1, 0.3))
