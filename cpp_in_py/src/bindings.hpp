@@ -134,6 +134,8 @@ py::object wrap_result(tensor r, bool both_scalars);
 reduce_axes axes_from_py(py::handle axis);
 /// A reduction result: a scalar value for 0-d results (like NumPy's scalars), else a qvalue.
 py::object reduced(tensor r);
+/// argmin/argmax over the flattened tensor `t` (result `r`): with keepdims, shape (1, ..., 1).
+tensor flat_index(tensor r, const tensor& t, bool keepdims);
 
 /// `t[key]` with NumPy's rules (Note [Python subscripts] in subscripts.cpp): a view for basic
 /// keys, a copy for advanced ones, a scalar value for one integer per dimension.

@@ -254,7 +254,7 @@ py::object arg_function(const char* name, py::handle a, py::handle axis, bool ke
     tensor r;
     {
         native_section nogil;
-        r = ax ? Axis(t, *ax, keepdims) : Flat(t);
+        r = ax ? Axis(t, *ax, keepdims) : flat_index(Flat(t), t, keepdims);
     }
     return reduced(std::move(r));
 }

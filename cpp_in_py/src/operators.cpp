@@ -286,6 +286,11 @@ const tensor& reducible(const value& v, const char* what) {
 
 } // namespace
 
+tensor flat_index(tensor r, const tensor& t, bool keepdims) {
+    // NumPy: with axis=None and keepdims the index keeps every dimension, each of size 1
+    return keepdims ? r.reshape(shape_t(static_cast<size_t>(t.dim()), 1)) : r;
+}
+
 py::object reduced(tensor r) {
     return result_out(std::move(r), result_form::scalar_if_0d);
 }
@@ -316,7 +321,7 @@ py::object arg_reduce(const value& v, py::handle axis, bool keepdims, const char
     tensor r;
     if (axis.is_none()) {
         native_section nogil;
-        r = Flat(t);
+        r = flat_index(Flat(t), t, keepdims);
     } else {
         const auto ax = int64_from_py(axis, what, "axis");
         native_section nogil;

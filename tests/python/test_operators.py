@@ -222,3 +222,15 @@ def test_python_float_bounds_and_ranges_are_exact():
     np.testing.assert_array_equal(got.to_py(), np.clip(a, lo, 0.3))
     x = np.random.default_rng(4).normal(size=7)
     np.testing.assert_array_equal(q.clamp(x, -0.1, 0.3).to_py(), np.clip(x, -0.1, 0.3))
+
+
+@pytest.mark.parametrize("name", ["argmin", "argmax"])
+def test_flat_arg_reductions_keep_dims(name):
+    x = np.random.default_rng(5).normal(size=(3, 4, 2))
+    for f in (getattr(q, name), lambda a, **kw: getattr(q.value(a), name)(**kw)):
+        got = f(x, axis=None, keepdims=True)
+        want = getattr(np, name)(x, axis=None, keepdims=True)
+        assert got.kind == "tensor" and got.shape == want.shape == (1, 1, 1)
+        np.testing.assert_array_equal(got.to_py(), want)
+        flat = f(x, axis=None)
+        assert flat.kind == "scalar" and int(flat) == int(getattr(np, name)(x))
