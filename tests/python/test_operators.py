@@ -235,3 +235,25 @@ def test_flat_arg_reductions_keep_dims(name):
         np.testing.assert_array_equal(got.to_py(), want)
         flat = f(x, axis=None)
         assert flat.kind == "scalar" and int(flat) == int(getattr(np, name)(x))
+
+
+COMPARISONS = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge]
+
+
+@pytest.mark.skipif(np.lib.NumpyVersion(np.__version__) < "2.0.0",
+                    reason="NumPy 1 casts the Python integer instead of comparing by value")
+@pytest.mark.parametrize("dt", ["uint8", "int8", "int16", "uint32", "int64", "uint64"])
+def test_comparisons_with_integers_out_of_the_dtype_range(dt):
+    # Note [comparisons with out-of-range integers]: by value, as NumPy 2 (uint8 == -1 is all
+    # False), where arithmetic with such a number raises OverflowError
+    x = np.array([0, 1, 100, np.iinfo(dt).max], dt)
+    X = q.value(x)
+    for k in (-1, 300, -129, 70000, 2**63, 2**64 - 1, -2**63):
+        for op in COMPARISONS:
+            for got, want in ((op(X, k), op(x, k)), (op(k, X), op(k, x))):
+                assert got.dtype == np.bool_
+                np.testing.assert_array_equal(got.to_py(), want)
+    if dt == "uint8":
+        with pytest.raises(OverflowError):
+            X + 300
+        assert (q.value(x[:0]) == -1).shape == (0,)

@@ -1,6 +1,9 @@
 // Binary elementwise ops: shapes, dtypes and checks, then the one dispatch (ops/dispatch.hpp).
+#include "isthmus/ops/creation.hpp"
 #include "isthmus/ops/reduce.hpp"
 #include "ops/dispatch.hpp"
+
+#include <optional>
 
 namespace isthmus {
 
@@ -32,6 +35,51 @@ void check_inplace_shape(const tensor& target, const shape_t& other, std::string
     ISTHMUS_CHECK(shape == target.shape(), value_error, what, ": in place, an operand of shape ",
                   shape_str(other), " broadcasts the target of shape ", shape_str(target.shape()),
                   " to ", shape_str(shape), "; the target cannot grow");
+}
+
+// Note [comparisons with out-of-range integers]: NumPy 2 compares an integer array with a Python
+// integer that its dtype cannot hold by value (uint8 == -1 is all False, int8 < 300 all True)
+// where arithmetic raises OverflowError (Note [weak integer range]): every element lies on one
+// side of such a number, so the result is one value. `scalar_left`: the scalar is the left
+// operand (-1 < u8). An empty optional when the rule does not apply.
+std::optional<tensor> out_of_range_comparison(binary_op op, const tensor& t, const scalar& s,
+                                              bool scalar_left) {
+    const bool comparison = op == binary_op::eq || op == binary_op::ne || op == binary_op::lt ||
+                            op == binary_op::le || op == binary_op::gt || op == binary_op::ge;
+    const dtype td = t.dtype();
+    if (!comparison || !is_integer(td) || is_bool(td) || !is_integer(s.type()) ||
+        is_bool(s.type()) || s.fits_integer(td))
+        return std::nullopt;
+    const bool below = !is_unsigned_int(s.type()) && s.to<int64_t>() < 0; // else above all
+    // the result of `element op s` (element on the left); swapped when the scalar is on the left
+    binary_op o = op;
+    if (scalar_left) {
+        if (op == binary_op::lt)
+            o = binary_op::gt;
+        else if (op == binary_op::le)
+            o = binary_op::ge;
+        else if (op == binary_op::gt)
+            o = binary_op::lt;
+        else if (op == binary_op::ge)
+            o = binary_op::le;
+    }
+    bool v = false;
+    switch (o) {
+    case binary_op::eq:
+        v = false;
+        break;
+    case binary_op::ne:
+        v = true;
+        break;
+    case binary_op::lt:
+    case binary_op::le:
+        v = !below; // element < s holds for every element when s is above them all
+        break;
+    default: // gt, ge
+        v = below;
+        break;
+    }
+    return full(t.shape(), scalar(v), dtype::bool_, t.numel() ? t.location() : MEMRESOURCE_CPU);
 }
 
 } // namespace
@@ -68,6 +116,7 @@ tensor binary(binary_op op, const tensor& a, const tensor& b) {
 tensor binary(binary_op op, const tensor& a, const scalar& b) {
     const std::string_view what = name(op);
     ops::check_defined(a, what, "first");
+    if (auto r = out_of_range_comparison(op, a, b, false)) return std::move(*r);
     const dtype bt = ops::weak_scalar_dtype(a.dtype(), b, what);
     const auto sig = ops::binary_types(op, a.dtype(), bt);
     check_int_pow(sig, b);
@@ -78,6 +127,7 @@ tensor binary(binary_op op, const tensor& a, const scalar& b) {
 tensor binary(binary_op op, const scalar& a, const tensor& b) {
     const std::string_view what = name(op);
     ops::check_defined(b, what, "second");
+    if (auto r = out_of_range_comparison(op, b, a, true)) return std::move(*r);
     const dtype at = ops::weak_scalar_dtype(b.dtype(), a, what);
     const auto sig = ops::binary_types(op, at, b.dtype());
     check_int_pow(sig, b);
