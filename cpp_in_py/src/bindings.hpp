@@ -154,6 +154,17 @@ void bind_operators(py::module_& m);
 /// Sets qvalue's number slots to the operators' functions (Note [number slots]).
 void install_number_slots(py::handle cls);
 void bind_module_ops(py::module_& m);
+/// q.concatenate ... q.put_along_axis: the shape and indexing functions (module_shape.cpp).
+void bind_module_shape(py::module_& m);
+/// A sequence of array-likes as tensors; type_error naming `fn` otherwise (module_ops.cpp).
+std::vector<tensor> tensor_list(py::handle seq, const char* fn);
+/// An axis argument: None or an int (module_ops.cpp).
+std::optional<int64_t> optional_axis(py::handle axis, const char* fn);
+/// An int argument `what` of `fn` (module_ops.cpp).
+int64_t int_arg(py::handle v, const char* fn, const char* what);
+/// Op results as tensor qvalues, one or a tuple of them (module_ops.cpp).
+py::object tensor_result(tensor t);
+py::tuple tensor_tuple(std::vector<tensor> ts);
 /// q.zeros ... q.eye and the random numbers (module_creation.cpp).
 void bind_module_creation(py::module_& m);
 /// A list of ints (or one int) of argument `what` of function `fn` (module_ops.cpp).

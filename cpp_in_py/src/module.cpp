@@ -182,6 +182,7 @@ PYBIND11_MODULE(_isthmus, m) {
     bind_functions(m);
     bind_operators(m);
     bind_module_ops(m);
+    bind_module_shape(m);
     bind_module_creation(m);
     bind_qvalue_methods(m);
     bind_dlpack(m);
