@@ -22,10 +22,11 @@
 #                       (a `compiler` line is shown by `list`; the C++ side writes none yet)
 #   <stem>.lock         the flock that builds of this entry hold
 #   <stem>.{so,cpp,cu,meta}.tmp.<pid>, <stem>.log.<pid>   a build's temporary files
-# The precompiled plugin header (Note [precompiled plugin header] in
+# The precompiled author layer (Note [precompiled plugin header] in
 # plugins/src/precompiled_header.cpp) is an entry of the same shape named `isthmus-pch`: its
-# artefact is <stem>.hpp.gch in place of the .so (complete when the .meta records its size),
-# beside <stem>.hpp, and <stem>.seen or <stem>.failed (an entry of those alone is "pending"
+# artefacts are <stem>.hpp.gch in place of the .so and the support object <stem>.o (complete
+# when the .meta records both sizes: `size` and `object_size`), beside <stem>.hpp and
+# <stem>.support.cpp, and <stem>.seen or <stem>.failed (an entry of those alone is "pending"
 # or "failed"); `list` shows its source kind as "pch".
 # An entry is complete when its .so and .meta exist and the .meta matches the .so's size (and,
 # with `list --verify`, its hash: hashing a large .so byte by byte in Python takes a while, so
@@ -63,8 +64,8 @@ META_MAGIC = "isthmus-plugin-cache-1"
 
 _FILE = re.compile(
     r"^(?P<stem>(?P<name>.+)-(?P<key>[0-9a-f]{16}))"
-    r"\.(?P<part>cpp|cu|so|meta|lock|hpp|hpp\.gch|seen|failed"
-    r"|(?:so|cpp|cu|meta|hpp|hpp\.gch|seen|failed)\.tmp\.\d+|log\.\d+)$")
+    r"\.(?P<part>cpp|cu|so|meta|lock|hpp|hpp\.gch|support\.cpp|o|seen|failed"
+    r"|(?:so|cpp|cu|meta|hpp|hpp\.gch|support\.cpp|o|seen|failed)\.tmp\.\d+|log\.\d+)$")
 _KEY = re.compile(r"^(?:(?P<name>.+)-)?(?P<key>[0-9a-fA-F]{16})$")
 
 
@@ -165,7 +166,8 @@ def _read_meta(path):
 
 def _state(so, meta, verify, kinds=()):
     if "hpp.gch" in kinds or "hpp" in kinds or "seen" in kinds or "failed" in kinds:
-        return _pch_state(Path(f"{meta.with_suffix('')}.hpp.gch"), meta, kinds)
+        base = meta.with_suffix("")
+        return _pch_state(Path(f"{base}.hpp.gch"), Path(f"{base}.o"), meta, kinds)
     if not so.is_file() or not meta.is_file():
         return "partial"
     m = _read_meta(meta)
@@ -180,15 +182,17 @@ def _state(so, meta, verify, kinds=()):
     return "complete"
 
 
-def _pch_state(gch, meta, kinds):
-    """A precompiled header's state: only its size is recorded against (the C++ side too)."""
+def _pch_state(gch, obj, meta, kinds):
+    """A precompiled layer's state: only the sizes of its .gch and .o are checked against the
+    .meta (the C++ side does the same)."""
     if "failed" in kinds:
         return "failed"
-    if not gch.is_file() or not meta.is_file():
+    if not gch.is_file() or not obj.is_file() or not meta.is_file():
         return "pending" if kinds <= {"seen", "lock"} else "partial"
     try:
-        return ("complete" if int(_read_meta(meta).get("size", "-1")) == gch.stat().st_size
-                else "corrupt")
+        m = _read_meta(meta)
+        return ("complete" if int(m.get("size", "-1")) == gch.stat().st_size
+                and int(m.get("object_size", "-1")) == obj.stat().st_size else "corrupt")
     except (ValueError, OSError):
         return "corrupt"
 

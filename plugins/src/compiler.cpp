@@ -315,17 +315,18 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
             for (const auto& f : fixed) argv.push_back(f);
             for (const auto& f : opts.flags) argv.push_back(f);
             argv.push_back("-I" + inc);
+            precompiled_layer pch;
             if (!cuda) { // Note [precompiled plugin header]
                 std::vector<std::string> flags = fixed;
                 flags.insert(flags.end(), opts.flags.begin(), opts.flags.end());
-                const std::string pch =
-                    precompiled_header({cmd, std::move(flags), inc, layer, dir}, ic, rep);
+                pch = precompiled_header({cmd, std::move(flags), inc, layer, dir}, ic, rep);
                 if (!pch.empty()) {
                     argv.push_back("-include");
-                    argv.push_back(pch);
+                    argv.push_back(pch.header);
                 }
             }
             argv.push_back(src.string());
+            if (!pch.empty()) argv.push_back(pch.object); // Note [support object]
             argv.push_back("-o");
             argv.push_back(tmp_so.string());
             std::string output;

@@ -1,4 +1,4 @@
-// The precompiled plugin header in the plugin cache (Note [precompiled plugin header]).
+// The precompiled author layer in the plugin cache (Note [precompiled plugin header]).
 #include "precompiled_header.hpp"
 
 #include "isthmus/plugin_abi.h"
@@ -16,25 +16,31 @@ namespace isthmus::plugins {
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // Parsing <isthmus/plugin.hpp> and the standard headers under it (90k lines) is 1.4-1.6 s of
 // every cold compile on the development machine; GCC loads a precompiled header (.gch) of it in
-// a few tens of milliseconds. The cache keeps one per key: the compiler's identity and command,
-// the plugin compile's flags less the link-only ones (GCC refuses a .gch built with other
-// code-generation options, and -D flags change what the header means), the author layer's text,
-// the ABI version and the target. Its files share the stem isthmus-pch-<key>:
-//   .hpp       one line, `#include <isthmus/plugin.hpp>`
-//   .hpp.gch   the precompiled header, written to a temporary name and renamed into place
-//   .meta      its size and hash, as a plugin's .meta records the .so's
-//   .lock      held while it is built (the same flock as a plugin entry's)
-//   .failed    the compiler's output when the build failed: later compiles do not retry it
-//   .seen      written by the first cold compile with this key, which builds no header
-// A plugin compile adds `-include isthmus-pch-<key>.hpp`: GCC takes the .gch beside it when the
-// .gch is valid for the compile and otherwise reads the one-line header, so a stale or foreign
-// .gch costs time, never correctness. Only the size is checked against the .meta on each compile
-// (hashing 70 MB would cost what the header saves). The header is built by the second cold
-// compile with a key, not the first: building it takes about twice a plugin's compile and 70 MB,
-// which a one-off compile into a fresh cache (a CI job, a test's temporary cache) never earns
-// back, while the second compile marks a user iterating on a kernel. Clang names and finds
-// precompiled headers differently and gets none, as does any compiler that does not say it is GCC;
-// ISTHMUS_PLUGIN_PCH=0 turns the header off.
+// a few tens of milliseconds. The author layer's non-template code is compiled once beside it
+// (Note [support object] in isthmus/plugin/core.hpp), which took another 0.75 s of every compile.
+// The cache keeps one pair per key: the compiler's identity and command, the plugin compile's
+// flags less the link-only ones (GCC refuses a .gch built with other code-generation options,
+// and -D flags change what the header means), the author layer's text, the ABI version and the
+// target. Its files share the stem isthmus-pch-<key>:
+//   .hpp          two lines: `#define ISTHMUS_PLUGIN_SEPARATE 1`, `#include <isthmus/plugin.hpp>`
+//   .hpp.gch      the precompiled header, written to a temporary name and renamed into place
+//   .support.cpp  includes the .hpp and <isthmus/plugin/support_code.hpp>
+//   .o            its object: the support code, compiled with the plugin flags and the .gch
+//   .meta         the .gch's size and hash, as a plugin's .meta records the .so's, and the .o's
+//                 size (`object_size`); written last, so a .meta means both are complete
+//   .lock         held while they are built (the same flock as a plugin entry's)
+//   .failed       the compiler's output when a build failed: later compiles do not retry it
+//   .seen         written by the first cold compile with this key, which builds nothing
+// A plugin compile adds `-include isthmus-pch-<key>.hpp` and links the .o: GCC takes the .gch
+// beside the header when the .gch is valid for the compile and otherwise reads the two-line
+// header, so a stale or foreign .gch costs time, never correctness. Only the sizes are checked
+// against the .meta on each compile (hashing 70 MB would cost what the header saves). The pair
+// is built by the second cold compile with a key, not the first: building it takes about as long
+// as a plugin's compile and 70 MB, which a one-off compile into a fresh cache (a CI job, a
+// test's temporary cache) never earns back, while the second compile marks a user iterating on
+// a kernel. Clang names and finds precompiled headers differently and gets none, as does any
+// compiler that does not say it is GCC; those compile the layer inline, as a CMake-built plugin
+// does. ISTHMUS_PLUGIN_PCH=0 turns both off.
 
 namespace {
 
@@ -64,16 +70,52 @@ bool is_gcc(const std::vector<std::string>& cmd, const fs::path& dir, interrupt_
     return gcc;
 }
 
-// The .gch exists and has the size its .meta records.
-bool size_matches(const fs::path& gch, const fs::path& meta) {
+// The .gch and the .o exist and have the sizes the .meta records.
+bool sizes_match(const fs::path& gch, const fs::path& object, const fs::path& meta) {
     std::error_code ec;
-    if (!fs::is_regular_file(gch, ec) || !fs::is_regular_file(meta, ec)) return false;
-    std::istringstream is(read_file(meta));
-    std::string magic, k1;
-    uintmax_t size = 0;
-    if (!(is >> magic >> k1 >> size) || magic != "isthmus-plugin-cache-1" || k1 != "size")
+    if (!fs::is_regular_file(gch, ec) || !fs::is_regular_file(object, ec) ||
+        !fs::is_regular_file(meta, ec))
         return false;
-    return fs::file_size(gch, ec) == size && !ec;
+    std::istringstream is(read_file(meta));
+    std::map<std::string, std::string> fields; // "key value" lines after the magic line
+    std::string line;
+    if (!std::getline(is, line) || line != "isthmus-plugin-cache-1") return false;
+    while (std::getline(is, line))
+        if (const auto sp = line.find(' '); sp != std::string::npos)
+            fields[line.substr(0, sp)] = line.substr(sp + 1);
+    uintmax_t size = 0, object_size = 0;
+    try {
+        size = std::stoull(fields.at("size"));
+        object_size = std::stoull(fields.at("object_size"));
+    } catch (const std::exception&) { // a field missing or not a number
+        return false;
+    }
+    return fs::file_size(gch, ec) == size && !ec && fs::file_size(object, ec) == object_size && !ec;
+}
+
+// Runs one build step of the layer: compiles into `tmp` and renames it to `out`. On failure
+// (the compiler's exit code, or no output) writes `failed` and returns false.
+bool build_step(std::vector<std::string> argv, const fs::path& out, const fs::path& log,
+                const fs::path& failed, interrupt_check& ic, slow_compile_reporter& rep) {
+    const fs::path tmp = out.string() + ".tmp." + std::to_string(::getpid());
+    argv.push_back("-o");
+    argv.push_back(tmp.string());
+    std::string output;
+    int rc = 0;
+    std::error_code ec;
+    try {
+        rc = run_compiler(argv, log, output, ic, rep);
+    } catch (const interrupted&) {
+        fs::remove(tmp, ec);
+        throw;
+    }
+    if (rc != 0 || !fs::is_regular_file(tmp, ec)) {
+        fs::remove(tmp, ec);
+        write_atomically(failed, output);
+        return false;
+    }
+    fs::rename(tmp, out);
+    return true;
 }
 
 bool link_only(const std::string& flag) {
@@ -82,14 +124,14 @@ bool link_only(const std::string& flag) {
 
 } // namespace
 
-std::string precompiled_header(const pch_request& r, interrupt_check& ic,
-                               slow_compile_reporter& rep) {
-    if (disabled() || r.cmd.empty() || !is_gcc(r.cmd, r.dir, ic, rep)) return "";
+precompiled_layer precompiled_header(const pch_request& r, interrupt_check& ic,
+                                     slow_compile_reporter& rep) {
+    if (disabled() || r.cmd.empty() || !is_gcc(r.cmd, r.dir, ic, rep)) return {};
     std::vector<std::string> flags;
     for (const auto& f : r.flags)
         if (!link_only(f)) flags.push_back(f);
     fnv key;
-    key.add("pch-1");
+    key.add("pch-2");
     for (const auto& w : r.cmd) key.add(w);
     key.add(compiler_identity(r.cmd.front()));
     for (const auto& f : flags) key.add(f);
@@ -99,43 +141,40 @@ std::string precompiled_header(const pch_request& r, interrupt_check& ic,
     key.add(target_identity());
     const std::string stem = "isthmus-pch-" + key.hex();
     const fs::path hpp = r.dir / (stem + ".hpp"), gch = r.dir / (stem + ".hpp.gch"),
+                   support = r.dir / (stem + ".support.cpp"), object = r.dir / (stem + ".o"),
                    meta = r.dir / (stem + ".meta"), failed = r.dir / (stem + ".failed");
+    const precompiled_layer layer{hpp.string(), object.string()};
     std::error_code ec;
-    if (size_matches(gch, meta) && fs::is_regular_file(hpp, ec)) return hpp.string();
-    if (fs::exists(failed, ec)) return "";
+    auto complete = [&] { return sizes_match(gch, object, meta) && fs::is_regular_file(hpp, ec); };
+    if (complete()) return layer;
+    if (fs::exists(failed, ec)) return {};
     const fs::path seen = r.dir / (stem + ".seen");
     if (!fs::exists(seen, ec)) {
         write_atomically(seen, "");
-        return "";
+        return {};
     }
 
     file_lock lock(r.dir / (stem + ".lock"), ic, rep);
-    if (size_matches(gch, meta) && fs::is_regular_file(hpp, ec)) return hpp.string();
-    if (fs::exists(failed, ec)) return "";
-    write_atomically(hpp, "#include <isthmus/plugin.hpp>\n");
-    const fs::path tmp = gch.string() + ".tmp." + std::to_string(::getpid());
+    if (complete()) return layer;
+    if (fs::exists(failed, ec)) return {};
+    write_atomically(hpp, "#define ISTHMUS_PLUGIN_SEPARATE 1\n#include <isthmus/plugin.hpp>\n");
+    write_atomically(support, "#include \"" + hpp.filename().string() +
+                                  "\"\n#include <isthmus/plugin/support_code.hpp>\n");
+    const fs::path log = r.dir / (stem + ".log." + std::to_string(::getpid()));
     std::vector<std::string> argv = r.cmd;
     argv.insert(argv.end(), flags.begin(), flags.end());
-    for (const auto& a : {"-I" + r.include_dir, std::string("-x"), std::string("c++-header"),
-                          hpp.string(), std::string("-o"), tmp.string()})
-        argv.push_back(a);
-    std::string output;
-    int rc = 0;
-    try {
-        rc = run_compiler(argv, r.dir / (stem + ".log." + std::to_string(::getpid())), output, ic,
-                          rep);
-    } catch (const interrupted&) {
-        fs::remove(tmp, ec);
-        throw;
-    }
-    if (rc != 0 || !fs::is_regular_file(tmp, ec)) {
-        fs::remove(tmp, ec);
-        write_atomically(failed, output);
-        return "";
-    }
-    fs::rename(tmp, gch);
-    write_atomically(meta, meta_text(gch, "compiler " + r.cmd.front() + "\nkind pch\n"));
-    return hpp.string();
+    argv.push_back("-I" + r.include_dir);
+    std::vector<std::string> header_argv = argv, object_argv = argv;
+    for (const char* a : {"-x", "c++-header"}) header_argv.push_back(a);
+    header_argv.push_back(hpp.string());
+    object_argv.push_back("-c");
+    object_argv.push_back(support.string()); // its #include finds the .gch beside the .hpp
+    if (!build_step(header_argv, gch, log, failed, ic, rep) ||
+        !build_step(object_argv, object, log, failed, ic, rep))
+        return {};
+    write_atomically(meta, meta_text(gch, "compiler " + r.cmd.front() + "\nkind pch\nobject_size " +
+                                              std::to_string(fs::file_size(object, ec)) + "\n"));
+    return layer;
 }
 
 } // namespace isthmus::plugins

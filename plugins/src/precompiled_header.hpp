@@ -1,5 +1,5 @@
-// The precompiled plugin header: <isthmus/plugin.hpp> parsed once per compiler, flags and header
-// text, kept in the plugin cache (Note [precompiled plugin header] in precompiled_header.cpp).
+// The precompiled author layer: <isthmus/plugin.hpp> parsed and its support code compiled once
+// per compiler, flags and header text, in the plugin cache (Note [precompiled plugin header]).
 #pragma once
 
 #include "compile_cache.hpp"
@@ -18,11 +18,18 @@ struct pch_request {
     fs::path dir;                   ///< the cache directory
 };
 
-/// The header to name with `-include` so that the compiler loads the precompiled
-/// <isthmus/plugin.hpp>, built first when the cache has none for these inputs and a compile
-/// with them ran before; "" where none is used: the first cold compile with these inputs, a
+/// What a plugin compile adds to use the precompiled author layer.
+struct precompiled_layer {
+    std::string header; ///< to name with `-include`: loads the precompiled <isthmus/plugin.hpp>
+                        ///< with ISTHMUS_PLUGIN_SEPARATE defined (Note [support object])
+    std::string object; ///< the compiled support code, to link into the plugin
+    bool empty() const { return header.empty(); }
+};
+
+/// The precompiled layer for these inputs, built first when the cache has none and a compile with
+/// them ran before; empty where none is used: the first cold compile with these inputs, a
 /// compiler other than GCC, ISTHMUS_PLUGIN_PCH=0, or a build that failed before.
-std::string precompiled_header(const pch_request& r, interrupt_check& ic,
-                               slow_compile_reporter& rep);
+precompiled_layer precompiled_header(const pch_request& r, interrupt_check& ic,
+                                     slow_compile_reporter& rep);
 
 } // namespace isthmus::plugins

@@ -1,5 +1,7 @@
-"""The precompiled plugin header: built by the second cold compile, used by later ones, listed
-and cleared by the cache CLI, never retried after a failure (Note [precompiled plugin header])."""
+"""The precompiled author layer (header and support object): built by the second cold compile,
+used by later ones, listed and cleared by the cache CLI, never retried after a failure (Note
+[precompiled plugin header]); plugins built with it behave as header-only ones (Note [support
+object])."""
 import os
 import shutil
 import subprocess
@@ -47,9 +49,10 @@ def test_second_cold_compile_builds_it_and_later_compiles_use_it(cache):
     compile_one("pch_a", 2)
     assert pch_files(cache) == ["lock", "seen"] or pch_files(cache) == ["seen"]  # nothing built
     compile_one("pch_b", 3)
-    assert {"hpp", "hpp.gch", "meta", "seen"} <= set(pch_files(cache))
-    # GCC takes the .gch and never reads the one-line header beside it: a header that cannot
-    # compile proves the next plugin was built from the precompiled one
+    assert {"hpp", "hpp.gch", "support.cpp", "o", "meta", "seen"} <= set(pch_files(cache))
+    # GCC takes the .gch and never reads the two-line header beside it: a header that cannot
+    # compile proves the next plugin was built from the precompiled one, and its load that the
+    # support object was linked (the precompiled header declares the support code only)
     (hpp,) = cache.glob("isthmus-pch-*.hpp")
     hpp.write_text('#error "the precompiled header was not used"\n')
     compile_one("pch_c", 5)
@@ -114,3 +117,56 @@ def test_two_processes_needing_it_build_it_once(cache):
         assert out.strip() == "7.0"
     assert len(list(cache.glob("isthmus-pch-*.hpp.gch"))) == 1
     assert not list(cache.glob("*.tmp.*"))
+
+
+KERNEL = """
+namespace ip = isthmus::plugin;
+ISTHMUS_PLUGIN({name}, m) {{
+    m.kernel("{name}_k", [](ip::view<const float, 1> x, ip::view<float, 1, ip::access::checked> y,
+                            int64_t i) {{ y(i + 1) = 2 * x(i); }},
+             {{"x", "y"}});
+    m.def("{name}_bad", [](int64_t n) {{
+        if (n < 0) throw ip::value_error(ip::detail::cat("n must be >= 0, got ", n));
+        return n;
+    }}, {{"n"}});
+}}
+"""
+
+
+def failures(name):
+    """What a plugin's support code says: an out-of-bounds 'checked write, a thrown error."""
+    mod = q.compile_string(name, KERNEL.format(name=name))
+    x, y = q.value([1.0, 2.0, 3.0], dtype="float32"), q.zeros(3, dtype="float32")
+    with pytest.raises(IndexError) as index_error:
+        q.parallel_do(3, x, y, getattr(mod, f"{name}_k"))
+    with pytest.raises(ValueError) as value_error:
+        getattr(mod, f"{name}_bad")(-4)
+    assert getattr(mod, f"{name}_bad")(4) == 4
+    return [str(index_error.value).replace(name, "NAME"), str(value_error.value).replace(name, "NAME")]
+
+
+@needs_gcc
+def test_plugins_with_the_support_object_say_what_header_only_ones_say(cache, monkeypatch):
+    monkeypatch.setenv("ISTHMUS_PLUGIN_PCH", "0")
+    header_only = failures("sup_inline")
+    assert "index 3 is out of bounds for dimension 0 with size 3" in header_only[0]
+    assert "argument 2 (y)" in header_only[0] and "n must be >= 0, got -4" in header_only[1]
+    monkeypatch.delenv("ISTHMUS_PLUGIN_PCH")
+    compile_one("sup_seen", 2)  # the first cold compile; the next builds the layer
+    assert failures("sup_separate") == header_only
+    assert (cache / next(cache.glob("isthmus-pch-*.o")).name).is_file()
+
+
+@needs_gcc
+def test_a_truncated_support_object_is_rebuilt(cache):
+    compile_one("sup_a", 2)
+    compile_one("sup_b", 3)  # builds the layer
+    (obj,) = cache.glob("isthmus-pch-*.o")
+    good = obj.read_bytes()
+    obj.write_bytes(good[: len(good) // 2])
+    (entry,) = [e for e in qcache.entries(cache) if e.name == "isthmus-pch"]
+    assert entry.state == "corrupt" and not entry.complete
+    compile_one("sup_c", 5)  # the .meta no longer matches: built again, then used
+    assert obj.read_bytes() != good[: len(good) // 2] and obj.stat().st_size == len(good)
+    (entry,) = [e for e in qcache.entries(cache) if e.name == "isthmus-pch"]
+    assert entry.state == "complete"

@@ -73,13 +73,8 @@ private:
 // a module declaration; hence the `inline` and `plugin::` prefixes.)
 class module {
 public:
-    ISTHMUS_PLUGIN_SETUP explicit module(const char* name, const char* description = nullptr) {
-        desc_.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
-        desc_.struct_size = sizeof(isthmus_plugin);
-        desc_.name = st_.keep(name);
-        desc_.description = description ? st_.keep(description) : nullptr;
-        desc_.features = ISTHMUS_FEATURE_CHECKED_MODE; // See Note [view checks]
-    }
+    ISTHMUS_PLUGIN_SUPPORT explicit module(const char* name, const char* description = nullptr);
+    ISTHMUS_PLUGIN_SUPPORT ~module();
     inline module(const module&) = delete;
     inline module& operator=(const module&) = delete;
 
@@ -148,27 +143,7 @@ public:
     }
 
     /// The finished descriptor (tables are fixed from here on).
-    ISTHMUS_PLUGIN_SETUP const isthmus_plugin* descriptor() {
-        for (auto& t : types_) {
-            auto& tm = type_members_[&t];
-            t.nfields = static_cast<int32_t>(tm.fields.size());
-            t.fields = tm.fields.data();
-            t.nmethods = static_cast<int32_t>(tm.methods.size());
-            t.methods = tm.methods.data();
-            t.nevents = static_cast<int32_t>(tm.events.size());
-            t.events = tm.events.data();
-        }
-        flat_types_.assign(types_.begin(), types_.end());
-        // Re-point the type slots and object parameters at the flat copies.
-        for (size_t i = 0; i < types_.size(); ++i) retarget(&types_[i], &flat_types_[i]);
-        desc_.nfunctions = static_cast<int32_t>(functions_.size());
-        desc_.functions = functions_.data();
-        desc_.nkernels = static_cast<int32_t>(kernels_.size());
-        desc_.kernels = kernels_.data();
-        desc_.ntypes = static_cast<int32_t>(flat_types_.size());
-        desc_.types = flat_types_.data();
-        return &desc_;
-    }
+    ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* descriptor();
 
 private:
     template <typename T>
@@ -223,17 +198,7 @@ private:
         into.push_back(fn);
     }
 
-    ISTHMUS_PLUGIN_SETUP void retarget(const isthmus_type* from, const isthmus_type* to) {
-        auto fix = [&](const isthmus_param* ps, int32_t n) {
-            for (int32_t i = 0; i < n; ++i)
-                if (ps[i].type == from) const_cast<isthmus_param&>(ps[i]).type = to;
-        };
-        for (auto& f : functions_) fix(f.params, f.nparams);
-        for (auto& k : kernels_) fix(k.params, k.nparams);
-        for (auto& [t, tm] : type_members_)
-            for (auto& f : tm.methods) fix(f.params, f.nparams);
-        for (auto& fx : retargets_) fx(from, to);
-    }
+    ISTHMUS_PLUGIN_SUPPORT void retarget(const isthmus_type* from, const isthmus_type* to);
 
     detail::storage st_;
     isthmus_plugin desc_{};
@@ -255,21 +220,6 @@ private:
     std::vector<std::function<void(const isthmus_type*, const isthmus_type*)>> retargets_;
     std::vector<std::shared_ptr<void>> callables_;
 };
-
-ISTHMUS_PLUGIN_SETUP inline kernel_def&
-kernel_def::at_position(std::initializer_list<std::string_view> params) {
-    const isthmus_kernel& k = m_.kernels_[index_];
-    auto* ps = const_cast<isthmus_param*>(k.params);
-    for (std::string_view want : params) {
-        int32_t i = 0;
-        while (i < k.nparams && want != ps[i].name) ++i;
-        if (i == k.nparams || ps[i].kind != ISTHMUS_PARAM_TENSOR)
-            throw value_error(detail::cat("kernel ", k.name, ": at_position(\"", std::string(want),
-                                          "\"): the kernel has no tensor parameter of that name"));
-        ps[i].flags |= ISTHMUS_PARAM_AT_POSITION;
-    }
-    return *this;
-}
 
 template <typename T>
 template <typename... A>
@@ -389,31 +339,15 @@ namespace detail {
 /// at_position name, out of memory) must not cross the C entry point. The entry point then
 /// returns a descriptor with an empty name and the message as its description, which the host
 /// refuses with that message.
-ISTHMUS_PLUGIN_SETUP inline const isthmus_plugin* define_plugin(plugin::module& m,
-                                                                void (*define)(plugin::module&)) {
-    try {
-        define(m);
-        return m.descriptor();
-    } catch (...) {
-        static std::string message;
-        try {
-            throw;
-        } catch (const std::exception& e) {
-            message = e.what();
-        } catch (...) {
-            message = "unknown C++ exception";
-        }
-        static isthmus_plugin failed{};
-        failed.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
-        failed.struct_size = sizeof(isthmus_plugin);
-        failed.name = "";
-        failed.description = message.c_str();
-        return &failed;
-    }
-}
+ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* define_plugin(plugin::module& m,
+                                                           void (*define)(plugin::module&));
 } // namespace detail
 
 } // namespace isthmus::plugin
+
+#if !defined(ISTHMUS_PLUGIN_SEPARATE)
+#include "isthmus/plugin/support_code.hpp"
+#endif
 
 /// Defines a plugin named NAME: the body receives `isthmus::plugin::module& M` and registers
 /// functions, kernels and types; the entry point is exported for the host's loader.

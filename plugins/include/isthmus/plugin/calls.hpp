@@ -31,18 +31,10 @@ struct storage {
     const char* keep(std::string s) { return strings.emplace_back(std::move(s)).c_str(); }
 };
 
-ISTHMUS_PLUGIN_SETUP inline std::string signature_of(const std::string& name,
-                                                     const std::vector<isthmus_param>& ps,
-                                                     const char* result, size_t skip_front = 0) {
-    std::string s = name + "(";
-    for (size_t i = skip_front; i < ps.size(); ++i) {
-        if (i > skip_front) s += ", ";
-        s += std::string(ps[i].name) + ": " + ps[i].type_name;
-    }
-    s += ")";
-    if (result && *result) s += std::string(" -> ") + result;
-    return s;
-}
+/// "name(a: float32, x: tensor) -> float64": a function's signature text.
+ISTHMUS_PLUGIN_SUPPORT std::string signature_of(const std::string& name,
+                                                const std::vector<isthmus_param>& ps,
+                                                const char* result, size_t skip_front = 0);
 
 template <typename R>
 const char* result_name() {
@@ -196,11 +188,8 @@ void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
     run_positions<Checked, P>(f, r, std::get<I>(converted)...);
 }
 
-inline std::string device_text(int32_t type, int32_t id) {
-    if (type == ISTHMUS_DEVICE_CPU) return "the CPU";
-    if (type == ISTHMUS_DEVICE_CUDA) return cat("cuda:", id);
-    return cat("device type ", type);
-}
+/// "the CPU", "cuda:1": a device for messages.
+ISTHMUS_PLUGIN_SUPPORT std::string device_text(int32_t type, int32_t id);
 
 /// Checks that a tensor the body sees through parameter type P lives where the launcher runs
 /// (a host bug otherwise: the host locks tensors on the launcher's device).
@@ -427,27 +416,6 @@ int kernel_impl_cuda(const isthmus_kernel* self, isthmus_call* call, const isthm
 #endif
 
 } // namespace detail
-
-inline void callback::invoke(const isthmus_value* args, int32_t nargs,
-                             isthmus_value* result) const {
-    isthmus_call* c = detail::t_state.call;
-    isthmus_call* own = nullptr;
-    if (!c) {
-        if (!detail::g_host || !detail::g_host->begin_call)
-            throw error("isthmus::plugin: cannot call the host outside a call");
-        own = c = detail::g_host->begin_call(detail::g_host);
-    }
-    const int rc = cb_->invoke(cb_->data, c, args, nargs, result);
-    if (own) {
-        char msg[1024] = {0};
-        const int32_t code = c->host->end_call(own, msg, sizeof msg);
-        if (rc != 0 || code != 0) throw error(msg, code ? code : ISTHMUS_ERR_RUNTIME);
-    } else if (rc != 0) {
-        // The host already recorded the error in this call; unwind to the plugin boundary, which
-        // reports nothing new (the first error wins).
-        throw error("a host callback failed");
-    }
-}
 
 namespace detail {
 

@@ -39,6 +39,22 @@
 #define ISTHMUS_PLUGIN_SETUP
 #endif
 
+// Note [support object]: the author layer's non-template code (the module builder, the
+// descriptor, error reporting and messages) is the same in every plugin, yet a header-only layer
+// compiles it again in each: about 0.75 s of the optimiser per compile_string call with the
+// precompiled header present, most of an empty plugin's compile. Its functions are declared
+// ISTHMUS_PLUGIN_SUPPORT and defined in isthmus/plugin/support_code.hpp, after Asio's separate
+// compilation: by default they are inline and the umbrella header includes their definitions (a
+// CMake-built or nvcc-built plugin sees no difference); with ISTHMUS_PLUGIN_SEPARATE defined
+// they are hidden external declarations, and the plugin cache compiles the definitions once per
+// key into an object that every compile_string plugin with that key links (Note [precompiled
+// plugin header] in plugins/src/precompiled_header.cpp).
+#if defined(ISTHMUS_PLUGIN_SEPARATE)
+#define ISTHMUS_PLUGIN_SUPPORT ISTHMUS_PLUGIN_SETUP __attribute__((visibility("hidden")))
+#else
+#define ISTHMUS_PLUGIN_SUPPORT ISTHMUS_PLUGIN_SETUP inline
+#endif
+
 // Note [one kernel body for CPU and GPU]: what a kernel body touches (vec / ivec, view
 // accessors, the access modifiers' index maps) is marked ISTHMUS_HD, which is
 // `__host__ __device__` under nvcc and nothing for other compilers, so a plain C++ plugin is
@@ -119,14 +135,7 @@ struct call_scope {
 
 /// "argument 2 (y)" for C++ parameter `i` of the running function or kernel, counted as the
 /// caller counts (a method's instance is not an argument).
-ISTHMUS_PLUGIN_SETUP inline std::string arg_label(int64_t i) {
-    const call_state& st = t_state;
-    if (i < st.skip) return "the instance";
-    const int64_t k = i - st.skip;
-    const char* name = st.params && k < st.nparams ? st.params[k].name : nullptr;
-    return "argument " + std::to_string(k + 1) +
-           (name && *name ? " (" + std::string(name) + ")" : std::string());
-}
+ISTHMUS_PLUGIN_SUPPORT std::string arg_label(int64_t i);
 
 /// The ISTHMUS_CALL_* flags of `call`: 0 from a host without the call_flags slot (Note [checked
 /// mode in the ABI]).
@@ -140,31 +149,7 @@ inline uint32_t call_flags(isthmus_call* call) noexcept {
 }
 
 /// Reports the exception in flight to the host; returns the non-zero status to return.
-ISTHMUS_PLUGIN_SETUP inline int report(isthmus_call* call) noexcept {
-    int32_t code = ISTHMUS_ERR_RUNTIME;
-    std::string msg;
-    try {
-        throw;
-    } catch (const error& e) {
-        code = e.code();
-        msg = e.what();
-    } catch (const std::bad_alloc&) {
-        code = ISTHMUS_ERR_MEMORY;
-        msg = "out of memory";
-    } catch (const std::out_of_range& e) {
-        code = ISTHMUS_ERR_INDEX;
-        msg = e.what();
-    } catch (const std::invalid_argument& e) {
-        code = ISTHMUS_ERR_VALUE;
-        msg = e.what();
-    } catch (const std::exception& e) {
-        msg = e.what();
-    } catch (...) {
-        msg = "unknown C++ exception in plugin";
-    }
-    if (call && call->host && call->host->set_error) call->host->set_error(call, code, msg.c_str());
-    return 1;
-}
+ISTHMUS_PLUGIN_SUPPORT int report(isthmus_call* call) noexcept;
 
 // Note [cheap messages]: error texts are built by cat(...) in every plugin. A fold that
 // converted and appended each piece inline gave every distinct argument list its own copy of
@@ -172,24 +157,13 @@ ISTHMUS_PLUGIN_SETUP inline int report(isthmus_call* call) noexcept {
 // -ftime-trace of the color_temperature kernel: the cat family was a third of the optimiser's
 // time). Each piece now goes through one of a few out-of-line, cold overloads, so an
 // instantiation of cat is only a row of calls.
-[[gnu::noinline, gnu::cold]] inline void put(std::string& s, const char* x) {
-    s += x;
-}
-[[gnu::noinline, gnu::cold]] inline void put(std::string& s, const std::string& x) {
-    s += x;
-}
-[[gnu::noinline, gnu::cold]] inline void put(std::string& s, std::string_view x) {
-    s += x;
-}
-[[gnu::noinline, gnu::cold]] inline void put(std::string& s, long long x) {
-    s += std::to_string(x);
-}
-[[gnu::noinline, gnu::cold]] inline void put(std::string& s, unsigned long long x) {
-    s += std::to_string(x);
-}
-[[gnu::noinline, gnu::cold]] inline void put(std::string& s, double x) {
-    s += std::to_string(x);
-}
+// Out of line and cold: their definitions in support_code.hpp add noinline.
+ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, const char* x);
+ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, const std::string& x);
+ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, std::string_view x);
+ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, long long x);
+ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, unsigned long long x);
+ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, double x);
 
 template <typename T>
 inline void put_piece(std::string& s, const T& x) {

@@ -79,44 +79,23 @@ inline const char* access_name(int a) {
     return a >= 0 && a <= 4 ? names[a] : "unknown";
 }
 
-ISTHMUS_PLUGIN_SETUP inline std::string tuple_text(const int64_t* v, int n) {
-    std::string s = "(";
-    for (int d = 0; d < n; ++d) s += (d ? ", " : "") + std::to_string(v[d]);
-    return s + ")";
-}
+/// "(1, 2, 3)": the first n values of v.
+ISTHMUS_PLUGIN_SUPPORT std::string tuple_text(const int64_t* v, int n);
 
 /// The message of a failed view access, the same on the CPU and the GPU: `modifier` is the
 /// view's access (an 'unchecked view fails only in checked mode), `dim` the failing dimension,
 /// `i` its index and `n` its size; `index` and `shape` the view's `rank` indices and sizes
 /// (shown when not NULL), `arg` the argument position (0-based, -1 for a view that is no
 /// argument) and `label` how to name it ("argument 2 (y)"; NULL: by its position).
-ISTHMUS_PLUGIN_SETUP inline std::string access_message(int modifier, int dim, int64_t i, int64_t n,
-                                                       const int64_t* index, const int64_t* shape,
-                                                       int rank, int arg, const char* label) {
-    std::string s;
-    if (modifier == static_cast<int>(access::unchecked) ||
-        modifier == static_cast<int>(access::checked))
-        s = cat("index ", i, " is out of bounds for dimension ", dim, " with size ", n,
-                modifier == static_cast<int>(access::checked) ? " ('checked access)"
-                                                              : " (unchecked view, checked mode)");
-    else
-        s = cat("index ", i, " has no element to map to: dimension ", dim, " has size ", n, " ('",
-                access_name(modifier), " access)");
-    if (arg >= 0) s += " in " + (label ? std::string(label) : cat("argument ", arg + 1));
-    if (index) s += cat(arg >= 0 ? ": index " : " at index ", tuple_text(index, rank));
-    if (shape) s += cat(index ? " into shape " : " of shape ", tuple_text(shape, rank));
-    return s;
-}
+ISTHMUS_PLUGIN_SUPPORT std::string access_message(int modifier, int dim, int64_t i, int64_t n,
+                                                  const int64_t* index, const int64_t* shape,
+                                                  int rank, int arg, const char* label);
 
 /// The CPU's failure path of a view access (cold: kept out of the kernels' loops).
-[[noreturn, gnu::noinline, gnu::cold]] inline void throw_access_error(int modifier, int dim,
-                                                                      const int64_t* index,
-                                                                      const int64_t* shape,
-                                                                      int rank, int arg) {
-    const std::string label = arg >= 0 ? arg_label(arg) : std::string();
-    throw index_error(access_message(modifier, dim, index[dim], shape[dim], index, shape, rank, arg,
-                                     label.c_str()));
-}
+[[noreturn]] ISTHMUS_PLUGIN_SUPPORT void throw_access_error(int modifier, int dim,
+                                                            const int64_t* index,
+                                                            const int64_t* shape, int rank,
+                                                            int arg);
 
 #if defined(__CUDACC__)
 /// Note [checked access on the GPU]: device code cannot throw, so a failed view access on the

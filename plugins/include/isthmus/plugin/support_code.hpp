@@ -1,0 +1,231 @@
+// The author layer's non-template code: inline by default, else compiled once per cache key.
+#pragma once
+
+// Note [support object] in isthmus/plugin/core.hpp: with ISTHMUS_PLUGIN_SEPARATE these are
+// definitions of hidden external functions, compiled once by the plugin cache; without it (the
+// default, where isthmus/plugin.hpp includes this file) they are inline.
+#include "isthmus/plugin.hpp"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wattributes" // noinline added to an inline declaration
+
+namespace isthmus::plugin {
+
+namespace detail {
+
+ISTHMUS_PLUGIN_SUPPORT std::string arg_label(int64_t i) {
+    const call_state& st = t_state;
+    if (i < st.skip) return "the instance";
+    const int64_t k = i - st.skip;
+    const char* name = st.params && k < st.nparams ? st.params[k].name : nullptr;
+    return "argument " + std::to_string(k + 1) +
+           (name && *name ? " (" + std::string(name) + ")" : std::string());
+}
+
+ISTHMUS_PLUGIN_SUPPORT int report(isthmus_call* call) noexcept {
+    int32_t code = ISTHMUS_ERR_RUNTIME;
+    std::string msg;
+    try {
+        throw;
+    } catch (const error& e) {
+        code = e.code();
+        msg = e.what();
+    } catch (const std::bad_alloc&) {
+        code = ISTHMUS_ERR_MEMORY;
+        msg = "out of memory";
+    } catch (const std::out_of_range& e) {
+        code = ISTHMUS_ERR_INDEX;
+        msg = e.what();
+    } catch (const std::invalid_argument& e) {
+        code = ISTHMUS_ERR_VALUE;
+        msg = e.what();
+    } catch (const std::exception& e) {
+        msg = e.what();
+    } catch (...) {
+        msg = "unknown C++ exception in plugin";
+    }
+    if (call && call->host && call->host->set_error) call->host->set_error(call, code, msg.c_str());
+    return 1;
+}
+
+[[gnu::noinline]] ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, const char* x) {
+    s += x;
+}
+[[gnu::noinline]] ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, const std::string& x) {
+    s += x;
+}
+[[gnu::noinline]] ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, std::string_view x) {
+    s += x;
+}
+[[gnu::noinline]] ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, long long x) {
+    s += std::to_string(x);
+}
+[[gnu::noinline]] ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, unsigned long long x) {
+    s += std::to_string(x);
+}
+[[gnu::noinline]] ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, double x) {
+    s += std::to_string(x);
+}
+
+ISTHMUS_PLUGIN_SUPPORT std::string signature_of(const std::string& name,
+                                                const std::vector<isthmus_param>& ps,
+                                                const char* result, size_t skip_front) {
+    std::string s = name + "(";
+    for (size_t i = skip_front; i < ps.size(); ++i) {
+        if (i > skip_front) s += ", ";
+        s += std::string(ps[i].name) + ": " + ps[i].type_name;
+    }
+    s += ")";
+    if (result && *result) s += std::string(" -> ") + result;
+    return s;
+}
+
+ISTHMUS_PLUGIN_SUPPORT std::string device_text(int32_t type, int32_t id) {
+    if (type == ISTHMUS_DEVICE_CPU) return "the CPU";
+    if (type == ISTHMUS_DEVICE_CUDA) return cat("cuda:", id);
+    return cat("device type ", type);
+}
+
+ISTHMUS_PLUGIN_SUPPORT std::string tuple_text(const int64_t* v, int n) {
+    std::string s = "(";
+    for (int d = 0; d < n; ++d) s += (d ? ", " : "") + std::to_string(v[d]);
+    return s + ")";
+}
+
+ISTHMUS_PLUGIN_SUPPORT std::string access_message(int modifier, int dim, int64_t i, int64_t n,
+                                                  const int64_t* index, const int64_t* shape,
+                                                  int rank, int arg, const char* label) {
+    std::string s;
+    if (modifier == static_cast<int>(access::unchecked) ||
+        modifier == static_cast<int>(access::checked))
+        s = cat("index ", i, " is out of bounds for dimension ", dim, " with size ", n,
+                modifier == static_cast<int>(access::checked) ? " ('checked access)"
+                                                              : " (unchecked view, checked mode)");
+    else
+        s = cat("index ", i, " has no element to map to: dimension ", dim, " has size ", n, " ('",
+                access_name(modifier), " access)");
+    if (arg >= 0) s += " in " + (label ? std::string(label) : cat("argument ", arg + 1));
+    if (index) s += cat(arg >= 0 ? ": index " : " at index ", tuple_text(index, rank));
+    if (shape) s += cat(index ? " into shape " : " of shape ", tuple_text(shape, rank));
+    return s;
+}
+
+[[noreturn, gnu::noinline]] ISTHMUS_PLUGIN_SUPPORT void throw_access_error(int modifier, int dim,
+                                                                           const int64_t* index,
+                                                                           const int64_t* shape,
+                                                                           int rank, int arg) {
+    const std::string label = arg >= 0 ? arg_label(arg) : std::string();
+    throw index_error(access_message(modifier, dim, index[dim], shape[dim], index, shape, rank, arg,
+                                     label.c_str()));
+}
+
+} // namespace detail
+
+ISTHMUS_PLUGIN_SUPPORT void callback::invoke(const isthmus_value* args, int32_t nargs,
+                                             isthmus_value* result) const {
+    isthmus_call* c = detail::t_state.call;
+    isthmus_call* own = nullptr;
+    if (!c) {
+        if (!detail::g_host || !detail::g_host->begin_call)
+            throw error("isthmus::plugin: cannot call the host outside a call");
+        own = c = detail::g_host->begin_call(detail::g_host);
+    }
+    const int rc = cb_->invoke(cb_->data, c, args, nargs, result);
+    if (own) {
+        char msg[1024] = {0};
+        const int32_t code = c->host->end_call(own, msg, sizeof msg);
+        if (rc != 0 || code != 0) throw error(msg, code ? code : ISTHMUS_ERR_RUNTIME);
+    } else if (rc != 0) {
+        // The host already recorded the error in this call; unwind to the plugin boundary, which
+        // reports nothing new (the first error wins).
+        throw error("a host callback failed");
+    }
+}
+
+ISTHMUS_PLUGIN_SUPPORT module::module(const char* name, const char* description) {
+    desc_.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
+    desc_.struct_size = sizeof(isthmus_plugin);
+    desc_.name = st_.keep(name);
+    desc_.description = description ? st_.keep(description) : nullptr;
+    desc_.features = ISTHMUS_FEATURE_CHECKED_MODE; // See Note [view checks]
+}
+
+ISTHMUS_PLUGIN_SUPPORT module::~module() = default;
+
+ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* module::descriptor() {
+    for (auto& t : types_) {
+        auto& tm = type_members_[&t];
+        t.nfields = static_cast<int32_t>(tm.fields.size());
+        t.fields = tm.fields.data();
+        t.nmethods = static_cast<int32_t>(tm.methods.size());
+        t.methods = tm.methods.data();
+        t.nevents = static_cast<int32_t>(tm.events.size());
+        t.events = tm.events.data();
+    }
+    flat_types_.assign(types_.begin(), types_.end());
+    // Re-point the type slots and object parameters at the flat copies.
+    for (size_t i = 0; i < types_.size(); ++i) retarget(&types_[i], &flat_types_[i]);
+    desc_.nfunctions = static_cast<int32_t>(functions_.size());
+    desc_.functions = functions_.data();
+    desc_.nkernels = static_cast<int32_t>(kernels_.size());
+    desc_.kernels = kernels_.data();
+    desc_.ntypes = static_cast<int32_t>(flat_types_.size());
+    desc_.types = flat_types_.data();
+    return &desc_;
+}
+
+ISTHMUS_PLUGIN_SUPPORT void module::retarget(const isthmus_type* from, const isthmus_type* to) {
+    auto fix = [&](const isthmus_param* ps, int32_t n) {
+        for (int32_t i = 0; i < n; ++i)
+            if (ps[i].type == from) const_cast<isthmus_param&>(ps[i]).type = to;
+    };
+    for (auto& f : functions_) fix(f.params, f.nparams);
+    for (auto& k : kernels_) fix(k.params, k.nparams);
+    for (auto& [t, tm] : type_members_)
+        for (auto& f : tm.methods) fix(f.params, f.nparams);
+    for (auto& fx : retargets_) fx(from, to);
+}
+
+ISTHMUS_PLUGIN_SUPPORT kernel_def&
+kernel_def::at_position(std::initializer_list<std::string_view> params) {
+    const isthmus_kernel& k = m_.kernels_[index_];
+    auto* ps = const_cast<isthmus_param*>(k.params);
+    for (std::string_view want : params) {
+        int32_t i = 0;
+        while (i < k.nparams && want != ps[i].name) ++i;
+        if (i == k.nparams || ps[i].kind != ISTHMUS_PARAM_TENSOR)
+            throw value_error(detail::cat("kernel ", k.name, ": at_position(\"", std::string(want),
+                                          "\"): the kernel has no tensor parameter of that name"));
+        ps[i].flags |= ISTHMUS_PARAM_AT_POSITION;
+    }
+    return *this;
+}
+
+namespace detail {
+ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* define_plugin(plugin::module& m,
+                                                           void (*define)(plugin::module&)) {
+    try {
+        define(m);
+        return m.descriptor();
+    } catch (...) {
+        static std::string message;
+        try {
+            throw;
+        } catch (const std::exception& e) {
+            message = e.what();
+        } catch (...) {
+            message = "unknown C++ exception";
+        }
+        static isthmus_plugin failed{};
+        failed.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
+        failed.struct_size = sizeof(isthmus_plugin);
+        failed.name = "";
+        failed.description = message.c_str();
+        return &failed;
+    }
+}
+} // namespace detail
+
+} // namespace isthmus::plugin
+
+#pragma GCC diagnostic pop
