@@ -21,7 +21,8 @@
 #                       64-bit FNV-1a hash; further "word value" lines are read if present
 #                       (a `compiler` line is shown by `list`; the C++ side writes none yet)
 #   <stem>.lock         the flock that builds of this entry hold
-#   <stem>.{so,cpp,cu,meta}.tmp.<pid>, <stem>.log.<pid>   a build's temporary files
+#   <stem>.{so,cpp,cu,meta}.tmp.<pid>, <stem>.log.<pid>   a build's temporary files (the
+#                       precompiled layer's also .o.log.<pid> and its parts' .tmp.<pid>)
 # The precompiled author layer (Note [precompiled plugin header] in
 # plugins/src/precompiled_header.cpp) is an entry of the same shape named `isthmus-pch`: its
 # artefacts are <stem>.hpp.gch in place of the .so and the support object <stem>.o (complete
@@ -65,7 +66,7 @@ META_MAGIC = "isthmus-plugin-cache-1"
 _FILE = re.compile(
     r"^(?P<stem>(?P<name>.+)-(?P<key>[0-9a-f]{16}))"
     r"\.(?P<part>cpp|cu|so|meta|lock|hpp|hpp\.gch|support\.cpp|o|seen|failed"
-    r"|(?:so|cpp|cu|meta|hpp|hpp\.gch|support\.cpp|o|seen|failed)\.tmp\.\d+|log\.\d+)$")
+    r"|(?:so|cpp|cu|meta|hpp|hpp\.gch|support\.cpp|o|seen|failed)\.tmp\.\d+|(?:o\.)?log\.\d+)$")
 _KEY = re.compile(r"^(?:(?P<name>.+)-)?(?P<key>[0-9a-fA-F]{16})$")
 
 

@@ -170,8 +170,10 @@ file_lock::~file_lock() {
 
 // Runs the compiler; returns its exit status, with stdout+stderr in `output`. Throws
 // isthmus::interrupted when `ic` stops (Note [interruptible compiles]).
-int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std::string& output,
-                 interrupt_check& ic, slow_compile_reporter& rep) {
+namespace {
+
+// Starts argv in a process group of its own (led by the compiler), stdout and stderr into log.
+pid_t spawn_compiler(const std::vector<std::string>& argv, const fs::path& log) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -179,7 +181,7 @@ int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std:
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0); // a group of its own, led by the compiler
+    posix_spawnattr_setpgroup(&attr, 0);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -189,33 +191,72 @@ int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std:
     posix_spawnattr_destroy(&attr);
     ISTHMUS_CHECK(rc == 0, runtime_error, "compile_string: cannot run the compiler \"", argv[0],
                   "\": ", std::strerror(rc));
-    int status = 0;
-    bool stopped = false;
-    for (;;) {
-        const pid_t r = ::waitpid(pid, &status, WNOHANG);
-        if (r == pid) break;
-        if (r < 0 && errno != EINTR) { // cannot happen for our own child; do not spin
-            status = 0x7f00;
-            break;
+    return pid;
+}
+
+void wait_for(pid_t pid, int& status) {
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+}
+
+} // namespace
+
+void run_compilers(std::vector<compiler_run>& runs, interrupt_check& ic,
+                   slow_compile_reporter& rep) {
+    std::vector<pid_t> pids;
+    std::vector<bool> done;
+    try {
+        for (auto& r : runs) {
+            pids.push_back(spawn_compiler(r.argv, r.log));
+            done.push_back(false);
         }
-        if (!stopped && ic.stop()) {
-            stopped = true;
-            ::kill(-pid, SIGTERM);
-            while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    } catch (...) { // a later one could not start: stop and reap the ones that did
+        for (size_t k = 0; k < pids.size(); ++k) {
+            ::kill(-pids[k], SIGTERM);
+            wait_for(pids[k], runs[k].status);
+        }
+        throw;
+    }
+    bool stopped = false;
+    for (size_t left = runs.size(); left > 0;) {
+        for (size_t k = 0; k < runs.size(); ++k) {
+            if (done[k]) continue;
+            const pid_t r = ::waitpid(pids[k], &runs[k].status, WNOHANG);
+            // r < 0 cannot happen for our own child but for EINTR; do not spin on it
+            if (r == pids[k] || (r < 0 && errno != EINTR)) {
+                if (r < 0) runs[k].status = 0x7f00;
+                done[k] = true;
+                --left;
             }
+        }
+        if (left == 0) break;
+        if (ic.stop()) {
+            stopped = true;
+            for (size_t k = 0; k < runs.size(); ++k)
+                if (!done[k]) {
+                    ::kill(-pids[k], SIGTERM);
+                    wait_for(pids[k], runs[k].status);
+                }
             break;
         }
         rep.poll(false); // Note [compile notices]
         std::this_thread::sleep_for(k_wait_step);
     }
     std::error_code ec;
-    if (stopped) {
-        fs::remove(log, ec);
-        ic.raise_if_stopped("compile_string");
+    for (auto& r : runs) {
+        if (!stopped) r.output = read_file(r.log);
+        fs::remove(r.log, ec);
+        r.status = WIFEXITED(r.status) ? WEXITSTATUS(r.status) : 128 + WTERMSIG(r.status);
     }
-    output = read_file(log);
-    fs::remove(log, ec);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (stopped) ic.raise_if_stopped("compile_string");
+}
+
+int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std::string& output,
+                 interrupt_check& ic, slow_compile_reporter& rep) {
+    std::vector<compiler_run> runs{{argv, log, {}, 0}};
+    run_compilers(runs, ic, rep);
+    output = std::move(runs[0].output);
+    return runs[0].status;
 }
 
 std::string meta_text(const fs::path& artefact, const std::string& extra) {

@@ -66,8 +66,20 @@ struct file_lock {
     file_lock& operator=(const file_lock&) = delete;
 };
 
-/// Runs the compiler; returns its exit status, with stdout+stderr in `output`. Throws
-/// isthmus::interrupted when `ic` stops (Note [interruptible compiles]).
+/// One compiler command of run_compilers, and what it said.
+struct compiler_run {
+    std::vector<std::string> argv; ///< the command
+    fs::path log;                  ///< where its stdout+stderr go while it runs (removed after)
+    std::string output;            ///< its stdout+stderr, once it ended
+    int status = 0;                ///< its exit status (128 + signal when a signal ended it)
+};
+
+/// Runs the commands at once and waits for all of them, filling in output and status. Throws
+/// isthmus::interrupted when `ic` stops, after stopping every one (Note [interruptible compiles]).
+void run_compilers(std::vector<compiler_run>& runs, interrupt_check& ic,
+                   slow_compile_reporter& rep);
+
+/// Runs one compiler command; returns its exit status, with stdout+stderr in `output`.
 int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std::string& output,
                  interrupt_check& ic, slow_compile_reporter& rep);
 

@@ -24,8 +24,8 @@ namespace isthmus::plugins {
 // target. Its files share the stem isthmus-pch-<key>:
 //   .hpp          two lines: `#define ISTHMUS_PLUGIN_SEPARATE 1`, `#include <isthmus/plugin.hpp>`
 //   .hpp.gch      the precompiled header, written to a temporary name and renamed into place
-//   .support.cpp  includes the .hpp and <isthmus/plugin/support_code.hpp>
-//   .o            its object: the support code, compiled with the plugin flags and the .gch
+//   .support.cpp  the same two lines and `#include <isthmus/plugin/support_code.hpp>`
+//   .o            its object: the support code, compiled with the plugin flags beside the .gch
 //   .meta         the .gch's size and hash, as a plugin's .meta records the .so's, and the .o's
 //                 size (`object_size`); written last, so a .meta means both are complete
 //   .lock         held while they are built (the same flock as a plugin entry's)
@@ -93,31 +93,6 @@ bool sizes_match(const fs::path& gch, const fs::path& object, const fs::path& me
     return fs::file_size(gch, ec) == size && !ec && fs::file_size(object, ec) == object_size && !ec;
 }
 
-// Runs one build step of the layer: compiles into `tmp` and renames it to `out`. On failure
-// (the compiler's exit code, or no output) writes `failed` and returns false.
-bool build_step(std::vector<std::string> argv, const fs::path& out, const fs::path& log,
-                const fs::path& failed, interrupt_check& ic, slow_compile_reporter& rep) {
-    const fs::path tmp = out.string() + ".tmp." + std::to_string(::getpid());
-    argv.push_back("-o");
-    argv.push_back(tmp.string());
-    std::string output;
-    int rc = 0;
-    std::error_code ec;
-    try {
-        rc = run_compiler(argv, log, output, ic, rep);
-    } catch (const interrupted&) {
-        fs::remove(tmp, ec);
-        throw;
-    }
-    if (rc != 0 || !fs::is_regular_file(tmp, ec)) {
-        fs::remove(tmp, ec);
-        write_atomically(failed, output);
-        return false;
-    }
-    fs::rename(tmp, out);
-    return true;
-}
-
 bool link_only(const std::string& flag) {
     return flag == "-shared" || flag.rfind("-Wl,", 0) == 0;
 }
@@ -157,21 +132,45 @@ precompiled_layer precompiled_header(const pch_request& r, interrupt_check& ic,
     file_lock lock(r.dir / (stem + ".lock"), ic, rep);
     if (complete()) return layer;
     if (fs::exists(failed, ec)) return {};
-    write_atomically(hpp, "#define ISTHMUS_PLUGIN_SEPARATE 1\n#include <isthmus/plugin.hpp>\n");
-    write_atomically(support, "#include \"" + hpp.filename().string() +
-                                  "\"\n#include <isthmus/plugin/support_code.hpp>\n");
-    const fs::path log = r.dir / (stem + ".log." + std::to_string(::getpid()));
+    // The header and the object build at once (a core each, where the machine has two): the
+    // object does not use the header's .gch, which does not exist yet.
+    const std::string separate =
+        "#define ISTHMUS_PLUGIN_SEPARATE 1\n#include <isthmus/plugin.hpp>\n";
+    write_atomically(hpp, separate);
+    write_atomically(support, separate + "#include <isthmus/plugin/support_code.hpp>\n");
+    const std::string pid = std::to_string(::getpid());
+    const fs::path gch_tmp = gch.string() + ".tmp." + pid,
+                   object_tmp = object.string() + ".tmp." + pid;
     std::vector<std::string> argv = r.cmd;
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.push_back("-I" + r.include_dir);
-    std::vector<std::string> header_argv = argv, object_argv = argv;
-    for (const char* a : {"-x", "c++-header"}) header_argv.push_back(a);
-    header_argv.push_back(hpp.string());
-    object_argv.push_back("-c");
-    object_argv.push_back(support.string()); // its #include finds the .gch beside the .hpp
-    if (!build_step(header_argv, gch, log, failed, ic, rep) ||
-        !build_step(object_argv, object, log, failed, ic, rep))
-        return {};
+    std::vector<compiler_run> runs(2);
+    runs[0].argv = argv;
+    for (const auto& a : {std::string("-x"), std::string("c++-header"), hpp.string(),
+                          std::string("-o"), gch_tmp.string()})
+        runs[0].argv.push_back(a);
+    runs[0].log = r.dir / (stem + ".log." + pid);
+    runs[1].argv = argv;
+    for (const auto& a :
+         {std::string("-c"), support.string(), std::string("-o"), object_tmp.string()})
+        runs[1].argv.push_back(a);
+    runs[1].log = r.dir / (stem + ".o.log." + pid);
+    try {
+        run_compilers(runs, ic, rep);
+    } catch (const interrupted&) {
+        fs::remove(gch_tmp, ec);
+        fs::remove(object_tmp, ec);
+        throw;
+    }
+    for (const auto& [run, tmp] : {std::pair{&runs[0], &gch_tmp}, std::pair{&runs[1], &object_tmp}})
+        if (run->status != 0 || !fs::is_regular_file(*tmp, ec)) {
+            fs::remove(gch_tmp, ec);
+            fs::remove(object_tmp, ec);
+            write_atomically(failed, run->output);
+            return {};
+        }
+    fs::rename(gch_tmp, gch);
+    fs::rename(object_tmp, object);
     write_atomically(meta, meta_text(gch, "compiler " + r.cmd.front() + "\nkind pch\nobject_size " +
                                               std::to_string(fs::file_size(object, ec)) + "\n"));
     return layer;

@@ -102,29 +102,13 @@ public:
         static_assert(std::is_void_v<typename tr::result>, "kernels return nothing");
         int32_t pos_ndim = 1;
         if constexpr (!std::is_integral_v<P>) pos_ndim = P::size();
-        auto& ps = st_.params.emplace_back(params_of<A>(params, n - 1));
-        isthmus_kernel k{};
-        k.name = st_.keep(name);
-        {
-            std::string sig = detail::signature_of(name, ps, "");
-            sig.insert(sig.size() - 1, detail::cat(ps.empty() ? "" : ", ", "pos: ivec", pos_ndim));
-            k.signature = st_.keep(sig);
-        }
-        k.doc = doc ? st_.keep(doc) : nullptr;
-        k.nparams = static_cast<int32_t>(ps.size());
-        k.params = ps.data();
-        k.pos_ndim = pos_ndim;
-        k.device_types = 1 << ISTHMUS_DEVICE_CPU;
-        k.launch_cpu = &detail::kernel_impl<F>;
+        isthmus_kernel_launch_cuda launch_cuda = nullptr;
 #if defined(__CUDACC__)
-        if constexpr (is_device_kernel<std::decay_t<F>>::value) {
-            k.device_types |= 1 << ISTHMUS_DEVICE_CUDA;
-            k.launch_cuda = &detail::kernel_impl_cuda<F>;
-        }
+        if constexpr (is_device_kernel<std::decay_t<F>>::value)
+            launch_cuda = &detail::kernel_impl_cuda<F>;
 #endif
-        k.data = keep_callable(std::move(f));
-        kernels_.push_back(k);
-        return kernel_def(*this, kernels_.size() - 1);
+        return add_kernel(name, doc, params_of<A>(params, n - 1), pos_ndim, &detail::kernel_impl<F>,
+                          launch_cuda, keep_callable(std::move(f)));
     }
     /// An object type T (instances shared by the host and the plugin as shared_ptr<T>).
     template <typename T>
@@ -158,27 +142,37 @@ private:
 
     template <typename F>
     void* keep_callable(F f) {
-        auto p = std::make_shared<F>(std::move(f));
-        callables_.push_back(p);
-        return p.get();
+        return keep(std::make_shared<F>(std::move(f)));
     }
+    /// Keeps a callable alive as long as the module; returns its address.
+    ISTHMUS_PLUGIN_SUPPORT void* keep(std::shared_ptr<void> p);
 
+    /// The parameter table of a callable with parameter types A: C++ parameters [skip, skip + n)
+    /// named from `given` (else "arg<k>"), kept as long as the module.
     template <typename A>
-    ISTHMUS_PLUGIN_SETUP std::vector<isthmus_param> params_of(const names& given, size_t n,
-                                                              size_t skip = 0) {
-        std::vector<isthmus_param> ps;
-        [&]<size_t... I>(std::index_sequence<I...>) {
-            (..., [&] {
-                if (I >= skip && I < n + skip) {
-                    const size_t k = I - skip;
-                    const char* nm = st_.keep(k < given.size() ? given[k] : detail::cat("arg", k));
-                    ps.push_back(detail::describe_param<std::tuple_element_t<I, A>>(nm));
-                }
-            }());
+    ISTHMUS_PLUGIN_SETUP std::vector<isthmus_param>& params_of(const names& given, size_t n,
+                                                               size_t skip = 0) {
+        return [&]<size_t... I>(std::index_sequence<I...>)->std::vector<isthmus_param>& {
+            const std::array<isthmus_param, sizeof...(I)> all{
+                detail::describe_param<std::tuple_element_t<I, A>>(nullptr)...};
+            return named_params(all.data(), given, n, skip);
         }
         (std::make_index_sequence<std::tuple_size_v<A>>{});
-        return ps;
     }
+    ISTHMUS_PLUGIN_SUPPORT std::vector<isthmus_param>&
+    named_params(const isthmus_param* all, const names& given, size_t n, size_t skip);
+    /// Registers a kernel whose parameter table is `ps` (kept by params_of).
+    ISTHMUS_PLUGIN_SUPPORT kernel_def add_kernel(const char* name, const char* doc,
+                                                 std::vector<isthmus_param>& ps, int32_t pos_ndim,
+                                                 isthmus_kernel_launch launch_cpu,
+                                                 isthmus_kernel_launch_cuda launch_cuda,
+                                                 void* data);
+    /// Adds a function entry to `into` (the module's functions or a type's methods).
+    ISTHMUS_PLUGIN_SUPPORT void add_function_entry(std::vector<isthmus_function>& into,
+                                                   const char* name, const char* doc,
+                                                   const char* result,
+                                                   std::vector<isthmus_param>& ps,
+                                                   isthmus_function_impl impl, void* data);
 
     template <typename F>
     ISTHMUS_PLUGIN_SETUP void add_function(std::vector<isthmus_function>& into, const char* name,
@@ -186,16 +180,9 @@ private:
                                            const char* result, size_t skip) {
         using tr = detail::fn_traits<std::decay_t<F>>;
         constexpr size_t n = std::tuple_size_v<typename tr::args>;
-        auto& ps = st_.params.emplace_back(params_of<typename tr::args>(params, n - skip, skip));
-        isthmus_function fn{};
-        fn.name = st_.keep(name);
-        fn.signature = st_.keep(detail::signature_of(name, ps, result));
-        fn.doc = doc ? st_.keep(doc) : nullptr;
-        fn.nparams = static_cast<int32_t>(ps.size());
-        fn.params = ps.data();
-        fn.impl = &detail::function_impl<F>;
-        fn.data = keep_callable(std::move(f));
-        into.push_back(fn);
+        add_function_entry(into, name, doc, result,
+                           params_of<typename tr::args>(params, n - skip, skip),
+                           &detail::function_impl<F>, keep_callable(std::move(f)));
     }
 
     ISTHMUS_PLUGIN_SUPPORT void retarget(const isthmus_type* from, const isthmus_type* to);
@@ -217,7 +204,7 @@ private:
         iterator begin() { return v.begin(); }
         iterator end() { return v.end(); }
     } type_members_;
-    std::vector<std::function<void(const isthmus_type*, const isthmus_type*)>> retargets_;
+    std::vector<void (*)(const isthmus_type*, const isthmus_type*)> retargets_;
     std::vector<std::shared_ptr<void>> callables_;
 };
 

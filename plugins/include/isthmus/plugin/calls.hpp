@@ -28,7 +28,8 @@ struct fn_traits<R (C::*)(A...)> : fn_traits<R (*)(A...)> {};
 struct storage {
     std::deque<std::string> strings;
     std::deque<std::vector<isthmus_param>> params;
-    const char* keep(std::string s) { return strings.emplace_back(std::move(s)).c_str(); }
+    /// Keeps a copy of `s` as long as the module; returns its text.
+    ISTHMUS_PLUGIN_SUPPORT const char* keep(std::string s);
 };
 
 /// "name(a: float32, x: tensor) -> float64": a function's signature text.
@@ -188,6 +189,17 @@ void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
     run_positions<Checked, P>(f, r, std::get<I>(converted)...);
 }
 
+// Note [checked loops are cold]: checked mode is for finding a kernel's bad index (Note [view
+// checks]), and its loop checks every access, so it never earns -O3's vectoriser, yet it was
+// optimised like the fast loop in every plugin compile: a third of a small kernel's compile.
+// Marked cold, it is optimised for size.
+template <typename F, typename Tuple, size_t... I>
+[[gnu::cold, gnu::noinline]] void checked_kernel_loop(F& f, const isthmus_range& r,
+                                                      const isthmus_value* args,
+                                                      std::index_sequence<I...> is) {
+    kernel_loop<true, F, Tuple>(f, r, args, is);
+}
+
 /// "the CPU", "cuda:1": a device for messages.
 ISTHMUS_PLUGIN_SUPPORT std::string device_text(int32_t type, int32_t id);
 
@@ -226,7 +238,8 @@ int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_ra
                                          std::make_index_sequence<n>{});
         F& f = *static_cast<F*>(self->data);
         if (ISTHMUS_UNLIKELY(call_flags(call) & ISTHMUS_CALL_CHECKED))
-            kernel_loop<true, F, typename tr::args>(f, *range, args, std::make_index_sequence<n>{});
+            checked_kernel_loop<F, typename tr::args>(f, *range, args,
+                                                      std::make_index_sequence<n>{});
         else
             kernel_loop<false, F, typename tr::args>(f, *range, args,
                                                      std::make_index_sequence<n>{});

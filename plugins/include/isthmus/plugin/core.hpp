@@ -4,13 +4,13 @@
 #include "isthmus/plugin_abi.h"
 
 #include <cmath>
+#include <array>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <deque>
 #include <exception>
-#include <functional>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -236,34 +236,8 @@ inline const char* dtype_name(int32_t code) {
 
 namespace detail {
 /// Element `i` (in memory order, already strided) of a tensor of any real dtype, as double.
-inline double load_as_double(const void* data, int32_t dt, int64_t i) {
-    switch (dt) {
-    case ISTHMUS_DT_BOOL:
-        return static_cast<const bool*>(data)[i];
-    case ISTHMUS_DT_INT8:
-        return static_cast<const int8_t*>(data)[i];
-    case ISTHMUS_DT_INT16:
-        return static_cast<const int16_t*>(data)[i];
-    case ISTHMUS_DT_INT32:
-        return static_cast<const int32_t*>(data)[i];
-    case ISTHMUS_DT_INT64:
-        return static_cast<double>(static_cast<const int64_t*>(data)[i]);
-    case ISTHMUS_DT_UINT8:
-        return static_cast<const uint8_t*>(data)[i];
-    case ISTHMUS_DT_UINT16:
-        return static_cast<const uint16_t*>(data)[i];
-    case ISTHMUS_DT_UINT32:
-        return static_cast<const uint32_t*>(data)[i];
-    case ISTHMUS_DT_UINT64:
-        return static_cast<double>(static_cast<const uint64_t*>(data)[i]);
-    case ISTHMUS_DT_FLOAT32:
-        return static_cast<const float*>(data)[i];
-    case ISTHMUS_DT_FLOAT64:
-        return static_cast<const double*>(data)[i];
-    default:
-        throw type_error(cat("isthmus::plugin: cannot read ", dtype_name(dt), " elements"));
-    }
-}
+/// Element `i` of `data` (dtype code `dt`) as a double; type_error for other dtypes.
+ISTHMUS_PLUGIN_SUPPORT double load_as_double(const void* data, int32_t dt, int64_t i);
 } // namespace detail
 
 // ---- fixed vectors -----------------------------------------------------------------------

@@ -67,6 +67,10 @@ ISTHMUS_PLUGIN_SUPPORT int report(isthmus_call* call) noexcept {
     s += std::to_string(x);
 }
 
+ISTHMUS_PLUGIN_SUPPORT const char* storage::keep(std::string s) {
+    return strings.emplace_back(std::move(s)).c_str();
+}
+
 ISTHMUS_PLUGIN_SUPPORT std::string signature_of(const std::string& name,
                                                 const std::vector<isthmus_param>& ps,
                                                 const char* result, size_t skip_front) {
@@ -119,6 +123,82 @@ ISTHMUS_PLUGIN_SUPPORT std::string access_message(int modifier, int dim, int64_t
                                      label.c_str()));
 }
 
+ISTHMUS_PLUGIN_SUPPORT double load_as_double(const void* data, int32_t dt, int64_t i) {
+    switch (dt) {
+    case ISTHMUS_DT_BOOL:
+        return static_cast<const bool*>(data)[i];
+    case ISTHMUS_DT_INT8:
+        return static_cast<const int8_t*>(data)[i];
+    case ISTHMUS_DT_INT16:
+        return static_cast<const int16_t*>(data)[i];
+    case ISTHMUS_DT_INT32:
+        return static_cast<const int32_t*>(data)[i];
+    case ISTHMUS_DT_INT64:
+        return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    case ISTHMUS_DT_UINT8:
+        return static_cast<const uint8_t*>(data)[i];
+    case ISTHMUS_DT_UINT16:
+        return static_cast<const uint16_t*>(data)[i];
+    case ISTHMUS_DT_UINT32:
+        return static_cast<const uint32_t*>(data)[i];
+    case ISTHMUS_DT_UINT64:
+        return static_cast<double>(static_cast<const uint64_t*>(data)[i]);
+    case ISTHMUS_DT_FLOAT32:
+        return static_cast<const float*>(data)[i];
+    case ISTHMUS_DT_FLOAT64:
+        return static_cast<const double*>(data)[i];
+    default:
+        throw type_error(cat("isthmus::plugin: cannot read ", dtype_name(dt), " elements"));
+    }
+}
+
+ISTHMUS_PLUGIN_SUPPORT const char* kind_name(int32_t k) {
+    static const char* const names[] = {"none",   "bool",   "int",    "float",   "complex",
+                                        "string", "tensor", "object", "callable"};
+    return k >= 0 && k <= ISTHMUS_VALUE_CALLBACK ? names[k] : "unknown";
+}
+
+[[noreturn]] ISTHMUS_PLUGIN_SUPPORT void bad_arg(const char* expected, const isthmus_value& v) {
+    throw type_error(cat("expected ", expected, ", got ", kind_name(v.kind)));
+}
+
+ISTHMUS_PLUGIN_SUPPORT double as_double(const isthmus_value& v) {
+    switch (v.kind) {
+    case ISTHMUS_VALUE_BOOL:
+    case ISTHMUS_VALUE_INT:
+        if (v.dtype == ISTHMUS_DT_UINT64) return static_cast<double>(static_cast<uint64_t>(v.u.i));
+        return static_cast<double>(v.u.i);
+    case ISTHMUS_VALUE_FLOAT:
+        return v.u.f;
+    default:
+        bad_arg("a number", v);
+    }
+}
+
+ISTHMUS_PLUGIN_SUPPORT void vec_elements(const isthmus_value& v, int n, double* out) {
+    if (v.kind != ISTHMUS_VALUE_TENSOR) bad_arg(cat("a vector of ", n, " elements").c_str(), v);
+    const isthmus_tensor& t = v.u.t;
+    int64_t numel = 1;
+    for (int d = 0; d < t.ndim; ++d) numel *= t.shape[d];
+    if (numel != n || t.ndim > 1)
+        throw value_error(cat("expected a vector of ", n, " elements, got a tensor of ", numel,
+                              " element(s) and ", t.ndim, " dimension(s)"));
+    const int64_t s = t.ndim == 1 ? t.strides[0] : 0;
+    for (int i = 0; i < n; ++i) out[i] = load_as_double(t.data, t.dtype, i * s);
+}
+
+ISTHMUS_PLUGIN_SUPPORT void rethrow_for_arg(const error& e, size_t i) {
+    throw error(arg_label(static_cast<int64_t>(i)) + ": " + e.what(), e.code());
+}
+
+ISTHMUS_PLUGIN_SUPPORT void check_view_of(const isthmus_tensor& t, int32_t dtype, int rank) {
+    if (t.dtype != dtype)
+        throw type_error(
+            cat("expected a tensor of ", dtype_name(dtype), ", got ", dtype_name(t.dtype)));
+    if (t.ndim != rank)
+        throw type_error(cat("expected a tensor with ", rank, " dimension(s), got ", t.ndim));
+}
+
 } // namespace detail
 
 ISTHMUS_PLUGIN_SUPPORT void callback::invoke(const isthmus_value* args, int32_t nargs,
@@ -151,6 +231,59 @@ ISTHMUS_PLUGIN_SUPPORT module::module(const char* name, const char* description)
 }
 
 ISTHMUS_PLUGIN_SUPPORT module::~module() = default;
+
+ISTHMUS_PLUGIN_SUPPORT void* module::keep(std::shared_ptr<void> p) {
+    return callables_.emplace_back(std::move(p)).get();
+}
+
+ISTHMUS_PLUGIN_SUPPORT std::vector<isthmus_param>&
+module::named_params(const isthmus_param* all, const names& given, size_t n, size_t skip) {
+    std::vector<isthmus_param>& ps = st_.params.emplace_back();
+    for (size_t k = 0; k < n; ++k) {
+        ps.push_back(all[skip + k]);
+        ps.back().name = st_.keep(k < given.size() ? given[k] : detail::cat("arg", k));
+    }
+    return ps;
+}
+
+ISTHMUS_PLUGIN_SUPPORT kernel_def module::add_kernel(
+    const char* name, const char* doc, std::vector<isthmus_param>& ps, int32_t pos_ndim,
+    isthmus_kernel_launch launch_cpu, isthmus_kernel_launch_cuda launch_cuda, void* data) {
+    isthmus_kernel k{};
+    k.name = st_.keep(name);
+    std::string sig = detail::signature_of(name, ps, "");
+    sig.insert(sig.size() - 1, detail::cat(ps.empty() ? "" : ", ", "pos: ivec", pos_ndim));
+    k.signature = st_.keep(sig);
+    k.doc = doc ? st_.keep(doc) : nullptr;
+    k.nparams = static_cast<int32_t>(ps.size());
+    k.params = ps.data();
+    k.pos_ndim = pos_ndim;
+    k.device_types = 1 << ISTHMUS_DEVICE_CPU;
+    k.launch_cpu = launch_cpu;
+    if (launch_cuda) {
+        k.device_types |= 1 << ISTHMUS_DEVICE_CUDA;
+        k.launch_cuda = launch_cuda;
+    }
+    k.data = data;
+    kernels_.push_back(k);
+    return kernel_def(*this, kernels_.size() - 1);
+}
+
+ISTHMUS_PLUGIN_SUPPORT void module::add_function_entry(std::vector<isthmus_function>& into,
+                                                       const char* name, const char* doc,
+                                                       const char* result,
+                                                       std::vector<isthmus_param>& ps,
+                                                       isthmus_function_impl impl, void* data) {
+    isthmus_function fn{};
+    fn.name = st_.keep(name);
+    fn.signature = st_.keep(detail::signature_of(name, ps, result));
+    fn.doc = doc ? st_.keep(doc) : nullptr;
+    fn.nparams = static_cast<int32_t>(ps.size());
+    fn.params = ps.data();
+    fn.impl = impl;
+    fn.data = data;
+    into.push_back(fn);
+}
 
 ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* module::descriptor() {
     for (auto& t : types_) {

@@ -84,28 +84,17 @@ struct type_slot {
     static inline const isthmus_type* desc = nullptr;
 };
 
-inline const char* kind_name(int32_t k) {
-    static const char* const names[] = {"none",   "bool",   "int",    "float",   "complex",
-                                        "string", "tensor", "object", "callable"};
-    return k >= 0 && k <= ISTHMUS_VALUE_CALLBACK ? names[k] : "unknown";
-}
-
-[[noreturn]] inline void bad_arg(const char* expected, const isthmus_value& v) {
-    throw type_error(cat("expected ", expected, ", got ", kind_name(v.kind)));
-}
-
-inline double as_double(const isthmus_value& v) {
-    switch (v.kind) {
-    case ISTHMUS_VALUE_BOOL:
-    case ISTHMUS_VALUE_INT:
-        if (v.dtype == ISTHMUS_DT_UINT64) return static_cast<double>(static_cast<uint64_t>(v.u.i));
-        return static_cast<double>(v.u.i);
-    case ISTHMUS_VALUE_FLOAT:
-        return v.u.f;
-    default:
-        bad_arg("a number", v);
-    }
-}
+/// "int", "tensor": an ABI value kind for messages.
+ISTHMUS_PLUGIN_SUPPORT const char* kind_name(int32_t k);
+/// Throws type_error "expected <expected>, got <v's kind>".
+[[noreturn]] ISTHMUS_PLUGIN_SUPPORT void bad_arg(const char* expected, const isthmus_value& v);
+/// A number argument as a double (type_error for other kinds).
+ISTHMUS_PLUGIN_SUPPORT double as_double(const isthmus_value& v);
+/// Reads an argument of `n` elements (a tensor of n elements, at most one dimension) into `out`;
+/// value_error or type_error otherwise.
+ISTHMUS_PLUGIN_SUPPORT void vec_elements(const isthmus_value& v, int n, double* out);
+/// Rethrows `e`, a conversion error of argument `i`, with the argument named in front.
+[[noreturn]] ISTHMUS_PLUGIN_SUPPORT void rethrow_for_arg(const error& e, size_t i);
 
 /// Converts one argument to the C++ parameter type P (by value; views alias the tensor).
 template <typename P>
@@ -144,22 +133,13 @@ struct arg_caster {
             if (v.kind != ISTHMUS_VALUE_TENSOR) bad_arg("a tensor", v);
             return T(v.u.t);
         } else if constexpr (is_vec<T>::value) {
-            T r{};
             constexpr int n = T::size();
-            if (v.kind == ISTHMUS_VALUE_TENSOR) {
-                const isthmus_tensor& t = v.u.t;
-                int64_t numel = 1;
-                for (int d = 0; d < t.ndim; ++d) numel *= t.shape[d];
-                if (numel != n || t.ndim > 1)
-                    throw value_error(cat("expected a vector of ", n, " elements, got a tensor of ",
-                                          numel, " element(s) and ", t.ndim, " dimension(s)"));
-                const int64_t s = t.ndim == 1 ? t.strides[0] : 0;
-                for (int i = 0; i < n; ++i)
-                    r[i] = static_cast<std::remove_cvref_t<decltype(r[0])>>(
-                        load_as_double(t.data, t.dtype, i * s));
-                return r;
-            }
-            bad_arg(cat("a vector of ", n, " elements").c_str(), v);
+            double e[n];
+            vec_elements(v, n, e);
+            T r{};
+            for (int i = 0; i < n; ++i)
+                r[i] = static_cast<std::remove_cvref_t<decltype(r[0])>>(e[i]);
+            return r;
         } else if constexpr (std::is_same_v<T, callback>) {
             if (v.kind != ISTHMUS_VALUE_CALLBACK) bad_arg("a callable", v);
             return callback(v.u.cb);
@@ -187,7 +167,7 @@ std::remove_cvref_t<P> get_arg(const isthmus_value* args, size_t i) {
     try {
         return arg_caster<P>::get(args[i]);
     } catch (const error& e) {
-        throw error(arg_label(static_cast<int64_t>(i)) + ": " + e.what(), e.code());
+        rethrow_for_arg(e, i);
     }
 }
 

@@ -151,6 +151,11 @@ struct view_binding;
 
 } // namespace detail
 
+namespace detail {
+/// Throws type_error unless `t` has dtype code `dtype` and `rank` dimensions.
+ISTHMUS_PLUGIN_SUPPORT void check_view_of(const isthmus_tensor& t, int32_t dtype, int rank);
+} // namespace detail
+
 /// A typed, strided N-d view of a tensor argument. `T` const: read-only (the host locks for
 /// reading and may convert the dtype); non-const: read-write (exact dtype). `A` says what an
 /// index outside the tensor does (see access; Note [view checks]).
@@ -165,13 +170,7 @@ public:
     view() = default;
     /// Views a tensor descriptor; throws type_error when the dtype or rank differs.
     explicit view(const isthmus_tensor& t) {
-        if (t.dtype != dtype_code<value_type>::value)
-            throw type_error(detail::cat("expected a tensor of ",
-                                         dtype_name(dtype_code<value_type>::value), ", got ",
-                                         dtype_name(t.dtype)));
-        if (t.ndim != N)
-            throw type_error(
-                detail::cat("expected a tensor with ", N, " dimension(s), got ", t.ndim));
+        detail::check_view_of(t, dtype_code<value_type>::value, N);
         data_ = static_cast<T*>(t.data);
         for (int d = 0; d < N; ++d) {
             shape_[d] = t.shape[d];
