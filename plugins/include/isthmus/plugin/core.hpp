@@ -3,8 +3,8 @@
 
 #include "isthmus/plugin_abi.h"
 
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
