@@ -1,9 +1,10 @@
-// Plugins from Python: import_native, compile_string/compile_file, parallel_do, native objects.
+// Plugins from Python: import_native, compile_string/compile_file, and the values of plugin calls.
 #include "bindings.hpp"
 
 #include "isthmus/plugins.hpp"
 #include "native_function.hpp"
 #include "plugin_overloads.hpp"
+#include "plugin_values.hpp"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -30,11 +31,6 @@ namespace {
 
 // ---- values crossing into plugin calls ---------------------------------------------------------
 
-py::object wrap_object(std::shared_ptr<pl::plugin_object> o);
-pl::host_callable python_callable(py::object fn);
-bool is_native_object(py::handle h);
-value native_object_value(py::handle h);
-
 const char* code_name(int32_t code) {
     static const char* const names[] = {
         "bool",   "int8",    "int16",    "int32",   "int64",   "uint8",     "uint16",    "uint32",
@@ -42,7 +38,8 @@ const char* code_name(int32_t code) {
     return code >= 0 && code <= ISTHMUS_DT_COMPLEX128 ? names[code] : "any";
 }
 
-// A Python int for messages: its digits, or its size when it is too long to print usefully.
+} // namespace
+
 std::string int_text(py::handle h) {
     const auto bits = h.attr("bit_length")().cast<int64_t>();
     if (bits <= 256) return py::str(h).cast<std::string>();
@@ -50,6 +47,8 @@ std::string int_text(py::handle h) {
                                                                                         : "") +
            "a " + std::to_string(bits) + "-bit integer";
 }
+
+namespace {
 
 // Note [integer parameters] (plugin.hpp), Python side: a Python int outside int64 becomes a
 // uint64 scalar when it fits one (for uint64 parameters), a float64 for a real parameter, and
@@ -87,7 +86,9 @@ value big_int_value(py::handle h, const isthmus_param* p) {
 // they are; Python callables become host callbacks; native objects pass their instance.
 // Everything else (arrays and torch tensors shared zero-copy, lists, buffers) follows the
 // inbound rule through asvalue() (Note [inbound rule]).
-value arg_value(py::handle h, const isthmus_param* p = nullptr) {
+} // namespace
+
+value arg_value(py::handle h, const isthmus_param* p) {
     PyObject* o = h.ptr();
     if (PyFloat_CheckExact(o)) return value(scalar(PyFloat_AS_DOUBLE(o)));
     if (PyBool_Check(o)) return value(scalar(o == Py_True));
@@ -112,7 +113,6 @@ value arg_value(py::handle h, const isthmus_param* p = nullptr) {
 
 // Argument `i` of a call to `what` with parameter `p` (NULL: unknown); an overflow names the
 // argument like the host's own checks do.
-} // namespace
 
 value call_arg(py::handle h, const std::string& what, size_t i, const isthmus_param* p) {
     try {
@@ -156,8 +156,6 @@ py::object result_to_py(const value& v) {
     }
 }
 
-namespace {
-
 pl::host_callable python_callable(py::object fn) {
     // The holder drops its reference under the GIL, whichever thread releases it.
     std::shared_ptr<py::object> h(new py::object(std::move(fn)), [](py::object* p) {
@@ -173,29 +171,6 @@ pl::host_callable python_callable(py::object fn) {
     };
 }
 
-// ---- kernels, objects, events
-// --------------------------------------------------------------------
-
-struct native_kernel {
-    std::shared_ptr<pl::kernel> k;
-};
-
-struct native_object {
-    std::shared_ptr<pl::plugin_object> o;
-};
-
-struct native_event {
-    std::shared_ptr<pl::plugin_object> o;
-    std::string name;
-};
-
-// `with q.checked():` (Note [checked mode] in plugins.hpp): a checked_scope on the thread that
-// enters it, for as long as the block runs.
-struct checked_block {
-    bool enabled = true;
-    std::optional<pl::checked_scope> scope;
-};
-
 py::object wrap_object(std::shared_ptr<pl::plugin_object> o) {
     return py::cast(native_object{std::move(o)});
 }
@@ -207,6 +182,8 @@ bool is_native_object(py::handle h) {
 value native_object_value(py::handle h) {
     return value(std::static_pointer_cast<object>(h.cast<const native_object&>().o));
 }
+
+namespace {
 
 // ---- modules and the names they add to isthmus
 // ---------------------------------------------------
@@ -253,56 +230,6 @@ py::object import_library(const std::shared_ptr<pl::library>& lib) {
     }
     g_modules->emplace(lib->path(), mod);
     return mod;
-}
-
-// One size of dims: an int (or an object with __index__) that fits int64.
-int64_t dim_from_py(py::handle x) {
-    ISTHMUS_CHECK(PyLong_Check(x.ptr()) || PyIndex_Check(x.ptr()), type_error,
-                  "parallel_do: dims must hold ints, got ", type_name(x));
-    const auto i = py::reinterpret_steal<py::object>(PyNumber_Index(x.ptr()));
-    if (!i) throw py::error_already_set();
-    int overflow = 0;
-    const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
-    ISTHMUS_CHECK(!overflow, value_error, "parallel_do: the size ", int_text(i),
-                  " in dims does not fit int64");
-    return v;
-}
-
-shape_t dims_from_py(py::handle h) {
-    if (PyLong_Check(h.ptr()) || (PyIndex_Check(h.ptr()) && !py::isinstance<py::sequence>(h) &&
-                                  !is_qvalue(h) && !py::isinstance<py::array>(h)))
-        return {dim_from_py(h)};
-    if (is_qvalue(h) || py::isinstance<py::array>(h)) {
-        const tensor t = asvalue(h).as_tensor();
-        ISTHMUS_CHECK(t.dim() <= 1 && !is_complex(t.dtype()), type_error,
-                      "parallel_do: dims must be a 1-d tensor of integers, got a ", name(t.dtype()),
-                      " tensor of shape ", shape_str(t.shape()));
-        shape_t d;
-        if (is_integer(t.dtype()) || is_bool(t.dtype())) { // exact, whatever the size
-            if (t.dtype() == dtype::uint64)
-                for (uint64_t x : t.to_vector<uint64_t>()) {
-                    ISTHMUS_CHECK(x <= static_cast<uint64_t>(INT64_MAX), value_error,
-                                  "parallel_do: the size ", x, " in dims does not fit int64");
-                    d.push_back(static_cast<int64_t>(x));
-                }
-            else
-                d = t.to(dtype::int64).to_vector<int64_t>();
-            return d;
-        }
-        for (double x : t.to_vector<double>()) {
-            // (-2^63 and 2^63 as doubles: the range that converts to int64 exactly)
-            ISTHMUS_CHECK(std::isfinite(x) && x == std::floor(x) && x >= -9223372036854775808.0 &&
-                              x < 9223372036854775808.0,
-                          value_error, "parallel_do: dims must hold integers, got ", x);
-            d.push_back(static_cast<int64_t>(x));
-        }
-        return d;
-    }
-    ISTHMUS_CHECK(py::isinstance<py::sequence>(h) && !py::isinstance<py::str>(h), type_error,
-                  "parallel_do: dims must be an int or a sequence of ints, got ", type_name(h));
-    shape_t d;
-    for (py::handle x : py::reinterpret_borrow<py::sequence>(h)) d.push_back(dim_from_py(x));
-    return d;
 }
 
 PyObject* g_compile_error = nullptr;
@@ -397,108 +324,6 @@ void bind_plugins(py::module_& m) {
         }
     });
 
-    py::class_<native_kernel>(m, "native_kernel", "A plugin kernel; run it with parallel_do.")
-        .def_property_readonly("name", [](const native_kernel& k) { return k.k->name(); })
-        .def_property_readonly("signature", [](const native_kernel& k) { return k.k->signature(); })
-        .def_property_readonly("plugin_path",
-                               [](const native_kernel& k) { return k.k->owner()->path(); })
-        .def_property_readonly(
-            "plugin", [](const native_kernel& k) { return k.k->owner()->name(); },
-            "The name of the plugin the kernel comes from.")
-        .def_property_readonly(
-            "overloads", [](const native_kernel& k) { return kernel_overloads(*k.k); },
-            "The kernel as one overload dict (as native_function.overloads, plus pos_ndim: the "
-            "rank of the position, which callers do not pass).")
-        .def_property_readonly(
-            "devices",
-            [](const native_kernel& k) {
-                py::list r;
-                if (k.k->abi()->launch_cpu) r.append("cpu");
-                if (k.k->abi()->launch_cuda) r.append("cuda");
-                return py::tuple(r);
-            },
-            "Where the kernel can run: (\"cpu\",), (\"cpu\", \"cuda\") or (\"cuda\",).")
-        .def_property_readonly("__doc__",
-                               [](const native_kernel& k) {
-                                   const char* d = k.k->abi()->doc;
-                                   return k.k->signature() +
-                                          (d && *d ? std::string("\n\n") + d : "");
-                               })
-        .def("__repr__",
-             [](const native_kernel& k) {
-                 return "<native kernel " + k.k->signature() + " from plugin " +
-                        k.k->owner()->name() + ">";
-             })
-        .def("__call__", [](const native_kernel& k, py::args, py::kwargs) {
-            ISTHMUS_THROW(type_error, "kernel ", k.k->name(),
-                          " runs through parallel_do(dims, args..., kernel), not by a call");
-        });
-
-    py::class_<native_event>(m, "native_event",
-                             "An event of a native object: a list of callbacks the plugin fires.")
-        .def(
-            "add",
-            [](const native_event& e, py::function fn) {
-                const std::string nm =
-                    py::str(py::getattr(fn, "__qualname__", py::str("callable")));
-                e.o->add_listener(e.name, python_callable(fn), nm);
-            },
-            py::arg("callback"), "Adds a callable; the plugin calls it when the event fires.")
-        .def(
-            "clear", [](const native_event& e) { e.o->clear_listeners(e.name); },
-            "Removes every callback.")
-        .def("__len__", [](const native_event& e) { return e.o->listener_count(e.name); })
-        .def("__iadd__",
-             [](native_event& e, py::function fn) {
-                 e.o->add_listener(e.name, python_callable(fn));
-                 return e;
-             })
-        .def("__repr__", [](const native_event& e) {
-            return "<native event " + e.name + " of " + e.o->to_string() + ", " +
-                   std::to_string(e.o->listener_count(e.name)) + " callback(s)>";
-        });
-
-    py::class_<native_object>(m, "native_object",
-                              "An instance of a plugin object type: fields are attributes, "
-                              "methods are callable, events take callbacks (obj.onclick.add(f)).")
-        .def("__getattr__",
-             [](const native_object& self, const std::string& name) -> py::object {
-                 const auto& o = self.o;
-                 if (o->has_field(name)) return result_to_py(o->get(name));
-                 if (o->has_event(name)) return py::cast(native_event{o, name});
-                 if (o->has_method(name)) {
-                     return py::cpp_function(
-                         [o, name](py::args args) {
-                             std::vector<value> vs;
-                             for (py::handle a : args) vs.push_back(arg_value(a));
-                             return result_to_py(o->call(name, vs));
-                         },
-                         py::name(name.c_str()));
-                 }
-                 std::string have;
-                 for (const auto& v : {o->fields(), o->methods(), o->events()})
-                     for (const auto& n : v) have += (have.empty() ? "" : ", ") + n;
-                 throw py::attribute_error("'" + o->kind() + "' object has no attribute '" + name +
-                                           "' (it has: " + (have.empty() ? "nothing" : have) + ")");
-             })
-        .def("__setattr__",
-             [](const native_object& self, const std::string& name, py::handle v) {
-                 if (!self.o->has_field(name))
-                     throw py::attribute_error("'" + self.o->kind() + "' object has no field '" +
-                                               name + "'");
-                 self.o->set(name, arg_value(v));
-             })
-        .def("__dir__",
-             [](const native_object& self) {
-                 py::list l;
-                 for (const auto& v : {self.o->fields(), self.o->methods(), self.o->events()})
-                     for (const auto& n : v) l.append(n);
-                 return l;
-             })
-        .def_property_readonly("type_name",
-                               [](const native_object& self) { return self.o->kind(); })
-        .def("__repr__", [](const native_object& self) { return self.o->to_string(); });
-
     m.def(
         "import_native",
         [](const std::string& path_or_name) {
@@ -555,63 +380,6 @@ void bind_plugins(py::module_& m) {
         py::arg("lang") = py::none(),
         "compile_string on a file's contents (the plugin file is named after the file's stem;\n"
         "a .cu file is CUDA unless lang says otherwise).");
-    py::class_<checked_block>(
-        m, "checked",
-        "Checked mode for plugin kernels and functions, as a context manager:\n\n"
-        "    with q.checked():\n"
-        "        q.parallel_do(dims, x, y, kernel)\n\n"
-        "Inside the block, every unchecked view of a plugin kernel or function called from this\n"
-        "thread bounds-checks each access: an access outside its tensor raises IndexError naming\n"
-        "the kernel, the argument, the index and the shape, instead of reading or writing\n"
-        "outside the tensor. checked(False) turns it off inside an outer block or when the\n"
-        "environment variable ISTHMUS_CHECKED=1 turned it on for the process. Blocks nest.")
-        .def(py::init<bool>(), py::arg("enabled") = true,
-             "A checked-mode block (enabled=False: an unchecked one).")
-        .def(
-            "__enter__",
-            [](checked_block& b) -> checked_block& {
-                ISTHMUS_CHECK(!b.scope, runtime_error,
-                              "q.checked(): this block is already entered; make one per with");
-                b.scope.emplace(b.enabled);
-                return b;
-            },
-            py::return_value_policy::reference, "Turns checked mode on (or off) on this thread.")
-        .def(
-            "__exit__", [](checked_block& b, py::args) { b.scope.reset(); },
-            "Restores the mode that was in force before the block.")
-        .def_static(
-            "active", [] { return pl::checked(); },
-            "Whether plugin calls from this thread run in checked mode now.");
-    m.def(
-        "parallel_do",
-        [](py::args args) {
-            require_init("parallel_do");
-            ISTHMUS_CHECK(args.size() >= 2, type_error,
-                          "parallel_do(dims, args..., kernel): expected at least dims and a "
-                          "kernel, got ",
-                          args.size(), " argument(s)");
-            py::handle last = args[args.size() - 1];
-            ISTHMUS_CHECK(py::isinstance<native_kernel>(last), type_error,
-                          "parallel_do(dims, args..., kernel): the last argument must be a "
-                          "native kernel, got ",
-                          type_name(last));
-            const auto& k = last.cast<const native_kernel&>();
-            const shape_t dims = dims_from_py(args[0]);
-            const isthmus_kernel* ak = k.k->abi();
-            std::vector<value> vals;
-            vals.reserve(args.size() - 2);
-            for (size_t i = 1; i + 1 < args.size(); ++i)
-                vals.push_back(call_arg(
-                    args[i], ak->signature, i - 1,
-                    static_cast<int32_t>(i - 1) < ak->nparams ? &ak->params[i - 1] : nullptr));
-            py::gil_scoped_release nogil;
-            pl::parallel_do(dims, vals, *k.k);
-        },
-        "parallel_do(dims, args..., kernel): runs a plugin kernel at every position of dims\n"
-        "(an int or 1 to 4 sizes) on the device the scheduling rule picks for its tensor\n"
-        "arguments: on a GPU when the kernel has a CUDA launcher (queued on the device's stream),\n"
-        "else in parallel on the CPU. Tensor arguments are locked there for the duration;\n"
-        "argument counts and types are checked before anything runs.");
     m.def(
         "plugin_cache_dir", [] { return pl::cache_dir(); },
         "The directory compile_string caches plugins in.");
@@ -619,6 +387,8 @@ void bind_plugins(py::module_& m) {
         "plugin_include_dir", [] { return pl::plugin_include_dir(); },
         "The directory holding isthmus/plugin.hpp (for building plugins by hand).");
     m.attr("PLUGIN_ABI_VERSION") = ISTHMUS_PLUGIN_ABI_VERSION;
+    bind_plugin_kernels(m);
+    bind_plugin_objects(m);
 }
 
 } // namespace isthmus::pymod

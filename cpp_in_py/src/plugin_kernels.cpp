@@ -1,0 +1,178 @@
+// Plugin kernels from Python: q.native_kernel, q.checked and q.parallel_do.
+#include "bindings.hpp"
+
+#include "isthmus/plugins.hpp"
+#include "native_function.hpp"
+#include "plugin_overloads.hpp"
+#include "plugin_values.hpp"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+
+namespace isthmus::pymod {
+
+namespace pl = isthmus::plugins;
+
+namespace {
+
+// `with q.checked():` (Note [checked mode] in plugins.hpp): a checked_scope on the thread that
+// enters it, for as long as the block runs.
+struct checked_block {
+    bool enabled = true;
+    std::optional<pl::checked_scope> scope;
+};
+
+// One size of dims: an int (or an object with __index__) that fits int64.
+int64_t dim_from_py(py::handle x) {
+    ISTHMUS_CHECK(PyLong_Check(x.ptr()) || PyIndex_Check(x.ptr()), type_error,
+                  "parallel_do: dims must hold ints, got ", type_name(x));
+    const auto i = py::reinterpret_steal<py::object>(PyNumber_Index(x.ptr()));
+    if (!i) throw py::error_already_set();
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+    ISTHMUS_CHECK(!overflow, value_error, "parallel_do: the size ", int_text(i),
+                  " in dims does not fit int64");
+    return v;
+}
+
+shape_t dims_from_py(py::handle h) {
+    if (PyLong_Check(h.ptr()) || (PyIndex_Check(h.ptr()) && !py::isinstance<py::sequence>(h) &&
+                                  !is_qvalue(h) && !py::isinstance<py::array>(h)))
+        return {dim_from_py(h)};
+    if (is_qvalue(h) || py::isinstance<py::array>(h)) {
+        const tensor t = asvalue(h).as_tensor();
+        ISTHMUS_CHECK(t.dim() <= 1 && !is_complex(t.dtype()), type_error,
+                      "parallel_do: dims must be a 1-d tensor of integers, got a ", name(t.dtype()),
+                      " tensor of shape ", shape_str(t.shape()));
+        shape_t d;
+        if (is_integer(t.dtype()) || is_bool(t.dtype())) { // exact, whatever the size
+            if (t.dtype() == dtype::uint64)
+                for (uint64_t x : t.to_vector<uint64_t>()) {
+                    ISTHMUS_CHECK(x <= static_cast<uint64_t>(INT64_MAX), value_error,
+                                  "parallel_do: the size ", x, " in dims does not fit int64");
+                    d.push_back(static_cast<int64_t>(x));
+                }
+            else
+                d = t.to(dtype::int64).to_vector<int64_t>();
+            return d;
+        }
+        for (double x : t.to_vector<double>()) {
+            // (-2^63 and 2^63 as doubles: the range that converts to int64 exactly)
+            ISTHMUS_CHECK(std::isfinite(x) && x == std::floor(x) && x >= -9223372036854775808.0 &&
+                              x < 9223372036854775808.0,
+                          value_error, "parallel_do: dims must hold integers, got ", x);
+            d.push_back(static_cast<int64_t>(x));
+        }
+        return d;
+    }
+    ISTHMUS_CHECK(py::isinstance<py::sequence>(h) && !py::isinstance<py::str>(h), type_error,
+                  "parallel_do: dims must be an int or a sequence of ints, got ", type_name(h));
+    shape_t d;
+    for (py::handle x : py::reinterpret_borrow<py::sequence>(h)) d.push_back(dim_from_py(x));
+    return d;
+}
+
+} // namespace
+
+void bind_plugin_kernels(py::module_& m) {
+    py::class_<native_kernel>(m, "native_kernel", "A plugin kernel; run it with parallel_do.")
+        .def_property_readonly("name", [](const native_kernel& k) { return k.k->name(); })
+        .def_property_readonly("signature", [](const native_kernel& k) { return k.k->signature(); })
+        .def_property_readonly("plugin_path",
+                               [](const native_kernel& k) { return k.k->owner()->path(); })
+        .def_property_readonly(
+            "plugin", [](const native_kernel& k) { return k.k->owner()->name(); },
+            "The name of the plugin the kernel comes from.")
+        .def_property_readonly(
+            "overloads", [](const native_kernel& k) { return kernel_overloads(*k.k); },
+            "The kernel as one overload dict (as native_function.overloads, plus pos_ndim: the "
+            "rank of the position, which callers do not pass).")
+        .def_property_readonly(
+            "devices",
+            [](const native_kernel& k) {
+                py::list r;
+                if (k.k->abi()->launch_cpu) r.append("cpu");
+                if (k.k->abi()->launch_cuda) r.append("cuda");
+                return py::tuple(r);
+            },
+            "Where the kernel can run: (\"cpu\",), (\"cpu\", \"cuda\") or (\"cuda\",).")
+        .def_property_readonly("__doc__",
+                               [](const native_kernel& k) {
+                                   const char* d = k.k->abi()->doc;
+                                   return k.k->signature() +
+                                          (d && *d ? std::string("\n\n") + d : "");
+                               })
+        .def("__repr__",
+             [](const native_kernel& k) {
+                 return "<native kernel " + k.k->signature() + " from plugin " +
+                        k.k->owner()->name() + ">";
+             })
+        .def("__call__", [](const native_kernel& k, py::args, py::kwargs) {
+            ISTHMUS_THROW(type_error, "kernel ", k.k->name(),
+                          " runs through parallel_do(dims, args..., kernel), not by a call");
+        });
+
+    py::class_<checked_block>(
+        m, "checked",
+        "Checked mode for plugin kernels and functions, as a context manager:\n\n"
+        "    with q.checked():\n"
+        "        q.parallel_do(dims, x, y, kernel)\n\n"
+        "Inside the block, every unchecked view of a plugin kernel or function called from this\n"
+        "thread bounds-checks each access: an access outside its tensor raises IndexError naming\n"
+        "the kernel, the argument, the index and the shape, instead of reading or writing\n"
+        "outside the tensor. checked(False) turns it off inside an outer block or when the\n"
+        "environment variable ISTHMUS_CHECKED=1 turned it on for the process. Blocks nest.")
+        .def(py::init<bool>(), py::arg("enabled") = true,
+             "A checked-mode block (enabled=False: an unchecked one).")
+        .def(
+            "__enter__",
+            [](checked_block& b) -> checked_block& {
+                ISTHMUS_CHECK(!b.scope, runtime_error,
+                              "q.checked(): this block is already entered; make one per with");
+                b.scope.emplace(b.enabled);
+                return b;
+            },
+            py::return_value_policy::reference, "Turns checked mode on (or off) on this thread.")
+        .def(
+            "__exit__", [](checked_block& b, py::args) { b.scope.reset(); },
+            "Restores the mode that was in force before the block.")
+        .def_static(
+            "active", [] { return pl::checked(); },
+            "Whether plugin calls from this thread run in checked mode now.");
+    m.def(
+        "parallel_do",
+        [](py::args args) {
+            require_init("parallel_do");
+            ISTHMUS_CHECK(args.size() >= 2, type_error,
+                          "parallel_do(dims, args..., kernel): expected at least dims and a "
+                          "kernel, got ",
+                          args.size(), " argument(s)");
+            py::handle last = args[args.size() - 1];
+            ISTHMUS_CHECK(py::isinstance<native_kernel>(last), type_error,
+                          "parallel_do(dims, args..., kernel): the last argument must be a "
+                          "native kernel, got ",
+                          type_name(last));
+            const auto& k = last.cast<const native_kernel&>();
+            const shape_t dims = dims_from_py(args[0]);
+            const isthmus_kernel* ak = k.k->abi();
+            std::vector<value> vals;
+            vals.reserve(args.size() - 2);
+            for (size_t i = 1; i + 1 < args.size(); ++i)
+                vals.push_back(call_arg(
+                    args[i], ak->signature, i - 1,
+                    static_cast<int32_t>(i - 1) < ak->nparams ? &ak->params[i - 1] : nullptr));
+            py::gil_scoped_release nogil;
+            pl::parallel_do(dims, vals, *k.k);
+        },
+        "parallel_do(dims, args..., kernel): runs a plugin kernel at every position of dims\n"
+        "(an int or 1 to 4 sizes) on the device the scheduling rule picks for its tensor\n"
+        "arguments: on a GPU when the kernel has a CUDA launcher (queued on the device's stream),\n"
+        "else in parallel on the CPU. Tensor arguments are locked there for the duration;\n"
+        "argument counts and types are checked before anything runs.");
+}
+
+} // namespace isthmus::pymod
