@@ -222,7 +222,7 @@ ISTHMUS_PLUGIN_SUPPORT void callback::invoke(const isthmus_value* args, int32_t 
     }
 }
 
-ISTHMUS_PLUGIN_SUPPORT module::module(const char* name, const char* description) {
+ISTHMUS_PLUGIN_SUPPORT plugin::module::module(const char* name, const char* description) {
     desc_.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
     desc_.struct_size = sizeof(isthmus_plugin);
     desc_.name = st_.keep(name);
@@ -230,14 +230,14 @@ ISTHMUS_PLUGIN_SUPPORT module::module(const char* name, const char* description)
     desc_.features = ISTHMUS_FEATURE_CHECKED_MODE; // See Note [view checks]
 }
 
-ISTHMUS_PLUGIN_SUPPORT module::~module() = default;
+ISTHMUS_PLUGIN_SUPPORT plugin::module::~module() = default;
 
-ISTHMUS_PLUGIN_SUPPORT void* module::keep(std::shared_ptr<void> p) {
+ISTHMUS_PLUGIN_SUPPORT void* plugin::module::keep(std::shared_ptr<void> p) {
     return callables_.emplace_back(std::move(p)).get();
 }
 
 ISTHMUS_PLUGIN_SUPPORT std::vector<isthmus_param>&
-module::named_params(const isthmus_param* all, const names& given, size_t n, size_t skip) {
+plugin::module::named_params(const isthmus_param* all, const names& given, size_t n, size_t skip) {
     std::vector<isthmus_param>& ps = st_.params.emplace_back();
     for (size_t k = 0; k < n; ++k) {
         ps.push_back(all[skip + k]);
@@ -246,7 +246,7 @@ module::named_params(const isthmus_param* all, const names& given, size_t n, siz
     return ps;
 }
 
-ISTHMUS_PLUGIN_SUPPORT kernel_def module::add_kernel(
+ISTHMUS_PLUGIN_SUPPORT kernel_def plugin::module::add_kernel(
     const char* name, const char* doc, std::vector<isthmus_param>& ps, int32_t pos_ndim,
     isthmus_kernel_launch launch_cpu, isthmus_kernel_launch_cuda launch_cuda, void* data) {
     isthmus_kernel k{};
@@ -269,11 +269,9 @@ ISTHMUS_PLUGIN_SUPPORT kernel_def module::add_kernel(
     return kernel_def(*this, kernels_.size() - 1);
 }
 
-ISTHMUS_PLUGIN_SUPPORT void module::add_function_entry(std::vector<isthmus_function>& into,
-                                                       const char* name, const char* doc,
-                                                       const char* result,
-                                                       std::vector<isthmus_param>& ps,
-                                                       isthmus_function_impl impl, void* data) {
+ISTHMUS_PLUGIN_SUPPORT void plugin::module::add_function_entry(
+    std::vector<isthmus_function>& into, const char* name, const char* doc, const char* result,
+    std::vector<isthmus_param>& ps, isthmus_function_impl impl, void* data) {
     isthmus_function fn{};
     fn.name = st_.keep(name);
     fn.signature = st_.keep(detail::signature_of(name, ps, result));
@@ -285,7 +283,7 @@ ISTHMUS_PLUGIN_SUPPORT void module::add_function_entry(std::vector<isthmus_funct
     into.push_back(fn);
 }
 
-ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* module::descriptor() {
+ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* plugin::module::descriptor() {
     for (auto& t : types_) {
         auto& tm = type_members_[&t];
         t.nfields = static_cast<int32_t>(tm.fields.size());
@@ -307,7 +305,8 @@ ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* module::descriptor() {
     return &desc_;
 }
 
-ISTHMUS_PLUGIN_SUPPORT void module::retarget(const isthmus_type* from, const isthmus_type* to) {
+ISTHMUS_PLUGIN_SUPPORT void plugin::module::retarget(const isthmus_type* from,
+                                                     const isthmus_type* to) {
     auto fix = [&](const isthmus_param* ps, int32_t n) {
         for (int32_t i = 0; i < n; ++i)
             if (ps[i].type == from) const_cast<isthmus_param&>(ps[i]).type = to;
