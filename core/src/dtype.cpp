@@ -138,6 +138,13 @@ dtype promote_types(dtype a, dtype b) noexcept {
     return promote_real(a, b);
 }
 
+scalar_kind kind_of(dtype t) noexcept {
+    if (is_bool(t)) return scalar_kind::boolean;
+    if (is_integer(t)) return scalar_kind::integer;
+    if (is_complex(t)) return scalar_kind::complex;
+    return scalar_kind::floating;
+}
+
 dtype promote_with_scalar(dtype a, scalar_kind k) noexcept {
     switch (k) {
     case scalar_kind::boolean:

@@ -101,12 +101,7 @@ struct operand {
     /// of the dtype it promotes to weakly (NEP 50: float32 beside 0.3 stays float32).
     tensor as_tensor_beside(dtype other) const {
         if (!is_scalar) return *tp;
-        const dtype t = s.type();
-        const scalar_kind k = is_bool(t)      ? scalar_kind::boolean
-                              : is_integer(t) ? scalar_kind::integer
-                              : is_complex(t) ? scalar_kind::complex
-                                              : scalar_kind::floating;
-        return s.to_tensor().to(promote_with_scalar(other, k));
+        return s.to_tensor().to(promote_with_scalar(other, kind_of(s.type())));
     }
 
 private:

@@ -156,12 +156,6 @@ scalar at_scalar_precision(const scalar& s) {
     return s;
 }
 
-// bool < int < float < complex: which of two Python numbers sets the result's kind.
-int rank_of(const scalar& s) {
-    const dtype t = s.type();
-    return is_bool(t) ? 0 : is_integer(t) ? 1 : is_complex(t) ? 3 : 2;
-}
-
 } // namespace
 
 py::object apply_binary(binary_op op, py::handle a, py::handle b) {
@@ -178,7 +172,7 @@ py::object apply_binary(binary_op op, py::handle a, py::handle b) {
             r = x.python_number ? binary(op, x.s, y.s.to_tensor())
                                 : binary(op, x.s.to_tensor(), y.s);
         else if (x.is_scalar && y.is_scalar && x.python_number) // the higher kind leads
-            r = rank_of(x.s) >= rank_of(y.s)
+            r = kind_of(x.s.type()) >= kind_of(y.s.type())      // bool < int < float < complex
                     ? binary(op, at_scalar_precision(x.s).to_tensor(), y.s)
                     : binary(op, x.s, at_scalar_precision(y.s).to_tensor());
         else if (x.is_scalar && y.is_scalar)

@@ -76,6 +76,9 @@ ISTHMUS_API dtype promote_types(dtype a, dtype b) noexcept;
 
 /// The kind of a Python-style scalar operand, which promotes "weakly" (NumPy 2, NEP 50).
 enum class scalar_kind : uint8_t { boolean, integer, floating, complex };
+/// The kind of a dtype (bool < integer < floating < complex, in the enum's order): how a scalar
+/// of that dtype promotes beside an array (promote_with_scalar).
+ISTHMUS_API scalar_kind kind_of(dtype t) noexcept;
 /// Promotion of an array dtype with a weak scalar: the array's dtype wins within its kind.
 ISTHMUS_API dtype promote_with_scalar(dtype a, scalar_kind k) noexcept;
 

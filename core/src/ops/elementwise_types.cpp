@@ -147,16 +147,8 @@ bool can_cast_same_kind(dtype from, dtype to) noexcept {
     return can_cast_safely(from, to) || kind_rank(from) <= kind_rank(to);
 }
 
-scalar_kind kind_of(const scalar& s) noexcept {
-    const dtype t = s.type();
-    if (is_bool(t)) return scalar_kind::boolean;
-    if (is_integer(t)) return scalar_kind::integer;
-    if (is_complex(t)) return scalar_kind::complex;
-    return scalar_kind::floating;
-}
-
 dtype weak_scalar_dtype(dtype t, const scalar& s, std::string_view what) {
-    const scalar_kind k = kind_of(s);
+    const scalar_kind k = kind_of(s.type());
     const dtype r = promote_with_scalar(t, k);
     if (k != scalar_kind::integer || !is_integer(r)) return r;
     // Note [weak integer range]: NEP 50 casts the Python integer to the tensor's dtype and
@@ -171,7 +163,7 @@ dtype weak_scalar_dtype(dtype t, const scalar& s, std::string_view what) {
 }
 
 dtype default_scalar_dtype(const scalar& s) noexcept {
-    switch (kind_of(s)) {
+    switch (kind_of(s.type())) {
     case scalar_kind::boolean:
         return dtype::bool_;
     case scalar_kind::integer:

@@ -44,9 +44,6 @@ bool can_cast_same_kind(dtype from, dtype to) noexcept;
 /// Throws type_error unless a `result` can be stored into a `target` dtype in place.
 void check_inplace_cast(dtype result, dtype target, std::string_view what);
 
-/// The kind of a scalar operand, from its dtype.
-scalar_kind kind_of(const scalar& s) noexcept;
-
 /// The dtype a weak scalar takes next to a tensor of dtype `t` (NEP 50); throws value_error
 /// when an integer scalar does not fit an integer result dtype.
 dtype weak_scalar_dtype(dtype t, const scalar& s, std::string_view what);
