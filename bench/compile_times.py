@@ -10,7 +10,8 @@ Rows, each the best of N (default 3) in fresh cache directories, wall time of th
   - a cached load in a new process (the compile_string call, after q.init);
 beside `g++ -O2 -shared` of an empty C++ file and of a file that only includes
 <isthmus/plugin.hpp> (the header's parse), and CuPy's RawModule compile of an equivalent CUDA
-kernel when CuPy and a GPU are there. Not a test: timings never gate CI.
+kernel when CuPy and a GPU are there; and examples/plugins/unsharp.cu through nvcc cold, without
+and with the support object. Not a test: timings never gate CI.
 """
 import os
 import pathlib
@@ -82,6 +83,33 @@ def cupy_rawmodule():
     return best
 
 
+def nvcc_rows(tmp):
+    """examples/plugins/unsharp.cu through compile_string(lang="cuda") (nvcc), cold without and
+    with the author layer's support object (Note [support object in CUDA plugins]); {} without
+    nvcc. Best of REPEAT, each in a fresh cache whose layer key a C++ compile marked first."""
+    if not any(os.access(os.path.join(d, "nvcc"), os.X_OK)
+               for d in ["/usr/local/cuda/bin"] + os.environ.get("PATH", "").split(os.pathsep)):
+        return {}
+    src = (ROOT / "examples" / "plugins" / "unsharp.cu").read_text()
+    without, with_layer = [], []
+    for i in range(REPEAT):
+        cache = tmp / f"cuda{i}"
+        os.environ["ISTHMUS_CACHE_DIR"] = str(cache)
+        os.environ["ISTHMUS_PLUGIN_PCH"] = "0"
+        without.append(wall(lambda: q.compile_string(f"cu_plain{i}",
+                                                     src.replace("unsharp", f"cu_plain{i}"),
+                                                     lang="cuda")))
+        os.environ["ISTHMUS_PLUGIN_PCH"] = "1"
+        q.compile_string(f"cu_mark{i}", "ISTHMUS_PLUGIN(cu_mark, m) { (void)m; }".replace(
+            "cu_mark", f"cu_mark{i}"))  # marks the g++ layer key: the next compile builds it
+        q.compile_string(f"cu_build{i}", src.replace("unsharp", f"cu_build{i}"), lang="cuda")
+        with_layer.append(wall(lambda: q.compile_string(f"cu_warm{i}",
+                                                        src.replace("unsharp", f"cu_warm{i}"),
+                                                        lang="cuda")))
+    return {"unsharp.cu (nvcc), cold": min(without),
+            "unsharp.cu, support object present": min(with_layer)}
+
+
 def main():
     q.init("cpu")
     rows = {}
@@ -108,12 +136,15 @@ def main():
                                                for _ in range(REPEAT))
         empty = min(gxx(tmp, "int isthmus_probe;\n") for _ in range(REPEAT))
         header = min(gxx(tmp, "#include <isthmus/plugin.hpp>\n") for _ in range(REPEAT))
+        cuda = nvcc_rows(tmp)
     raw = cupy_rawmodule()
     print(f"{'color_temperature (C++)':36}{'seconds':>10}{'/ g++ empty':>13}")
     for name, t in rows.items():
         print(f"{name:36}{t:10.4f}{t / empty:12.1f}x")
     print(f"{'g++ -O2 -shared, empty file':36}{empty:10.3f}{1.0:12.1f}x")
     print(f"{'g++ -O2 -shared, plugin.hpp only':36}{header:10.3f}{header / empty:12.1f}x")
+    for name, t in cuda.items():
+        print(f"{name:36}{t:10.4f}{t / empty:12.1f}x")
     if raw is not None:
         print(f"{'CuPy RawModule compile (CUDA)':36}{raw:10.3f}{raw / empty:12.1f}x")
     else:

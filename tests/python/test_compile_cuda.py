@@ -5,6 +5,7 @@ other nvcc run is the compile-error test, which fails in nvcc's front end.
 """
 import os
 import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -57,9 +58,19 @@ def cu_cache(tmp_path_factory):
         yield d
 
 
+GXX = shutil.which("g++")
+
+
 @pytest.fixture(scope="module")
 def cu_image(cu_cache, tmp_path_factory):
-    """The shared module, compiled once from a .cu file (the extension selects CUDA)."""
+    """The shared module, compiled once from a .cu file (the extension selects CUDA). Where g++
+    is there, a C++ plugin compiled first with g++ and no flags marks the author layer's key, so
+    this compile builds the support object and links it (Note [support object in CUDA
+    plugins]): every test of the module then runs on a CUDA plugin built that way."""
+    if GXX:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("CXX", "g++")
+            q.compile_string("cu_layer_mark", "ISTHMUS_PLUGIN(cu_layer_mark, m) { (void)m; }")
     f = tmp_path_factory.mktemp("cuda_src") / "cu_image.cu"
     f.write_text(SOURCE)
     return q.compile_file(str(f))
@@ -104,6 +115,18 @@ def test_kernels_say_where_they_run(cu_image, cu_cache):
     y = q.zeros(9, dtype="float64")
     q.parallel_do(9, y, mod.cu_portable_iota)
     np.testing.assert_array_equal(np.asarray(y), np.arange(9.0))
+
+
+@pytest.mark.skipif(GXX is None or shutil.which("nm") is None or
+                    os.environ.get("ISTHMUS_PLUGIN_PCH") == "0", reason="needs g++ and nm")
+def test_the_cuda_plugin_links_the_support_object(cu_image, cu_cache):
+    (obj,) = cu_cache.glob("isthmus-pch-*.o")
+    (so,) = cu_cache.glob("cu_image-*.so")
+    # the whole support object is linked in: functions this plugin never calls are there too
+    # (a header-only build would hold only what it uses; it takes no vec arguments)
+    symbols = subprocess.run(["nm", "-C", str(so)], capture_output=True, text=True).stdout
+    assert "isthmus::plugin::detail::vec_elements" in symbols
+    assert obj.stat().st_size > 0
 
 
 def test_cuda_source_is_cached(cu_image, cu_cache):
