@@ -239,6 +239,24 @@ language language_of(const std::string& spelled, const std::string& what) {
                   "\" (expected \"c++\" or \"cuda\")");
 }
 
+// The precompiled layer a compile uses (empty: none): the C++ path's for C++ (Note [precompiled
+// plugin header]); for CUDA, the layer of nvcc's host compiler g++ with the C++ fixed flags,
+// whose support object it links (Note [support object in CUDA plugins]).
+precompiled_layer layer_for(bool cuda, const std::vector<std::string>& cmd,
+                            const std::vector<std::string>& fixed, const compile_options& opts,
+                            const std::string& inc, const std::string& layer_text,
+                            const fs::path& dir, interrupt_check& ic, slow_compile_reporter& rep) {
+    if (!cuda) {
+        std::vector<std::string> flags = fixed;
+        flags.insert(flags.end(), opts.flags.begin(), opts.flags.end());
+        return precompiled_header({cmd, std::move(flags), inc, layer_text, dir}, ic, rep);
+    }
+    if (find_in_path("g++").empty()) return {};
+    return precompiled_header(
+        {{"g++"}, {std::begin(k_fixed_flags), std::end(k_fixed_flags)}, inc, layer_text, dir}, ic,
+        rep);
+}
+
 std::shared_ptr<library> compile_source(const std::string& name, const std::string& source,
                                         const compile_options& opts, language lang) {
     const std::string what = "compile_string(\"" + name + "\")";
@@ -325,22 +343,17 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
             for (const auto& f : opts.flags) argv.push_back(f);
             argv.push_back("-I" + inc);
             precompiled_layer pch;
-            if (!cuda) { // Note [precompiled plugin header]
-                std::vector<std::string> flags = fixed;
-                flags.insert(flags.end(), opts.flags.begin(), opts.flags.end());
-                pch = precompiled_header({cmd, std::move(flags), inc, layer, dir}, ic, rep);
-                if (!pch.empty()) {
-                    argv.push_back("-include");
-                    argv.push_back(pch.header);
-                }
-            } else if (!find_in_path("g++").empty()) { // Note [support object in CUDA plugins]
-                pch = precompiled_header({{"g++"},
-                                          {std::begin(k_fixed_flags), std::end(k_fixed_flags)},
-                                          inc,
-                                          layer,
-                                          dir},
-                                         ic, rep);
-                if (!pch.empty()) argv.push_back("-DISTHMUS_PLUGIN_SEPARATE=1");
+            try {
+                pch = layer_for(cuda, cmd, fixed, opts, inc, layer, dir, ic, rep);
+            } catch (const interrupted&) { // a Ctrl-C while the layer builds: no entry stays
+                fs::remove(src, ec);
+                throw;
+            }
+            if (!pch.empty() && !cuda) { // Note [precompiled plugin header]
+                argv.push_back("-include");
+                argv.push_back(pch.header);
+            } else if (!pch.empty()) { // Note [support object in CUDA plugins]
+                argv.push_back("-DISTHMUS_PLUGIN_SEPARATE=1");
             }
             argv.push_back(src.string());
             if (!pch.empty()) argv.push_back(pch.object); // Note [support object]

@@ -157,9 +157,9 @@ precompiled_layer precompiled_header(const pch_request& r, interrupt_check& ic,
     runs[1].log = r.dir / (stem + ".o.log." + pid);
     try {
         run_compilers(runs, ic, rep);
-    } catch (const interrupted&) {
-        fs::remove(gch_tmp, ec);
-        fs::remove(object_tmp, ec);
+    } catch (const interrupted&) { // nothing of the build stays; `.seen` does, so the next
+        for (const auto& f : {gch_tmp, object_tmp, hpp, support}) // cold compile builds it
+            fs::remove(f, ec);
         throw;
     }
     for (const auto& [run, tmp] : {std::pair{&runs[0], &gch_tmp}, std::pair{&runs[1], &object_tmp}})

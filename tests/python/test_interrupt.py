@@ -1,6 +1,7 @@
 # Ctrl-C and other signal handlers stop long native operations (Note [interrupting long operations]).
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -224,3 +225,83 @@ def test_ctrl_c_stops_a_compile_and_leaves_the_cache_usable(tmp_path):
     assert p.returncode == 0, err
     leftovers = [f.name for f in cache.rglob("*") if ".tmp." in f.name or ".log." in f.name]
     assert leftovers == []
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="the precompiled layer is built by GCC")
+def test_ctrl_c_while_the_precompiled_layer_builds(tmp_path):
+    # Note [precompiled plugin header]: the second cold compile builds the header and the support
+    # object at once (two compilers). SIGINT then stops both (stand-ins that would take a
+    # minute), raises KeyboardInterrupt, and leaves neither half of the layer nor the plugin's
+    # entry behind; the next cold compile builds the layer for real and uses it.
+    slow_flag = tmp_path / "slow"
+    slow_flag.write_text("")
+    pidfile = tmp_path / "layer.pids"
+    cxx = tmp_path / "gxx-slow-layer"
+    cxx.write_text(textwrap.dedent(f"""\
+        #!/bin/sh
+        if [ -e {slow_flag} ]; then
+          for a in "$@"; do
+            case "$a" in
+              c++-header|*.support.cpp) echo $$ >> {pidfile}; exec sleep 60;;
+            esac
+          done
+        fi
+        exec {shutil.which("g++")} "$@"
+        """))
+    cxx.chmod(0o755)
+    cache = tmp_path / "cache"
+    code = textwrap.dedent(f"""
+        import os, signal, sys
+        {DEFAULT_SIGINT}
+        sys.path.insert(0, {PACKAGE_PARENT!r})
+        import isthmus as q
+        q.init("cpu")
+        src = '''
+        ISTHMUS_PLUGIN(NAME, m) {{
+            m.def("NAME_twice", [](double x) {{ return 2 * x; }}, {{"x"}});
+        }}
+        '''
+        def compile(name):
+            return getattr(q.compile_string(name, src.replace("NAME", name)), name + "_twice")
+        assert compile("layer_a")(1.0) == 2.0  # the first cold compile: marks the key
+        print("ready", flush=True)
+        try:
+            compile("layer_b")  # builds the layer: both builds sleep
+            print("finished", flush=True)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+        sys.stdin.readline()  # the parent looks at the cache, then lets the builds run for real
+        print("compiled", compile("layer_c")(21.0), flush=True)
+    """)
+    env = dict(os.environ, ISTHMUS_CACHE_DIR=str(cache), CXX=str(cxx))
+    env.pop("ISTHMUS_PLUGIN_PCH", None)
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert read_line(p, 120) == "ready"
+        deadline = time.perf_counter() + 60
+        while time.perf_counter() < deadline and (
+                not pidfile.exists() or len(pidfile.read_text().split()) < 2):
+            time.sleep(0.05)
+        assert len(pidfile.read_text().split()) == 2, "the two layer builds never started"
+        t0 = time.perf_counter()
+        p.send_signal(signal.SIGINT)
+        line = read_line(p, 60)
+        delay = time.perf_counter() - t0
+        assert line == "interrupted", (line, p.stderr.read() if p.poll() is not None else "")
+        assert delay < STOP_WITHIN, f"KeyboardInterrupt came {delay:.2f} s after SIGINT"
+        for pid in map(int, pidfile.read_text().split()):  # both stand-ins stopped and reaped
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
+        parts = sorted(f.name.split(".", 1)[1] for f in cache.glob("isthmus-pch-*"))
+        assert parts == ["lock", "seen"], parts
+        assert not list(cache.glob("layer_b-*.cpp")) and not list(cache.glob("layer_b-*.so"))
+        assert [f.name for f in cache.iterdir() if ".tmp." in f.name or ".log." in f.name] == []
+        slow_flag.unlink()
+        out, err = p.communicate("go\n", timeout=300)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert out.strip() == "compiled 42.0", (out, err)
+    assert p.returncode == 0, err
+    assert len(list(cache.glob("isthmus-pch-*.o"))) == 1  # built by layer_c's compile
