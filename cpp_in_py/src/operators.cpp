@@ -146,18 +146,6 @@ py::object wrap_result(tensor r, bool both_scalars) {
     return result_out(std::move(r), both_scalars ? result_form::scalar_if_0d : result_form::tensor);
 }
 
-namespace {
-
-// A Python number read exactly, as to_operand does, rounded to the `scalar` precision.
-scalar at_scalar_precision(const scalar& s) {
-    if (is_complex(s.type()))
-        return cscalar_dtype() == dtype::complex64 ? scalar(complex64_t(s.to<complex128_t>())) : s;
-    if (is_floating(s.type())) return scalar::of(s.to<double>(), scalar_dtype());
-    return s;
-}
-
-} // namespace
-
 py::object apply_binary(binary_op op, py::handle a, py::handle b) {
     require_init_op(name(op));
     operand x, y;

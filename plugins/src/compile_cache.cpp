@@ -102,21 +102,36 @@ std::string target_identity() {
     return id;
 }
 
-bool cache_valid(const fs::path& so, const fs::path& meta) {
+std::map<std::string, std::string> read_meta(const fs::path& meta) {
     std::error_code ec;
-    if (!fs::is_regular_file(so, ec) || !fs::is_regular_file(meta, ec)) return false;
+    std::map<std::string, std::string> fields;
+    if (!fs::is_regular_file(meta, ec)) return fields;
     std::istringstream is(read_file(meta));
-    std::string magic, k1, k2;
-    uintmax_t size = 0;
-    std::string hash;
-    if (!(is >> magic >> k1 >> size >> k2 >> hash) || magic != "isthmus-plugin-cache-1" ||
-        k1 != "size" || k2 != "hash")
-        return false;
-    if (fs::file_size(so, ec) != size || ec) return false;
+    std::string line;
+    if (!std::getline(is, line) || line != "isthmus-plugin-cache-1") return fields;
+    while (std::getline(is, line))
+        if (const auto sp = line.find(' '); sp != std::string::npos)
+            fields[line.substr(0, sp)] = line.substr(sp + 1);
+    return fields;
+}
+
+bool size_recorded(const fs::path& file, const std::map<std::string, std::string>& fields,
+                   const std::string& field) {
+    const auto it = fields.find(field);
+    if (it == fields.end()) return false;
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(file, ec);
+    return !ec && std::to_string(size) == it->second;
+}
+
+bool cache_valid(const fs::path& so, const fs::path& meta) {
+    const auto fields = read_meta(meta);
+    const auto hash = fields.find("hash");
+    if (hash == fields.end() || !size_recorded(so, fields, "size")) return false;
     uintmax_t got = 0;
     fnv f;
     f.h = file_hash(so, &got);
-    return got == size && f.hex() == hash;
+    return std::to_string(got) == fields.at("size") && f.hex() == hash->second;
 }
 
 void write_atomically(const fs::path& target, const std::string& content) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,11 @@ std::string compiler_identity(const std::string& exe);
 std::string target_identity();
 /// Whether `artefact` exists and `meta` records its size and hash.
 bool cache_valid(const fs::path& artefact, const fs::path& meta);
+/// The "word value" lines of a .meta after its magic line; empty when it is missing or foreign.
+std::map<std::string, std::string> read_meta(const fs::path& meta);
+/// Whether `file` exists and has the size the .meta's `field` records.
+bool size_recorded(const fs::path& file, const std::map<std::string, std::string>& fields,
+                   const std::string& field);
 /// The .meta text recording an artefact's size and hash, plus `extra` lines.
 std::string meta_text(const fs::path& artefact, const std::string& extra);
 /// Writes `content` to a temporary name beside `target`, then renames it into place.

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
-#include <sstream>
 
 namespace isthmus::plugins {
 
@@ -72,25 +71,8 @@ bool is_gcc(const std::vector<std::string>& cmd, const fs::path& dir, interrupt_
 
 // The .gch and the .o exist and have the sizes the .meta records.
 bool sizes_match(const fs::path& gch, const fs::path& object, const fs::path& meta) {
-    std::error_code ec;
-    if (!fs::is_regular_file(gch, ec) || !fs::is_regular_file(object, ec) ||
-        !fs::is_regular_file(meta, ec))
-        return false;
-    std::istringstream is(read_file(meta));
-    std::map<std::string, std::string> fields; // "key value" lines after the magic line
-    std::string line;
-    if (!std::getline(is, line) || line != "isthmus-plugin-cache-1") return false;
-    while (std::getline(is, line))
-        if (const auto sp = line.find(' '); sp != std::string::npos)
-            fields[line.substr(0, sp)] = line.substr(sp + 1);
-    uintmax_t size = 0, object_size = 0;
-    try {
-        size = std::stoull(fields.at("size"));
-        object_size = std::stoull(fields.at("object_size"));
-    } catch (const std::exception&) { // a field missing or not a number
-        return false;
-    }
-    return fs::file_size(gch, ec) == size && !ec && fs::file_size(object, ec) == object_size && !ec;
+    const auto fields = read_meta(meta);
+    return size_recorded(gch, fields, "size") && size_recorded(object, fields, "object_size");
 }
 
 bool link_only(const std::string& flag) {

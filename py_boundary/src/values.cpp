@@ -54,6 +54,14 @@ static scalar convert_number(const scalar& s, std::optional<dtype> dt) {
     return dt ? s.to_checked(*dt) : s;
 }
 
+scalar at_scalar_precision(const scalar& exact) {
+    if (is_complex(exact.type()))
+        return cscalar_dtype() == dtype::complex64 ? scalar(complex64_t(exact.to<complex128_t>()))
+                                                   : exact;
+    if (is_floating(exact.type())) return scalar::of(exact.to<double>(), scalar_dtype());
+    return exact;
+}
+
 scalar scalar_from_py(py::handle obj, std::optional<dtype> dt) {
     PyObject* o = obj.ptr();
     if (PyBool_Check(o)) return convert_number(scalar(o == Py_True), dt);
@@ -82,13 +90,12 @@ scalar scalar_from_py(py::handle obj, std::optional<dtype> dt) {
     const bool numpy_scalar = !PyFloat_CheckExact(o) && !PyComplex_CheckExact(o) &&
                               (PyFloat_Check(o) || PyComplex_Check(o)) && is_numpy_scalar(obj);
     if (PyFloat_Check(o) && !numpy_scalar) {
-        if (dt) return convert_number(scalar(PyFloat_AS_DOUBLE(o)), dt); // exact, then dt
-        return scalar::of(PyFloat_AS_DOUBLE(o), scalar_dtype());
+        const scalar exact(PyFloat_AS_DOUBLE(o));
+        return dt ? convert_number(exact, dt) : at_scalar_precision(exact); // exact, then dt
     }
     if (PyComplex_Check(o) && !numpy_scalar) {
-        const complex128_t c(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
-        if (dt) return convert_number(scalar(c), dt);
-        return cscalar_dtype() == dtype::complex64 ? scalar(complex64_t(c)) : scalar(c);
+        const scalar exact(complex128_t(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
+        return dt ? convert_number(exact, dt) : at_scalar_precision(exact);
     }
     if (is_py_number(obj)) { // a NumPy scalar: keeps its dtype
         const dtype own = dtype_from_numpy(obj.attr("dtype"));

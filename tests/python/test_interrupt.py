@@ -25,6 +25,15 @@ class Stop(Exception):
 # runner may be) inherits that, and Python then installs no KeyboardInterrupt handler: the
 # children below put Python's handler back so that SIGINT means Ctrl-C whatever started them.
 DEFAULT_SIGINT = "signal.signal(signal.SIGINT, signal.default_int_handler)"
+# The start of every child program below: Ctrl-C as above, this build's isthmus, initialised.
+CHILD_START = textwrap.dedent(f"""\
+    import os, signal, sys, time
+    {DEFAULT_SIGINT}
+    sys.path.insert(0, {PACKAGE_PARENT!r})
+    import numpy as np
+    import isthmus as q
+    q.init("cpu")
+    """)
 
 
 def read_line(p, timeout):
@@ -131,13 +140,7 @@ def test_a_signal_handler_stops_a_long_kernel_launch(tmp_path, monkeypatch, sigu
 
 def test_ctrl_c_in_a_child_process_raises_keyboard_interrupt():
     # The issue's scenario: a process doing a long product gets SIGINT (what Ctrl-C sends)
-    code = textwrap.dedent(f"""
-        import signal, sys, time
-        {DEFAULT_SIGINT}
-        sys.path.insert(0, {PACKAGE_PARENT!r})
-        import numpy as np
-        import isthmus as q
-        q.init("cpu")
+    code = CHILD_START + textwrap.dedent(f"""
         a = q.value(np.random.default_rng(2).standard_normal((6144, 6144)))
         before = np.asarray(a).copy()
         print("ready", flush=True)
@@ -177,12 +180,7 @@ def test_ctrl_c_stops_a_compile_and_leaves_the_cache_usable(tmp_path):
     slow.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep 60\n")
     slow.chmod(0o755)
     cache = tmp_path / "cache"
-    code = textwrap.dedent(f"""
-        import os, signal, sys, time
-        {DEFAULT_SIGINT}
-        sys.path.insert(0, {PACKAGE_PARENT!r})
-        import isthmus as q
-        q.init("cpu")
+    code = CHILD_START + textwrap.dedent(f"""
         src = '''
         ISTHMUS_PLUGIN(interrupted_compile, m) {{
             m.def("twice", [](double x) {{ return 2 * x; }}, {{"x"}});
@@ -250,12 +248,7 @@ def test_ctrl_c_while_the_precompiled_layer_builds(tmp_path):
         """))
     cxx.chmod(0o755)
     cache = tmp_path / "cache"
-    code = textwrap.dedent(f"""
-        import os, signal, sys
-        {DEFAULT_SIGINT}
-        sys.path.insert(0, {PACKAGE_PARENT!r})
-        import isthmus as q
-        q.init("cpu")
+    code = CHILD_START + textwrap.dedent(f"""
         src = '''
         ISTHMUS_PLUGIN(NAME, m) {{
             m.def("NAME_twice", [](double x) {{ return 2 * x; }}, {{"x"}});

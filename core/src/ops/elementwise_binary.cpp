@@ -44,27 +44,15 @@ void check_inplace_shape(const tensor& target, const shape_t& other, std::string
 // operand (-1 < u8). An empty optional when the rule does not apply.
 std::optional<tensor> out_of_range_comparison(binary_op op, const tensor& t, const scalar& s,
                                               bool scalar_left) {
-    const bool comparison = op == binary_op::eq || op == binary_op::ne || op == binary_op::lt ||
-                            op == binary_op::le || op == binary_op::gt || op == binary_op::ge;
+    const binary_rule r = rule(op);
     const dtype td = t.dtype();
-    if (!comparison || !is_integer(td) || is_bool(td) || !is_integer(s.type()) ||
-        is_bool(s.type()) || s.fits_integer(td))
+    if ((r != binary_rule::equality && r != binary_rule::order) || !is_integer(td) || is_bool(td) ||
+        !is_integer(s.type()) || is_bool(s.type()) || s.fits_integer(td))
         return std::nullopt;
     const bool below = !is_unsigned_int(s.type()) && s.to<int64_t>() < 0; // else above all
-    // the result of `element op s` (element on the left); swapped when the scalar is on the left
-    binary_op o = op;
-    if (scalar_left) {
-        if (op == binary_op::lt)
-            o = binary_op::gt;
-        else if (op == binary_op::le)
-            o = binary_op::ge;
-        else if (op == binary_op::gt)
-            o = binary_op::lt;
-        else if (op == binary_op::ge)
-            o = binary_op::le;
-    }
+    const bool left_less = below == scalar_left; // `left < right` for every element
     bool v = false;
-    switch (o) {
+    switch (op) {
     case binary_op::eq:
         v = false;
         break;
@@ -73,10 +61,10 @@ std::optional<tensor> out_of_range_comparison(binary_op op, const tensor& t, con
         break;
     case binary_op::lt:
     case binary_op::le:
-        v = !below; // element < s holds for every element when s is above them all
+        v = left_less;
         break;
     default: // gt, ge
-        v = below;
+        v = !left_less;
         break;
     }
     return full(t.shape(), scalar(v), dtype::bool_, t.numel() ? t.location() : MEMRESOURCE_CPU);

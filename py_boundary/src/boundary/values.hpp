@@ -19,6 +19,9 @@ namespace py = pybind11;
 /// A Python number (bool, int, float, complex, NumPy scalar) as a scalar, converted to `dt`
 /// when given. Python floats become scalar_dtype() and complex numbers cscalar_dtype().
 scalar scalar_from_py(py::handle obj, std::optional<dtype> dt);
+/// A Python number read exactly (float64, complex128, ints, bool) at the `scalar` precision:
+/// floats as scalar_dtype(), complex numbers as cscalar_dtype(), others unchanged.
+scalar at_scalar_precision(const scalar& exact);
 /// True for NumPy scalars (np.float64, np.int32, ...; not Python's own numbers).
 bool is_numpy_scalar(py::handle obj);
 /// True for Python numbers and NumPy scalars (not 0-d arrays).
