@@ -10,8 +10,9 @@ Rows, each the best of N (default 3) in fresh cache directories, wall time of th
   - a cached load in a new process (the compile_string call, after q.init);
 beside `g++ -O2 -shared` of an empty C++ file and of a file that only includes
 <isthmus/plugin.hpp> (the header's parse), and CuPy's RawModule compile of an equivalent CUDA
-kernel when CuPy and a GPU are there; and examples/plugins/unsharp.cu through nvcc cold, without
-and with the support object. Not a test: timings never gate CI.
+kernel when CuPy and a GPU are there; the same kernel as CUDA source through NVRTC (the device
+pass alone, the whole compile, a cached load); and examples/plugins/unsharp.cu through nvcc cold,
+without and with the support object. Not a test: timings never gate CI.
 """
 import os
 import pathlib
@@ -83,33 +84,105 @@ def cupy_rawmodule():
     return best
 
 
-def nvcc_rows(tmp):
-    """examples/plugins/unsharp.cu through compile_string(lang="cuda") (nvcc), cold without and
-    with the author layer's support object (Note [support object in CUDA plugins]); {} without
-    nvcc. Best of REPEAT, each in a fresh cache whose layer key a C++ compile marked first."""
+CUDA_KERNEL = KERNEL.replace(
+    "static inline ip::vec3 lerp", "ISTHMUS_HD inline ip::vec3 lerp").replace(
+    """ISTHMUS_PLUGIN(color_temperature, m) {
+    m.kernel("color_temperature",
+             [](ip::view<const float, 3> x, ip::view<float, 3> y, float temp, ip::vec3 cold,
+                ip::vec3 hot, ip::ivec2 pos) {""",
+    """ISTHMUS_KERNEL(color_temperature, ip::view<const float, 3> x, ip::view<float, 3> y,
+               float temp, ip::vec3 cold, ip::vec3 hot, ip::ivec2 pos) {""").replace(
+    """             },
+             {"x", "y", "temp", "cold", "hot"},""",
+    """}
+ISTHMUS_PLUGIN(color_temperature, m) {
+    m.kernel("color_temperature", color_temperature{}, {"x", "y", "temp", "cold", "hot"},""")
+
+
+def nvrtc_device_pass(src):
+    """NVRTC alone on the device pass of `src` (what compile_string runs beside g++): the
+    library the plugin driver found, the text cut before ISTHMUS_PLUGIN, -arch=sm_90."""
+    import ctypes
+    path = pathlib.Path(q.nvrtc_library())
+    for builtins in path.parent.glob("libnvrtc-builtins.so.*"):  # opened by soname: load first
+        if ".alt." not in builtins.name:
+            ctypes.CDLL(str(builtins), mode=ctypes.RTLD_GLOBAL)
+    lib = ctypes.CDLL(str(path))
+    text = ("#include <isthmus/plugin.hpp>\n#line 1 \"k.cu\"\n" +
+            src.split("ISTHMUS_PLUGIN(")[0]).encode()
+    opts = [b"-arch=sm_90", b"-std=c++20", f"-I{q.plugin_include_dir()}".encode(),
+            b"-DISTHMUS_DEVICE_PASS=1"]
+    prog = ctypes.c_void_p()
+    t0 = time.perf_counter()
+    assert lib.nvrtcCreateProgram(ctypes.byref(prog), text, b"k.cu", 0, None, None) == 0
+    rc = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
+    size = ctypes.c_size_t()
+    lib.nvrtcGetCUBINSize(prog, ctypes.byref(size))
+    cubin = ctypes.create_string_buffer(size.value)
+    lib.nvrtcGetCUBIN(prog, cubin)
+    t = time.perf_counter() - t0
+    lib.nvrtcDestroyProgram(ctypes.byref(prog))
+    assert rc == 0 and size.value > 0
+    return t
+
+
+def cuda_rows(tmp):
+    """CUDA source through compile_string(lang="cuda"): the color_temperature kernel declared
+    with ISTHMUS_KERNEL through NVRTC (the device pass alone, the whole compile with the C++
+    layer present, a cached load in a new process), and examples/plugins/unsharp.cu through
+    nvcc cold, without and with the support object (Note [support object in CUDA plugins]).
+    Rows whose compiler is missing are left out."""
+    rows = {}
+    if q.nvrtc_library():
+        rows["CUDA: NVRTC device pass alone"] = min(nvrtc_device_pass(CUDA_KERNEL)
+                                                   for _ in range(REPEAT))
+        whole = []
+        for i in range(REPEAT):
+            cache = tmp / f"nvrtc{i}"
+            os.environ["ISTHMUS_CACHE_DIR"] = str(cache)
+            os.environ["ISTHMUS_PLUGIN_PCH"] = "1"
+            for j in range(2):  # the second C++ compile builds the layer
+                mark = f"rt_mark{i}_{j}"
+                q.compile_string(mark, f"ISTHMUS_PLUGIN({mark}, m) {{ (void)m; }}")
+            name = f"rt_ct{i}"
+            whole.append(wall(lambda: q.compile_string(
+                name, CUDA_KERNEL.replace("color_temperature", name), lang="cuda")))
+        rows["CUDA: NVRTC + g++, layer present"] = min(whole)
+        load_code = f"""
+            import time, isthmus as q
+            q.init("cpu")
+            t0 = time.perf_counter()
+            q.compile_string("rt_ct0", {CUDA_KERNEL.replace("color_temperature", "rt_ct0")!r},
+                             lang="cuda")
+            print(time.perf_counter() - t0)
+        """
+        rows["CUDA: NVRTC cached load, new process"] = min(new_process(tmp / "nvrtc0", load_code)
+                                                          for _ in range(REPEAT))
     src = (ROOT / "examples" / "plugins" / "unsharp.cu").read_text()
     without, with_layer = [], []
     for i in range(REPEAT):
         cache = tmp / f"cuda{i}"
         os.environ["ISTHMUS_CACHE_DIR"] = str(cache)
         os.environ["ISTHMUS_PLUGIN_PCH"] = "0"
-        try:  # the library's own search for nvcc decides whether there are CUDA rows
+        try:  # the library's own search for nvcc decides whether there are nvcc rows
             without.append(wall(lambda: q.compile_string(f"cu_plain{i}",
                                                          src.replace("unsharp", f"cu_plain{i}"),
-                                                         lang="cuda")))
+                                                         lang="cuda", cuda_compiler="nvcc")))
         except q.CompileError as e:
             if e.diagnostics.startswith("looked at:"):  # no nvcc found where it looks
-                return {}
+                return rows
             raise
         os.environ["ISTHMUS_PLUGIN_PCH"] = "1"
         q.compile_string(f"cu_mark{i}", "ISTHMUS_PLUGIN(cu_mark, m) { (void)m; }".replace(
             "cu_mark", f"cu_mark{i}"))  # marks the g++ layer key: the next compile builds it
-        q.compile_string(f"cu_build{i}", src.replace("unsharp", f"cu_build{i}"), lang="cuda")
+        q.compile_string(f"cu_build{i}", src.replace("unsharp", f"cu_build{i}"), lang="cuda",
+                         cuda_compiler="nvcc")
         with_layer.append(wall(lambda: q.compile_string(f"cu_warm{i}",
                                                         src.replace("unsharp", f"cu_warm{i}"),
-                                                        lang="cuda")))
-    return {"unsharp.cu (nvcc), cold": min(without),
-            "unsharp.cu, support object present": min(with_layer)}
+                                                        lang="cuda", cuda_compiler="nvcc")))
+    rows["unsharp.cu (nvcc), cold"] = min(without)
+    rows["unsharp.cu (nvcc), support object"] = min(with_layer)
+    return rows
 
 
 def main():
@@ -138,7 +211,7 @@ def main():
                                                for _ in range(REPEAT))
         empty = min(gxx(tmp, "int isthmus_probe;\n") for _ in range(REPEAT))
         header = min(gxx(tmp, "#include <isthmus/plugin.hpp>\n") for _ in range(REPEAT))
-        cuda = nvcc_rows(tmp)
+        cuda = cuda_rows(tmp)
     raw = cupy_rawmodule()
     print(f"{'color_temperature (C++)':36}{'seconds':>10}{'/ g++ empty':>13}")
     for name, t in rows.items():
@@ -152,7 +225,7 @@ def main():
     else:
         print("CuPy RawModule: not measured (CuPy or a GPU missing)")
     print("targets (issue 18): header present <= 1.0 s, the header's build <= 3 s, "
-          "cached load < 5 ms")
+          "cached load < 5 ms; CUDA: NVRTC device compile <= 1.0 s, cached load < 5 ms")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,20 @@ signatures.attach(native_function, native_kernel)  # noqa: F405
 # on first use because it starts a CPU session if none runs
 _array_api_object.attach(qvalue)  # noqa: F405
 
+# NVRTC from PyPI (nvidia-cuda-nvrtc: nvidia/cu13/lib for CUDA 13, nvidia/cuda_nvrtc/lib for 12)
+# for compile_string(lang="cuda") (Note [NVRTC plugins], docs/plugins.md).
+def _add_nvrtc_dirs() -> None:
+    import os
+    import sys
+    for base in sys.path:
+        for sub in ("nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"):
+            d = os.path.join(base or ".", sub)
+            if os.path.isdir(d):
+                _isthmus._add_nvrtc_search_dir(os.path.abspath(d))
+
+
+_add_nvrtc_dirs()
+
 # The public names: those of the native module (see __init__.pyi for their signatures) and the
 # pure-Python submodules and their exports.
 __all__ = sorted([name for name in dir(_isthmus) if not name.startswith("_")]

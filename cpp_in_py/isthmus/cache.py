@@ -20,6 +20,10 @@
 #   <stem>.meta         "isthmus-plugin-cache-1 / size N / hash H": the .so's size and its
 #                       64-bit FNV-1a hash; further "word value" lines are read if present
 #                       (a `compiler` line is shown by `list`; the C++ side writes none yet)
+#   <stem>.ptx, <stem>.sm_XY.cubin   an NVRTC-compiled CUDA plugin's device code (Note [NVRTC
+#                       plugins] in plugins/src/nvrtc_compile.cpp): the .meta records their sizes
+#                       as `ptx_size` and `cubin_sm_XY_size`, and the entry is complete only
+#                       when they match
 #   <stem>.lock         the flock that builds of this entry hold
 #   <stem>.{so,cpp,cu,meta}.tmp.<pid>, <stem>.log.<pid>   a build's temporary files (the
 #                       precompiled layer's also .o.log.<pid> and its parts' .tmp.<pid>)
@@ -65,8 +69,9 @@ META_MAGIC = "isthmus-plugin-cache-1"
 
 _FILE = re.compile(
     r"^(?P<stem>(?P<name>.+)-(?P<key>[0-9a-f]{16}))"
-    r"\.(?P<part>cpp|cu|so|meta|lock|hpp|hpp\.gch|support\.cpp|o|seen|failed"
-    r"|(?:so|cpp|cu|meta|hpp|hpp\.gch|support\.cpp|o|seen|failed)\.tmp\.\d+|(?:o\.)?log\.\d+)$")
+    r"\.(?P<part>cpp|cu|so|meta|lock|hpp|hpp\.gch|support\.cpp|o|seen|failed|ptx|sm_\w+\.cubin"
+    r"|(?:so|cpp|cu|meta|hpp|hpp\.gch|support\.cpp|o|seen|failed|ptx|sm_\w+\.cubin)\.tmp\.\d+"
+    r"|(?:o\.)?log\.\d+)$")
 _KEY = re.compile(r"^(?:(?P<name>.+)-)?(?P<key>[0-9a-fA-F]{16})$")
 
 
@@ -176,11 +181,29 @@ def _state(so, meta, verify, kinds=()):
         size_ok = int(m.get("size", "-1")) == so.stat().st_size
     except (ValueError, OSError):
         size_ok = False
-    if not size_ok:
+    if not size_ok or not _device_code_ok(meta, m):
         return "corrupt"
     if verify and m.get("hash", "").lower() != _fnv1a_hex(so):
         return "corrupt"
     return "complete"
+
+
+def _device_code_ok(meta, m):
+    """Whether the device code files an NVRTC entry's .meta records have those sizes."""
+    base = str(meta.with_suffix(""))
+    for word, value in m.items():
+        if word == "ptx_size":
+            path = Path(base + ".ptx")
+        elif word.startswith("cubin_") and word.endswith("_size"):
+            path = Path(f"{base}.{word[len('cubin_'):-len('_size')]}.cubin")
+        else:
+            continue
+        try:
+            if path.stat().st_size != int(value):
+                return False
+        except (ValueError, OSError):
+            return False
+    return True
 
 
 def _pch_state(gch, obj, meta, kinds):

@@ -342,11 +342,12 @@ void bind_plugins(py::module_& m) {
     m.def(
         "compile_string",
         [](const std::string& name, const std::string& source, std::vector<std::string> flags,
-           std::optional<std::string> lang) {
+           std::optional<std::string> lang, std::optional<std::string> cuda_compiler) {
             require_init("compile_string");
             pl::compile_options o;
             o.flags = std::move(flags);
             o.language = lang.value_or("");
+            o.cuda_compiler = cuda_compiler.value_or("");
             std::shared_ptr<pl::library> lib;
             {
                 py::gil_scoped_release nogil;
@@ -355,20 +356,24 @@ void bind_plugins(py::module_& m) {
             return import_library(lib);
         },
         py::arg("name"), py::arg("source"), py::arg("flags") = std::vector<std::string>{},
-        py::kw_only(), py::arg("lang") = py::none(),
-        "Compiles C++ source, or CUDA source with lang=\"cuda\" (nvcc), which defines the plugin\n"
-        "with ISTHMUS_PLUGIN(name, m) (the header isthmus/plugin.hpp is included for it), into a\n"
-        "cached plugin and imports it like import_native. Cache: $ISTHMUS_CACHE_DIR, else\n"
-        "~/.cache/isthmus. Raises CompileError with the compiler's diagnostics when the source\n"
-        "does not compile, or when no nvcc is found for CUDA source.");
+        py::kw_only(), py::arg("lang") = py::none(), py::arg("cuda_compiler") = py::none(),
+        "Compiles C++ source, or CUDA source with lang=\"cuda\", which defines the plugin with\n"
+        "ISTHMUS_PLUGIN(name, m) (the header isthmus/plugin.hpp is included for it), into a\n"
+        "cached plugin and imports it like import_native. CUDA source whose kernels are declared\n"
+        "with ISTHMUS_KERNEL compiles its device code with NVRTC when it is found, other CUDA\n"
+        "source with nvcc; cuda_compiler=\"auto\" (default), \"nvrtc\" or \"nvcc\" chooses.\n"
+        "Cache: $ISTHMUS_CACHE_DIR, else ~/.cache/isthmus. Raises CompileError with the\n"
+        "compiler's diagnostics when the source does not compile, or when the CUDA compiler it\n"
+        "needs is not found.");
     m.def(
         "compile_file",
-        [](const std::string& path, std::vector<std::string> flags,
-           std::optional<std::string> lang) {
+        [](const std::string& path, std::vector<std::string> flags, std::optional<std::string> lang,
+           std::optional<std::string> cuda_compiler) {
             require_init("compile_file");
             pl::compile_options o;
             o.flags = std::move(flags);
             o.language = lang.value_or("");
+            o.cuda_compiler = cuda_compiler.value_or("");
             std::shared_ptr<pl::library> lib;
             {
                 py::gil_scoped_release nogil;
@@ -377,9 +382,23 @@ void bind_plugins(py::module_& m) {
             return import_library(lib);
         },
         py::arg("path"), py::arg("flags") = std::vector<std::string>{}, py::kw_only(),
-        py::arg("lang") = py::none(),
+        py::arg("lang") = py::none(), py::arg("cuda_compiler") = py::none(),
         "compile_string on a file's contents (the plugin file is named after the file's stem;\n"
         "a .cu file is CUDA unless lang says otherwise).");
+    m.def(
+        "nvrtc_library",
+        []() -> std::optional<std::string> {
+            std::string lib;
+            {
+                py::gil_scoped_release nogil;
+                lib = pl::nvrtc_library();
+            }
+            if (lib.empty()) return std::nullopt;
+            return lib;
+        },
+        "The NVRTC library compile_string uses for CUDA source (None when none is found; see\n"
+        "docs/plugins.md for where it looks).");
+    m.def("_add_nvrtc_search_dir", &pl::add_nvrtc_search_dir, py::arg("dir"));
     m.def(
         "plugin_cache_dir", [] { return pl::cache_dir(); },
         "The directory compile_string caches plugins in.");

@@ -1,7 +1,8 @@
-"""A CUDA kernel compiled on the fly (nvcc) and run with parallel_do, on the GPU when there is one.
+"""A CUDA kernel compiled on the fly and run with parallel_do, on the GPU when there is one.
 
-Compiles examples/plugins/unsharp.cu with q.compile_file (the .cu extension selects nvcc), runs
-the kernel on a synthetic grey image and checks it against NumPy. Without a GPU the same kernel
+Compiles examples/plugins/unsharp.cu with q.compile_file (the .cu extension selects CUDA: NVRTC
+for the device code of its ISTHMUS_KERNEL when NVRTC is found, else nvcc), runs the kernel on a
+synthetic grey image and checks it against NumPy. Without a GPU the same kernel
 body runs through the plugin's CPU launcher; with one, q.init("cuda") puts the data and the
 kernel on the device.
 
@@ -30,7 +31,8 @@ def main():
     print("device:", device, "" if device == "cuda" else f"({q.cuda_unavailable_reason()})")
     t0 = time.perf_counter()
     mod = q.compile_file(str(HERE / "unsharp.cu"))
-    print(f"compiled (or loaded from the cache) in {time.perf_counter() - t0:.1f} s:",
+    print(f"compiled (or loaded from the cache) in {time.perf_counter() - t0:.1f} s",
+          f"(NVRTC: {q.nvrtc_library() or 'not found, nvcc used'}):",
           mod.unsharp.signature, "runs on", mod.unsharp.devices)
     yy, xx = np.mgrid[0:480, 0:640].astype(np.float32)
     img = (128 + 60 * np.sin(xx / 19.0) * np.cos(yy / 13.0)).astype(np.float32)

@@ -4,6 +4,7 @@
 #include "compile_cache.hpp"
 #include "compile_notice.hpp"
 #include "isthmus/interrupt.hpp"
+#include "nvrtc_compile.hpp"
 #include "precompiled_header.hpp"
 
 #include <dlfcn.h>
@@ -15,6 +16,9 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <sys/stat.h>
+#include <thread>
 
 namespace isthmus::plugins {
 
@@ -58,14 +62,14 @@ constexpr const char* k_fixed_flags[] = {"-std=c++20",
 // same with and without __CUDACC__ (that macro only adds device attributes and launchers).
 // Like the C++ layer it is built by the second cold compile that would use it.
 
-// Note [CUDA plugins]: CUDA source is compiled by nvcc (NVRTC compiles device code only: a
-// plugin also needs its host side, the CPU launcher, the descriptor and the entry point, in one
-// shared library, which takes nvcc and a host compiler). nvcc links the CUDA runtime statically
-// (its default), so the plugin needs only the driver at run time, like libisthmus_cuda.so; the
-// host hands it a stream of the primary context, which every runtime in the process shares.
-// Flags: C++20, extended lambdas (`[] __host__ __device__` kernel bodies), relaxed constexpr
-// (std:: constexpr helpers in device code), PIC and hidden visibility for the host side, and
-// SASS for each architecture in $ISTHMUS_CUDA_ARCH (default "90": H100/H200) plus PTX of the
+// Note [CUDA plugins]: CUDA source whose kernels are declared with ISTHMUS_KERNEL compiles
+// through NVRTC and the C++ compiler (Note [NVRTC plugins] in nvrtc_compile.cpp); other CUDA
+// source (extended lambda kernels), or any with cuda_compiler="nvcc", through nvcc. nvcc links the
+// CUDA runtime statically (its default), so the plugin needs only the driver at run time, like
+// libisthmus_cuda.so; the host hands it a stream of the primary context, which every runtime in the
+// process shares. Flags: C++20, extended lambdas (`[] __host__ __device__` kernel bodies), relaxed
+// constexpr (std:: constexpr helpers in device code), PIC and hidden visibility for the host side,
+// and SASS for each architecture in $ISTHMUS_CUDA_ARCH (default "90": H100/H200) plus PTX of the
 // last one, which the driver compiles for newer GPUs.
 constexpr const char* k_nvcc_flags[] = {"-std=c++20",
                                         "-O3",
@@ -257,6 +261,71 @@ precompiled_layer layer_for(bool cuda, const std::vector<std::string>& cmd,
         rep);
 }
 
+// The message of a failed device pass, with a hint where NVRTC met host code.
+std::string nvrtc_failure(const std::string& what, const std::string& log) {
+    std::string m = what + ": NVRTC failed to compile the device code";
+    if (log.find("host functions are not allowed") != std::string::npos ||
+        log.find("open source file") != std::string::npos)
+        m += " (NVRTC compiles the code outside ISTHMUS_PLUGIN as device code: put host-only "
+             "code and #includes inside #ifndef ISTHMUS_DEVICE_PASS, or compile with "
+             "cuda_compiler=\"nvcc\")";
+    return m;
+}
+
+// Whether CUDA source compiles through NVRTC (Note [NVRTC plugins] in nvrtc_compile.cpp).
+bool use_nvrtc(const std::string& source, const compile_options& opts, const std::string& what) {
+    std::string choice = opts.cuda_compiler;
+    if (choice.empty())
+        if (const char* v = std::getenv("ISTHMUS_CUDA_COMPILER"); v && *v) choice = v;
+    for (char& c : choice) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (choice.empty()) choice = "auto";
+    if (choice == "nvcc") return false;
+    ISTHMUS_CHECK(choice == "auto" || choice == "nvrtc", value_error, what,
+                  ": unknown CUDA compiler \"", choice,
+                  "\" (expected \"auto\", \"nvrtc\" or \"nvcc\")");
+    const bool lambda = has_extended_lambda(source);
+    if (choice == "auto")
+        return declares_device_entries(source) && !lambda && !find_nvrtc().library.empty();
+    if (lambda)
+        throw compile_error(what + ": NVRTC cannot compile extended lambda kernels ([] ISTHMUS_HD "
+                                   "(...)); declare the kernels with ISTHMUS_KERNEL, or compile "
+                                   "with cuda_compiler=\"nvcc\"",
+                            "");
+    if (find_nvrtc().library.empty())
+        throw compile_error(what + ": NVRTC was not found; install it (pip install "
+                                   "nvidia-cuda-nvrtc, or the CUDA toolkit) or set $ISTHMUS_NVRTC",
+                            "looked at:" + find_nvrtc().looked);
+    return true;
+}
+
+// NVRTC's identity for the cache key: the library's resolved path, size and mtime (Note
+// [finding NVRTC] in nvrtc_compile.cpp: the library is not opened for a cache hit).
+std::string nvrtc_identity() {
+    std::error_code ec;
+    const fs::path real = fs::canonical(find_nvrtc().library, ec);
+    struct stat st {};
+    ::stat(real.c_str(), &st);
+    return real.string() + "|" + std::to_string(st.st_size) + "|" + std::to_string(st.st_mtime);
+}
+
+// The device code files of an NVRTC entry: <stem>.sm_XY.cubin per architecture, <stem>.ptx.
+std::vector<std::pair<std::string, fs::path>>
+device_files(const fs::path& dir, const std::string& stem, const std::vector<std::string>& archs) {
+    std::vector<std::pair<std::string, fs::path>> f;
+    for (const auto& a : archs)
+        f.emplace_back("cubin_sm_" + a, dir / (stem + ".sm_" + a + ".cubin"));
+    f.emplace_back("ptx", dir / (stem + ".ptx"));
+    return f;
+}
+
+bool device_files_valid(const fs::path& meta,
+                        const std::vector<std::pair<std::string, fs::path>>& files) {
+    const auto fields = read_meta(meta);
+    for (const auto& [field, path] : files)
+        if (!size_recorded(path, fields, field + "_size")) return false;
+    return true;
+}
+
 std::shared_ptr<library> compile_source(const std::string& name, const std::string& source,
                                         const compile_options& opts, language lang) {
     const std::string what = "compile_string(\"" + name + "\")";
@@ -268,12 +337,15 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
     ISTHMUS_CHECK(opts.cache_dir.find('\0') == std::string::npos, value_error, what,
                   ": the cache directory contains a NUL byte");
     const bool cuda = lang == language::cuda;
-    std::vector<std::string> cmd;   // the compiler command (words)
+    const bool nvrtc = cuda && use_nvrtc(source, opts, what);
+    std::vector<std::string> archs; // CUDA architectures
+    if (cuda) archs = cuda_archs(what);
+    std::vector<std::string> cmd;   // the compiler command (words): nvcc, or the C++ compiler
     std::vector<std::string> fixed; // its fixed flags
-    if (cuda) {
+    if (cuda && !nvrtc) {
         cmd.push_back(find_nvcc(what));
         fixed.assign(std::begin(k_nvcc_flags), std::end(k_nvcc_flags));
-        for (auto& f : gencode_flags(cuda_archs(what))) fixed.push_back(std::move(f));
+        for (auto& f : gencode_flags(archs)) fixed.push_back(std::move(f));
     } else {
         cmd = split_words(compiler());
         ISTHMUS_CHECK(!cmd.empty(), runtime_error, "compile_string: CXX is empty");
@@ -296,7 +368,11 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
     for (const auto& f : opts.flags) key.add(f);
     for (const auto& w : cmd) key.add(w);
     key.add(compiler_identity(cmd.front()));
-    if (cuda && !find_in_path("g++").empty())
+    if (nvrtc) {
+        key.add("nvrtc");
+        key.add(nvrtc_identity());
+        for (const auto& a : archs) key.add(a);
+    } else if (cuda && !find_in_path("g++").empty())
         key.add(compiler_identity("g++")); // nvcc's host compiler
     key.add(std::to_string(ISTHMUS_PLUGIN_ABI_VERSION));
     std::string layer; // the author layer's text, read once per include directory
@@ -313,9 +389,14 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
 
     const std::string stem = stem_name + "-" + key.hex();
     const fs::path so = dir / (stem + ".so"), meta = dir / (stem + ".meta");
+    const auto device =
+        nvrtc ? device_files(dir, stem, archs) : std::vector<std::pair<std::string, fs::path>>{};
+    auto entry_valid = [&] {
+        return cache_valid(so, meta) && (device.empty() || device_files_valid(meta, device));
+    };
     // The fast path: no lock, no compiler. An entry removed between the check and the load
     // (`python -m isthmus.cache clear` in another process) falls through to the locked path.
-    if (cache_valid(so, meta)) {
+    if (entry_valid()) {
         try {
             return load(so.string());
         } catch (const isthmus::error&) {
@@ -330,10 +411,11 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                   dir.string(), ": ", ec.message());
     {
         interrupt_check ic; // Note [interruptible compiles]
+        const std::string compiler_name = nvrtc ? cmd.front() + " and NVRTC" : cmd.front();
         slow_compile_reporter rep(
-            compile_notice{name, cuda ? "CUDA" : "C++", cmd.front(), so.string(), false, {}});
+            compile_notice{name, cuda ? "CUDA" : "C++", compiler_name, so.string(), false, {}});
         file_lock lock(dir / (stem + ".lock"), ic, rep);
-        if (!cache_valid(so, meta)) {
+        if (!entry_valid()) {
             const fs::path src = dir / (stem + ext);
             write_atomically(src, text);
             const std::string pid = std::to_string(::getpid());
@@ -344,40 +426,66 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
             argv.push_back("-I" + inc);
             precompiled_layer pch;
             try {
-                pch = layer_for(cuda, cmd, fixed, opts, inc, layer, dir, ic, rep);
+                pch = layer_for(cuda && !nvrtc, cmd, fixed, opts, inc, layer, dir, ic, rep);
             } catch (const interrupted&) { // a Ctrl-C while the layer builds: no entry stays
                 fs::remove(src, ec);
                 throw;
             }
-            if (!pch.empty() && !cuda) { // Note [precompiled plugin header]
+            if (!pch.empty() && (!cuda || nvrtc)) { // Note [precompiled plugin header]
                 argv.push_back("-include");
                 argv.push_back(pch.header);
             } else if (!pch.empty()) { // Note [support object in CUDA plugins]
                 argv.push_back("-DISTHMUS_PLUGIN_SEPARATE=1");
             }
+            if (nvrtc) argv.push_back("-xc++"); // the host pass of a .cu file is C++
             argv.push_back(src.string());
+            if (nvrtc) argv.push_back("-xnone");
             if (!pch.empty()) argv.push_back(pch.object); // Note [support object]
             argv.push_back("-o");
             argv.push_back(tmp_so.string());
             std::string output;
             int rc = 0;
-            try {
-                rc = run_compiler(argv, dir / (stem + ".log." + pid), output, ic, rep);
-            } catch (const interrupted&) {
-                fs::remove(tmp_so, ec); // what the compiler wrote before it was stopped
-                fs::remove(src, ec);
-                throw;
+            std::optional<device_code> dev; // Note [NVRTC plugins]: the device pass runs beside
+            {
+                std::jthread device_pass;
+                if (nvrtc) {
+                    device_build b{device_pass_source(text),
+                                   stem_name + ext,
+                                   archs,
+                                   {"-I" + inc, "-DISTHMUS_DEVICE_PASS=1"}};
+                    for (const auto& f : opts.flags) // macros and include paths reach both passes
+                        if (f.rfind("-D", 0) == 0 || f.rfind("-U", 0) == 0 || f.rfind("-I", 0) == 0)
+                            b.options.push_back(f);
+                    device_pass =
+                        std::jthread([&dev, b = std::move(b)] { dev = compile_device(b); });
+                }
+                try {
+                    rc = run_compiler(argv, dir / (stem + ".log." + pid), output, ic, rep);
+                } catch (const interrupted&) {
+                    fs::remove(tmp_so, ec); // what the compiler wrote before it was stopped
+                    fs::remove(src, ec);
+                    throw;
+                }
             }
-            if (rc != 0) {
+            if (rc != 0 || (dev && !dev->ok)) {
                 fs::remove(tmp_so, ec); // a failed compile leaves no entry behind (the lock
                 fs::remove(src, ec);    // file stays: Note [plugin cache])
+                if (dev && !dev->ok) throw compile_error(nvrtc_failure(what, dev->log), dev->log);
                 throw compile_error(what + ": the " + (cuda ? "CUDA" : "C++") + " compiler (" +
                                         cmd.front() + ") failed with exit code " +
                                         std::to_string(rc),
                                     output);
             }
+            std::string extra = "compiler " + compiler_name + "\n";
+            if (dev) { // the device code first: the library is looked for last
+                for (size_t k = 0; k < device.size(); ++k) {
+                    const std::string& bytes = k < dev->cubins.size() ? dev->cubins[k] : dev->ptx;
+                    write_atomically(device[k].second, bytes);
+                    extra += device[k].first + "_size " + std::to_string(bytes.size()) + "\n";
+                }
+            }
             fs::rename(tmp_so, so);
-            write_atomically(meta, meta_text(so, "compiler " + cmd.front() + "\n"));
+            write_atomically(meta, meta_text(so, extra));
         }
     }
     return load(so.string());

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import isthmus as q
+from cuda_helpers import cuda_session, on_gpu, vignette_ref
 
 
 def _nvcc():
@@ -74,14 +75,6 @@ def cu_image(cu_cache, tmp_path_factory):
     f = tmp_path_factory.mktemp("cuda_src") / "cu_image.cu"
     f.write_text(SOURCE)
     return q.compile_file(str(f))
-
-
-def vignette_ref(x, strength):
-    h, w, _ = x.shape
-    dy = (np.arange(h, dtype=np.float32) + np.float32(0.5)) / np.float32(h) - np.float32(0.5)
-    dx = (np.arange(w, dtype=np.float32) + np.float32(0.5)) / np.float32(w) - np.float32(0.5)
-    g = np.float32(1) - np.float32(strength) * (dx[None, :] ** 2 + dy[:, None] ** 2)
-    return x * g[:, :, None]
 
 
 rng = np.random.default_rng(11)
@@ -187,18 +180,9 @@ def test_bad_language_and_arch(cu_cache, monkeypatch):
 
 # ---- on a GPU (skipped with the reason elsewhere) ----
 
-def on_gpu(x):
-    v = q.value(x)
-    v.lock(q.LOCK_READ, q.MEMRESOURCE_SINGLE_CUDA)
-    v.unlock(q.LOCK_READ, q.MEMRESOURCE_SINGLE_CUDA)
-    return v
-
-
 @pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
 def test_cuda_module_on_gpu_values_matches_cpu(cu_image):
-    q.destroy()
-    q.init("cuda")
-    try:
+    with cuda_session():
         img = rng.random((97, 131, 3), dtype=np.float32) * 255
         y = q.zeros(97, 131, 3)
         q.parallel_do([97, 131], on_gpu(img), y, 0.5, q.cu_vignette)
@@ -213,6 +197,3 @@ def test_cuda_module_on_gpu_values_matches_cpu(cu_image):
         with pytest.raises(IndexError, match=r"cu_gather: index 1000 is out of bounds for "
                                              r"dimension 0 with size 1000"):
             q.parallel_do(5000, on_gpu(x), on_gpu(idx), y, q.cu_gather)
-    finally:
-        q.destroy()
-        q.init("cpu")

@@ -17,6 +17,12 @@
 //                              ip::ivec<1> pos) { y(pos[0]) = s * x(pos[0]); }, {"x", "y", "s"});
 //     }
 
+#if defined(__CUDACC_RTC__)
+// NVRTC's device pass compiles the kernels declared with ISTHMUS_KERNEL and nothing of the host
+// side (Note [NVRTC plugins] in plugins/src/nvrtc_compile.cpp).
+#include "isthmus/plugin/device.hpp"
+#else
+
 #include "isthmus/plugin/calls.hpp"
 
 namespace isthmus::plugin {
@@ -106,6 +112,10 @@ public:
 #if defined(__CUDACC__)
         if constexpr (is_device_kernel<std::decay_t<F>>::value)
             launch_cuda = &detail::kernel_impl_cuda<F>;
+#else
+        // Note [NVRTC launcher]
+        if constexpr (detail::has_device_entry<std::decay_t<F>>)
+            if (detail::has_device_code()) launch_cuda = &detail::kernel_impl_entry<F>;
 #endif
         return add_kernel(name, doc, params_of<A>(params, n - 1), pos_ndim, &detail::kernel_impl<F>,
                           launch_cuda, keep_callable(std::move(f)));
@@ -350,3 +360,5 @@ ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* define_plugin(plugin::module& m,
     }                                                                                              \
     ISTHMUS_PLUGIN_ENTRY(isthmus_plugin_entry_impl_)                                               \
     static void isthmus_plugin_define_(::isthmus::plugin::module& M)
+
+#endif // !__CUDACC_RTC__

@@ -24,8 +24,12 @@
  *    version.
  */
 
+/* NVRTC has no C library: the device layer (isthmus/plugin/device.hpp) defines the fixed-width
+ * integer types before it includes this header. */
+#if !defined(__CUDACC_RTC__)
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -241,6 +241,11 @@ struct compile_options {
     /// nvcc, see docs/plugins.md "CUDA kernels"). Empty: C++ for compile_string; for
     /// compile_file, CUDA when the file ends in ".cu", else C++. Anything else: value_error.
     std::string language;
+    /// Which compiler CUDA source gets (Note [NVRTC plugins], docs/plugins.md): "auto" (or empty:
+    /// $ISTHMUS_CUDA_COMPILER, else auto) takes NVRTC for source whose kernels are declared with
+    /// ISTHMUS_KERNEL when NVRTC is found, else nvcc; "nvrtc" insists (compile_error when it
+    /// cannot); "nvcc" always uses nvcc. Anything else: value_error.
+    std::string cuda_compiler;
 };
 
 /// Compiles C++ or CUDA source (opts.language; it uses isthmus/plugin.hpp, included for it, and
@@ -254,6 +259,11 @@ ISTHMUS_API std::shared_ptr<library> compile_string(const std::string& name,
 /// file is CUDA unless opts.language says otherwise.
 ISTHMUS_API std::shared_ptr<library> compile_file(const std::string& path,
                                                   const compile_options& opts = {});
+/// Adds a directory to NVRTC's search (before the loader's path; the Python package adds PyPI's
+/// nvidia-cuda-nvrtc). Takes effect for searches after a failed one.
+ISTHMUS_API void add_nvrtc_search_dir(const std::string& dir);
+/// The NVRTC library compile_string uses for CUDA source ("" when none is found).
+ISTHMUS_API std::string nvrtc_library();
 /// The cache directory compile_string would use with `opts`.
 ISTHMUS_API std::string cache_dir(const compile_options& opts = {});
 /// The compiler command the driver uses ($CXX, else "g++").

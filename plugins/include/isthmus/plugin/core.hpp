@@ -1,4 +1,4 @@
-// The plugin author layer's base: errors, the running call, dtype codes, fixed vectors.
+// The plugin author layer's base: errors, the running call, dtype codes (then device.hpp).
 #pragma once
 
 #include "isthmus/plugin_abi.h"
@@ -53,26 +53,6 @@
 #define ISTHMUS_PLUGIN_SUPPORT ISTHMUS_PLUGIN_SETUP __attribute__((visibility("hidden")))
 #else
 #define ISTHMUS_PLUGIN_SUPPORT ISTHMUS_PLUGIN_SETUP inline
-#endif
-
-// Note [one kernel body for CPU and GPU]: what a kernel body touches (vec / ivec, view
-// accessors, the access modifiers' index maps) is marked ISTHMUS_HD, which is
-// `__host__ __device__` under nvcc and nothing for other compilers, so a plain C++ plugin is
-// unchanged and a .cu plugin can call the same body on both sides. In a translation unit that
-// nvcc compiles, m.kernel() also generates a CUDA launcher when the body is device-callable
-// (see is_device_kernel below); the CPU launcher is always generated.
-#if defined(__CUDACC__)
-#define ISTHMUS_HD __host__ __device__
-#else
-#define ISTHMUS_HD
-#endif
-
-/// A branch hint for the failure paths of view accesses (GCC, Clang and nvcc's host and device
-/// compilers all have __builtin_expect).
-#if defined(__GNUC__) || defined(__clang__) || defined(__CUDACC__)
-#define ISTHMUS_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define ISTHMUS_UNLIKELY(x) (x)
 #endif
 
 namespace isthmus::plugin {
@@ -238,54 +218,16 @@ namespace detail {
 /// Element `i` (in memory order, already strided) of a tensor of any real dtype, as double.
 /// Element `i` of `data` (dtype code `dt`) as a double; type_error for other dtypes.
 ISTHMUS_PLUGIN_SUPPORT double load_as_double(const void* data, int32_t dt, int64_t i);
+/// Throws type_error unless `t` has dtype code `dtype` and `rank` dimensions.
+ISTHMUS_PLUGIN_SUPPORT void check_view_of(const isthmus_tensor& t, int32_t dtype, int rank);
+/// The CPU's failure path of a view access (cold: kept out of the kernels' loops).
+[[noreturn]] ISTHMUS_PLUGIN_SUPPORT void throw_access_error(int modifier, int dim,
+                                                            const int64_t* index,
+                                                            const int64_t* shape, int rank,
+                                                            int arg);
 } // namespace detail
 
-// ---- fixed vectors -----------------------------------------------------------------------
-
-/// A fixed-size vector (Quasar's vec2..vec4): value semantics, elementwise arithmetic.
-template <typename T, int N>
-struct vec {
-    T v[N];
-    ISTHMUS_HD constexpr T& operator[](int i) { return v[i]; }
-    ISTHMUS_HD constexpr const T& operator[](int i) const { return v[i]; }
-    ISTHMUS_HD static constexpr int size() { return N; }
-#define ISTHMUS_VEC_OP(OP)                                                                         \
-    ISTHMUS_HD friend constexpr vec operator OP(const vec& a, const vec& b) {                      \
-        vec r{};                                                                                   \
-        for (int i = 0; i < N; ++i) r.v[i] = a.v[i] OP b.v[i];                                     \
-        return r;                                                                                  \
-    }                                                                                              \
-    ISTHMUS_HD friend constexpr vec operator OP(const vec& a, T s) {                               \
-        vec r{};                                                                                   \
-        for (int i = 0; i < N; ++i) r.v[i] = a.v[i] OP s;                                          \
-        return r;                                                                                  \
-    }                                                                                              \
-    ISTHMUS_HD friend constexpr vec operator OP(T s, const vec& a) {                               \
-        vec r{};                                                                                   \
-        for (int i = 0; i < N; ++i) r.v[i] = s OP a.v[i];                                          \
-        return r;                                                                                  \
-    }
-    ISTHMUS_VEC_OP(+)
-    ISTHMUS_VEC_OP(-)
-    ISTHMUS_VEC_OP(*)
-    ISTHMUS_VEC_OP(/)
-#undef ISTHMUS_VEC_OP
-    ISTHMUS_HD friend constexpr bool operator==(const vec& a, const vec& b) {
-        for (int i = 0; i < N; ++i)
-            if (!(a.v[i] == b.v[i])) return false;
-        return true;
-    }
-};
-using vec2 = vec<float, 2>;
-using vec3 = vec<float, 3>;
-using vec4 = vec<float, 4>;
-using dvec2 = vec<double, 2>;
-using dvec3 = vec<double, 3>;
-using dvec4 = vec<double, 4>;
-/// Integer positions: the last parameter of a kernel of rank N.
-template <int N>
-using ivec = vec<int64_t, N>;
-using ivec2 = ivec<2>;
-using ivec3 = ivec<3>;
-
 } // namespace isthmus::plugin
+
+// vec, views and the device loop: the part NVRTC compiles too.
+#include "isthmus/plugin/device.hpp"

@@ -114,6 +114,17 @@ ISTHMUS_PLUGIN_SUPPORT std::string access_message(int modifier, int dim, int64_t
     return s;
 }
 
+[[noreturn]] ISTHMUS_PLUGIN_SUPPORT void throw_device_index_error(const device_index_error& e) {
+    const int shown = e.rank < 8 ? e.rank : 8;
+    int64_t index[8], shape[8];
+    for (int d = 0; d < shown; ++d) index[d] = e.index[d], shape[d] = e.shape[d];
+    const bool whole = e.rank <= 8; // the tuples are complete
+    const std::string label = e.arg >= 0 ? arg_label(e.arg) : std::string();
+    throw index_error(access_message(e.modifier, e.dim, e.failing_index, e.failing_size,
+                                     whole ? index : nullptr, whole ? shape : nullptr, shown, e.arg,
+                                     label.c_str()));
+}
+
 [[noreturn, gnu::noinline]] ISTHMUS_PLUGIN_SUPPORT void throw_access_error(int modifier, int dim,
                                                                            const int64_t* index,
                                                                            const int64_t* shape,
@@ -359,5 +370,7 @@ ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* define_plugin(plugin::module& m,
 } // namespace detail
 
 } // namespace isthmus::plugin
+
+#include "isthmus/plugin/driver_launch.hpp"
 
 #pragma GCC diagnostic pop
