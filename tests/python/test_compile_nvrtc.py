@@ -186,6 +186,24 @@ def test_damaged_device_code_is_rebuilt(rt_cache, tmp_path):
     assert "compiling plugin" not in run()
 
 
+def test_two_processes_compiling_the_same_cuda_source_both_succeed(tmp_path):
+    src = SOURCE.replace("rt_", "rc_")
+    script = ("import isthmus as q; q.init('cpu'); "
+              "m = q.compile_string('rc_image', open(0).read(), lang='cuda'); "
+              "print(m.rc_gather.devices)")
+    env = dict(os.environ, ISTHMUS_CACHE_DIR=str(tmp_path))
+    procs = [subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+             for _ in range(2)]
+    outs = [p.communicate(src, timeout=300) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err
+        assert out.strip() == "('cpu', 'cuda')"
+    for pattern in ("rc_image-*.so", "rc_image-*.ptx", "rc_image-*.sm_90.cubin"):
+        assert len(list(tmp_path.glob(pattern))) == 1
+    assert not list(tmp_path.glob("*.tmp.*"))
+
+
 def test_flags_reach_both_passes(rt_cache):
     src = """namespace ip = isthmus::plugin;
     ISTHMUS_KERNEL(rt_scaled, ip::view<float, 1> y, int64_t i) { y(i) = SCALE * i; }
