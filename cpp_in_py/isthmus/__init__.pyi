@@ -429,6 +429,8 @@ def isinf(x: _ArrayLike) -> qvalue:
     """True where x is +-inf."""
 def isfinite(x: _ArrayLike) -> qvalue:
     """True where x is neither NaN nor infinite."""
+def signbit(x: _ArrayLike) -> qvalue:
+    """True where x's sign bit is set: negative numbers, -0.0 and NaNs with the sign bit (not for complex)."""
 def conj(x: _ArrayLike) -> qvalue:
     """The complex conjugate (a copy; real dtypes unchanged)."""
 def conjugate(x: _ArrayLike) -> qvalue:

@@ -187,6 +187,35 @@ TEST_CASE("elementwise: special values, rounding and sign") {
     CHECK(isfinite(z).to_vector<bool>() == std::vector<bool>{false, false, true});
 }
 
+TEST_CASE("elementwise: signbit reads the sign bit, NaN's too") {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const std::vector<double> v{1.5, -1.5, 0.0, -0.0, INFINITY, -INFINITY, nan, -nan, -5e-324};
+    const std::vector<bool> want{false, true, false, true, false, true, false, true, true};
+    for (dtype dt : {dtype::float64, dtype::float32, dtype::float16, dtype::bfloat16}) {
+        INFO(std::string(name(dt)));
+        const tensor x = tensor::from_vector(v).to(dt);
+        const tensor r = signbit(x);
+        CHECK(r.dtype() == dtype::bool_);
+        CHECK(r.to_vector<bool>() == want); // (-5e-324 narrows to -0.0: still negative)
+    }
+    // strided and broadcast layouts
+    const tensor m = tensor::from_vector(std::vector<double>{-1, 2, -0.0, 4, nan, -nan}, {3, 2});
+    CHECK(signbit(m.transpose(0, 1)).to_vector<bool>() ==
+          std::vector<bool>{true, true, false, false, false, true});
+    // signed integers: x < 0; unsigned and bool: false
+    CHECK(signbit(tensor::from_vector(std::vector<int8_t>{-128, -1, 0, 127})).to_vector<bool>() ==
+          std::vector<bool>{true, true, false, false});
+    CHECK(signbit(tensor::from_vector(std::vector<int64_t>{INT64_MIN, 5})).to_vector<bool>() ==
+          std::vector<bool>{true, false});
+    CHECK(signbit(tensor::from_vector(std::vector<uint8_t>{0, 255})).to_vector<bool>() ==
+          std::vector<bool>{false, false});
+    CHECK(signbit(tensor::from_vector(std::vector<bool>{true, false})).to_vector<bool>() ==
+          std::vector<bool>{false, false});
+    // complex numbers have no sign bit
+    const tensor z = tensor::from_vector(std::vector<cd>{{-1, 0}});
+    CHECK_THROWS_AS(signbit(z), type_error);
+}
+
 TEST_CASE("elementwise: half types compute unary math in float") {
     for (dtype dt : {dtype::float16, dtype::bfloat16}) {
         CAPTURE(dt);

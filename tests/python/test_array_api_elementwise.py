@@ -140,3 +140,9 @@ def test_complex_expm1(dt):
     }
     got = np.asarray(xp.expm1(xp.asarray(np.array(list(table), dtype=dt))))
     np.testing.assert_array_equal(got, np.array(list(table.values()), dtype=dt))
+    # signed zeros: +-0 + 0j gives +0 + 0j, and the imaginary part keeps b's sign
+    zeros = np.array([complex(-0.0, 0.0), complex(0.0, -0.0), complex(-0.0, -0.0)], dtype=dt)
+    got = np.asarray(xp.expm1(xp.asarray(zeros)))
+    np.testing.assert_array_equal(got, np.zeros(3, dtype=dt))
+    assert not np.signbit(got.real).any()
+    np.testing.assert_array_equal(np.signbit(got.imag), [False, True, True])

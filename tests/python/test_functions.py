@@ -48,6 +48,7 @@ UNARY = [
     ("isnan", np.isnan, (-3, 3)),
     ("isinf", np.isinf, (-3, 3)),
     ("isfinite", np.isfinite, (-3, 3)),
+    ("signbit", np.signbit, (-3, 3)),
     ("square", np.square, (-3, 3)),
     ("reciprocal", np.reciprocal, (0.5, 3)),
     ("logical_not", np.logical_not, (-1, 1)),
@@ -67,6 +68,25 @@ def test_unary_functions_match_numpy(name, ref, domain, dtype):
         np.testing.assert_allclose(as_np(got), want, rtol=rtol, atol=1e-6)
         assert as_np(got).dtype == np.asarray(want).dtype
         np.testing.assert_allclose(as_np(fn(q.value(arr))), want, rtol=rtol, atol=1e-6)
+
+
+def test_signbit_reads_the_sign_bit_like_numpy():
+    nan = float("nan")
+    x = np.array([1.5, -1.5, 0.0, -0.0, np.inf, -np.inf, nan, np.copysign(nan, -1), -5e-324])
+    for dt in (np.float64, np.float32, np.float16):
+        a = x.astype(dt)
+        np.testing.assert_array_equal(q.signbit(a).to_py(), np.signbit(a))
+        got = np.signbit(q.value(a))  # NumPy's ufunc on a qvalue computes in isthmus
+        assert isinstance(got, q.qvalue) and got.dtype == np.bool_
+        np.testing.assert_array_equal(np.asarray(got), np.signbit(a))
+    for ints in (np.array([-128, -1, 0, 127], np.int8), np.array([0, 255], np.uint8),
+                 np.array([-2**63, 2**63 - 1], np.int64), np.array([True, False])):
+        np.testing.assert_array_equal(q.signbit(ints).to_py(), np.signbit(ints))
+    assert bool(q.signbit(-0.0)) and not bool(q.signbit(0.0))
+    z = q.value(np.array([-1 + 0j]))
+    with pytest.raises(TypeError, match="complex numbers have no sign bit"):
+        q.signbit(z)
+    np.testing.assert_array_equal(np.asarray(z), [-1 + 0j])  # unchanged, process alive
 
 
 def test_unary_function_on_python_numbers_and_lists():

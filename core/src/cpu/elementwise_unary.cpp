@@ -145,6 +145,21 @@ struct fn<unary_op::isinf> {
 };
 
 template <>
+struct fn<unary_op::signbit> {
+    template <typename T>
+    static constexpr bool supports = (is_int_v<T> && std::is_signed_v<T>) || is_real_v<T>;
+    template <typename T>
+    static bool apply(T a) {
+        if constexpr (is_int_v<T>)
+            return a < 0;
+        else if constexpr (std::is_floating_point_v<T>)
+            return std::signbit(a); // the bit itself: -0.0 and -NaN too
+        else
+            return std::signbit(static_cast<float>(a)); // float16 / bfloat16 widen exactly
+    }
+};
+
+template <>
 struct fn<unary_op::isfinite> {
     template <typename T>
     static constexpr bool supports = inexact_v<T>;

@@ -295,6 +295,11 @@ ISTHMUS_HD inline auto uapply(compute_t<K> a) {
             return static_cast<U>(::isinf(a.re) || ::isinf(a.im));
         else
             return static_cast<U>(::isinf(a));
+    } else if constexpr (OP == uop::signbit) { // the bit itself: -0.0 and -NaN too
+        if constexpr (in)
+            return static_cast<U>(a < C(0));
+        else
+            return static_cast<U>(::signbit(a));
     } else if constexpr (OP == uop::isfinite) {
         if constexpr (cx)
             return static_cast<U>(::isfinite(a.re) && ::isfinite(a.im));

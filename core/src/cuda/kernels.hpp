@@ -91,6 +91,8 @@ constexpr bool unary_ok(uop op, kdt t) {
     case unary_rule::keep_int_real:
     case unary_rule::math_real:
         return is_float(t);
+    case unary_rule::sign_bit:
+        return is_float(t) || is_int(t);
     case unary_rule::math: // complex ones as std::complex's
     case unary_rule::keep_int:
     case unary_rule::test_false:

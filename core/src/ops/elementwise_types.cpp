@@ -127,6 +127,10 @@ unary_signature unary_types(unary_op op, dtype a) {
     case R::test_true:
         if (integral) return {A::fill_true, a, dtype::bool_};
         return {A::kernel, a, dtype::bool_};
+    case R::sign_bit:
+        if (cplx) unsupported(op, a, "complex numbers have no sign bit");
+        if (bool_ || is_unsigned_int(a)) return {A::fill_false, a, dtype::bool_};
+        return {A::kernel, a, dtype::bool_};
     case R::real_part:
         if (cplx) return {A::real_part, a, real_dtype(a)};
         return {A::copy, a, a};

@@ -69,7 +69,7 @@ _UNARY = {
     "floor": _q.floor, "imag": _q.imag, "isfinite": _q.isfinite, "isinf": _q.isinf,
     "isnan": _q.isnan, "log": _q.log, "log1p": _q.log1p, "log2": _q.log2, "log10": _q.log10,
     "logical_not": _q.logical_not, "negative": _q.negative, "real": _q.real,
-    "reciprocal": _q.reciprocal, "round": _q.round, "sin": _q.sin,
+    "reciprocal": _q.reciprocal, "round": _q.round, "signbit": _q.signbit, "sin": _q.sin,
     "sinh": _q.sinh, "square": _q.square, "sqrt": _q.sqrt, "tan": _q.tan, "tanh": _q.tanh,
 }
 
@@ -113,8 +113,8 @@ def expm1(x: Any, /) -> Any:
     half = _q.sin(b * 0.5)
     re = _q.expm1(a) * _q.cos(b) - 2 * half * half
     im = _q.exp(a) * _q.sin(b)
-    zero_b = b == 0  # expm1(a) + bi, b's sign kept (a may be inf or NaN)
-    re = _q.where(zero_b, _q.expm1(a), re)
+    zero_b = b == 0  # expm1(a) + bi, b's sign kept (a may be inf or NaN); for a = -0 the
+    re = _q.where(zero_b, _q.expm1(a) + 0, re)  # real part is +0 (the standard's +-0 + 0j)
     im = _q.where(zero_b, b, im)
     minus_inf = _q.logical_and(_q.isinf(a), a < 0)  # -1 + 0i whatever b is
     re = _q.where(minus_inf, -1, re)
@@ -160,23 +160,8 @@ def trunc(x: Any, /) -> Any:
     return _q.where(x < 0, _q.ceil(x), _q.floor(x))
 
 
-def signbit(x: Any, /) -> Any:
-    """True where x's sign bit is set: negative numbers and -0.0 (See Note [signbit of NaN])."""
-    x = _t(x)
-    if x.dtype.kind in "biu":
-        return x < 0
-    # Note [signbit of NaN]
-    # ~~~~~~~~~~~~~~~~~~~~~
-    # isthmus has no op that reads a float's bits, so signbit is composed: x < 0, or x == 0 with
-    # 1/x == -inf (which is how -0.0 shows itself). A NaN's sign bit cannot be seen this way, so
-    # signbit(NaN) is False even for a NaN whose sign bit is set (the standard says True).
-    neg_zero = _q.logical_and(x == 0, _q.reciprocal(x) < 0)
-    return _q.logical_or(x < 0, neg_zero)
-
-
 def copysign(x1: Any, x2: Any, /) -> Any:
-    """|x1| with the sign of x2 (-0.0 counts as negative, a NaN as positive: Note [signbit of
-    NaN])."""
+    """|x1| with the sign bit of x2 (-0.0 and a NaN with the sign bit count as negative)."""
     a, b = _helpers.two(x1, x2)
     if not isinstance(b, _q.qvalue):
         b = _q.full((), float(b), dtype=a.dtype)
@@ -184,7 +169,7 @@ def copysign(x1: Any, x2: Any, /) -> Any:
         a = _q.full((), float(a), dtype=b.dtype)
     dt = np.promote_types(a.dtype, b.dtype)
     mag = _q.abs(a if a.dtype == dt else a.astype(dt))
-    return _o(_q.where(signbit(b), _q.negative(mag), mag))
+    return _o(_q.where(_q.signbit(b), _q.negative(mag), mag))
 
 
 def hypot(x1: Any, x2: Any, /) -> Any:
@@ -248,5 +233,5 @@ def nextafter(x1: Any, x2: Any, /) -> Any:
 
 
 __all__ = sorted(list(_UNARY) + list(_BINARY) + [
-    "expm1", "floor_divide", "positive", "sign", "trunc", "signbit", "copysign", "hypot", "logaddexp",
+    "expm1", "floor_divide", "positive", "sign", "trunc", "copysign", "hypot", "logaddexp",
     "clip", "nextafter"])

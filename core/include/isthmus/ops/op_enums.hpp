@@ -59,7 +59,8 @@ constexpr binary_bool on_bool(binary_op op) noexcept {
 
 /// True for the rules whose result is bool whatever the input.
 constexpr bool gives_bool(unary_rule r) noexcept {
-    return r == unary_rule::test_false || r == unary_rule::test_true || r == unary_rule::logical;
+    return r == unary_rule::test_false || r == unary_rule::test_true || r == unary_rule::sign_bit ||
+           r == unary_rule::logical;
 }
 /// True for the rules whose result is bool whatever the operands.
 constexpr bool gives_bool(binary_rule r) noexcept {

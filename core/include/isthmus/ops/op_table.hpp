@@ -40,6 +40,8 @@ enum class unary_rule : uint8_t {
     keep_int_real, ///< keep_int, but complex raises type_error (not ordered)
     test_false,    ///< a bool predicate on floats/complex; false for bool/integers
     test_true,     ///< a bool predicate on floats/complex; true for bool/integers
+    sign_bit,      ///< bool: the sign bit of floats (NaN's too), x < 0 for signed integers,
+                   ///< false for bool and unsigned integers; complex raises type_error
     logical,       ///< computes on the input as bool, returns bool
     bitwise,       ///< bool and integers only, same dtype
     negate,        ///< same dtype; bool raises type_error
@@ -115,6 +117,7 @@ enum class binary_bool : uint8_t {
     X(isnan, test_false, "isnan", "True where x is NaN.") \
     X(isinf, test_false, "isinf", "True where x is +-inf.") \
     X(isfinite, test_true, "isfinite", "True where x is neither NaN nor infinite.") \
+    X(signbit, sign_bit, "signbit", "True where x's sign bit is set: negative numbers, -0.0 and NaNs with the sign bit (not for complex).") \
     X(conj, complex_only, "conj conjugate", "The complex conjugate (a copy; real dtypes unchanged).") \
     X(square, same, "square", "x * x elementwise.") \
     X(reciprocal, inverse, "reciprocal", "1 / x elementwise (integers give float64, unlike NumPy).")
