@@ -31,6 +31,11 @@ NO_CUDA_REASON = "no CUDA: " + (q.cuda_unavailable_reason() or "?")
 
 SOURCE = r"""namespace ip = isthmus::plugin;
 
+// a kernel declared for NVRTC, which nvcc compiles too (a function object type)
+ISTHMUS_KERNEL(cu_axpy, ip::view<const float, 1> x, ip::view<float, 1> y, float a, int64_t i) {
+    y(i) += a * x(i);
+}
+
 ISTHMUS_PLUGIN(cu_image, m) {
     // darkens an HxWx3 image towards its corners; one body for the CPU and the GPU
     m.kernel("cu_vignette",
@@ -47,6 +52,7 @@ ISTHMUS_PLUGIN(cu_image, m) {
                                     ip::view<const int64_t, 1> idx, ip::view<float, 1> y,
                                     int64_t i) { y(i) = x(idx(i)); },
              {"x", "idx", "y"});
+    m.kernel("cu_axpy", cu_axpy{}, {"x", "y", "a"});
 }
 """
 
@@ -97,6 +103,12 @@ def test_cuda_module_runs_its_cpu_launcher_and_matches_numpy(cu_image):
 def test_kernels_say_where_they_run(cu_image, cu_cache):
     assert q.cu_vignette.devices == ("cpu", "cuda")
     assert q.cu_gather.devices == ("cpu", "cuda")
+    # ISTHMUS_KERNEL in a source with lambda kernels: nvcc compiles it too (no device code files)
+    assert q.cu_axpy.devices == ("cpu", "cuda")
+    assert not list(cu_cache.glob("cu_image-*.ptx"))
+    x, y = rng.standard_normal(7).astype(np.float32), np.ones(7, np.float32)
+    q.parallel_do(7, x, y, 0.5, q.cu_axpy)
+    np.testing.assert_allclose(y, 1 + 0.5 * x, rtol=1e-6)
     # `[] ISTHMUS_HD (...)` bodies: the same source built by g++ is an ordinary CPU plugin
     src = """namespace ip = isthmus::plugin;
     ISTHMUS_PLUGIN(cu_portable, m) {
@@ -197,3 +209,6 @@ def test_cuda_module_on_gpu_values_matches_cpu(cu_image):
         with pytest.raises(IndexError, match=r"cu_gather: index 1000 is out of bounds for "
                                              r"dimension 0 with size 1000"):
             q.parallel_do(5000, on_gpu(x), on_gpu(idx), y, q.cu_gather)
+        y = q.value(np.ones(1000, np.float32))
+        q.parallel_do(1000, on_gpu(x), y, 2.0, q.cu_axpy)
+        np.testing.assert_allclose(np.asarray(y), 1 + 2 * x, rtol=1e-6)

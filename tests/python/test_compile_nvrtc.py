@@ -6,7 +6,6 @@ compiled once and shared. Skipped when no NVRTC is found (scripts/deps installs 
 """
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -178,12 +177,13 @@ def test_damaged_device_code_is_rebuilt(rt_cache, tmp_path):
     (cubin,) = tmp_path.glob("rd_image-*.sm_90.cubin")
     good_ptx, good_cubin = ptx.read_bytes(), cubin.read_bytes()
     ptx.write_bytes(good_ptx[: len(good_ptx) // 2])  # truncated
-    assert "compiling plugin" in run()
-    assert ptx.read_bytes() == good_ptx
     cubin.unlink()  # missing
     assert "compiling plugin" in run()
+    assert ptx.read_bytes() == good_ptx
     assert cubin.read_bytes() == good_cubin
     assert "compiling plugin" not in run()
+    ptx.write_bytes(good_ptx + b"\n")  # longer than the .meta says
+    assert "compiling plugin" in run()
 
 
 def test_two_processes_compiling_the_same_cuda_source_both_succeed(tmp_path):
@@ -283,20 +283,6 @@ for choice in ("nvrtc", "auto"):
     assert "NVRTC was not found" in lines["nvrtc"]
     assert "$ISTHMUS_NVRTC=/nonexistent/libnvrtc.so: not found" in lines["nvrtc"]
     assert "ISTHMUS_NVCC (/nonexistent/bin/nvcc) was not found" in lines["auto"]
-
-
-@pytest.mark.skipif(shutil.which("nvcc") is None and not os.access("/usr/local/cuda/bin/nvcc",
-                                                                  os.X_OK), reason="no nvcc")
-def test_nvcc_compiles_isthmus_kernel_source_too(rt_cache):
-    src = SOURCE.replace("rt_", "rn_")
-    mod = q.compile_string("rn_image", src, lang="cuda", cuda_compiler="nvcc")
-    assert mod.rn_vignette.devices == ("cpu", "cuda")
-    (meta,) = rt_cache.glob("rn_image-*.meta")
-    assert "nvcc" in meta.read_text() and not list(rt_cache.glob("rn_image-*.ptx"))
-    img = rng.random((6, 5, 3), dtype=np.float32)
-    y = q.zeros(6, 5, 3)
-    q.parallel_do([6, 5], img, y, 0.3, mod.rn_vignette)
-    np.testing.assert_allclose(np.asarray(y), vignette_ref(img, 0.3), rtol=1e-5, atol=1e-5)
 
 
 def test_the_cache_cli_knows_device_code(rt_image, rt_cache):
