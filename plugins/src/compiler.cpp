@@ -456,8 +456,13 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                     for (const auto& f : opts.flags) // macros and include paths reach both passes
                         if (f.rfind("-D", 0) == 0 || f.rfind("-U", 0) == 0 || f.rfind("-I", 0) == 0)
                             b.options.push_back(f);
-                    device_pass =
-                        std::jthread([&dev, b = std::move(b)] { dev = compile_device(b); });
+                    device_pass = std::jthread([&dev, b = std::move(b)] {
+                        try {
+                            dev = compile_device(b);
+                        } catch (const std::exception& e) { // (out of memory): it failed
+                            dev = device_code{false, e.what(), {}, {}};
+                        }
+                    });
                 }
                 try {
                     rc = run_compiler(argv, dir / (stem + ".log." + pid), output, ic, rep);
