@@ -14,10 +14,11 @@ struct nvrtc_found {
     int version = 0;     ///< major * 1000 + minor * 10, as CUDA_VERSION, once it is opened
 };
 
-/// Finds NVRTC once per process (opened by the first compile_device; Note [finding NVRTC]): $ISTHMUS_NVRTC (a library path; when set, only it),
-/// else libnvrtc.so.{13,12} in $CUDA_HOME/lib64, $CUDA_PATH/lib64, /usr/local/cuda/lib64, the
-/// directories added by add_nvrtc_search_dir (the Python package adds PyPI's
-/// nvidia-cuda-nvrtc), and the loader's search path.
+/// Finds NVRTC once per process (opened by the first compile_device; Note [finding NVRTC]):
+/// $ISTHMUS_NVRTC (a library path; when set, only it), else libnvrtc.so.{13,12} in
+/// $CUDA_HOME/lib64, $CUDA_PATH/lib64, /usr/local/cuda/lib64, the directories added by
+/// add_nvrtc_search_dir (the Python package adds PyPI's nvidia-cuda-nvrtc), and the loader's search
+/// path.
 const nvrtc_found& find_nvrtc();
 
 /// One NVRTC compile of a plugin's device pass for each architecture.
