@@ -293,7 +293,7 @@ void* storage::fresh_host_data(const std::shared_ptr<storage>& s) noexcept {
     return c.ptr;
 }
 
-void storage::pin(resource_id resource) {
+void* storage::pin(resource_id resource) {
     resource = resolve_resource(resource);
     std::unique_lock lk(mu_);
     ISTHMUS_CHECK(pinned_ == -1 || pinned_ == resource, runtime_error, "cannot pin to ",
@@ -311,6 +311,7 @@ void storage::pin(resource_id resource) {
     for (auto& s : slots_)
         if (s.res != resource && s.locks() == 0) s.valid = false;
     publish();
+    return d.ptr;
 }
 
 void storage::unpin(resource_id resource) {

@@ -570,15 +570,20 @@ void tensor::unlock(lock_mode mode, resource_id resource) const {
     storage_->unlock(mode, resource);
 }
 
+void* tensor::pin(resource_id resource) const {
+    check_defined();
+    char* base = static_cast<char*>(storage_->pin(resource));
+    return base + offset_ * static_cast<int64_t>(itemsize());
+}
+
 resource_id tensor::location() const {
     check_defined();
     resource_id p = storage_->pinned_to();
     if (p >= 0) return p;
+    const resource_id def = default_resource();
+    if (storage_->valid_on(def)) return def; // the common case, without the list below
     auto valid = storage_->valid_resources();
-    if (valid.empty()) return MEMRESOURCE_CPU;
-    resource_id def = default_resource();
-    if (std::find(valid.begin(), valid.end(), def) != valid.end()) return def;
-    return valid.front();
+    return valid.empty() ? MEMRESOURCE_CPU : valid.front();
 }
 
 void tensor::read_elements_as(isthmus::dtype dt, void* out) const {

@@ -65,10 +65,8 @@ std::unique_ptr<export_owner> pin_for_export(const tensor& t, void*& data) {
         owner->strides.push_back(static_cast<Py_ssize_t>(t.stride(d)) * isz);
     }
     native_section nogil; // may transfer from a device
-    t.storage()->pin(MEMRESOURCE_CPU);
+    data = t.pin(MEMRESOURCE_CPU);
     owner->pinned = true;
-    data = t.lock(LOCK_READ, MEMRESOURCE_CPU);
-    t.unlock(LOCK_READ, MEMRESOURCE_CPU);
     return owner;
 }
 

@@ -5,16 +5,40 @@ namespace isthmus::pymod {
 
 namespace {
 
-// Fills given[k] with the keyword argument names[k] of a FASTCALL call (the values follow the
-// `nargs` positional ones in `args`); TypeError naming `fn` for any other keyword.
+// The keyword-only parameters of a raw method: their names, and the same names as interned
+// Python strings (made on first use, under the GIL), which call sites' keyword names usually are.
 template <size_t N>
-void keyword_args(const char* fn, const char* const (&names)[N], PyObject* const* args,
-                  Py_ssize_t nargs, PyObject* kwnames, PyObject* (&given)[N]) {
+struct keyword_names {
+    const char* names[N];
+    PyObject* interned[N] = {};
+
+    PyObject* const* strings() {
+        if (!interned[N - 1])
+            for (size_t k = 0; k < N; ++k) {
+                interned[k] = PyUnicode_InternFromString(names[k]);
+                if (!interned[k]) throw py::error_already_set();
+            }
+        return interned;
+    }
+};
+
+// Fills given[k] with the keyword argument names[k] of a FASTCALL call (the values follow the
+// `nargs` positional ones in `args`); TypeError naming `fn` for any other keyword. Interned keys
+// match by address, the others by their text.
+template <size_t N>
+void keyword_args(const char* fn, keyword_names<N>& kw, PyObject* const* args, Py_ssize_t nargs,
+                  PyObject* kwnames, PyObject* (&given)[N]) {
     const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nk == 0) return;
+    PyObject* const* interned = kw.strings();
     for (Py_ssize_t i = 0; i < nk; ++i) {
         PyObject* key = PyTuple_GET_ITEM(kwnames, i);
         size_t k = 0;
-        while (k < N && PyUnicode_CompareWithASCIIString(key, names[k]) != 0) ++k;
+        while (k < N && key != interned[k]) ++k;
+        if (k == N) {
+            k = 0;
+            while (k < N && PyUnicode_CompareWithASCIIString(key, kw.names[k]) != 0) ++k;
+        }
         ISTHMUS_CHECK(k < N, type_error, fn, "() got an unexpected keyword argument '",
                       py::str(key).cast<std::string>(), "'");
         given[k] = args[nargs + i];
@@ -29,7 +53,7 @@ void keyword_args(const char* fn, const char* const (&names)[N], PyObject* const
 PyObject* raw_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                      PyObject* kwnames) noexcept {
     try {
-        static const char* const names[4] = {"stream", "max_version", "dl_device", "copy"};
+        static keyword_names<4> names{{"stream", "max_version", "dl_device", "copy"}};
         PyObject* given[4] = {Py_None, Py_None, Py_None, Py_None};
         ISTHMUS_CHECK(nargs == 0, type_error,
                       "__dlpack__() takes keyword arguments only (stream=, max_version=, "
@@ -84,7 +108,7 @@ PyMethodDef raw_dlpack_device_def = {
 PyObject* raw_from_dlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs,
                           PyObject* kwnames) noexcept {
     try {
-        static const char* const names[2] = {"device", "copy"};
+        static keyword_names<2> names{{"device", "copy"}};
         PyObject* given[2] = {Py_None, Py_None};
         ISTHMUS_CHECK(nargs == 1, type_error,
                       "from_dlpack() takes one positional argument (obj), got ", nargs);

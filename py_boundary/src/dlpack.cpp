@@ -21,17 +21,17 @@
 namespace isthmus::boundary {
 
 // Note [dlpack export]: `A.__dlpack__()` hands the consumer a capsule holding a
-// DLManagedTensor(Versioned) whose manager_ctx is an export_ctx: a tensor handle (keeping the
-// storage alive) plus the shape/strides arrays the DLTensor points into. Making it pins the
-// storage to the exported device, the CPU or a CUDA device (Note [export pins] in buffer.cpp,
-// Note [dlpack cuda], docs/memory-model.md "Pinning"); the deleter unpins and frees it. The
-// deleter runs exactly once: called by the consumer when it is done with the memory (after renaming
-// the capsule "used_dltensor[_versioned]"), or by the capsule's destructor when no consumer ever
-// took it. It needs no GIL and may run on any thread. The capsule is versioned (DLPack 1.x) when
-// the consumer passes max_version >= (1, 0), else legacy (DLPack 0.x, no flags). isthmus tensors
-// are always writable, so READ_ONLY is never set; IS_COPIED is set on copies (copy=True, scalars,
-// Note [negative strides]). `data` is element 0's address and byte_offset is 0, as NumPy and
-// PyTorch do on the CPU.
+// DLManagedTensor(Versioned) whose manager_ctx is an export_ctx: the storage handle (keeping the
+// memory alive) plus the shape/strides arrays the DLTensor points into (Note [export context]).
+// Making it pins the storage to the exported device, the CPU or a CUDA device (Note [export pins]
+// in buffer.cpp, Note [dlpack cuda], docs/memory-model.md "Pinning"); the deleter unpins and frees
+// it. The deleter runs exactly once: called by the consumer when it is done with the memory (after
+// renaming the capsule "used_dltensor[_versioned]"), or by the capsule's destructor when no
+// consumer ever took it. It needs no GIL and may run on any thread. The capsule is versioned
+// (DLPack 1.x) when the consumer passes max_version >= (1, 0), else legacy (DLPack 0.x, no flags).
+// READ_ONLY is set on read-only broadcast views only (Note [read-only broadcast views]); IS_COPIED
+// is set on copies (copy=True, scalars, Note [negative strides]). `data` is element 0's address and
+// byte_offset is 0, as NumPy and PyTorch do on the CPU.
 //
 // Note [dlpack import]: `q.from_dlpack(x)` calls
 // `x.__dlpack__(max_version=(1, 1), copy=..., dl_device=...)`, falling back to a bare
@@ -276,16 +276,20 @@ bool wants_versioned(py::handle max_version) {
     ISTHMUS_CHECK(seq, type_error,
                   "__dlpack__: max_version must be None or a (major, minor) tuple of ints, got ",
                   type_name(max_version));
-    auto s = py::reinterpret_borrow<py::sequence>(max_version);
-    ISTHMUS_CHECK(s.size() == 2, value_error,
-                  "__dlpack__: max_version must be a (major, minor) tuple, got ", s.size(),
-                  " entries");
-    int64_t v[2];
-    for (size_t i = 0; i < 2; ++i) {
-        py::handle x = s[i];
-        ISTHMUS_CHECK(!PyBool_Check(x.ptr()) && PyLong_Check(x.ptr()), type_error,
+    const bool tuple = PyTuple_Check(max_version.ptr());
+    const Py_ssize_t n =
+        tuple ? PyTuple_GET_SIZE(max_version.ptr()) : PyList_GET_SIZE(max_version.ptr());
+    ISTHMUS_CHECK(n == 2, value_error,
+                  "__dlpack__: max_version must be a (major, minor) tuple, got ", n, " entries");
+    long long v[2];
+    for (Py_ssize_t i = 0; i < 2; ++i) {
+        PyObject* x =
+            tuple ? PyTuple_GET_ITEM(max_version.ptr(), i) : PyList_GET_ITEM(max_version.ptr(), i);
+        ISTHMUS_CHECK(!PyBool_Check(x) && PyLong_Check(x), type_error,
                       "__dlpack__: max_version must hold ints, entry ", i, " is a ", type_name(x));
-        v[i] = x.cast<int64_t>();
+        int overflow = 0;
+        v[i] = PyLong_AsLongLongAndOverflow(x, &overflow);
+        if (overflow != 0) v[i] = overflow > 0 ? std::numeric_limits<long long>::max() : -1;
         ISTHMUS_CHECK(v[i] >= 0, value_error, "__dlpack__: max_version entries must be >= 0, got ",
                       py::repr(max_version).cast<std::string>());
     }
@@ -350,17 +354,25 @@ std::optional<int> export_device_arg(py::handle dl_device) {
 
 // ---- export ----
 
+// Note [export context]: one heap block per export. The context keeps the storage (not a
+// tensor: the shape and strides live here once) and holds the shape and strides the DLTensor
+// points into, inline up to `inline_dims` dimensions (a second block beyond), so an export costs
+// this block and the capsule.
 struct export_ctx {
-    tensor t;
-    shape_t shape, strides;
+    static constexpr int64_t inline_dims = 8;
+
+    std::shared_ptr<storage> st; // keeps the memory alive; pinned to `resource` while `pinned`
     bool pinned = false;
     resource_id resource = MEMRESOURCE_CPU; // where the storage is pinned for the consumer
     int device = -1;                        // its CUDA ordinal (-1: the CPU)
     void* release_wait = nullptr; // the stream isthmus's stream waits for at release (or none)
+    int64_t dims[2 * inline_dims] = {};   // shape then strides when ndim <= inline_dims
+    std::unique_ptr<int64_t[]> more_dims; // otherwise
     dl::DLManagedTensor legacy{};
     dl::DLManagedTensorVersioned versioned{};
 
-    export_ctx() = default;
+    explicit export_ctx(int64_t ndim)
+        : more_dims(ndim > inline_dims ? std::make_unique<int64_t[]>(2 * ndim) : nullptr) {}
     export_ctx(const export_ctx&) = delete;
     export_ctx& operator=(const export_ctx&) = delete;
     ~export_ctx() {
@@ -372,10 +384,12 @@ struct export_ctx {
             }
         }
         try {
-            t.storage()->unpin(resource);
+            st->unpin(resource);
         } catch (...) { // never throw from a deleter; the pin count is the storage's
         }
     }
+
+    int64_t* shape() noexcept { return more_dims ? more_dims.get() : dims; }
 };
 
 // The deleters handed to consumers: plain C++, no GIL needed, any thread.
@@ -395,12 +409,15 @@ void capsule_destructor(PyObject* cap) {
     PyObject *type, *val, *tb;
     PyErr_Fetch(&type, &val, &tb);
 #endif
-    if (PyCapsule_IsValid(cap, dl::capsule_versioned)) {
-        auto* m = static_cast<dl::DLManagedTensorVersioned*>(
-            PyCapsule_GetPointer(cap, dl::capsule_versioned));
+    // The name is usually the very pointer the capsule was made with (a consumer that took it
+    // renamed it "used_..."); the text comparison covers any other spelling.
+    const char* name = PyCapsule_GetName(cap);
+    if (name == dl::capsule_versioned ||
+        (name != dl::capsule_legacy && PyCapsule_IsValid(cap, dl::capsule_versioned))) {
+        auto* m = static_cast<dl::DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, name));
         if (m && m->deleter) m->deleter(m);
-    } else if (PyCapsule_IsValid(cap, dl::capsule_legacy)) {
-        auto* m = static_cast<dl::DLManagedTensor*>(PyCapsule_GetPointer(cap, dl::capsule_legacy));
+    } else if (name == dl::capsule_legacy || PyCapsule_IsValid(cap, dl::capsule_legacy)) {
+        auto* m = static_cast<dl::DLManagedTensor*>(PyCapsule_GetPointer(cap, name));
         if (m && m->deleter) m->deleter(m);
     }
 #if PY_VERSION_HEX >= 0x030C0000
@@ -411,8 +428,10 @@ void capsule_destructor(PyObject* cap) {
 }
 
 bool has_negative_stride(const tensor& t) {
-    for (int64_t d = 0; d < t.dim(); ++d)
-        if (t.size(d) > 1 && t.stride(d) < 0) return true;
+    const shape_t& shape = t.shape();
+    const shape_t& strides = t.strides();
+    for (size_t d = 0; d < shape.size(); ++d)
+        if (shape[d] > 1 && strides[d] < 0) return true;
     return false;
 }
 
@@ -449,42 +468,49 @@ py::object dlpack_export(const value& v, py::handle stream, py::handle max_versi
         wait_stream = consumer_stream(stream);
     const resource_id resource = export_resource(target);
 
-    tensor t;
+    const tensor* exported = nullptr; // the value's own tensor, or `made`
+    tensor made;
     bool copied = false;
     if (v.is_tensor()) {
-        t = v.as_tensor();
+        const tensor& t = v.as_tensor();
+        exported = &t;
         // Note [negative strides]: DLPack allows negative strides, but common consumers do not
         // (PyTorch 2.x aborts the process on them), so such views are exported as a copy.
         const resource_id pinned = t.storage()->pinned_to();
-        const std::string why =
-            has_negative_stride(t)
-                ? std::string("the tensor has negative strides, which DLPack consumers such as "
-                              "PyTorch do not accept, so it can only be exported as a copy; pass "
-                              "copy=None/True or export A.contiguous()")
-            : pinned != -1 && pinned != resource
-                ? detail::concat("the storage is shared with a foreign library on ",
-                                 get_resource(pinned).name(), ", so it cannot move to ",
-                                 get_resource(resource).name(),
-                                 " and can only be exported there as a copy; pass copy=None/True")
-                : std::string();
-        if (policy == copy_policy::always || !why.empty()) {
-            if (policy == copy_policy::never) throw_buffer_error("__dlpack__: " + why);
+        const bool negative = has_negative_stride(t);
+        const bool elsewhere = pinned != -1 && pinned != resource;
+        if (policy == copy_policy::always || negative || elsewhere) {
+            if (policy == copy_policy::never)
+                throw_buffer_error(
+                    negative
+                        ? std::string("__dlpack__: the tensor has negative strides, which DLPack "
+                                      "consumers such as PyTorch do not accept, so it can only be "
+                                      "exported as a copy; pass copy=None/True or export "
+                                      "A.contiguous()")
+                        : detail::concat("__dlpack__: the storage is shared with a foreign "
+                                         "library on ",
+                                         get_resource(pinned).name(), ", so it cannot move to ",
+                                         get_resource(resource).name(),
+                                         " and can only be exported there as a copy; pass "
+                                         "copy=None/True"));
             py::gil_scoped_release nogil;
-            t = to_resource(t, resource, true);
+            made = to_resource(t, resource, true);
+            exported = &made;
             copied = true;
         }
     } else {
         if (policy == copy_policy::never)
             throw_buffer_error("__dlpack__: a scalar value has no memory to share, so it is "
                                "exported as a new 0-d tensor; pass copy=None/True");
-        t = v.as_scalar().to_tensor();
+        made = v.as_scalar().to_tensor();
         if (target >= 0) {
             py::gil_scoped_release nogil;
-            t = to_resource(t, resource, true);
+            made = to_resource(made, resource, true);
         }
+        exported = &made;
         copied = true;
     }
-    py::object cap = export_capsule(t, versioned, copied, resource, wait_stream);
+    py::object cap = export_capsule(*exported, versioned, copied, resource, wait_stream);
     // Note [dlpack streams]: the consumer's stream waits for isthmus's work (the pinning
     // transfer or the copy included); on error the capsule's destructor gives the pin back.
     if (wait_stream) cuda::make_stream_wait(wait_stream, target);
@@ -506,15 +532,16 @@ py::object export_capsule(const tensor& t, bool versioned, bool copied, resource
             "__dlpack__: the value is a read-only broadcast view (shape ", shape_str(t.shape()),
             ") and legacy DLPack cannot mark it read-only; pass max_version=(1, 0) or export a "
             "copy (contiguous())"));
-    auto ctx = std::make_unique<export_ctx>();
-    ctx->t = t;
+    const int64_t ndim = t.dim();
+    auto ctx = std::make_unique<export_ctx>(ndim);
+    ctx->st = t.storage();
     ctx->resource = resource;
     ctx->device = resource == MEMRESOURCE_CPU ? -1 : resource - cuda_resource(0);
     ctx->release_wait = ctx->device >= 0 ? release_wait_stream(true, consumer) : nullptr;
-    ctx->shape.reserve(1); // a non-null pointer for 0-d tensors too
-    ctx->strides.reserve(1);
-    ctx->shape = t.shape();
-    ctx->strides = t.strides();
+    int64_t* shape = ctx->shape();
+    int64_t* strides = shape + ndim;
+    std::copy(t.shape().begin(), t.shape().end(), shape);
+    std::copy(t.strides().begin(), t.strides().end(), strides);
     void* data = nullptr;
     {
         // Pinning may transfer between resources, which is worth releasing the GIL for; a copy
@@ -522,10 +549,8 @@ py::object export_capsule(const tensor& t, bool versioned, bool copied, resource
         // the GIL round trip.
         std::optional<py::gil_scoped_release> nogil;
         if (!t.storage()->valid_on(resource)) nogil.emplace();
-        t.storage()->pin(resource);
+        data = t.pin(resource);
         ctx->pinned = true;
-        data = t.lock(LOCK_READ, resource);
-        t.unlock(LOCK_READ, resource);
     }
     dl::DLTensor tensor_desc{};
     tensor_desc.data = data;
@@ -533,10 +558,10 @@ py::object export_capsule(const tensor& t, bool versioned, bool copied, resource
         resource == MEMRESOURCE_CPU
             ? dl::DLDevice{dl::kDLCPU, 0}
             : dl::DLDevice{dl::kDLCUDA, static_cast<int32_t>(resource - cuda_resource(0))};
-    tensor_desc.ndim = static_cast<int32_t>(t.dim());
+    tensor_desc.ndim = static_cast<int32_t>(ndim);
     tensor_desc.dtype = dl_dtype(t.dtype());
-    tensor_desc.shape = ctx->shape.data();
-    tensor_desc.strides = ctx->strides.data();
+    tensor_desc.shape = shape; // non-null for 0-d tensors too (the inline array)
+    tensor_desc.strides = strides;
     tensor_desc.byte_offset = 0;
 
     void* managed = nullptr;
@@ -629,6 +654,8 @@ size_t alignment_of(dtype dt) {
     return is_complex(dt) ? itemsize(dt) / 2 : itemsize(dt);
 }
 
+void parse_managed(parsed_capsule& out, void* managed);
+
 // Reads and checks a capsule without consuming it (so an error leaves it to its producer).
 parsed_capsule parse_capsule(py::handle cap) {
     ISTHMUS_CHECK(PyCapsule_CheckExact(cap.ptr()), type_error,
@@ -656,9 +683,16 @@ parsed_capsule parse_capsule(py::handle cap) {
         ISTHMUS_THROW(type_error, "from_dlpack: not a DLPack capsule (its name is \"", name,
                       "\", expected \"dltensor_versioned\" or \"dltensor\")");
     }
-    out.owner.managed = PyCapsule_GetPointer(cap.ptr(), name);
-    if (!out.owner.managed) throw py::error_already_set();
+    void* managed = PyCapsule_GetPointer(cap.ptr(), name);
+    if (!managed) throw py::error_already_set();
+    parse_managed(out, managed);
+    return out;
+}
 
+// Reads and checks the managed tensor `managed` (versioned when out.owner.versioned) into
+// `out`, without taking it: the caller releases it on error.
+void parse_managed(parsed_capsule& out, void* managed) {
+    out.owner.managed = managed;
     const dl::DLTensor* t = nullptr;
     if (out.owner.versioned) {
         auto* m = static_cast<dl::DLManagedTensorVersioned*>(out.owner.managed);
@@ -765,40 +799,46 @@ parsed_capsule parse_capsule(py::handle cap) {
                       owner < 0 ? std::string(" is not CUDA device memory")
                                 : detail::concat(" is memory of CUDA device ", owner));
     }
-    return out;
 }
 
-// Consumes a DLPack capsule (Note [dlpack import]).
-tensor consume_capsule(py::handle cap, copy_policy policy) {
-    parsed_capsule pc = parse_capsule(cap);
-    const bool empty = numel_of(pc.shape) == 0;
-    const char* why = pc.read_only  ? "it is read-only (isthmus tensors are writable)"
-                      : !pc.aligned ? "its data is not aligned to its element type"
-                                    : nullptr;
-    if (why && policy == copy_policy::never)
-        ISTHMUS_THROW(value_error, "from_dlpack: cannot share the tensor without a copy: ", why,
-                      "; pass copy=None (or True) to allow a copy");
-    const bool copy = why || empty || (policy == copy_policy::always && !pc.is_copied);
-    const int dev = pc.cuda_device;
-    const resource_id resource = dev < 0 ? MEMRESOURCE_CPU : cuda_resource(dev);
-
-    if (copy) {
-        tensor out = tensor::empty(pc.shape, pc.dt, resource);
-        if (!empty) {
-            tensor view = tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource, {});
-            py::gil_scoped_release nogil;
-            out.copy_from(view);
-            // Note [dlpack streams]: the copy is queued on isthmus's stream; the producer gets
-            // its memory back only once it ran.
-            if (dev >= 0) cuda::synchronize(dev);
-        }
-        // The bytes are ours now: take the capsule and give the producer's memory back.
-        if (PyCapsule_SetName(cap.ptr(), pc.used_name) != 0) throw py::error_already_set();
-        pc.owner.release();
-        return out;
-    }
-    if (PyCapsule_SetName(cap.ptr(), pc.used_name) != 0) throw py::error_already_set();
+// Takes the parsed tensor (Note [dlpack import]): wraps its memory, or copies it and releases it
+// at once. `cap`, when given, is the capsule it came in: renamed "used_..." when taken, and left
+// to its producer on an error before that. Without a capsule the tensor is the caller's from the
+// start, so every error releases it.
+tensor consume_parsed(parsed_capsule& pc, copy_policy policy, PyObject* cap) {
+    bool taken = cap == nullptr;
+    auto take = [&] {
+        if (cap && PyCapsule_SetName(cap, pc.used_name) != 0) throw py::error_already_set();
+        taken = true;
+    };
     try {
+        const bool empty = numel_of(pc.shape) == 0;
+        const char* why = pc.read_only  ? "it is read-only (isthmus tensors are writable)"
+                          : !pc.aligned ? "its data is not aligned to its element type"
+                                        : nullptr;
+        if (why && policy == copy_policy::never)
+            ISTHMUS_THROW(value_error, "from_dlpack: cannot share the tensor without a copy: ", why,
+                          "; pass copy=None (or True) to allow a copy");
+        const bool copy = why || empty || (policy == copy_policy::always && !pc.is_copied);
+        const int dev = pc.cuda_device;
+        const resource_id resource = dev < 0 ? MEMRESOURCE_CPU : cuda_resource(dev);
+
+        if (copy) {
+            tensor out = tensor::empty(pc.shape, pc.dt, resource);
+            if (!empty) {
+                tensor view = tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource, {});
+                py::gil_scoped_release nogil;
+                out.copy_from(view);
+                // Note [dlpack streams]: the copy is queued on isthmus's stream; the producer
+                // gets its memory back only once it ran.
+                if (dev >= 0) cuda::synchronize(dev);
+            }
+            // The bytes are ours now: take the tensor and give the producer's memory back.
+            take();
+            pc.owner.release();
+            return out;
+        }
+        take();
         // tensor::wrap either throws before its storage owns the callback, or owns it.
         if (dev < 0)
             return tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource,
@@ -810,9 +850,15 @@ tensor consume_capsule(py::handle cap, copy_policy policy) {
                                 owner.release();
                             });
     } catch (...) {
-        pc.owner.release(); // the capsule is renamed: its deleter is ours to call
+        if (taken) pc.owner.release(); // ours (renamed capsule, or none): the deleter is ours
         throw;
     }
+}
+
+// Consumes a DLPack capsule (Note [dlpack import]).
+tensor consume_capsule(py::handle cap, copy_policy policy) {
+    parsed_capsule pc = parse_capsule(cap);
+    return consume_parsed(pc, policy, cap.ptr());
 }
 
 // from_dlpack's `device=`: nullopt (None), -1 for the CPU, n for CUDA device n ("cuda",
@@ -858,41 +904,89 @@ tensor on_device(tensor t, std::optional<int> want, copy_policy policy) {
     return to_resource(t, resource, true);
 }
 
-// Note [torch fast path]: torch.Tensor.__dlpack__ and __dlpack_device__ are Python functions
-// costing several microseconds each, which would make every `A + t` pay ~25 us. Exact
-// torch.Tensor instances are therefore exported through torch.utils.dlpack.to_dlpack (C++, under
-// a microsecond; a legacy capsule, which loses nothing since torch tensors are never read-only
-// and the device is checked in the capsule). to_dlpack skips two checks that __dlpack__ makes:
-// requires_grad (refused by tensor_from_dlpack before this) and the conjugate/negative bits
-// (resolved by tensor_from_dlpack before this, Note [conjugate and negative views]). CUDA
-// tensors go the generic way: they need the stream handshake (Note [dlpack streams]).
-py::object torch_capsule(py::handle obj) {
-    if (std::strcmp(Py_TYPE(obj.ptr())->tp_name, "Tensor") != 0) return {};
-    static PyObject* tensor_type = nullptr; // leaked with the module handles (Note in numpy())
-    static py::object* to_dlpack = nullptr;
-    if (!tensor_type) {
-        PyObject* torch = PyImport_GetModule(py::str("torch").ptr()); // only if imported
-        if (!torch) {
-            PyErr_Clear();
-            return {};
+// Note [dlpack exchange api]: DLPack 1.2 added a table of C functions that a producer's type
+// carries as `__dlpack_c_exchange_api__` (a capsule named "dlpack_exchange_api"; torch.Tensor has
+// one). Importing through it skips the Python-level `__dlpack__` and `__dlpack_device__` calls
+// (torch's are Python functions costing microseconds, which every `A + t` would pay): the table's
+// managed_tensor_from_py_object_no_sync hands over a versioned managed tensor directly, parsed and
+// taken like a capsule's (it is ours from the start, so an error releases it here). Streams: the
+// function does not synchronise, so for CUDA data isthmus's stream waits (an event, no host
+// wait) for the producer's current_work_stream on that device, the order `__dlpack__(stream=)`
+// would have given (Note [dlpack streams]). A refusal is a BufferError (the producer's own, or
+// one carrying the first line of its message). Tables are looked up once per type (the spec keeps
+// them alive for the process); a table is used when it, or one in its prev_api chain, has major
+// version 1. The path serves `from_dlpack(x)` without `device=` (which asks the producer to
+// move the data) and every inbound conversion of such tensors; the producer's own checks of
+// `__dlpack__` are skipped, so torch's requires_grad and conjugate/negative bits are checked
+// before (tensor_from_dlpack).
+const dl::DLPackExchangeAPI* exchange_api_of(PyTypeObject* type) {
+    struct entry {
+        PyTypeObject* type;
+        const dl::DLPackExchangeAPI* api;
+    };
+    // A few producer types, each asked once; an entry holds a reference to its type, so the
+    // address cannot come back as another type. Past the last entry, types are asked each time.
+    static entry cache[16];
+    static int cached = 0;
+    for (int i = 0; i < cached; ++i)
+        if (cache[i].type == type) return cache[i].api;
+    static PyObject* const attr = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
+    const dl::DLPackExchangeAPI* api = nullptr;
+    PyObject* cap = PyObject_GetAttr(reinterpret_cast<PyObject*>(type), attr);
+    if (!cap) {
+        PyErr_Clear(); // no table: the producer's __dlpack__ serves
+    } else {
+        if (PyCapsule_IsValid(cap, dl::capsule_exchange_api)) {
+            auto* header = static_cast<dl::DLPackExchangeAPIHeader*>(
+                PyCapsule_GetPointer(cap, dl::capsule_exchange_api));
+            while (header && header->version.major != 1) header = header->prev_api;
+            api = reinterpret_cast<const dl::DLPackExchangeAPI*>(header);
+            if (api && (!api->managed_tensor_from_py_object_no_sync || !api->current_work_stream))
+                api = nullptr;
         }
-        auto mod = py::reinterpret_steal<py::object>(torch);
-        try {
-            py::object fn = mod.attr("utils").attr("dlpack").attr("to_dlpack");
-            tensor_type = py::object(mod.attr("Tensor")).release().ptr();
-            to_dlpack = new py::object(std::move(fn));
-        } catch (py::error_already_set&) {
-            return {}; // an unusual torch: the generic path still works
-        }
+        Py_DECREF(cap);
     }
-    if (reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())) != tensor_type) return {};
-    // Interned names and direct method calls: no str objects made per call.
-    static PyObject* const is_cuda = PyUnicode_InternFromString("is_cuda");
-    auto on_gpu = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), is_cuda));
-    if (!on_gpu) throw py::error_already_set();
-    if (on_gpu.ptr() != Py_False) return {};
-    // the conjugate and negative bits were checked (and resolved) by tensor_from_dlpack
-    return (*to_dlpack)(obj);
+    if (cached < static_cast<int>(std::size(cache))) {
+        Py_INCREF(type);
+        cache[cached++] = {type, api};
+    }
+    return api;
+}
+
+// Imports `obj` through its type's exchange table (Note [dlpack exchange api]); nullopt when the
+// type has none.
+std::optional<tensor> exchange_import(py::handle obj, copy_policy policy) {
+    const dl::DLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()));
+    if (!api) return std::nullopt;
+    dl::DLManagedTensorVersioned* managed = nullptr;
+    if (api->managed_tensor_from_py_object_no_sync(obj.ptr(), &managed) != 0 || !managed) {
+        // Refused. Producers are asked for a BufferError, but torch raises RuntimeError with
+        // its C++ frames appended: the consumer's error is a BufferError with the first line.
+        std::string why = "no reason given";
+        if (PyErr_Occurred()) {
+            py::error_already_set e;
+            if (e.matches(PyExc_BufferError)) throw;
+            why = py::str(e.value()).cast<std::string>();
+            why = why.substr(0, why.find('\n'));
+        }
+        throw_buffer_error(detail::concat("from_dlpack: the ", type_name(obj),
+                                          " cannot be exported through DLPack: ", why));
+    }
+    parsed_capsule pc;
+    pc.owner = {managed, true};
+    try {
+        parse_managed(pc, managed);
+        if (pc.cuda_device >= 0) {
+            void* producer_stream = nullptr;
+            if (api->current_work_stream(dl::kDLCUDA, pc.cuda_device, &producer_stream) != 0)
+                throw py::error_already_set();
+            cuda::stream_wait_for(pc.cuda_device, producer_stream);
+        }
+    } catch (...) {
+        pc.owner.release(); // ours, and never handed to a tensor: the producer's memory goes back
+        throw;
+    }
+    return consume_parsed(pc, policy, nullptr); // releases it on error
 }
 
 py::str& dlpack_attr() {
@@ -955,6 +1049,8 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device)
     if (resolved)
         return tensor_from_dlpack(
             resolved, policy == copy_policy::always ? copy_policy::if_needed : policy, device);
+    if (!want)
+        if (std::optional<tensor> t = exchange_import(obj, policy)) return std::move(*t);
     if (PyObject_HasAttr(obj.ptr(), dlpack_attr().ptr()) != 1) {
         static PyObject* const cai = PyUnicode_InternFromString("__cuda_array_interface__");
         auto interface = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), cai));
@@ -969,8 +1065,6 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device)
         }
         return on_device(tensor_from_cuda_array_interface(obj, interface, policy), want, policy);
     }
-    if (!want)
-        if (py::object cap = torch_capsule(obj)) return consume_capsule(cap, policy);
 
     // Note [dlpack streams]: the producer's device decides whether a stream is passed.
     int source = -1;

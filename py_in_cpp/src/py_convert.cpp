@@ -98,10 +98,8 @@ pyvalue to_numpy(const tensor& t) {
         void* data = nullptr;
         {
             py::gil_scoped_release nogil; // may transfer from a device
-            t.storage()->pin(MEMRESOURCE_CPU);
+            data = t.pin(MEMRESOURCE_CPU);
             owner->pinned = true;
-            data = t.lock(LOCK_READ, MEMRESOURCE_CPU);
-            t.unlock(LOCK_READ, MEMRESOURCE_CPU);
         }
         PyObject* cap = PyCapsule_New(owner.get(), handover_capsule, &delete_handover);
         if (!cap) throw py::error_already_set();

@@ -191,3 +191,73 @@ def _dl_dtype(dt):
     dt = np.dtype(dt)
     code = {"b": kDLBool, "i": kDLInt, "u": kDLUInt, "f": kDLFloat, "c": kDLComplex}[dt.kind]
     return (code, dt.itemsize * 8, 1)
+
+
+# ---- the DLPack 1.2 C exchange table (`__dlpack_c_exchange_api__`) ----
+
+_SetName = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_SetName", _api))
+EXCHANGE_FROM_PY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object,
+                                    ctypes.POINTER(ctypes.c_void_p))
+EXCHANGE_STREAM = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int32, ctypes.c_int32,
+                                   ctypes.POINTER(ctypes.c_void_p))
+
+
+class ExchangeHeader(ctypes.Structure):
+    pass
+
+
+ExchangeHeader._fields_ = [("version", DLPackVersion),
+                           ("prev_api", ctypes.POINTER(ExchangeHeader))]
+
+
+class ExchangeAPI(ctypes.Structure):
+    _fields_ = [
+        ("header", ExchangeHeader),
+        ("managed_tensor_allocator", ctypes.c_void_p),
+        ("managed_tensor_from_py_object_no_sync", EXCHANGE_FROM_PY),
+        ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+        ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("current_work_stream", EXCHANGE_STREAM),
+    ]
+
+
+class ExchangeTable:
+    """One exchange table (its ctypes struct and callbacks, kept alive for the process, as the
+    spec asks), counting its calls. `refuse` makes the export fail (-1, no tensor)."""
+
+    def __init__(self, major=1, older=None, refuse=False):
+        self.exports = 0
+        self.stream_queries = []
+        self.refuse = refuse
+
+        def from_py(obj, out):
+            self.exports += 1
+            if self.refuse:
+                return -1
+            cap = obj.capsule(versioned=True)
+            out[0] = _GetPointer(cap, b"dltensor_versioned")
+            _SetName(cap, b"used_dltensor_versioned")  # the tensor is the caller's now
+            return 0
+
+        def stream(device_type, device_id, out):
+            self.stream_queries.append((device_type, device_id))
+            out[0] = None
+            return 0
+
+        self.api = ExchangeAPI()
+        self.api.header.version = DLPackVersion(major, 3)
+        if older is not None:
+            self.api.header.prev_api = ctypes.pointer(older.api.header)
+        self.api.managed_tensor_from_py_object_no_sync = EXCHANGE_FROM_PY(from_py)
+        self.api.current_work_stream = EXCHANGE_STREAM(stream)
+        self.older = older
+        self.capsule = _New(ctypes.addressof(self.api), b"dlpack_exchange_api",
+                            CAPSULE_DESTRUCTOR())
+        _HANDED_OUT.append(self)
+
+
+def exchange_producer(table, array, **kwargs):
+    """A Producer over `array` whose type carries `table` as __dlpack_c_exchange_api__."""
+    cls = type("ExchangeProducer", (Producer,), {"__dlpack_c_exchange_api__": table.capsule})
+    return cls(array, **kwargs)

@@ -139,9 +139,31 @@ def test_0d_and_empty():
     assert st.shape == () and st.item() == 3.0
 
 
+@pytest.mark.skipif(not hasattr(torch.Tensor, "__dlpack_c_exchange_api__"),
+                    reason="this torch has no DLPack exchange table")
+def test_torch_tensors_cross_through_the_exchange_table(monkeypatch):
+    # Note [dlpack exchange api]: torch's C table, not its Python __dlpack__/__dlpack_device__
+    def refuse(*args, **kwargs):
+        raise AssertionError("__dlpack__ was called")
+
+    monkeypatch.setattr(torch.Tensor, "__dlpack__", refuse)
+    monkeypatch.setattr(torch.Tensor, "__dlpack_device__", refuse)
+    t = torch.randn(4, 6)[:, ::2]
+    A = q.from_dlpack(t)
+    assert address(A) == t.data_ptr() and A.shape == (4, 3)
+    np.testing.assert_array_equal(A.to_py(), t.numpy())
+    B = q.value(np.ones((4, 3), np.float32))
+    np.testing.assert_allclose((B + t).to_py(), 1 + t.numpy())
+    P = q.from_dlpack(torch.nn.Parameter(torch.ones(2), requires_grad=False))  # a subclass
+    np.testing.assert_array_equal(P.to_py(), [1.0, 1.0])
+    with pytest.raises(BufferError, match="requires grad"):  # checked before the table
+        q.from_dlpack(torch.ones(2, requires_grad=True))
+    with pytest.raises(BufferError, match="meta"):  # torch's RuntimeError, first line kept
+        q.from_dlpack(torch.empty(3, device="meta"))
+
+
 def test_generic_path_for_other_tensor_types():
-    # torch.Tensor itself takes a fast path (Note [torch fast path]); subclasses and tensors
-    # with the conjugate bit go through torch's own __dlpack__
+    # subclasses and tensors with the conjugate bit cross too (Note [inbound rule])
     p = torch.nn.Parameter(torch.randn(3, 2), requires_grad=False)
     P = q.from_dlpack(p)
     assert address(P) == p.data_ptr()

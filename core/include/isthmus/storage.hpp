@@ -165,8 +165,9 @@ public:
     /// such lock is held (double unlock).
     void unlock(lock_mode mode, resource_id resource);
 
-    /// Pins the storage to `resource` (making that copy valid); see Note [pinning].
-    void pin(resource_id resource);
+    /// Pins the storage to `resource` (making that copy valid) and returns that copy's address,
+    /// valid while the pin lasts; see Note [pinning].
+    void* pin(resource_id resource);
     /// Releases one pin; throws runtime_error when not pinned there.
     void unpin(resource_id resource);
     /// The resource the storage is pinned to, or -1. Takes no lock (Note [lock-free placement]).

@@ -146,6 +146,9 @@ public:
     void* lock(lock_mode mode, resource_id resource) const;
     /// Releases a lock taken by `lock` with the same arguments.
     void unlock(lock_mode mode, resource_id resource) const;
+    /// Pins the storage to `resource` (storage::pin, Note [pinning]) and returns the address of
+    /// element 0 of this view there, valid until the matching `storage()->unpin(resource)`.
+    void* pin(resource_id resource) const;
     /// Where the data is now: the pinned resource, else the default resource when valid there,
     /// else the lowest resource holding a valid copy, else the CPU.
     resource_id location() const;

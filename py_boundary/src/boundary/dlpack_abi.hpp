@@ -100,6 +100,30 @@ struct DLManagedTensorVersioned {
     DLTensor dl_tensor;
 };
 
+/// The C exchange table of DLPack 1.2+ (Note [dlpack exchange api] in dlpack.cpp): a producer's
+/// type carries it as `__dlpack_c_exchange_api__`, a capsule named "dlpack_exchange_api". Only
+/// the header is fixed across major versions; isthmus reads the rest for major version 1.
+struct DLPackExchangeAPIHeader {
+    DLPackVersion version;
+    DLPackExchangeAPIHeader* prev_api; // an older table of the same producer, or NULL
+};
+
+struct DLPackExchangeAPI {
+    DLPackExchangeAPIHeader header;
+    // (DLTensor* prototype, DLManagedTensorVersioned** out, void* error_ctx, SetError): unused
+    void* managed_tensor_allocator;
+    /// Exports `py_object` (of the table's type) without stream synchronisation: 0 and an owned
+    /// tensor in *out, or -1 with a Python exception set.
+    int (*managed_tensor_from_py_object_no_sync)(void* py_object, DLManagedTensorVersioned** out);
+    void* managed_tensor_to_py_object_no_sync; // unused
+    void* dltensor_from_py_object_no_sync;     // unused (may be NULL)
+    /// The producer's current work stream for a device (NULL on the CPU): 0, or -1 with a
+    /// Python exception set.
+    int (*current_work_stream)(int32_t device_type, int32_t device_id, void** out_stream);
+};
+
+inline constexpr const char* capsule_exchange_api = "dlpack_exchange_api";
+
 static_assert(sizeof(DLDevice) == 8 && sizeof(DLDataType) == 4);
 static_assert(sizeof(void*) != 8 || sizeof(DLTensor) == 48);
 static_assert(sizeof(void*) != 8 || sizeof(DLManagedTensor) == 64);
