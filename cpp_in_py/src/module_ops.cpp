@@ -6,6 +6,7 @@
 #include "isthmus/ops/indexing.hpp"
 #include "isthmus/ops/linalg.hpp"
 #include "isthmus/ops/shape.hpp"
+#include "isthmus/ops/sorting.hpp"
 
 #include <pybind11/stl.h>
 
@@ -246,6 +247,24 @@ py::object scan_function(const char* name, py::handle a, py::handle axis) {
     return tensor_result(std::move(r));
 }
 
+// sort/argsort: axis None sorts the flattened tensor; `stable` (None or a bool) is accepted
+// for NumPy's and the array API's signatures, every sort being stable.
+template <tensor (*Sort)(const tensor&, int64_t, bool)>
+py::object sort_function(const char* name, py::handle a, py::handle axis, bool descending,
+                         py::handle stable) {
+    require_init(name);
+    ISTHMUS_CHECK(stable.is_none() || PyBool_Check(stable.ptr()), type_error, name,
+                  ": stable must be None or a bool, got ", type_name(stable));
+    const tensor t = tensor_arg(a, name);
+    const std::optional<int64_t> ax = optional_axis(axis, name);
+    tensor r;
+    {
+        native_section nogil;
+        r = ax ? Sort(t, *ax, descending) : Sort(t.reshape({t.numel()}), 0, descending);
+    }
+    return tensor_result(std::move(r));
+}
+
 template <tensor (*Flat)(const tensor&), tensor (*Axis)(const tensor&, int64_t, bool)>
 py::object arg_function(const char* name, py::handle a, py::handle axis, bool keepdims) {
     require_init(name);
@@ -467,6 +486,24 @@ void bind_module_ops(py::module_& m) {
         },
         py::arg("a"), py::arg("axis") = py::none(),
         "Running product along axis (the flattened tensor when axis is None).");
+    m.def(
+        "sort",
+        [](py::handle a, py::handle axis, bool descending, py::handle stable) {
+            return sort_function<&isthmus::sort>("sort", a, axis, descending, stable);
+        },
+        py::arg("a"), py::arg("axis") = -1, py::kw_only(), py::arg("descending") = false,
+        py::arg("stable") = py::none(),
+        "a sorted along axis (the flattened tensor when axis is None): NaNs last (first when "
+        "descending), equal elements in their order (every sort is stable).");
+    m.def(
+        "argsort",
+        [](py::handle a, py::handle axis, bool descending, py::handle stable) {
+            return sort_function<&isthmus::argsort>("argsort", a, axis, descending, stable);
+        },
+        py::arg("a"), py::arg("axis") = -1, py::kw_only(), py::arg("descending") = false,
+        py::arg("stable") = py::none(),
+        "The int64 positions that sort a along axis (of the flattened tensor when axis is "
+        "None), in sort's order.");
 }
 
 } // namespace isthmus::pymod

@@ -157,6 +157,14 @@ public:
     virtual bool supports_cumulative(bool prod, dtype dt) const = 0;
     virtual void cumulative(bool prod, const tensor& out, void* out_data, const tensor& in,
                             const void* in_data, int64_t axis) = 0;
+    /// Sorts each row of `in` (its last dimension) into `values` and/or the rows' int64
+    /// positions into `indices` (either may be null): ascending, or `descending`, NaNs counted
+    /// as the largest values, equal elements in their order (Note [sort order] in
+    /// core/src/cpu/sort.cpp). in, values and indices contiguous and of in's shape, values of
+    /// in's dtype; rows are not empty. Optional: without it the op runs on the CPU.
+    virtual bool supports_sort(dtype dt) const;
+    virtual void sort(const tensor& in, const void* in_data, void* values, int64_t* indices,
+                      bool descending);
     /// Advanced-index rows (Note [gpu index rows]): for each of the rows.count rows, a block of
     /// elements of `itemsize` bytes shaped `rest`. gather: out + r * out_row + out_rest(i)
     /// receives src + row(r) + src_rest(i); scatter: dst + row(r) + dst_rest(i) receives

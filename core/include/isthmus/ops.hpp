@@ -1,5 +1,5 @@
-// All tensor operations: elementwise math, reductions, linear algebra, indexing, shape ops,
-// creation and random numbers.
+// All tensor operations: elementwise math, reductions, sorting, linear algebra, indexing,
+// shape ops, creation and random numbers.
 #pragma once
 
 #include "isthmus/ops/creation.hpp"
@@ -9,3 +9,4 @@
 #include "isthmus/ops/linalg.hpp"
 #include "isthmus/ops/reduce.hpp"
 #include "isthmus/ops/shape.hpp"
+#include "isthmus/ops/sorting.hpp"

@@ -1,5 +1,6 @@
-// The CPU backend's reductions: the engine's kinds, argmin/argmax, var/std, cumulative sums.
+// The CPU backend's reductions (the engine's kinds, argmin/argmax, var/std, cumsum) and sort.
 #include "cpu/backend.hpp"
+#include "cpu/sort.hpp"
 
 namespace isthmus::cpu {
 
@@ -77,6 +78,15 @@ bool cpu_compute::supports_cumulative(bool, dtype) const {
 void cpu_compute::cumulative(bool prod, const tensor& out, void* out_data, const tensor& in,
                              const void* in_data, int64_t axis) {
     cpu::cumulative(prod, out, out_data, in, in_data, axis);
+}
+
+bool cpu_compute::supports_sort(dtype) const {
+    return true;
+}
+
+void cpu_compute::sort(const tensor& in, const void* in_data, void* values, int64_t* indices,
+                       bool descending) {
+    cpu::sort_rows(in, in_data, values, indices, descending);
 }
 
 } // namespace isthmus::cpu

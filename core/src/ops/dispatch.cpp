@@ -178,6 +178,12 @@ void compute::variance(const tensor&, void*, const tensor&, const void*, const s
                        double, bool) {
     ISTHMUS_ASSERT(false, name(), ": variance called without supports_variance");
 }
+bool compute::supports_sort(dtype) const {
+    return false;
+}
+void compute::sort(const tensor&, const void*, void*, int64_t*, bool) {
+    ISTHMUS_ASSERT(false, name(), ": sort called without supports_sort");
+}
 bool compute::supports_linear(dtype) const {
     return false;
 }

@@ -195,6 +195,9 @@ std::optional<tensor> run_variance(const tensor& x, const std::vector<bool>& red
                                    const shape_t& kept, dtype out_dt, double divisor, bool root);
 /// The running sum or product of the contiguous `x` (of a cumulative work dtype) along `axis`.
 tensor run_cumulative(bool prod, const tensor& x, int64_t axis);
+/// Sorts the rows (last dimension) of the contiguous, non-empty `x` (Note [sort order]): the
+/// sorted values when `values`, the int64 positions when `indices` (else undefined tensors).
+std::pair<tensor, tensor> run_sort(const tensor& x, bool values, bool indices, bool descending);
 /// C = A @ B of dtype `dt` for A (..., m, k) and B (..., k, n) whose batch dimensions broadcast
 /// to `batch`: a new contiguous (batch..., m, n) tensor.
 tensor run_matmul(dtype dt, const tensor& a, const tensor& b, const shape_t& batch);

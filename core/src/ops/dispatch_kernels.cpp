@@ -94,6 +94,21 @@ tensor run_cumulative(bool prod, const tensor& x, int64_t axis) {
     return out;
 }
 
+std::pair<tensor, tensor> run_sort(const tensor& x, bool values, bool indices, bool descending) {
+    const target tg = pick_backend(pick_resource({&x}), [&](const backend::compute& be) {
+        return be.supports_sort(x.dtype());
+    });
+    tensor v = values ? tensor::empty(x.shape(), x.dtype(), tg.where) : tensor();
+    tensor i = indices ? tensor::empty(x.shape(), dtype::int64, tg.where) : tensor();
+    const lock_ref r(x, lock_mode::read, tg.where);
+    std::optional<output_access> wv, wi;
+    if (values) wv.emplace(v, tg.where);
+    if (indices) wi.emplace(i, tg.where);
+    tg.be->sort(x, r.data(), values ? wv->data() : nullptr,
+                indices ? static_cast<int64_t*>(wi->data()) : nullptr, descending);
+    return {v, i};
+}
+
 tensor run_matmul(dtype dt, const tensor& a, const tensor& b, const shape_t& batch) {
     // Note [matmul dtypes] (linalg.cpp): half types multiply with float32 accumulation. A
     // backend with a half gemm takes them as they are; the others get them widened to float32

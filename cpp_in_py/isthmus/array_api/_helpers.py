@@ -108,6 +108,17 @@ def on_device(device: Any) -> Any:
     return _q.device(str(device))
 
 
+# Note [CPU stopgaps]
+# ~~~~~~~~~~~~~~~~~~~
+# A few functions of the namespace have no isthmus op yet and cannot be composed from the ops
+# it has at a reasonable cost (the fft transforms, some linalg decompositions, nextafter, and
+# searchsorted beyond a size, see docs/array-api.md). Until those ops exist they run NumPy on
+# a shared view of a CPU array's memory and copy the result into a new tensor; a CUDA array
+# raises TypeError instead (no silent device-to-host copy, the same rule as the fallback in
+# numpy_protocols/_fallback.py). sort, argsort and the unique_* functions were stopgaps and
+# are isthmus's own now (its sort op, Note [unique by sorting] in _set.py).
+
+
 def host(label: str, *xs: Any) -> list[np.ndarray]:
     """NumPy views of CPU arrays for a CPU-only stopgap (See Note [CPU stopgaps])."""
     res = []

@@ -23,7 +23,7 @@ def _check_norm(norm: str) -> None:
 
 
 def _transform(name: str, x: Any, kind: str, out_complex: bool, **kw: Any) -> Any:
-    """NumPy's np.fft.<name> on a CPU array (See Note [CPU stopgaps] in _sorting.py)."""
+    """NumPy's np.fft.<name> on a CPU array (See Note [CPU stopgaps] in _helpers.py)."""
     x = _helpers.tensor(x)
     if x.dtype.kind not in kind:
         raise TypeError(f"fft.{name} needs a {'complex' if kind == 'c' else 'floating-point'} "

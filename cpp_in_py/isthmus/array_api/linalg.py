@@ -181,7 +181,7 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any: 
     return r
 
 
-# ---- CPU stopgaps through NumPy (See Note [CPU stopgaps] in _sorting.py) ----
+# ---- CPU stopgaps through NumPy (See Note [CPU stopgaps] in _helpers.py) ----
 
 def _np(label: str, fn: Any, *xs: Any) -> Any:
     hs = _helpers.host(f"linalg.{label}", *xs)

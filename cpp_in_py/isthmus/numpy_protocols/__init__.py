@@ -61,6 +61,7 @@ from ._ufuncs import array_ufunc
 # The implementations, which fill HANDLED_FUNCTIONS as they are imported (in this order).
 from . import _fn_reductions, _fn_shape, _fn_indexing  # noqa: F401
 from . import _fn_linalg, _fn_creation, _fn_elementwise, _fn_properties  # noqa: F401
+from . import _fn_sorting  # noqa: F401
 
 __all__ = [
     "HANDLED_UFUNCS",

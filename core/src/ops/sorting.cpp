@@ -1,0 +1,48 @@
+// sort and argsort: the axis moved last and made contiguous, then the backend's sort entry.
+#include "isthmus/ops/sorting.hpp"
+
+#include "isthmus/ops/creation.hpp"
+#include "ops/dispatch.hpp"
+
+namespace isthmus {
+
+namespace {
+
+// Sorts along `axis` through the backends' canonical form (Note [canonical forms]): the axis
+// last and contiguous; the result is moved back and returned C-contiguous, as NumPy does.
+std::pair<tensor, tensor> sort_along(const char* op, const tensor& t, int64_t axis, bool descending,
+                                     bool values, bool indices) {
+    ISTHMUS_CHECK(t.defined(), value_error, op, ": the input tensor is undefined");
+    const int64_t rank = t.dim();
+    if (rank == 0) // one element: itself, at position 0
+        return {values ? t.clone() : tensor(),
+                indices ? zeros({}, dtype::int64, t.location()) : tensor()};
+    ISTHMUS_CHECK(axis >= -rank && axis < rank, index_error, op, ": axis ", axis,
+                  " is out of range for a tensor of rank ", rank, " (shape ", shape_str(t.shape()),
+                  ")");
+    const int64_t a = axis < 0 ? axis + rank : axis;
+    const tensor x = (a == rank - 1 ? t : t.transpose(a, rank - 1)).contiguous();
+    std::pair<tensor, tensor> out;
+    if (x.numel() == 0) {
+        if (values) out.first = tensor::empty(x.shape(), x.dtype(), t.location());
+        if (indices) out.second = tensor::empty(x.shape(), dtype::int64, t.location());
+    } else {
+        out = ops::run_sort(x, values, indices, descending);
+    }
+    if (a != rank - 1)
+        for (tensor* r : {&out.first, &out.second})
+            if (r->defined()) *r = r->transpose(a, rank - 1).contiguous();
+    return out;
+}
+
+} // namespace
+
+tensor sort(const tensor& t, int64_t axis, bool descending) {
+    return sort_along("sort", t, axis, descending, true, false).first;
+}
+
+tensor argsort(const tensor& t, int64_t axis, bool descending) {
+    return sort_along("argsort", t, axis, descending, false, true).second;
+}
+
+} // namespace isthmus

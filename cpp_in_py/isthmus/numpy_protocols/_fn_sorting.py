@@ -1,0 +1,42 @@
+"""NumPy's sorting functions on qvalues: np.sort and np.argsort through isthmus's sort."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _isthmus as _q
+from ._keywords import _tensor, _unsupported
+from ._tables import _implements
+
+_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _check(fname: str, kind: Any, order: Any, stable: Any) -> None:
+    # Every isthmus sort is stable, which is a valid result for any of NumPy's kinds.
+    if kind not in _KINDS:
+        raise ValueError(f"{fname}: sort kind must be one of {_KINDS[1:]} or None, got {kind!r}")
+    if order is not None:
+        raise _unsupported(fname, "order", order, "fields of structured arrays")
+    if stable is not None and not isinstance(stable, bool):
+        raise TypeError(f"{fname}: stable must be None or a bool, got {type(stable).__name__}")
+
+
+@_implements("sort")
+def _np_sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
+             stable: Any = None) -> Any:
+    _check("numpy.sort", kind, order, stable)
+    x = _tensor(a)
+    if x.ndim == 0 and axis is not None:
+        raise np.exceptions.AxisError(axis, 0)
+    return _q.sort(x, axis)
+
+
+@_implements("argsort")
+def _np_argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
+                stable: Any = None) -> Any:
+    _check("numpy.argsort", kind, order, stable)
+    x = _tensor(a)
+    # NumPy gives a 0-d array's argsort as [0], as for the flattened array
+    return _q.argsort(x, None if x.ndim == 0 else axis)

@@ -1,0 +1,175 @@
+# sort/argsort (q.sort, np.sort on qvalues, the array API) and unique_* against NumPy.
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import isthmus as q
+import isthmus.array_api as xp
+
+rng = np.random.default_rng(20261127)
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128"]
+
+
+@pytest.fixture(autouse=True)
+def cpu():
+    q.init("cpu")
+
+
+def awkward(dtype, shape):
+    """Ties, NaN, +-0 and +-inf, as far as the dtype holds them."""
+    dt = np.dtype(dtype)
+    pool = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, 1, -1, 2.5, 2.5, 7, -3])
+    x = rng.choice(pool, size=shape)
+    if dt.kind == "c":
+        re, x = x, np.empty(shape, dt)
+        x.real, x.imag = re, rng.choice(pool, size=shape)
+    if dt.kind in "biu":
+        x = np.where(np.isfinite(x), np.trunc(x), 3)
+        if dt.kind in "bu":
+            x = np.abs(x)
+    return x.astype(dt)
+
+
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind == "c":
+        return same_bits(a.real, b.real) and same_bits(a.imag, b.imag)
+    if a.dtype.kind == "f":
+        a, b = a.view(f"u{a.itemsize}"), b.view(f"u{b.itemsize}")
+    return a.shape == b.shape and (a == b).all()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_matches_numpy_stable_sort(dtype, axis):
+    x = awkward(dtype, (5, 12))
+    A = q.value(x)
+    ref_idx = np.argsort(x, axis=axis, kind="stable")
+    np.testing.assert_array_equal(q.argsort(A, axis).to_py(), ref_idx)
+    got = q.sort(A, axis).to_py()
+    assert got.dtype == x.dtype
+    # NumPy's stable sort keeps -0.0/+0.0 and NaN payloads where they were: the same bits
+    assert same_bits(got, np.take_along_axis(x, ref_idx, axis=axis))
+    assert same_bits(got, np.sort(x, axis=axis, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_long_rows_take_the_radix_sort(dtype):
+    # rows of 64 elements and more sort by radix (Note [radix sort]), shorter ones by comparison
+    x = awkward(dtype, (3, 500))
+    for descending in (False, True):
+        f = np.flip(x, 1)
+        ref = (np.flip(499 - np.argsort(f, axis=1, kind="stable"), 1) if descending
+               else np.argsort(x, axis=1, kind="stable"))
+        np.testing.assert_array_equal(q.argsort(x, descending=descending).to_py(), ref)
+        assert same_bits(q.sort(x, descending=descending).to_py(),
+                         np.take_along_axis(x, ref, axis=1))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "complex128"])
+def test_descending_is_the_reverse_order_with_ties_in_place(dtype):
+    x = awkward(dtype, (40,))
+    # the array API's descending: np.flip of an ascending stable sort of np.flip(x)
+    n = x.shape[0]
+    ref = np.flip(n - 1 - np.argsort(np.flip(x), kind="stable"))
+    np.testing.assert_array_equal(q.argsort(x, descending=True).to_py(), ref)
+    assert same_bits(q.sort(x, descending=True).to_py(), x[ref])
+
+
+def test_layouts_sizes_and_axis_none():
+    base = rng.standard_normal((30, 50)).astype(np.float32)
+    for v in (base[::3, 1::2], base.T, base[:, ::-1], np.broadcast_to(base[:1], (4, 50))):
+        np.testing.assert_array_equal(q.argsort(v, 0).to_py(), np.argsort(v, 0, kind="stable"))
+        np.testing.assert_array_equal(q.sort(v, 1).to_py(), np.sort(v, 1))
+    big = rng.integers(0, 50, 200_001)  # long rows with many ties: the threads' pieces
+    np.testing.assert_array_equal(q.argsort(big).to_py(), np.argsort(big, kind="stable"))
+    many = rng.standard_normal((5000, 7))
+    np.testing.assert_array_equal(q.sort(many, 1).to_py(), np.sort(many, 1))
+    np.testing.assert_array_equal(q.sort(base, None).to_py(), np.sort(base, None))
+    np.testing.assert_array_equal(q.argsort(base, None).to_py(),
+                                  np.argsort(base, None, kind="stable"))
+
+
+def test_empty_and_0d():
+    for shape, axis in (((0,), 0), ((0, 3), 0), ((0, 3), 1), ((2, 0), 1)):
+        e = np.zeros(shape, np.float32)
+        assert q.sort(e, axis).shape == shape
+        r = q.argsort(e, axis)
+        assert r.shape == shape and r.dtype == np.int64
+    z = q.value(np.float64(4.5)).astype("float64")
+    assert q.sort(q.full((), 4.5)).to_py() == 4.5
+    assert q.argsort(q.full((), 4.5)).to_py() == 0
+
+
+def test_errors_are_typed_and_leave_the_input():
+    x = np.array([[2.0, 1.0, 3.0]])
+    A = q.value(x)
+    with pytest.raises(IndexError, match="axis 2"):
+        q.sort(A, 2)
+    with pytest.raises(IndexError, match="axis -3"):
+        q.argsort(A, -3)
+    with pytest.raises(TypeError, match="axis"):
+        q.sort(A, 1.5)
+    with pytest.raises(TypeError, match="stable"):
+        q.sort(A, stable="yes")
+    np.testing.assert_array_equal(A.to_py(), x)
+
+
+def test_numpy_functions_dispatch_to_isthmus():
+    x = awkward("float64", (4, 6))
+    A = q.value(x)
+    r = np.sort(A, axis=0)
+    assert isinstance(r, q.qvalue)
+    assert same_bits(r.to_py(), np.sort(x, axis=0))
+    r = np.argsort(A, kind="quicksort")  # every isthmus sort is stable: a valid quicksort order
+    assert isinstance(r, q.qvalue)
+    np.testing.assert_array_equal(r.to_py(), np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(np.argsort(q.value(3.0)).to_py(), [0])  # NumPy: [0]
+    with pytest.raises(np.exceptions.AxisError):
+        np.sort(q.value(3.0))
+    with pytest.raises(TypeError, match="order"):
+        np.sort(A, order="x")
+    with pytest.raises(ValueError, match="kind"):
+        np.sort(A, kind="bogo")
+
+
+def test_array_api_sort_and_unique():
+    x = awkward("float64", (3, 5))
+    X = xp.asarray(x)
+    np.testing.assert_array_equal(np.asarray(xp.argsort(X, axis=0)),
+                                  np.argsort(x, axis=0, kind="stable"))
+    assert same_bits(np.asarray(xp.sort(X, axis=1)), np.sort(x, axis=1))
+    vals, idx, inv, cnt = np.unique(x.ravel(), return_index=True, return_inverse=True,
+                                    return_counts=True, equal_nan=False)
+    r = xp.unique_all(X)
+    assert same_bits(np.asarray(r.values), vals)  # every NaN its own value; -0.0 first
+    np.testing.assert_array_equal(np.asarray(r.indices), idx)
+    np.testing.assert_array_equal(np.asarray(r.inverse_indices), inv.reshape(x.shape))
+    np.testing.assert_array_equal(np.asarray(r.counts), cnt)
+    np.testing.assert_array_equal(np.asarray(xp.unique_counts(X).counts), cnt)
+    np.testing.assert_array_equal(np.asarray(xp.unique_inverse(X).inverse_indices),
+                                  inv.reshape(x.shape))
+    assert same_bits(np.asarray(xp.unique_values(X)), vals)
+    e = xp.unique_all(xp.asarray(np.zeros((0, 2), np.int16)))
+    assert e.values.shape == (0,) and e.inverse_indices.shape == (0, 2)
+    assert e.counts.dtype == np.int64
+
+
+@settings(max_examples=50, deadline=None)
+@given(x=hnp.arrays(st.sampled_from([np.int8, np.uint16, np.float32, np.float64]),
+                    hnp.array_shapes(min_dims=1, max_dims=3, max_side=6)),
+       descending=st.booleans(), data=st.data())
+def test_hypothesis_against_numpy(x, descending, data):
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    if descending:
+        f = np.flip(x, axis)
+        n = x.shape[axis]
+        ref = np.flip(n - 1 - np.argsort(f, axis=axis, kind="stable"), axis)
+    else:
+        ref = np.argsort(x, axis=axis, kind="stable")
+    np.testing.assert_array_equal(q.argsort(x, axis, descending=descending).to_py(), ref)
+    assert same_bits(q.sort(x, axis, descending=descending).to_py(),
+                     np.take_along_axis(x, ref, axis=axis))
