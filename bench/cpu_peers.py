@@ -1,5 +1,5 @@
 """CPU peer benchmark: isthmus beside NumPy and PyTorch, one process, large elementwise ops,
-math functions, casts and reductions (the targets of the CPU performance issue).
+math functions, casts, reductions and sorts (the targets of the CPU performance issue).
 
 Usage (after a build):
     PYTHONPATH=build/python python3 bench/cpu_peers.py [--quick] [--only NAME] [--reps N]
@@ -226,6 +226,34 @@ def run_reductions(b, rng, n, dtypes):
         del a_np, a_q, a_t, a2_np, a2_q, a2_t
 
 
+def run_sorting(b, rng, n):
+    """sort/argsort of one 1M-element row and of 1000 rows of 1000, beside NumPy's default
+    (unstable) and stable sorts and torch's stable sort (isthmus's sort is always stable)."""
+    tag = f"{n // 1_000_000}M"
+    for dt in (np.float32, np.float64, np.int32):
+        dn = np.dtype(dt).name
+        if not any(b.wanted(f"{s} {tag} {dn}") for s in ("sort", "argsort", "sort rows")):
+            continue
+        a_np = (rng.standard_normal(n) * 1000).astype(dt)
+        a_q = q.asvalue(a_np)
+        a_t = torch.from_numpy(a_np) if torch is not None else None
+        for name, qf, nf, tf in (("sort", q.sort, np.sort, torch and torch.sort),
+                                 ("argsort", q.argsort, np.argsort, torch and torch.argsort)):
+            b.case(f"{name} {tag} {dn}",
+                   {"isthmus": lambda qf=qf: qf(a_q), "numpy": lambda nf=nf: nf(a_np),
+                    "torch": T(lambda tf=tf: tf(a_t, stable=True))})
+            b.case(f"{name} stable {tag} {dn}",
+                   {"isthmus": lambda qf=qf: qf(a_q),
+                    "numpy": lambda nf=nf: nf(a_np, kind="stable"),
+                    "torch": T(lambda tf=tf: tf(a_t, stable=True))})
+        r_np, r_q = a_np.reshape(1000, n // 1000), a_q.reshape(1000, n // 1000)
+        r_t = a_t.reshape(1000, n // 1000) if torch is not None else None
+        b.case(f"sort rows {tag} {dn}",
+               {"isthmus": lambda: q.sort(r_q, 1), "numpy": lambda: np.sort(r_np, 1),
+                "torch": T(lambda: torch.sort(r_t, dim=1, stable=True))})
+        del a_np, a_q, a_t, r_np, r_q, r_t
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -266,6 +294,7 @@ def main():
         run_elementwise(b, rng, n)
     for n in sizes:
         run_reductions(b, rng, n, (np.float32, np.float64))
+    run_sorting(b, rng, 1_000_000)
     if not b.rows:
         print("no case matches", args.only, file=sys.stderr)
         return 1
