@@ -345,6 +345,30 @@ void bind_module_ops(py::module_& m) {
     m.def("clamp", &clip_function, py::arg("a"), py::arg("a_min"), py::arg("a_max"),
           "Alias of clip.");
     m.def(
+        "nextafter",
+        [](py::handle a, py::handle b) {
+            require_init("nextafter");
+            operand x, y;
+            ISTHMUS_CHECK(to_operand(a, x), type_error,
+                          "nextafter: x1 must be an array-like or a number, got ", type_name(a));
+            ISTHMUS_CHECK(to_operand(b, y), type_error,
+                          "nextafter: x2 must be an array-like or a number, got ", type_name(b));
+            // a number beside an array is weak (NEP 50), as for the other binary functions
+            const tensor tx = !x.is_scalar  ? x.t()
+                              : y.is_scalar ? x.s.to_tensor()
+                                            : x.as_tensor_beside(y.t().dtype());
+            const tensor ty = y.as_tensor_beside(tx.dtype());
+            tensor r;
+            {
+                native_section nogil;
+                r = isthmus::nextafter(tx, ty);
+            }
+            return wrap_result(std::move(r), x.is_scalar && y.is_scalar);
+        },
+        py::arg("x1"), py::arg("x2"),
+        "The next representable value after x1 toward x2, elementwise (float16/bfloat16 in\n"
+        "their own spacing; ints compute as floats, as NumPy; complex raises TypeError).");
+    m.def(
         "fma",
         [](py::handle a, py::handle b, py::handle c) {
             require_init("fma");
@@ -504,6 +528,32 @@ void bind_module_ops(py::module_& m) {
         py::arg("stable") = py::none(),
         "The int64 positions that sort a along axis (of the flattened tensor when axis is "
         "None), in sort's order.");
+    m.def(
+        "searchsorted",
+        [](py::handle a, py::handle v, py::handle side, py::handle sorter) {
+            require_init("searchsorted");
+            ISTHMUS_CHECK(py::isinstance<py::str>(side), type_error,
+                          "searchsorted: side must be 'left' or 'right', got a ", type_name(side));
+            const std::string s = side.cast<std::string>();
+            ISTHMUS_CHECK(s == "left" || s == "right", value_error,
+                          "searchsorted: side must be 'left' or 'right', got '", s, "'");
+            tensor sorted = tensor_arg(a, "searchsorted");
+            operand values;
+            ISTHMUS_CHECK(to_operand(v, values), type_error,
+                          "searchsorted: v must be an array-like or a number, got ", type_name(v));
+            const tensor order = sorter.is_none() ? tensor() : tensor_arg(sorter, "searchsorted");
+            tensor r;
+            {
+                native_section nogil;
+                if (order.defined()) sorted = isthmus::take(sorted, order);
+                r = isthmus::searchsorted(sorted, values.as_tensor_beside(sorted.dtype()),
+                                          s == "right");
+            }
+            return wrap_result(std::move(r), values.is_scalar);
+        },
+        py::arg("a"), py::arg("v"), py::arg("side") = "left", py::arg("sorter") = py::none(),
+        "Where v's elements would go in the ascending 1-d a to keep it sorted (int64; 'left':\n"
+        "before equal elements, 'right': after them); sorter: the positions that sort a.");
 }
 
 } // namespace isthmus::pymod

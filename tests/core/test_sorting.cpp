@@ -178,3 +178,36 @@ TEST_CASE("sort: empty dimensions, 0-d tensors, and the error cases") {
     CHECK_ERROR((void)sort(tensor()), value_error, "undefined");
     CHECK(values(t) == std::vector<double>{2, 1, 3}); // the input untouched
 }
+
+TEST_CASE("searchsorted: both sides against std::lower_bound/upper_bound, NaN last, errors") {
+    const std::vector<double> a{-inf_v, -1, 0, 0, 2.5, 2.5, 7, inf_v, nan_v, nan_v};
+    const std::vector<double> v{-inf_v, -3, -0.0, 0, 1, 2.5, 8, inf_v, nan_v};
+    const tensor at = tensor::from_vector(a), vt = tensor::from_vector(v).reshape({3, 3});
+    // the reference: NaNs are past every number, so count them apart
+    auto count = [&](double x, bool right) {
+        int64_t n = 0;
+        for (double e : a) {
+            const bool e_nan = std::isnan(e), x_nan = std::isnan(x);
+            const bool e_before = x_nan ? !e_nan : (!e_nan && e < x);
+            const bool e_equal = x_nan ? e_nan : (!e_nan && e == x);
+            n += e_before || (right && e_equal);
+        }
+        return n;
+    };
+    for (bool right : {false, true}) {
+        const tensor r = searchsorted(at, vt, right);
+        CHECK(r.shape() == shape_t{3, 3});
+        CHECK(r.dtype() == dtype::int64);
+        std::vector<int64_t> want;
+        for (double x : v) want.push_back(count(x, right));
+        CHECK(r.to_vector<int64_t>() == want);
+    }
+    // promotion: int32 sorted, float values
+    const tensor ints = tensor::from_vector(std::vector<int32_t>{1, 3, 5});
+    CHECK(searchsorted(ints, tensor::from_vector(std::vector<double>{2.5, 5.0}))
+              .to_vector<int64_t>() == std::vector<int64_t>{1, 2});
+    CHECK(searchsorted(tensor::empty({0}, dtype::float32, MEMRESOURCE_CPU), vt)
+              .to_vector<int64_t>() == std::vector<int64_t>(9, 0));
+    CHECK_ERROR((void)searchsorted(vt, at), value_error, "one-dimensional", "(3, 3)");
+    CHECK_ERROR((void)searchsorted(tensor(), at), value_error, "undefined");
+}

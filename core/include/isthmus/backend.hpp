@@ -165,6 +165,14 @@ public:
     virtual bool supports_sort(dtype dt) const;
     virtual void sort(const tensor& in, const void* in_data, void* values, int64_t* indices,
                       bool descending);
+    /// out[i] = the number of elements of the ascending 1-d `sorted` that come before
+    /// values[i] in the sort's order (Note [sort order]), or that are not after it when
+    /// `right`: the insertion points of NumPy's searchsorted. sorted, values and the int64 out
+    /// contiguous, sorted and values of one dtype; sorted not empty. Optional: without it the
+    /// op runs on the CPU.
+    virtual bool supports_searchsorted(dtype dt) const;
+    virtual void searchsorted(const tensor& sorted, const void* sorted_data, const tensor& values,
+                              const void* values_data, int64_t* out, bool right);
     /// Advanced-index rows (Note [gpu index rows]): for each of the rows.count rows, a block of
     /// elements of `itemsize` bytes shaped `rest`. gather: out + r * out_row + out_rest(i)
     /// receives src + row(r) + src_rest(i); scatter: dst + row(r) + dst_rest(i) receives

@@ -48,6 +48,9 @@ public:
     bool supports_sort(dtype dt) const override;
     void sort(const tensor& in, const void* in_data, void* values, int64_t* indices,
               bool descending) override;
+    bool supports_searchsorted(dtype dt) const override;
+    void searchsorted(const tensor& sorted, const void* sorted_data, const tensor& values,
+                      const void* values_data, int64_t* out, bool right) override;
 
     bool supports_index(size_t itemsize) const override;
     void gather(size_t itemsize, const backend::index_rows& rows, void* out, int64_t out_row,

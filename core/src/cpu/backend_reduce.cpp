@@ -89,4 +89,13 @@ void cpu_compute::sort(const tensor& in, const void* in_data, void* values, int6
     cpu::sort_rows(in, in_data, values, indices, descending);
 }
 
+bool cpu_compute::supports_searchsorted(dtype) const {
+    return true;
+}
+
+void cpu_compute::searchsorted(const tensor& sorted, const void* sorted_data, const tensor& values,
+                               const void* values_data, int64_t* out, bool right) {
+    cpu::search_sorted(sorted, sorted_data, values, values_data, out, right);
+}
+
 } // namespace isthmus::cpu

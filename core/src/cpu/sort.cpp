@@ -1,4 +1,4 @@
-// CPU sort and argsort along the last dimension: stable radix and comparison sorts by row.
+// CPU sort/argsort along the last dimension (stable radix and comparison sorts) and searchsorted.
 #include "cpu/sort.hpp"
 
 #include "cpu/convert.hpp"       // is_complex_v
@@ -247,7 +247,57 @@ void sort_typed(const tensor& in, const void* in_data, void* values, int64_t* in
     });
 }
 
+template <typename T>
+void search_typed(const T* sorted, int64_t n, const T* values, int64_t m, int64_t* out,
+                  bool right) {
+    using K = key_t<T>;
+    const int64_t pieces = piece_count(m, m);
+    for_pieces(pieces, m >= parallel_grain / 8, [&](int64_t c) {
+        for (int64_t i = m * c / pieces; i < m * (c + 1) / pieces; ++i) {
+            const K v = K(values[i]);
+            // left: the first element not before v; right: the first element v is before
+            const T* at =
+                right ? std::upper_bound(sorted, sorted + n, v,
+                                         [](const K& a, const T& b) { return before(a, K(b)); })
+                      : std::lower_bound(sorted, sorted + n, v,
+                                         [](const T& a, const K& b) { return before(K(a), b); });
+            out[i] = at - sorted;
+        }
+    });
+}
+
 } // namespace
+
+void search_sorted(const tensor& sorted, const void* sorted_data, const tensor& values,
+                   const void* values_data, int64_t* out, bool right) {
+    ISTHMUS_ASSERT(sorted.dim() == 1 && sorted.is_contiguous() && values.is_contiguous() &&
+                       sorted.dtype() == values.dtype(),
+                   "search_sorted: canonical operands expected");
+    const int64_t n = sorted.numel(), m = values.numel();
+    switch (sorted.dtype()) {
+#define ISTHMUS_SEARCH_CASE(T)                                                                     \
+    case dtype_of_v<T>:                                                                            \
+        return search_typed<T>(static_cast<const T*>(sorted_data), n,                              \
+                               static_cast<const T*>(values_data), m, out, right);
+        ISTHMUS_SEARCH_CASE(bool)
+        ISTHMUS_SEARCH_CASE(int8_t)
+        ISTHMUS_SEARCH_CASE(int16_t)
+        ISTHMUS_SEARCH_CASE(int32_t)
+        ISTHMUS_SEARCH_CASE(int64_t)
+        ISTHMUS_SEARCH_CASE(uint8_t)
+        ISTHMUS_SEARCH_CASE(uint16_t)
+        ISTHMUS_SEARCH_CASE(uint32_t)
+        ISTHMUS_SEARCH_CASE(uint64_t)
+        ISTHMUS_SEARCH_CASE(float16_t)
+        ISTHMUS_SEARCH_CASE(bfloat16_t)
+        ISTHMUS_SEARCH_CASE(float)
+        ISTHMUS_SEARCH_CASE(double)
+        ISTHMUS_SEARCH_CASE(complex64_t)
+        ISTHMUS_SEARCH_CASE(complex128_t)
+#undef ISTHMUS_SEARCH_CASE
+    }
+    ISTHMUS_ASSERT(false, "search_sorted: dtype ", sorted.dtype());
+}
 
 void sort_rows(const tensor& in, const void* in_data, void* values, int64_t* indices,
                bool descending) {

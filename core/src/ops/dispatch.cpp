@@ -184,6 +184,12 @@ bool compute::supports_sort(dtype) const {
 void compute::sort(const tensor&, const void*, void*, int64_t*, bool) {
     ISTHMUS_ASSERT(false, name(), ": sort called without supports_sort");
 }
+bool compute::supports_searchsorted(dtype) const {
+    return false;
+}
+void compute::searchsorted(const tensor&, const void*, const tensor&, const void*, int64_t*, bool) {
+    ISTHMUS_ASSERT(false, name(), ": searchsorted called without supports_searchsorted");
+}
 bool compute::supports_linear(dtype) const {
     return false;
 }

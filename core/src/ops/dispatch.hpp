@@ -198,6 +198,9 @@ tensor run_cumulative(bool prod, const tensor& x, int64_t axis);
 /// Sorts the rows (last dimension) of the contiguous, non-empty `x` (Note [sort order]): the
 /// sorted values when `values`, the int64 positions when `indices` (else undefined tensors).
 std::pair<tensor, tensor> run_sort(const tensor& x, bool values, bool indices, bool descending);
+/// The insertion points of the contiguous `values` in the contiguous, non-empty 1-d `sorted`
+/// of the same dtype: a new int64 tensor of values' shape.
+tensor run_searchsorted(const tensor& sorted, const tensor& values, bool right);
 /// C = A @ B of dtype `dt` for A (..., m, k) and B (..., k, n) whose batch dimensions broadcast
 /// to `batch`: a new contiguous (batch..., m, n) tensor.
 tensor run_matmul(dtype dt, const tensor& a, const tensor& b, const shape_t& batch);

@@ -109,6 +109,19 @@ std::pair<tensor, tensor> run_sort(const tensor& x, bool values, bool indices, b
     return {v, i};
 }
 
+tensor run_searchsorted(const tensor& sorted, const tensor& values, bool right) {
+    const target tg =
+        pick_backend(pick_resource({&sorted, &values}), [&](const backend::compute& be) {
+            return be.supports_searchsorted(sorted.dtype());
+        });
+    tensor out = tensor::empty(values.shape(), dtype::int64, tg.where);
+    const lock_ref s(sorted, lock_mode::read, tg.where);
+    const lock_ref v(values, lock_mode::read, tg.where);
+    const output_access w(out, tg.where);
+    tg.be->searchsorted(sorted, s.data(), values, v.data(), static_cast<int64_t*>(w.data()), right);
+    return out;
+}
+
 tensor run_matmul(dtype dt, const tensor& a, const tensor& b, const shape_t& batch) {
     // Note [matmul dtypes] (linalg.cpp): half types multiply with float32 accumulation. A
     // backend with a half gemm takes them as they are; the others get them widened to float32

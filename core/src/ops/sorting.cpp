@@ -1,4 +1,4 @@
-// sort and argsort: the axis moved last and made contiguous, then the backend's sort entry.
+// sort/argsort (the axis moved last and made contiguous) and searchsorted: the backends' entries.
 #include "isthmus/ops/sorting.hpp"
 
 #include "isthmus/ops/creation.hpp"
@@ -43,6 +43,19 @@ tensor sort(const tensor& t, int64_t axis, bool descending) {
 
 tensor argsort(const tensor& t, int64_t axis, bool descending) {
     return sort_along("argsort", t, axis, descending, false, true).second;
+}
+
+tensor searchsorted(const tensor& sorted, const tensor& values, bool right) {
+    ISTHMUS_CHECK(sorted.defined() && values.defined(), value_error,
+                  "searchsorted: an input tensor is undefined");
+    ISTHMUS_CHECK(sorted.dim() == 1, value_error,
+                  "searchsorted: the sorted tensor must be one-dimensional, got shape ",
+                  shape_str(sorted.shape()));
+    if (sorted.numel() == 0 || values.numel() == 0)
+        return zeros(values.shape(), dtype::int64, values.location());
+    const dtype c = promote_types(sorted.dtype(), values.dtype());
+    return ops::run_searchsorted(sorted.to(c, false).contiguous(), values.to(c, false).contiguous(),
+                                 right);
 }
 
 } // namespace isthmus

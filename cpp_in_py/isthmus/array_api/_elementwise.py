@@ -217,7 +217,7 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:  # noqa: A002
 
 
 def nextafter(x1: Any, x2: Any, /) -> Any:
-    """The next representable float after x1 toward x2 (CPU stopgap, Note [CPU stopgaps])."""
+    """The next representable float after x1 toward x2 (isthmus's nextafter, any device)."""
     a, b = _helpers.two(x1, x2)
     dt = a.dtype if isinstance(a, _q.qvalue) else b.dtype
     if not isinstance(a, _q.qvalue):
@@ -228,8 +228,7 @@ def nextafter(x1: Any, x2: Any, /) -> Any:
         raise TypeError(f"nextafter: the arrays must have one dtype, got {a.dtype} and {b.dtype}")
     if a.dtype.kind != "f":
         raise TypeError(f"nextafter needs real floating-point arrays, got {a.dtype}")
-    ha, hb = _helpers.host("nextafter", a, b)
-    return _helpers.from_host(np.nextafter(ha, hb))
+    return _helpers.out(_q.nextafter(a, b))
 
 
 __all__ = sorted(list(_UNARY) + list(_BINARY) + [

@@ -110,13 +110,14 @@ def on_device(device: Any) -> Any:
 
 # Note [CPU stopgaps]
 # ~~~~~~~~~~~~~~~~~~~
-# A few functions of the namespace have no isthmus op yet and cannot be composed from the ops
-# it has at a reasonable cost (the fft transforms, some linalg decompositions, nextafter, and
-# searchsorted beyond a size, see docs/array-api.md). Until those ops exist they run NumPy on
-# a shared view of a CPU array's memory and copy the result into a new tensor; a CUDA array
-# raises TypeError instead (no silent device-to-host copy, the same rule as the fallback in
-# numpy_protocols/_fallback.py). sort, argsort and the unique_* functions were stopgaps and
-# are isthmus's own now (its sort op, Note [unique by sorting] in _set.py).
+# A few functions of the namespace have no isthmus op yet and cannot be composed from the ops it
+# has at a reasonable cost (the fft transforms and some linalg decompositions, see
+# docs/array-api.md). Until those ops exist they run NumPy on a shared view of a CPU array's
+# memory and copy the result into a new tensor; a CUDA array raises TypeError instead (no silent
+# device-to-host copy, the same rule as the fallback in numpy_protocols/_fallback.py). sort,
+# argsort, searchsorted, the unique_* functions and nextafter were stopgaps and are isthmus's own
+# now (Note [unique by sorting] in _set.py, Note [nextafter by bits] in
+# core/src/ops/elementwise_nextafter.cpp).
 
 
 def host(label: str, *xs: Any) -> list[np.ndarray]:

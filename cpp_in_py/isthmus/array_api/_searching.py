@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import _isthmus as _q
 from . import _helpers
 from ._statistical import keep_dims
@@ -61,23 +59,9 @@ def where(condition: Any, x1: Any, x2: Any, /) -> Any:
     return _helpers.out(_q.where(c, a, b))
 
 
-def _before(a: Any, b: Any) -> Any:
-    """a < b in the sort order of the standard, where NaNs come last."""
-    if a.dtype.kind not in "fc":
-        return _q.less(a, b)
-    return _q.logical_or(_q.less(a, b), _q.logical_and(_q.logical_not(_q.isnan(a)), _q.isnan(b)))
-
-
-# Above this many comparisons searchsorted runs NumPy's binary search (See Note [CPU stopgaps]).
-_COMPARE_LIMIT = 1 << 22
-
-
 def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None) -> Any:
-    """Indices where x2's elements would go in the sorted 1-d x1 to keep it sorted (int64).
-
-    Composed from comparisons (every device) while x1.size * x2.size is small; larger CPU
-    inputs use NumPy's binary search, larger CUDA inputs raise TypeError (Note [CPU stopgaps]).
-    """
+    """Indices where x2's elements would go in the sorted 1-d x1 to keep it sorted (int64),
+    by isthmus's binary search (NaNs sort last)."""
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     x1 = _t(x1)
@@ -85,14 +69,4 @@ def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None)
     x2 = _t(x2) if isinstance(x2, _q.qvalue) else _q.full((), x2, dtype=x1.dtype)
     if x1.ndim != 1:
         raise ValueError("searchsorted: x1 must be one-dimensional")
-    if sorter is not None:
-        x1 = _q.take(x1, _t(sorter))
-    n = x1.shape[0]
-    if n * max(x2.numel(), 1) <= _COMPARE_LIMIT:
-        a = _q.reshape(x1, (1,) * x2.ndim + (n,))
-        b = _q.expand_dims(x2, -1)
-        hits = _before(a, b) if side == "left" else _q.logical_not(_before(b, a))
-        return _helpers.out(_q.sum(hits.astype("int64"), axis=-1)) if n else \
-            _q.zeros(x2.shape, dtype="int64")
-    h1, h2 = _helpers.host("searchsorted", x1, x2)
-    return _helpers.from_host(np.searchsorted(h1, h2, side=side).astype(np.int64))
+    return _helpers.out(_q.searchsorted(x1, x2, side, None if sorter is None else _t(sorter)))

@@ -1,4 +1,4 @@
-"""NumPy's sorting functions on qvalues: np.sort and np.argsort through isthmus's sort."""
+"""NumPy's sorting functions on qvalues: np.sort, np.argsort and np.searchsorted."""
 
 from __future__ import annotations
 
@@ -31,6 +31,11 @@ def _np_sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
     if x.ndim == 0 and axis is not None:
         raise np.exceptions.AxisError(axis, 0)
     return _q.sort(x, axis)
+
+
+@_implements("searchsorted")
+def _np_searchsorted(a: Any, v: Any, side: Any = "left", sorter: Any = None) -> Any:
+    return _q.searchsorted(_tensor(a), v, side, None if sorter is None else _tensor(sorter))
 
 
 @_implements("argsort")

@@ -22,7 +22,7 @@ _UFUNC_NAMES = """
     bitwise_and bitwise_or bitwise_xor invert left_shift right_shift
     negative absolute sign exp exp2 log log2 log10 expm1 log1p sqrt cbrt
     sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh
-    floor ceil rint isnan isinf isfinite signbit conjugate square reciprocal matmul
+    floor ceil rint isnan isinf isfinite signbit conjugate square reciprocal matmul nextafter
 """.split()
 
 

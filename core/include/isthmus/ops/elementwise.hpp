@@ -87,6 +87,12 @@ ISTHMUS_API tensor real(const tensor& t);
 /// The imaginary part: a view for complex tensors, a new tensor of zeros for real dtypes.
 ISTHMUS_API tensor imag(const tensor& t);
 
+/// The next representable value after `a` toward `b`, elementwise (NumPy's nextafter): in the
+/// promoted dtype (bool/integers as math functions: float16 for 8-bit, ...; float16 and
+/// bfloat16 step by their own spacing); `b` where a == b, NaN where either is NaN; complex
+/// raises type_error. Composed of the backend's ops (Note [nextafter by bits]).
+ISTHMUS_API tensor nextafter(const tensor& a, const tensor& b);
+
 namespace detail {
 /// C++ numbers usable as weak scalar operands.
 template <typename T>
