@@ -64,37 +64,13 @@ bool before(const K& a, const K& b) {
 // row by the sorted positions, so their bits (-0.0, NaN payloads) are the input's. Complex rows
 // and short rows use the comparison sort.
 
-/// The unsigned radix key type of T (void: no radix sort).
-template <typename T, typename = void>
-struct radix_type {
-    using type = void;
-};
+/// The unsigned radix key type of T, of T's size (void for complex: no radix sort).
 template <typename T>
-struct radix_type<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
-    using type = std::make_unsigned_t<T>;
-};
-template <>
-struct radix_type<bool> {
-    using type = uint8_t;
-};
-template <>
-struct radix_type<float16_t> {
-    using type = uint16_t;
-};
-template <>
-struct radix_type<bfloat16_t> {
-    using type = uint16_t;
-};
-template <>
-struct radix_type<float> {
-    using type = uint32_t;
-};
-template <>
-struct radix_type<double> {
-    using type = uint64_t;
-};
-template <typename T>
-using radix_t = typename radix_type<T>::type;
+using radix_t = std::conditional_t<
+    is_complex_v<T>, void,
+    std::conditional_t<sizeof(T) == 1, uint8_t,
+                       std::conditional_t<sizeof(T) == 2, uint16_t,
+                                          std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>>;
 
 /// A float's key from its bits `u` (`sign` its sign bit; NaN and zero already told apart).
 template <typename U>
