@@ -63,6 +63,8 @@ FUNCTION_CASES = {
              lambda a: ((a(FT),), dict(axis=None))],
     "argsort": [lambda a: ((a(I),), dict(kind="stable")), lambda a: ((a(F),), dict(axis=0)),
                 lambda a: ((a(V),), dict(stable=True))],
+    "unique": [lambda a: ((a(I),), {}), lambda a: ((a(I),), dict(return_counts=True)),
+               lambda a: ((a(F),), dict(return_index=True, return_inverse=True))],
     "searchsorted": [lambda a: ((a(np.arange(8.0)), a(F)), {}),
                      lambda a: ((a(np.arange(8.0)), a(V)), dict(side="right")),
                      lambda a: ((a(np.arange(8.0)[::-1]), 2.5), dict(sorter=np.arange(8)[::-1]))],

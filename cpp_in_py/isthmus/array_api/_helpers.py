@@ -116,8 +116,8 @@ def on_device(device: Any) -> Any:
 # memory and copy the result into a new tensor; a CUDA array raises TypeError instead (no silent
 # device-to-host copy, the same rule as the fallback in numpy_protocols/_fallback.py). sort,
 # argsort, searchsorted, the unique_* functions and nextafter were stopgaps and are isthmus's own
-# now (Note [unique by sorting] in _set.py, Note [nextafter by bits] in
-# core/src/ops/elementwise_nextafter.cpp).
+# now (Note [unique by sorting] in isthmus/_unique.py, Note [nextafter by
+# bits] in core/src/ops/elementwise_nextafter.cpp).
 
 
 def host(label: str, *xs: Any) -> list[np.ndarray]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .. import _isthmus as _q
+from .._unique import unique_parts
 from . import _helpers
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
@@ -27,40 +28,9 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Any
 
 
-# Note [unique by sorting]: the unique_* functions are composed from isthmus's ops, so they
-# run where x is: a stable argsort of the flattened x, a "head" mask where a sorted element
-# differs from the one before it (NaN != NaN, so every NaN is its own value, as the standard
-# asks; -0.0 == 0.0 are one value, the first one in sorted order kept), the heads' positions
-# (nonzero), and from them the values, the first occurrences (the stable sort keeps equal
-# elements in their order, so a group's head is its smallest index), the counts (differences of
-# the heads' positions) and the inverse indices (the running count of heads, scattered back to
-# the elements' places).
-
-
 def _unique(x: Any, inverse: bool) -> tuple[Any, Any, Any, Any]:
-    """x's unique values, their first indices, the inverse indices (when asked) and the counts."""
-    x = _helpers.tensor(x)
-    flat = _q.reshape(x, (-1,))
-    n = flat.shape[0]
-    i64 = "int64"
-    if n == 0:
-        empty = _q.zeros((0,), dtype=i64)
-        return flat, empty, _q.zeros(x.shape, dtype=i64), empty
-    order = _q.argsort(flat)
-    ordered = _q.take(flat, order)
-    head = _q.concat([_q.ones((1,), dtype="bool"), _q.not_equal(ordered[1:], ordered[:-1])])
-    starts = _q.nonzero(head)[0]
-    values = _q.take(ordered, starts)
-    first = _q.take(order, starts)
-    ends = _q.concat([starts[1:], _q.full((1,), n, dtype=i64)])
-    counts = _q.subtract(ends, starts)
-    inv = None
-    if inverse:
-        group = _q.subtract(_q.cumsum(head.astype(i64)), 1)
-        inv = _q.zeros((n,), dtype=i64)
-        inv[order] = group
-        inv = _q.reshape(inv, x.shape)
-    return values, first, inv, counts
+    """The array API's unique: every NaN its own value (Note [unique by sorting])."""
+    return unique_parts(_helpers.tensor(x), inverse, equal_nan=False)
 
 
 def unique_all(x: Any, /) -> UniqueAllResult:

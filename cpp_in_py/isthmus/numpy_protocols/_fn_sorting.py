@@ -1,4 +1,4 @@
-"""NumPy's sorting functions on qvalues: np.sort, np.argsort and np.searchsorted."""
+"""NumPy's sorting functions on qvalues: np.sort, np.argsort, np.searchsorted and np.unique."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import _isthmus as _q
+from .._unique import unique_parts
 from ._keywords import _tensor, _unsupported
 from ._tables import _implements
 
@@ -45,3 +46,17 @@ def _np_argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
     x = _tensor(a)
     # NumPy gives a 0-d array's argsort as [0], as for the flattened array
     return _q.argsort(x, None if x.ndim == 0 else axis)
+
+
+@_implements("unique")
+def _np_unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
+               return_counts: bool = False, axis: Any = None, *, equal_nan: bool = True,
+               sorted: bool = True) -> Any:
+    if axis is not None:
+        raise _unsupported("numpy.unique", "axis", axis, "unique rows or columns")
+    values, first, inverse, counts = unique_parts(_tensor(ar), bool(return_inverse),
+                                                  bool(equal_nan))
+    extra = [r for r, want in ((first, return_index), (inverse, return_inverse),
+                               (counts, return_counts)) if want]
+    return tuple([values, *extra]) if extra else values
+
