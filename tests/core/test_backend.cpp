@@ -49,6 +49,8 @@ TEST_CASE("backend: the CPU is a backend, found by find_compute") {
         CHECK_FALSE(dev->supports_variance(dtype::float32)); // optional entries default to no
         CHECK_FALSE(dev->supports_linear(dtype::int64));
         CHECK_FALSE(dev->supports_dotc(dtype::complex64));
+        CHECK_FALSE(dev->supports_sort(dtype::float32));
+        CHECK_FALSE(dev->supports_searchsorted(dtype::float32));
     }
     CHECK(backend::find_compute(DEV) == nullptr);
     // the CPU's backend is built in
@@ -152,6 +154,13 @@ TEST_CASE("one dispatch: what the device's backend does not support runs on the 
     CHECK(values(max(on_dev)) == std::vector<double>{10});
     CHECK(values(argmax(on_dev, 1)) == std::vector<double>{2, 1});
     CHECK(values(cumsum(on_dev, 1)) == std::vector<double>{2, -2, 4, -8, 2, -10});
+    // sort and searchsorted are optional entries the fake lacks: they read the device data on
+    // the host; nextafter is composed of the backends' elementwise ops
+    CHECK(values(sort(on_dev, 1)) == std::vector<double>{-4, 2, 6, -12, -8, 10});
+    CHECK(values(argsort(on_dev, 0, true)) == std::vector<double>{0, 1, 0, 1, 0, 1});
+    CHECK(values(searchsorted(floats({-5, 0, 5}), on_dev)) ==
+          std::vector<double>{2, 1, 3, 0, 3, 0});
+    CHECK(values(nextafter(on_dev, on_dev)) == values(on_dev));
     CHECK(values(matmul(on_dev, floats({1, 1, 1}, {3, 1}))) == std::vector<double>{4, -10});
     CHECK(values(arange(scalar(int64_t{3}))) == std::vector<double>{0, 1, 2});
     CHECK(rand({5}, dtype::float32).numel() == 5);
