@@ -100,9 +100,10 @@ struct DLManagedTensorVersioned {
     DLTensor dl_tensor;
 };
 
-/// The C exchange table of DLPack 1.2+ (Note [dlpack exchange api] in dlpack.cpp): a producer's
-/// type carries it as `__dlpack_c_exchange_api__`, a capsule named "dlpack_exchange_api". Only
-/// the header is fixed across major versions; isthmus reads the rest for major version 1.
+/// The C exchange table of DLPack 1.2+ (Note [dlpack exchange api] in dlpack_import.cpp): a
+/// producer's type carries it as `__dlpack_c_exchange_api__`, a capsule named
+/// "dlpack_exchange_api". Only the header is fixed across major versions; isthmus reads the rest
+/// for major version 1.
 struct DLPackExchangeAPIHeader {
     DLPackVersion version;
     DLPackExchangeAPIHeader* prev_api; // an older table of the same producer, or NULL

@@ -1,0 +1,568 @@
+// DLPack import: from_dlpack of producers, capsules and exchange tables, and their release.
+#include "boundary/dlpack.hpp"
+
+#include "boundary/dlpack_formats.hpp"
+#include "boundary/exchange_streams.hpp"
+#include "boundary/qvalue_handle.hpp"
+#include "boundary/session.hpp"
+
+#include "isthmus/cuda.hpp"
+#include "isthmus/schedule.hpp"
+
+#include <pybind11/numpy.h>
+
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <optional>
+
+namespace isthmus::boundary {
+
+// Note [dlpack import]: `q.from_dlpack(x)` calls
+// `x.__dlpack__(max_version=(1, 1), copy=..., dl_device=...)`, falling back to a bare
+// `x.__dlpack__()` for producers that predate those keywords (TypeError). It renames the capsule
+// "used_..." and wraps the memory without a copy (tensor::wrap: pinned to the CPU or to the
+// CUDA device, the producer's deleter as the release callback, run once when the last view of the
+// storage is gone). Everything is validated before the capsule is renamed, so a capsule refused
+// with an error still belongs to its producer, whose capsule destructor frees it. A copy is made
+// instead (and the deleter called at once) when the tensor is read-only (isthmus tensors are
+// writable, as for NumPy arrays: Note [wrapping rules]), misaligned (host memory only: misaligned
+// device data raises ValueError, Note [misaligned device data]), empty, or copy=True was asked
+// and the producer did not set IS_COPIED; with copy=False those cases raise ValueError.
+
+namespace {
+
+// ---- import ----
+
+bool interpreter_finalizing() noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+    return !Py_IsInitialized() || Py_IsFinalizing();
+#else
+    return !Py_IsInitialized() || _Py_IsFinalizing();
+#endif
+}
+
+// Calls a consumed tensor's deleter: at most once, on any thread, without the GIL (producers'
+// deleters take it themselves when they need it). At interpreter shutdown the tensor is leaked
+// instead, since a Python producer's deleter could touch a finalizing interpreter.
+template <typename Managed>
+void call_deleter(Managed* m) noexcept {
+    if (!m || !m->deleter || interpreter_finalizing()) return;
+    m->deleter(m);
+}
+
+// A consumed DLManagedTensor(Versioned), released through its deleter.
+struct dl_owner {
+    void* managed = nullptr;
+    bool versioned = false;
+
+    void release() const noexcept {
+        if (versioned)
+            call_deleter(static_cast<dl::DLManagedTensorVersioned*>(managed));
+        else
+            call_deleter(static_cast<dl::DLManagedTensor*>(managed));
+    }
+};
+
+struct parsed_capsule {
+    dl_owner owner;
+    const char* used_name = nullptr;
+    dtype dt = dtype::float32;
+    shape_t shape, strides;
+    char* data = nullptr;
+    int cuda_device = -1; // the CUDA ordinal for kDLCUDA data, else -1 (host memory)
+    bool read_only = false;
+    bool is_copied = false;
+    bool aligned = true;
+};
+
+size_t alignment_of(dtype dt) {
+    return is_complex(dt) ? itemsize(dt) / 2 : itemsize(dt);
+}
+
+void parse_managed(parsed_capsule& out, void* managed);
+
+// Reads and checks a capsule without consuming it (so an error leaves it to its producer).
+parsed_capsule parse_capsule(py::handle cap) {
+    ISTHMUS_CHECK(PyCapsule_CheckExact(cap.ptr()), type_error,
+                  "from_dlpack: __dlpack__ must return a PyCapsule, got ", type_name(cap));
+    const char* name = PyCapsule_GetName(cap.ptr());
+    if (!name) {
+        PyErr_Clear();
+        name = "";
+    }
+    parsed_capsule out;
+    if (std::strcmp(name, dl::capsule_versioned) == 0) {
+        out.owner.versioned = true;
+        out.used_name = dl::capsule_versioned_used;
+    } else if (std::strcmp(name, dl::capsule_legacy) == 0) {
+        out.used_name = dl::capsule_legacy_used;
+    } else if (std::strcmp(name, dl::capsule_versioned_used) == 0 ||
+               std::strcmp(name, dl::capsule_legacy_used) == 0) {
+        ISTHMUS_THROW(value_error,
+                      "from_dlpack: the DLPack capsule was already consumed (its name "
+                      "is \"",
+                      name,
+                      "\"); a capsule can be imported only once, call __dlpack__() again for a "
+                      "new one");
+    } else {
+        ISTHMUS_THROW(type_error, "from_dlpack: not a DLPack capsule (its name is \"", name,
+                      "\", expected \"dltensor_versioned\" or \"dltensor\")");
+    }
+    void* managed = PyCapsule_GetPointer(cap.ptr(), name);
+    if (!managed) throw py::error_already_set();
+    parse_managed(out, managed);
+    return out;
+}
+
+// Reads and checks the managed tensor `managed` (versioned when out.owner.versioned) into
+// `out`, without taking it: the caller releases it on error.
+void parse_managed(parsed_capsule& out, void* managed) {
+    out.owner.managed = managed;
+    const dl::DLTensor* t = nullptr;
+    if (out.owner.versioned) {
+        auto* m = static_cast<dl::DLManagedTensorVersioned*>(out.owner.managed);
+        // A different major version may lay the struct out differently: read nothing else.
+        if (m->version.major != dl::version_major)
+            throw_buffer_error(detail::concat("from_dlpack: the producer's DLPack version ",
+                                              m->version.major, ".", m->version.minor,
+                                              " is not supported; isthmus reads DLPack ",
+                                              dl::version_major, ".x"));
+        t = &m->dl_tensor;
+        out.read_only = (m->flags & dl::flag_read_only) != 0;
+        out.is_copied = (m->flags & dl::flag_is_copied) != 0;
+    } else {
+        t = &static_cast<dl::DLManagedTensor*>(out.owner.managed)->dl_tensor;
+    }
+
+    // Note [dlpack cuda]: host memory is wrapped on the CPU, CUDA memory on its device.
+    if (t->device.device_type == dl::kDLCUDA) {
+        out.cuda_device = t->device.device_id;
+        require_cuda(
+            detail::concat("from_dlpack: the tensor is on CUDA device ", t->device.device_id),
+            t->device.device_id);
+    } else if (!host_accessible(t->device.device_type)) {
+        throw_buffer_error(detail::concat(
+            "from_dlpack: the tensor is on DLPack device ",
+            dl_device_str(t->device.device_type, t->device.device_id),
+            "; isthmus reads host memory and CUDA devices (kDLCUDA) only (copy it to the CPU "
+            "first, e.g. t.cpu())"));
+    }
+    out.dt = dtype_from_dl(t->dtype);
+    ISTHMUS_CHECK(t->ndim >= 0 && t->ndim <= max_rank, value_error,
+                  "from_dlpack: malformed DLPack tensor: ndim is ", t->ndim,
+                  " (isthmus allows 0 to ", max_rank, ")");
+    ISTHMUS_CHECK(t->ndim == 0 || t->shape, value_error,
+                  "from_dlpack: malformed DLPack tensor: shape is NULL for ndim ", t->ndim);
+    for (int32_t i = 0; i < t->ndim; ++i) {
+        const int64_t n = t->shape[i];
+        ISTHMUS_CHECK(n >= 0, value_error, "from_dlpack: malformed DLPack tensor: size ", n,
+                      " in dimension ", i);
+        out.shape.push_back(n);
+    }
+    // Note [checked sizes]: the same rule as every other shape, zero-size dimensions included.
+    const int64_t numel = checked_numel(out.shape, itemsize(out.dt), "from_dlpack");
+    if (t->strides) {
+        for (int32_t i = 0; i < t->ndim; ++i) out.strides.push_back(t->strides[i]);
+        // The byte span must be addressable (also rules out absurd strides).
+        if (numel > 0) {
+            int64_t span = 0;
+            for (int32_t i = 0; i < t->ndim; ++i) {
+                int64_t s = 0;
+                const int64_t st = out.strides[static_cast<size_t>(i)];
+                // |st|, with INT64_MIN (whose negation overflows) refused below
+                const int64_t a = st == std::numeric_limits<int64_t>::min() ? 0 : st < 0 ? -st : st;
+                ISTHMUS_CHECK(
+                    st > std::numeric_limits<int64_t>::min() &&
+                        !__builtin_mul_overflow(a, out.shape[static_cast<size_t>(i)] - 1, &s) &&
+                        !__builtin_add_overflow(span, s, &span),
+                    value_error, "from_dlpack: malformed DLPack tensor: strides ",
+                    shape_str(out.strides), " overflow for shape ", shape_str(out.shape));
+            }
+            int64_t bytes = 0, elements = 0;
+            ISTHMUS_CHECK(!__builtin_add_overflow(span, 1, &elements) &&
+                              !__builtin_mul_overflow(
+                                  elements, static_cast<int64_t>(itemsize(out.dt)), &bytes),
+                          value_error, "from_dlpack: malformed DLPack tensor: strides ",
+                          shape_str(out.strides), " overflow for shape ", shape_str(out.shape));
+        }
+    } else {
+        out.strides = contiguous_strides(out.shape);
+        int64_t bytes = 0;
+        ISTHMUS_CHECK(
+            !__builtin_mul_overflow(numel, static_cast<int64_t>(itemsize(out.dt)), &bytes),
+            value_error, "from_dlpack: malformed DLPack tensor: ", shape_str(out.shape),
+            " elements overflow");
+    }
+    ISTHMUS_CHECK(t->data || numel == 0, value_error,
+                  "from_dlpack: malformed DLPack tensor: data is NULL for ", numel, " elements");
+    // The offset is added as an address, checked: `data + byte_offset` on a NULL or wrapping
+    // pointer is undefined behaviour (a fuzz finding). NULL data stays NULL (nothing to read).
+    uintptr_t address = 0;
+    ISTHMUS_CHECK(
+        !__builtin_add_overflow(reinterpret_cast<uintptr_t>(t->data), t->byte_offset, &address),
+        value_error, "from_dlpack: malformed DLPack tensor: byte_offset ", t->byte_offset,
+        " overflows the data pointer");
+    out.data = t->data ? reinterpret_cast<char*>(address) : nullptr;
+    out.aligned = reinterpret_cast<uintptr_t>(out.data) % alignment_of(out.dt) == 0;
+    // Note [misaligned device data] (cuda_array_interface.cpp): refused on a device.
+    if (out.cuda_device >= 0 && numel > 0)
+        ISTHMUS_CHECK(reinterpret_cast<uintptr_t>(out.data) % itemsize(out.dt) == 0, value_error,
+                      "from_dlpack: the CUDA data at ", static_cast<const void*>(out.data),
+                      " is not aligned to its ", itemsize(out.dt),
+                      "-byte elements, which neither isthmus's kernels nor a device copy can "
+                      "read; pass an aligned tensor (e.g. a copy made by the producer)");
+    if (out.cuda_device >= 0 && numel > 0) {
+        // A producer that labels host memory kDLCUDA would make every kernel fault: check.
+        int owner = -1;
+        try {
+            owner = cuda::pointer_device(out.data);
+        } catch (const value_error&) {
+        }
+        ISTHMUS_CHECK(owner == out.cuda_device, value_error,
+                      "from_dlpack: malformed DLPack tensor: the producer says CUDA device ",
+                      out.cuda_device, ", but its data ", static_cast<const void*>(out.data),
+                      owner < 0 ? std::string(" is not CUDA device memory")
+                                : detail::concat(" is memory of CUDA device ", owner));
+    }
+}
+
+// Takes the parsed tensor (Note [dlpack import]): wraps its memory, or copies it and releases it
+// at once. `cap`, when given, is the capsule it came in: renamed "used_..." when taken, and left
+// to its producer on an error before that. Without a capsule the tensor is the caller's from the
+// start, so every error releases it.
+tensor consume_parsed(parsed_capsule& pc, copy_policy policy, PyObject* cap) {
+    bool taken = cap == nullptr;
+    auto take = [&] {
+        if (cap && PyCapsule_SetName(cap, pc.used_name) != 0) throw py::error_already_set();
+        taken = true;
+    };
+    try {
+        const bool empty = numel_of(pc.shape) == 0;
+        const char* why = pc.read_only  ? "it is read-only (isthmus tensors are writable)"
+                          : !pc.aligned ? "its data is not aligned to its element type"
+                                        : nullptr;
+        if (why && policy == copy_policy::never)
+            ISTHMUS_THROW(value_error, "from_dlpack: cannot share the tensor without a copy: ", why,
+                          "; pass copy=None (or True) to allow a copy");
+        const bool copy = why || empty || (policy == copy_policy::always && !pc.is_copied);
+        const int dev = pc.cuda_device;
+        const resource_id resource = dev < 0 ? MEMRESOURCE_CPU : cuda_resource(dev);
+
+        if (copy) {
+            tensor out = tensor::empty(pc.shape, pc.dt, resource);
+            if (!empty) {
+                tensor view = tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource, {});
+                py::gil_scoped_release nogil;
+                out.copy_from(view);
+                // Note [dlpack streams]: the copy is queued on isthmus's stream; the producer
+                // gets its memory back only once it ran.
+                if (dev >= 0) cuda::synchronize(dev);
+            }
+            // The bytes are ours now: take the tensor and give the producer's memory back.
+            take();
+            pc.owner.release();
+            return out;
+        }
+        take();
+        // tensor::wrap either throws before its storage owns the callback, or owns it.
+        if (dev < 0)
+            return tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource,
+                                [owner = pc.owner]() { owner.release(); });
+        return tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource,
+                            [owner = pc.owner, dev]() {
+                                // Note [dlpack streams]: isthmus's queued work first.
+                                if (!interpreter_finalizing()) wait_for_isthmus(dev);
+                                owner.release();
+                            });
+    } catch (...) {
+        if (taken) pc.owner.release(); // ours (renamed capsule, or none): the deleter is ours
+        throw;
+    }
+}
+
+// Consumes a DLPack capsule (Note [dlpack import]).
+tensor consume_capsule(py::handle cap, copy_policy policy) {
+    parsed_capsule pc = parse_capsule(cap);
+    return consume_parsed(pc, policy, cap.ptr());
+}
+
+// from_dlpack's `device=`: nullopt (None), -1 for the CPU, n for CUDA device n ("cuda",
+// "cuda:n", (kDLCUDA, n)); CUDA devices must exist (RuntimeError without CUDA).
+std::optional<int> import_device(py::handle device) {
+    if (device.is_none()) return std::nullopt;
+    if (py::isinstance<py::str>(device)) {
+        const std::string d = device.cast<std::string>();
+        const std::optional<int> number = device_number(d);
+        ISTHMUS_CHECK(number.has_value(), value_error, "from_dlpack: unknown device \"", d,
+                      "\"; expected \"cpu\", \"cuda\", \"cuda:N\" or a (device_type, device_id) "
+                      "tuple such as (1, 0) or (2, 0)");
+        if (*number < 0) return -1;
+        const int n = *number;
+        require_cuda(detail::concat("from_dlpack(device=\"", d, "\")"), n);
+        return n;
+    }
+    const auto [type, id] = device_pair(device, "from_dlpack: device");
+    if (type == dl::kDLCPU && id == 0) return -1;
+    if (type == dl::kDLCUDA) {
+        ISTHMUS_CHECK(id >= 0 && id < 100000, value_error, "from_dlpack: device ",
+                      dl_device_str(type, id), " has no valid device id");
+        require_cuda(detail::concat("from_dlpack(device=", dl_device_str(type, id), ")"),
+                     static_cast<int>(id));
+        return static_cast<int>(id);
+    }
+    throw_buffer_error(detail::concat("from_dlpack: device ", dl_device_str(type, id),
+                                      " is not supported; isthmus holds data on the CPU (1, 0) "
+                                      "and on CUDA devices (2, n)"));
+}
+
+// `t` on the device `want` asked for (-1: the CPU): itself when it is there, else a copy
+// (ValueError when copy=False forbids it).
+tensor on_device(tensor t, std::optional<int> want, copy_policy policy) {
+    if (!want) return t;
+    const resource_id resource = *want < 0 ? MEMRESOURCE_CPU : cuda_resource(*want);
+    const resource_id pinned = t.storage()->pinned_to();
+    if (pinned == resource || (pinned == -1 && t.location() == resource)) return t;
+    ISTHMUS_CHECK(policy != copy_policy::never, value_error, "from_dlpack: the data is on ",
+                  get_resource(t.location()).name(), " and device ", get_resource(resource).name(),
+                  " was asked: that needs a copy, and copy=False was given");
+    py::gil_scoped_release nogil;
+    return to_resource(t, resource, true);
+}
+
+// Note [dlpack exchange api]: DLPack 1.2 added a table of C functions that a producer's type
+// carries as `__dlpack_c_exchange_api__` (a capsule named "dlpack_exchange_api"; torch.Tensor has
+// one). Importing through it skips the Python-level `__dlpack__` and `__dlpack_device__` calls
+// (torch's are Python functions costing microseconds, which every `A + t` would pay): the table's
+// managed_tensor_from_py_object_no_sync hands over a versioned managed tensor directly, parsed and
+// taken like a capsule's (it is ours from the start, so an error releases it here). Streams: the
+// function does not synchronise, so for CUDA data isthmus's stream waits (an event, no host
+// wait) for the producer's current_work_stream on that device, the order `__dlpack__(stream=)`
+// would have given (Note [dlpack streams]). A refusal is a BufferError (the producer's own, or
+// one carrying the first line of its message). Tables are looked up once per type (the spec keeps
+// them alive for the process); a table is used when it, or one in its prev_api chain, has major
+// version 1. The path serves `from_dlpack(x)` without `device=` (which asks the producer to
+// move the data) and every inbound conversion of such tensors; the producer's own checks of
+// `__dlpack__` are skipped, so torch's requires_grad and conjugate/negative bits are checked
+// before (tensor_from_dlpack).
+const dl::DLPackExchangeAPI* exchange_api_of(PyTypeObject* type) {
+    struct entry {
+        PyTypeObject* type;
+        const dl::DLPackExchangeAPI* api;
+    };
+    // A few producer types, each asked once; an entry holds a reference to its type, so the
+    // address cannot come back as another type. Past the last entry, types are asked each time.
+    static entry cache[16];
+    static int cached = 0;
+    for (int i = 0; i < cached; ++i)
+        if (cache[i].type == type) return cache[i].api;
+    static PyObject* const attr = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
+    const dl::DLPackExchangeAPI* api = nullptr;
+    PyObject* cap = PyObject_GetAttr(reinterpret_cast<PyObject*>(type), attr);
+    if (!cap) {
+        PyErr_Clear(); // no table: the producer's __dlpack__ serves
+    } else {
+        if (PyCapsule_IsValid(cap, dl::capsule_exchange_api)) {
+            auto* header = static_cast<dl::DLPackExchangeAPIHeader*>(
+                PyCapsule_GetPointer(cap, dl::capsule_exchange_api));
+            while (header && header->version.major != 1) header = header->prev_api;
+            api = reinterpret_cast<const dl::DLPackExchangeAPI*>(header);
+            if (api && (!api->managed_tensor_from_py_object_no_sync || !api->current_work_stream))
+                api = nullptr;
+        }
+        Py_DECREF(cap);
+    }
+    if (cached < static_cast<int>(std::size(cache))) {
+        Py_INCREF(type);
+        cache[cached++] = {type, api};
+    }
+    return api;
+}
+
+// Imports `obj` through its type's exchange table (Note [dlpack exchange api]); nullopt when the
+// type has none.
+std::optional<tensor> exchange_import(py::handle obj, copy_policy policy) {
+    const dl::DLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()));
+    if (!api) return std::nullopt;
+    dl::DLManagedTensorVersioned* managed = nullptr;
+    if (api->managed_tensor_from_py_object_no_sync(obj.ptr(), &managed) != 0 || !managed) {
+        // Refused. Producers are asked for a BufferError, but torch raises RuntimeError with
+        // its C++ frames appended: the consumer's error is a BufferError with the first line.
+        std::string why = "no reason given";
+        if (PyErr_Occurred()) {
+            py::error_already_set e;
+            if (e.matches(PyExc_BufferError)) throw;
+            why = py::str(e.value()).cast<std::string>();
+            why = why.substr(0, why.find('\n'));
+        }
+        throw_buffer_error(detail::concat("from_dlpack: the ", type_name(obj),
+                                          " cannot be exported through DLPack: ", why));
+    }
+    parsed_capsule pc;
+    pc.owner = {managed, true};
+    try {
+        parse_managed(pc, managed);
+        if (pc.cuda_device >= 0) {
+            void* producer_stream = nullptr;
+            if (api->current_work_stream(dl::kDLCUDA, pc.cuda_device, &producer_stream) != 0)
+                throw py::error_already_set();
+            cuda::stream_wait_for(pc.cuda_device, producer_stream);
+        }
+    } catch (...) {
+        pc.owner.release(); // ours, and never handed to a tensor: the producer's memory goes back
+        throw;
+    }
+    return consume_parsed(pc, policy, nullptr); // releases it on error
+}
+
+py::str& dlpack_attr() {
+    static auto* s = new py::str("__dlpack__");
+    return *s;
+}
+
+} // namespace
+
+bool is_dlpack_producer(py::handle obj) {
+    PyObject* o = obj.ptr();
+    if (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || PyUnicode_Check(o) ||
+        PyList_Check(o) || PyTuple_Check(o) || o == Py_None || PyBool_Check(o))
+        return false;
+    if (is_qvalue(obj) || py::isinstance<py::array>(obj)) return false;
+    if (PyObject_HasAttr(o, dlpack_attr().ptr()) == 1) return true;
+    static PyObject* const cai = PyUnicode_InternFromString("__cuda_array_interface__");
+    return PyObject_HasAttr(o, cai) == 1; // CuPy, Numba and other CUDA producers
+}
+
+tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device) {
+    const std::optional<int> want = import_device(device);
+    if (PyCapsule_CheckExact(obj.ptr()))
+        return on_device(consume_capsule(obj, policy), want, policy);
+
+    static PyObject* const requires_grad = PyUnicode_InternFromString("requires_grad");
+    auto rg = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), requires_grad));
+    if (!rg) {
+        PyErr_Clear(); // no such attribute (as hasattr): not a torch-like tensor
+    } else if (rg.ptr() == Py_True) {
+        throw_buffer_error(
+            "cannot share a tensor that requires grad: autograd would not see isthmus's reads "
+            "and writes. Pass t.detach() (shares memory) or use q.torch.from_tensor(t), which "
+            "detaches");
+    }
+    // Note [conjugate and negative views]: torch tensors with the conjugate or negative bit set
+    // cannot be exported (their memory holds the unconjugated, unnegated values): resolving the
+    // bit is a copy, made when copies are allowed and refused (ValueError) with copy=False.
+    py::object resolved;
+    if (rg) { // torch-like
+        static PyObject* const is_conj = PyUnicode_InternFromString("is_conj");
+        static PyObject* const is_neg = PyUnicode_InternFromString("is_neg");
+        for (PyObject* method : {is_conj, is_neg}) {
+            auto bit =
+                py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(obj.ptr(), method));
+            if (!bit) {
+                PyErr_Clear(); // no such method: not a torch tensor
+                break;
+            }
+            if (bit.ptr() != Py_True) continue;
+            ISTHMUS_CHECK(policy != copy_policy::never, value_error,
+                          "cannot share a tensor with the ",
+                          method == is_conj ? "conjugate" : "negative",
+                          " bit set without a copy; pass copy=None (or True), or resolve it "
+                          "first (t.resolve_conj(), t.resolve_neg())");
+            resolved = obj.attr("resolve_conj")().attr("resolve_neg")();
+            break;
+        }
+    }
+    if (resolved)
+        return tensor_from_dlpack(
+            resolved, policy == copy_policy::always ? copy_policy::if_needed : policy, device);
+    if (!want)
+        if (std::optional<tensor> t = exchange_import(obj, policy)) return std::move(*t);
+    if (PyObject_HasAttr(obj.ptr(), dlpack_attr().ptr()) != 1) {
+        static PyObject* const cai = PyUnicode_InternFromString("__cuda_array_interface__");
+        auto interface = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), cai));
+        if (!interface) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+            PyErr_Clear();
+            ISTHMUS_THROW(type_error,
+                          "from_dlpack: expected an object with __dlpack__ (a NumPy array, a "
+                          "torch tensor, a qvalue, ...), with __cuda_array_interface__, or a "
+                          "DLPack capsule, got ",
+                          type_name(obj));
+        }
+        return on_device(tensor_from_cuda_array_interface(obj, interface, policy), want, policy);
+    }
+
+    // Note [dlpack streams]: the producer's device decides whether a stream is passed.
+    int source = -1;
+    static PyObject* const device_attr = PyUnicode_InternFromString("__dlpack_device__");
+    if (PyObject_HasAttr(obj.ptr(), device_attr) == 1) {
+        const auto [type, id] =
+            device_pair(obj.attr("__dlpack_device__")(), "from_dlpack: __dlpack_device__()");
+        if (type == dl::kDLCUDA) source = static_cast<int>(id);
+    }
+    // The keywords for an export to `target` (-1: the CPU); `ask` passes dl_device.
+    auto call = [&](int target, bool ask) -> py::object {
+        py::dict kwargs, legacy;
+        kwargs["max_version"] = py::make_tuple(dl::version_major, dl::version_minor);
+        if (policy != copy_policy::if_needed)
+            kwargs["copy"] = py::bool_(policy == copy_policy::always);
+        if (ask)
+            kwargs["dl_device"] =
+                py::make_tuple(int{target < 0 ? dl::kDLCPU : dl::kDLCUDA}, target < 0 ? 0 : target);
+        if (target >= 0) {
+            require_cuda(
+                detail::concat("from_dlpack: the producer's data is on CUDA device ", target),
+                target);
+            const auto s = reinterpret_cast<uintptr_t>(cuda::stream(target));
+            kwargs["stream"] = py::int_(s);
+            legacy["stream"] = py::int_(s);
+        }
+        py::object fn = obj.attr("__dlpack__");
+        try {
+            return fn(**kwargs);
+        } catch (py::error_already_set& e) {
+            if (!e.matches(PyExc_TypeError)) throw;
+            // A producer that predates DLPack 1.0's keywords: a legacy capsule (with the
+            // stream, which DLPack 0.x producers such as torch 1.x take).
+            return fn(**legacy);
+        }
+    };
+    py::object cap;
+    if (want && *want != source) {
+        try {
+            cap = call(*want, true);
+        } catch (py::error_already_set& e) {
+            // The producer cannot export to that device (NumPy to CUDA): take the data where it
+            // is, and copy it below.
+            if (!e.matches(PyExc_BufferError)) throw;
+            cap = call(source, false);
+        }
+    } else {
+        cap = call(want.value_or(source), want.has_value());
+    }
+    return on_device(consume_capsule(cap, policy), want, policy);
+}
+
+value value_from_dlpack(py::handle obj, py::handle device, py::handle copy) {
+    const copy_policy policy = copy_policy_of(copy, "from_dlpack");
+    if (is_qvalue(obj)) { // no capsule needed: the value itself (or a copy)
+        const std::optional<int> want = import_device(device);
+        const value& v = qvalue_ref(obj);
+        if (v.is_scalar() && (!want || *want < 0)) return v; // scalars are immutable
+        ISTHMUS_CHECK(v.is_tensor() || v.is_scalar(), type_error,
+                      "from_dlpack: only tensor and scalar values hold DLPack data, this value "
+                      "is a ",
+                      v.kind_name());
+        const tensor t = v.is_tensor() ? v.as_tensor() : v.as_scalar().to_tensor();
+        if (policy != copy_policy::always) {
+            tensor moved = on_device(t, want, policy);
+            return moved.storage() == t.storage() && v.is_tensor() ? v : value(moved);
+        }
+        const int where = want.value_or(cuda_ordinal(t.location()));
+        py::gil_scoped_release nogil;
+        return value(to_resource(t, where < 0 ? MEMRESOURCE_CPU : cuda_resource(where), true));
+    }
+    return value(tensor_from_dlpack(obj, policy, device));
+}
+
+} // namespace isthmus::boundary
