@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <mutex>
 #include <string>
@@ -267,6 +268,52 @@ int pointer_device(const void* ptr) {
     const int rc = m.pointer_device(ptr, &d, err, sizeof err);
     ISTHMUS_CHECK(rc == 0, value_error, "cuda::pointer_device: ", err);
     return d;
+}
+
+namespace {
+
+// The sources handed to the module: kept for the process (blocks from a source go back to it
+// even after another is set), with their names. Guarded by sources_mu.
+struct kept_source {
+    isthmus_cuda_memory_source c{};
+    std::string name;
+};
+std::mutex sources_mu;
+std::deque<kept_source>& kept_sources() {
+    static auto* d = new std::deque<kept_source>; // never destroyed: the module holds pointers
+    return *d;
+}
+std::string current_source = "isthmus";
+
+} // namespace
+
+void set_memory_source(const memory_source& source) {
+    ISTHMUS_CHECK((source.allocate == nullptr) == (source.deallocate == nullptr), value_error,
+                  "cuda::set_memory_source: give both allocate and deallocate (or neither, for "
+                  "isthmus's own caching allocator)");
+    ISTHMUS_CHECK(!source.allocate || !source.name.empty(), value_error,
+                  "cuda::set_memory_source: a source needs a name (what memory_source_name() "
+                  "reports)");
+    ISTHMUS_CHECK(!source.allocate || source.name != "isthmus", value_error,
+                  "cuda::set_memory_source: \"isthmus\" names the built-in caching allocator");
+    const isthmus_cuda_module& m = module_or_throw("cuda::set_memory_source");
+    register_once(m, "cuda::set_memory_source");
+    std::lock_guard lk(sources_mu);
+    const isthmus_cuda_memory_source* c = nullptr;
+    if (source.allocate) {
+        kept_source& k = kept_sources().emplace_back();
+        k.name = source.name;
+        k.c = {source.allocate, source.deallocate, source.ctx, k.name.c_str()};
+        c = &k.c;
+    }
+    char err[1024] = {};
+    check_call(m.set_memory_source(c, err, sizeof err), err, "cuda::set_memory_source");
+    current_source = source.allocate ? source.name : "isthmus";
+}
+
+std::string memory_source_name() {
+    std::lock_guard lk(sources_mu);
+    return current_source;
 }
 
 } // namespace isthmus::cuda

@@ -211,6 +211,20 @@ PYBIND11_MODULE(_isthmus, m) {
             return d;
         },
         py::arg("device") = 0, "The CUDA caching allocator's figures for a device.");
+    // Note [device memory source]: q.cuda_memory_source (isthmus/cuda_memory.py) builds the
+    // functions, these set them; addresses of C functions with the module ABI's signatures.
+    m.def(
+        "_cuda_set_memory_source",
+        [](uintptr_t allocate, uintptr_t deallocate, uintptr_t ctx, std::string name) {
+            cuda::memory_source s;
+            s.allocate = reinterpret_cast<decltype(s.allocate)>(allocate);
+            s.deallocate = reinterpret_cast<decltype(s.deallocate)>(deallocate);
+            s.ctx = reinterpret_cast<void*>(ctx);
+            s.name = std::move(name);
+            cuda::set_memory_source(s);
+        },
+        py::arg("allocate"), py::arg("deallocate"), py::arg("ctx"), py::arg("name"));
+    m.def("_cuda_memory_source_name", [] { return cuda::memory_source_name(); });
     m.def(
         "cuda_set_memory_limit",
         [](int device, py::object bytes) {

@@ -36,19 +36,23 @@ namespace isthmus::boundary {
 //   takes stream=None only.
 // - Import from a kDLCUDA producer: isthmus asks `__dlpack_device__` first and passes its own
 //   stream for that device (`stream=<isthmus's cudaStream_t as int>`), so the producer orders
-//   its pending work before isthmus's stream. A bare capsule (no producer to ask) is taken as
-//   ready. Later writes by either side are not ordered by DLPack: synchronise them (e.g.
-//   torch.cuda.synchronize(), q.cuda_synchronize(), or run torch on isthmus's stream through
+//   its pending work before isthmus's stream (through an exchange table, isthmus's stream waits
+//   for the table's current_work_stream: Note [dlpack exchange api]). A bare capsule (no
+//   producer to ask) is taken as ready. While isthmus holds an import, later writes by either
+//   side are not ordered by DLPack: synchronise them (e.g. torch.cuda.synchronize(),
+//   q.cuda_synchronize(), or run torch on isthmus's stream through
 //   torch.cuda.ExternalStream(q.cuda_stream())).
 // - Release of an export: when the consumer calls the deleter, isthmus's stream waits (an
 //   event, no host wait) for the consumer's stream before the pin ends, so a block freed and
 //   reused by isthmus is never overwritten while the consumer's queued kernels still read it
 //   (Note [export release order] in exchange_streams.hpp). -1 skips that wait too.
-// - Release of an import: when the last view of an imported device tensor dies, isthmus waits
-//   for its own stream (a stream sync, not a device sync) before calling the producer's deleter,
-//   because DLPack has no way to hand a stream back with the memory and the producer may reuse
-//   it at once. The same wait precedes the deleter when an import had to copy (read-only,
-//   misaligned or copy=True data): the copy is queued on isthmus's stream.
+// - Release of an import: when the last view of an imported device tensor dies (for a torch
+//   tensor passed to an op or a plugin call: when the call returns), the producer's later work
+//   is ordered after isthmus's before its deleter runs (Note [import hand-back] in
+//   exchange_streams.hpp): the producer's stream waits through an event where an exchange table
+//   named it, else the host waits for isthmus's stream (a stream sync, not a device sync). The
+//   same precedes the deleter when an import had to copy (read-only, misaligned or copy=True
+//   data): the copy is queued on isthmus's stream.
 
 std::optional<int> device_number(const std::string& name) {
     std::string d;

@@ -74,7 +74,26 @@ struct parsed_capsule {
     bool read_only = false;
     bool is_copied = false;
     bool aligned = true;
+    // An exchange-table import of CUDA data: the producer's work stream as the table reported
+    // it (Note [import hand-back]); nullopt for imports through `__dlpack__` and capsules.
+    std::optional<void*> exchange_stream;
 };
+
+// Orders the producer's later work after isthmus's queued work on the tensor, before its
+// deleter runs (Note [import hand-back]): an event wait on the producer's stream where the
+// import knows it, else (or if that wait fails) a host wait for isthmus's stream.
+void hand_back(int dev, const std::optional<void*>& exchange_stream) noexcept {
+    if (interpreter_finalizing()) return; // the deleter is skipped too (call_deleter)
+    const import_hand_back plan = hand_back_plan(exchange_stream);
+    if (!plan.host_waits) {
+        try {
+            cuda::make_stream_wait(plan.producer_stream, dev);
+            return;
+        } catch (...) { // e.g. the stream is gone: the host waits instead
+        }
+    }
+    wait_for_isthmus(dev);
+}
 
 size_t alignment_of(dtype dt) {
     return is_complex(dt) ? itemsize(dt) / 2 : itemsize(dt);
@@ -256,8 +275,8 @@ tensor consume_parsed(parsed_capsule& pc, copy_policy policy, PyObject* cap) {
                 py::gil_scoped_release nogil;
                 out.copy_from(view);
                 // Note [dlpack streams]: the copy is queued on isthmus's stream; the producer
-                // gets its memory back only once it ran.
-                if (dev >= 0) cuda::synchronize(dev);
+                // gets its memory back only after it (Note [import hand-back]).
+                if (dev >= 0) hand_back(dev, pc.exchange_stream);
             }
             // The bytes are ours now: take the tensor and give the producer's memory back.
             take();
@@ -270,9 +289,8 @@ tensor consume_parsed(parsed_capsule& pc, copy_policy policy, PyObject* cap) {
             return tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource,
                                 [owner = pc.owner]() { owner.release(); });
         return tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource,
-                            [owner = pc.owner, dev]() {
-                                // Note [dlpack streams]: isthmus's queued work first.
-                                if (!interpreter_finalizing()) wait_for_isthmus(dev);
+                            [owner = pc.owner, dev, stream = pc.exchange_stream]() {
+                                hand_back(dev, stream); // Note [import hand-back]
                                 owner.release();
                             });
     } catch (...) {
@@ -406,7 +424,8 @@ std::optional<tensor> exchange_import(py::handle obj, copy_policy policy) {
             void* producer_stream = nullptr;
             if (api->current_work_stream(dl::kDLCUDA, pc.cuda_device, &producer_stream) != 0)
                 throw py::error_already_set();
-            cuda::stream_wait_for(pc.cuda_device, producer_stream);
+            cuda::stream_wait_for(pc.cuda_device, exchange_producer_stream(producer_stream));
+            pc.exchange_stream = producer_stream; // handed back on it (Note [import hand-back])
         }
     } catch (...) {
         pc.owner.release(); // ours, and never handed to a tensor: the producer's memory goes back

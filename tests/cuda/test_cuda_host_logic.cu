@@ -453,3 +453,25 @@ TEST_CASE("export release: the stream isthmus waits for before reusing an export
     CHECK(release_wait_stream(true, nullptr) == nullptr);   // stream=-1: none
     CHECK(release_wait_stream(false, nullptr) == reinterpret_cast<void*>(uintptr_t{1})); // CAI
 }
+
+TEST_CASE("import hand-back: the producer's stream waits, or the host does") {
+    using isthmus::boundary::exchange_producer_stream;
+    using isthmus::boundary::hand_back_plan;
+    void* const legacy = reinterpret_cast<void*>(uintptr_t{1});
+    void* const torch_side = reinterpret_cast<void*>(uintptr_t{0x7f00aa00});
+    CHECK(exchange_producer_stream(nullptr) == legacy); // torch's default stream reads as 0
+    CHECK(exchange_producer_stream(torch_side) == torch_side);
+    CHECK(exchange_producer_stream(reinterpret_cast<void*>(uintptr_t{2})) ==
+          reinterpret_cast<void*>(uintptr_t{2}));
+    // an exchange-table import: an event wait on the producer's stream, no host wait
+    auto p = hand_back_plan(torch_side);
+    CHECK_FALSE(p.host_waits);
+    CHECK(p.producer_stream == torch_side);
+    p = hand_back_plan(static_cast<void*>(nullptr));
+    CHECK_FALSE(p.host_waits);
+    CHECK(p.producer_stream == legacy);
+    // __dlpack__ imports and bare capsules: no stream to hand back on, the host waits
+    p = hand_back_plan(std::nullopt);
+    CHECK(p.host_waits);
+    CHECK(p.producer_stream == nullptr);
+}

@@ -212,3 +212,32 @@ def test_cuda_module_on_gpu_values_matches_cpu(cu_image):
         y = q.value(np.ones(1000, np.float32))
         q.parallel_do(1000, on_gpu(x), y, 2.0, q.cu_axpy)
         np.testing.assert_allclose(np.asarray(y), 1 + 2 * x, rtol=1e-6)
+
+
+@pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
+def test_kernel_op_on_torch_tensors_is_ordered_on_torchs_stream(cu_image):
+    # Note [import hand-back]: a plugin kernel writing a torch CUDA tensor is ordered on torch's
+    # current stream both ways by events: it waits for torch's pending work on its operands,
+    # and torch's later work on that stream waits for it, with no host wait in between.
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA here")
+    axpy = q.torch.kernel_op(q.cu_axpy)
+    n = 1 << 22
+    with cuda_session():
+        ours = torch.cuda.ExternalStream(q.cuda_stream())
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            x = torch.full((n,), 2.0, device="cuda")
+            y = torch.ones(n, device="cuda")
+            torch.cuda._sleep(50_000_000)  # torch's stream busy: the kernel must wait for it
+            x.fill_(3.0)
+            with torch.cuda.stream(ours):
+                torch.cuda._sleep(100_000_000)  # isthmus's stream busy after that
+            axpy([n], x, y, 0.5)  # y += 0.5 * x on isthmus's stream
+            assert not ours.query()  # the host did not wait for it
+            total = y.sum()  # torch's stream, after the kernel (an event), no synchronize
+        side.synchronize()
+        assert float(total) == n * 2.5
+        x.record_stream(side)
+        y.record_stream(side)

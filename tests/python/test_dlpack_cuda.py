@@ -555,6 +555,28 @@ def test_release_waits_for_isthmus_work(init_device):
     del reuse
 
 
+@needs_torch_gpu
+def test_import_hand_back_orders_torch_after_isthmus_without_a_host_wait(init_device):
+    # Note [import hand-back]: when isthmus lets go of a torch tensor imported through torch's
+    # exchange table, torch's stream at import time waits (an event) for isthmus's work on it.
+    n = 1 << 22
+    ours = torch.cuda.ExternalStream(q.cuda_stream())
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        t = torch.zeros(n, device="cuda")
+        with torch.cuda.stream(ours):
+            torch.cuda._sleep(100_000_000)  # isthmus's stream stays busy
+        q.from_dlpack(t).fill(5)  # queued after the sleep; the import is released at once
+        assert not ours.query()  # ...and the host did not wait for isthmus's stream
+        total = t.sum()  # torch's stream: ordered after the fill by the hand-back
+        B = q.from_dlpack(torch.ones(n, device="cuda")) + t  # an op reading t: handed back too
+        t.fill_(-1.0)  # torch overwrites t only after that read
+    side.synchronize()
+    assert float(total) == 5.0 * n
+    np.testing.assert_array_equal(host(B), np.full(n, 6.0, np.float32))
+    t.record_stream(side)
+
+
 def _reuse_block_of(n):
     """A new isthmus-owned float32 value of n elements valid only on cuda:0, filled with 7 by a
     kernel on isthmus's stream, and whether its block came from the cache (no new cudaMalloc)."""

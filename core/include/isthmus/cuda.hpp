@@ -34,7 +34,7 @@ ISTHMUS_API void synchronize(int device = -1);
 
 /// What a device's caching allocator holds.
 struct memory_stats {
-    size_t allocated_bytes = 0;    ///< bytes in blocks handed out to storages
+    size_t allocated_bytes = 0;    ///< bytes in blocks handed out to storages (any source)
     size_t cached_bytes = 0;       ///< bytes in free blocks kept for reuse
     size_t limit_bytes = 0;        ///< the cap set by set_memory_limit (SIZE_MAX: none)
     size_t device_allocations = 0; ///< cudaMalloc calls so far
@@ -47,6 +47,28 @@ ISTHMUS_API memory_stats memory_info(int device);
 ISTHMUS_API void set_memory_limit(int device, size_t bytes);
 /// Frees the cached free blocks of `device`; returns the bytes released.
 ISTHMUS_API size_t empty_cache(int device);
+
+/// Where new CUDA device memory comes from, instead of isthmus's caching allocator (Note
+/// [device memory source] in core/src/cuda/module_abi.h): e.g. PyTorch's caching allocator, so
+/// that two pools do not hold memory apart from each other (`q.cuda_memory_source("torch")`).
+/// `allocate` is called with the device current and isthmus's stream of that device (blocks are
+/// used in that stream's order), returns nullptr when it has no memory (isthmus then evicts
+/// unlocked copies to the CPU and asks again) and must not throw; `deallocate` takes the block
+/// back with the size asked for. Functions and ctx must stay valid for the process.
+struct memory_source {
+    void* (*allocate)(void* ctx, size_t nbytes, int device, void* stream) = nullptr;
+    void (*deallocate)(void* ctx, void* ptr, size_t nbytes, int device, void* stream) = nullptr;
+    void* ctx = nullptr;
+    std::string name; ///< what memory_source_name() reports (not "isthmus")
+};
+/// Takes new device memory of every device from `source`; a source without functions goes back
+/// to isthmus's caching allocator. Each block goes back to the source that gave it, so this may
+/// be called at any time; setting a source releases isthmus's cached free blocks. Loads the
+/// backend and registers the devices. Throws runtime_error when CUDA cannot run here,
+/// value_error for a source with one function of the two or without a name.
+ISTHMUS_API void set_memory_source(const memory_source& source);
+/// "isthmus" (the built-in caching allocator) or the name of the source set.
+ISTHMUS_API std::string memory_source_name();
 
 /// The stream every kernel and copy of `device` is queued on, as a `cudaStream_t` (for launching
 /// one's own kernels in order with isthmus's work: plugins, DLPack/`__cuda_array_interface__`

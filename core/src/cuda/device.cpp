@@ -3,6 +3,7 @@
 #include "cuda/check.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -17,7 +18,17 @@ size_t round_size(size_t n) {
     return (n + large - 1) / large * large;
 }
 
+std::atomic<const isthmus_cuda_memory_source*> g_source{nullptr};
+
 } // namespace
+
+void set_device_memory_source(const isthmus_cuda_memory_source* source) noexcept {
+    g_source.store(source, std::memory_order_release);
+}
+
+const isthmus_cuda_memory_source* device_memory_source() noexcept {
+    return g_source.load(std::memory_order_acquire);
+}
 
 // ---- current device and stream order ----
 
@@ -57,6 +68,8 @@ void stream_after(int from_device, cudaStream_t from, cudaStream_t to) {
 // ---- caching allocator ----
 
 void* caching_allocator::allocate(size_t nbytes, cudaStream_t stream) noexcept {
+    if (const isthmus_cuda_memory_source* source = device_memory_source())
+        return allocate_from(source, nbytes, stream);
     const size_t size = round_size(nbytes);
     std::lock_guard lk(mu_);
     // A cached block of this size, or up to a quarter larger (never a much larger block).
@@ -66,7 +79,7 @@ void* caching_allocator::allocate(size_t nbytes, cudaStream_t stream) noexcept {
         free_.erase(it);
         cached_ -= got;
         allocated_ += got;
-        live_.emplace(p, got);
+        live_.emplace(p, block{got, nullptr});
         return p;
     }
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -81,7 +94,7 @@ void* caching_allocator::allocate(size_t nbytes, cudaStream_t stream) noexcept {
         if (cudaMalloc(&p, size) == cudaSuccess) {
             ++mallocs_;
             allocated_ += size;
-            live_.emplace(p, size);
+            live_.emplace(p, block{size, nullptr});
             return p;
         }
         cudaGetLastError(); // out of memory is not sticky; clear it
@@ -89,16 +102,38 @@ void* caching_allocator::allocate(size_t nbytes, cudaStream_t stream) noexcept {
     return nullptr;
 }
 
-void caching_allocator::deallocate(void* p) noexcept {
+// A block from a memory source (Note [device memory source]): the limit holds for it too, and
+// the cache is released first when the limit would be passed.
+void* caching_allocator::allocate_from(const isthmus_cuda_memory_source* source, size_t nbytes,
+                                       cudaStream_t stream) noexcept {
+    const size_t size = nbytes == 0 ? 1 : nbytes;
+    std::lock_guard lk(mu_);
+    if (allocated_ + cached_ + size > limit_) release_cache_locked(stream);
+    if (allocated_ + cached_ + size > limit_) return nullptr;
+    const device_guard on(device_, std::nothrow);
+    if (!on.ok()) return nullptr;
+    void* p = source->allocate(source->ctx, size, device_, stream);
+    if (!p) return nullptr;
+    allocated_ += size;
+    live_.emplace(p, block{size, source});
+    return p;
+}
+
+void caching_allocator::deallocate(void* p, cudaStream_t stream) noexcept {
     if (!p) return;
     std::lock_guard lk(mu_);
     auto it = live_.find(p);
     if (it == live_.end()) return; // not ours: nothing safe to do
-    const size_t size = it->second;
+    const block b = it->second;
     live_.erase(it);
-    allocated_ -= size;
-    free_.emplace(size, p);
-    cached_ += size;
+    allocated_ -= b.size;
+    if (b.source) { // back to the source that gave it, in the stream's order
+        const device_guard on(device_, std::nothrow);
+        b.source->deallocate(b.source->ctx, p, b.size, device_, stream);
+        return;
+    }
+    free_.emplace(b.size, p);
+    cached_ += b.size;
 }
 
 size_t caching_allocator::release_cache(cudaStream_t stream) noexcept {
@@ -163,7 +198,7 @@ void* device::allocate(size_t nbytes) noexcept {
 }
 
 void device::deallocate(void* p, size_t) noexcept {
-    alloc_.deallocate(p);
+    alloc_.deallocate(p, stream_);
 }
 
 void* device::scratch(size_t nbytes) {

@@ -1,6 +1,7 @@
 // One CUDA device: its stream, caching allocator, pinned staging buffers and memory resource.
 #pragma once
 
+#include "cuda/module_abi.h"
 #include "isthmus/memory.hpp"
 
 #include <cuda_runtime.h>
@@ -37,6 +38,11 @@ private:
     bool ok_ = false;
 };
 
+/// The memory source new device blocks come from (nullptr: cudaMalloc and the cache), for every
+/// device (Note [device memory source] in module_abi.h).
+void set_device_memory_source(const isthmus_cuda_memory_source* source) noexcept;
+const isthmus_cuda_memory_source* device_memory_source() noexcept;
+
 /// Makes `to` wait (on the GPU; the host does not wait) for the work queued on `from` so far:
 /// an event created on `from_device` (the device `from` belongs to; for the default-stream
 /// handles 1 and 2, the device whose default stream is meant) is recorded on `from` and waited
@@ -52,12 +58,16 @@ void stream_after(int from_device, cudaStream_t from, cudaStream_t to);
 /// is released (after a stream synchronisation) and the allocation retried once; if it still
 /// fails, allocate returns nullptr and the storage layer evicts unlocked copies to the CPU and
 /// asks again (Note [eviction retries] in core/src/storage.cpp).
+///
+/// With a memory source set (Note [device memory source] in module_abi.h), new blocks come from
+/// the source instead, unrounded and uncached; each block remembers where it came from and goes
+/// back there. The limit and the figures cover both kinds.
 class caching_allocator {
 public:
     explicit caching_allocator(int device) : device_(device) {}
     ~caching_allocator() = default; // blocks are left to process exit (the context goes too)
     void* allocate(size_t nbytes, cudaStream_t stream) noexcept;
-    void deallocate(void* p) noexcept;
+    void deallocate(void* p, cudaStream_t stream) noexcept;
     /// Frees the cached blocks (after waiting for `stream`); returns the bytes released.
     size_t release_cache(cudaStream_t stream) noexcept;
     void set_limit(size_t bytes) noexcept;
@@ -67,11 +77,17 @@ public:
     size_t mallocs() const noexcept;
 
 private:
+    struct block {
+        size_t size;                              // rounded (cudaMalloc) or as asked (a source)
+        const isthmus_cuda_memory_source* source; // nullptr: cudaMalloc, cached when freed
+    };
+    void* allocate_from(const isthmus_cuda_memory_source* source, size_t nbytes,
+                        cudaStream_t stream) noexcept;
     size_t release_cache_locked(cudaStream_t stream) noexcept;
     int device_;
     mutable std::mutex mu_;
-    std::multimap<size_t, void*> free_;      // rounded size -> block
-    std::unordered_map<void*, size_t> live_; // block -> rounded size
+    std::multimap<size_t, void*> free_;     // rounded size -> block
+    std::unordered_map<void*, block> live_; // block -> its size and origin
     size_t allocated_ = 0, cached_ = 0, limit_ = SIZE_MAX, mallocs_ = 0;
 };
 
@@ -103,7 +119,7 @@ public:
     /// A temporary device buffer for a kernel's scratch space (freed into the cache, which
     /// stream order makes safe); throws memory_error when none can be had.
     void* scratch(size_t nbytes);
-    void free_scratch(void* p) noexcept { alloc_.deallocate(p); }
+    void free_scratch(void* p) noexcept { alloc_.deallocate(p, stream_); }
 
 private:
     // Note [pinned staging]: transfers between pageable host memory and the device go through

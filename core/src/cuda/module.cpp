@@ -117,6 +117,22 @@ int empty_cache(int device_index, size_t* released, char* err, size_t errlen) {
     });
 }
 
+int set_memory_source(const isthmus_cuda_memory_source* source, char* err, size_t errlen) {
+    return guarded(err, errlen, [&] {
+        ISTHMUS_CHECK(!source || (source->allocate && source->deallocate), value_error,
+                      "a memory source needs both an allocate and a deallocate function");
+        set_device_memory_source(source);
+        std::vector<std::shared_ptr<device>> all;
+        {
+            std::lock_guard lk(g_mu);
+            all = devices();
+        }
+        // the cached blocks go back to the driver: the source serves what comes next
+        if (source)
+            for (auto& d : all) d->allocator().release_cache(d->stream());
+    });
+}
+
 int stream(int device_index, void** out, char* err, size_t errlen) {
     return guarded(err, errlen, [&] { *out = dev(device_index).stream(); });
 }
@@ -158,7 +174,7 @@ int pointer_device(const void* ptr, int* device_out, char* err, size_t errlen) {
 } // namespace isthmus::cudabk
 
 extern "C" __attribute__((visibility("default"))) int
-isthmus_cuda_module_v3(isthmus_cuda_module* table) {
+isthmus_cuda_module_v4(isthmus_cuda_module* table) {
     using namespace isthmus::cudabk;
     table->version = ISTHMUS_CUDA_MODULE_VERSION;
     table->device_count = &device_count;
@@ -170,5 +186,6 @@ isthmus_cuda_module_v3(isthmus_cuda_module* table) {
     table->stream = &stream;
     table->stream_wait = &stream_wait;
     table->pointer_device = &pointer_device;
+    table->set_memory_source = &set_memory_source;
     return 0;
 }

@@ -16,9 +16,25 @@ extern "C" {
  * loaded. Bump the version whenever the table or the C++ interfaces the module implements change
  * (backend::compute's vtable, isthmus/backend.hpp); a mismatch is refused with a clear error.
  * Version 3: one backend interface for the CPU and CUDA (tensor-shaped reduce, cumulative, copy,
- * fill and matmul entries, index_rows, optional entries, features). */
-#define ISTHMUS_CUDA_MODULE_VERSION 3
-#define ISTHMUS_CUDA_ENTRY "isthmus_cuda_module_v3"
+ * fill and matmul entries, index_rows, optional entries, features). Version 4: memory sources
+ * (set_memory_source). */
+#define ISTHMUS_CUDA_MODULE_VERSION 4
+#define ISTHMUS_CUDA_ENTRY "isthmus_cuda_module_v4"
+
+/* Note [device memory source]: where the devices' new memory comes from. By default the
+ * module's caching allocator takes it from cudaMalloc and keeps freed blocks for reuse (Note
+ * [caching allocator]). A source replaces that for new allocations: `allocate` is called with the
+ * device current and the device's stream (blocks are used in that stream's order, which is what
+ * stream-ordered pools such as PyTorch's caching allocator expect), returns NULL when it has no
+ * memory (the storage layer then evicts and asks again) and never throws; `deallocate` gets the
+ * block back with the size asked for. Each block goes back to the source that gave it, so sources
+ * can be changed at any time; a source and its functions must stay valid for the process. */
+typedef struct isthmus_cuda_memory_source {
+    void* (*allocate)(void* ctx, size_t nbytes, int device, void* stream);
+    void (*deallocate)(void* ctx, void* ptr, size_t nbytes, int device, void* stream);
+    void* ctx;
+    const char* name; /* what q.cuda_memory_source() reports, e.g. "torch" */
+} isthmus_cuda_memory_source;
 
 typedef struct isthmus_cuda_module {
     int version;
@@ -42,6 +58,10 @@ typedef struct isthmus_cuda_module {
     /* The CUDA ordinal owning device (or managed) memory at `ptr` into *device; nonzero with a
      * message for host memory or an unknown pointer. */
     int (*pointer_device)(const void* ptr, int* device, char* err, size_t errlen);
+    /* New device memory from `source` (kept by pointer: it must outlive the process's use of
+     * CUDA), or from the caching allocator for NULL. Cached free blocks are released when a
+     * source is set. */
+    int (*set_memory_source)(const isthmus_cuda_memory_source* source, char* err, size_t errlen);
 } isthmus_cuda_module;
 
 typedef int (*isthmus_cuda_entry_fn)(isthmus_cuda_module* table);

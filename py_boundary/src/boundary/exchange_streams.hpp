@@ -58,4 +58,36 @@ inline void* release_wait_stream(bool dlpack, void* consumer_stream) {
     return dlpack ? consumer_stream : reinterpret_cast<void*>(legacy_default_stream);
 }
 
+/// A stream from a DLPack exchange table's current_work_stream (Note [dlpack exchange api]):
+/// producers report their default stream as 0 (torch's `cuda_stream` of the default stream),
+/// which for them is the legacy default stream; isthmus's wait functions read a null handle as
+/// the legacy default stream too, but say so explicitly (1), whatever the module was compiled
+/// for. Other values are cudaStream_t handles.
+inline void* exchange_producer_stream(void* reported) {
+    return reported ? reported : reinterpret_cast<void*>(legacy_default_stream);
+}
+
+/// How an imported CUDA tensor goes back to its producer when isthmus lets go of it.
+struct import_hand_back {
+    bool host_waits;       ///< the host waits for isthmus's stream before the deleter runs
+    void* producer_stream; ///< otherwise this stream waits (an event) for isthmus's stream
+};
+
+/// Note [import hand-back]: DLPack gives the memory back through the deleter and has no way to
+/// hand a stream back with it, yet isthmus's kernels reading or writing an imported tensor may
+/// still be queued when the last view dies, and the producer may reuse or read the memory at
+/// once. When the import came through an exchange table, the producer's work stream at import
+/// time is known (torch's current stream: the one isthmus's stream waited for before using the
+/// data); that stream is made to wait for isthmus's stream through an event, so the producer's
+/// later work (torch reading what a plugin kernel wrote, overwriting what an op read, its
+/// allocator reusing the block) is ordered after isthmus's, as if the call had run on torch's
+/// current stream, and the host never waits. That stream must still exist at release, which
+/// torch's streams (taken from its pool, never destroyed) do. Other imports (a producer's
+/// `__dlpack__`, bare capsules) name no stream to hand back on: the host waits for isthmus's
+/// stream (a stream sync, not a device sync) before the deleter runs.
+inline import_hand_back hand_back_plan(std::optional<void*> exchange_stream) {
+    if (!exchange_stream) return {true, nullptr};
+    return {false, exchange_producer_stream(*exchange_stream)};
+}
+
 } // namespace isthmus::boundary
