@@ -72,6 +72,7 @@ detail::gil_token embed::gil_acquire() {
     python::ensure();
     const detail::gil_token t{static_cast<int>(PyGILState_Ensure()), t_gil_holder};
     t_gil_holder = _PyThreadState_UncheckedGet();
+    boundary::drain_pending_decrefs(); // Note [deferred decref]
     return t;
 }
 
@@ -97,6 +98,13 @@ bool is_initialized() noexcept {
 
 bool holds_gil() noexcept {
     return Py_IsInitialized() && PyGILState_Check();
+}
+
+void drop_pending_references() noexcept {
+    if (!boundary::python_alive()) return;
+    const PyGILState_STATE s = PyGILState_Ensure();
+    boundary::drain_pending_decrefs();
+    PyGILState_Release(s);
 }
 
 interpreter::interpreter() {

@@ -79,6 +79,54 @@ TEST_CASE("pyvalues made on one thread, destroyed on another without the GIL") {
     CHECK(pyimport("sys").attr("getrefcount")(probe).cast<int>() == weak.cast<int>());
 }
 
+TEST_CASE("references dropped without the GIL wait for the next taker, bounded (deferred decref)") {
+    // Note [deferred decref]: objects whose last reference a GIL-less thread drops are
+    // finalised when a thread next takes the GIL through isthmus, or at
+    // drop_pending_references(); past 256 waiting they are dropped at once.
+    pyvalue g = pyexec(R"(
+finalised = 0
+class Counted:
+    def __del__(self):
+        global finalised
+        finalised += 1
+)");
+    pyvalue counted = g["Counted"];
+    auto finalised = [&] {
+        python::gil held; // takes the GIL through isthmus: drains what waits
+        return g["finalised"].cast<int>();
+    };
+    std::vector<pyvalue> objects;
+    for (int i = 0; i < 300; ++i) objects.push_back(counted());
+    std::thread([&] {
+        CHECK_FALSE(python::holds_gil());
+        for (int i = 0; i < 10; ++i) objects[i] = pyvalue(); // ten wait
+    }).join();
+    python::drop_pending_references();
+    CHECK(g["finalised"].cast<int>() == 10); // read without draining: they were dropped
+    int seen = 0;
+    {
+        python::gil held; // then released around the thread: nobody drains meanwhile
+        {
+            python::nogil free;
+            std::thread([&] {
+                objects.clear(); // 290 more: the 257th drop drains the list itself
+            }).join();
+        }
+        seen = g["finalised"].cast<int>(); // GIL held by this scope: no draining on the way
+    }
+    CHECK(seen >= 10 + 257);
+    CHECK(seen < 300);         // the last ones still wait
+    CHECK(finalised() == 300); // the next taker drops the rest
+    // a thread without the GIL can drop references at any rate: no deadlock, nothing lost
+    std::vector<std::thread> pool;
+    std::vector<std::vector<pyvalue>> batches(4);
+    for (auto& b : batches)
+        for (int i = 0; i < 500; ++i) b.push_back(counted());
+    for (auto& b : batches) pool.emplace_back([&b] { b.clear(); });
+    for (auto& t : pool) t.join();
+    CHECK(finalised() == 2300);
+}
+
 TEST_CASE("Python threads and C++ threads interleave; nogil lets Python run") {
     pyvalue g = pyexec(R"(
 import threading, time

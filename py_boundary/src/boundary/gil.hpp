@@ -12,8 +12,10 @@ namespace isthmus::boundary {
 namespace py = pybind11;
 
 /// The thread state under which an isthmus scope on this thread took the GIL (null outside
-/// any scope; Note [GIL fast path] in py_in_cpp/src/interpreter.cpp).
-extern thread_local PyThreadState* t_gil_holder;
+/// any scope; Note [GIL fast path] in py_in_cpp/src/interpreter.cpp). constinit and hidden: the
+/// compiler then knows it needs no dynamic initialisation and lives in this library, so a read
+/// is one TLS address lookup, without the check for a thread-local initialiser.
+extern __attribute__((visibility("hidden"))) thread_local constinit PyThreadState* t_gil_holder;
 
 /// True when an enclosing isthmus scope took the GIL on this thread and the thread still holds
 /// it (nobody released it meanwhile): a thread-local read and one pointer compare.
@@ -21,6 +23,10 @@ inline bool holds_gil_fast() noexcept {
     PyThreadState* h = t_gil_holder;
     return h && _PyThreadState_UncheckedGet() == h;
 }
+
+/// Drops the references that threads without the GIL left pending (Note [deferred decref] in
+/// gil.cpp). The caller holds the GIL.
+void drain_pending_decrefs() noexcept;
 
 /// True while an interpreter runs and is not finalising (references may be touched).
 inline bool python_alive() noexcept {

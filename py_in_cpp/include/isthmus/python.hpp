@@ -38,6 +38,12 @@ ISTHMUS_API void ensure();
 ISTHMUS_API bool is_initialized() noexcept;
 /// True when the calling thread holds the GIL.
 ISTHMUS_API bool holds_gil() noexcept;
+/// Drops now the Python references that threads without the GIL let go of (they wait for the
+/// next thread that takes the GIL through isthmus: Note [deferred decref] in
+/// py_boundary/src/gil.cpp), taking the GIL for it. For code that needs those objects finalised
+/// at a known point (files closed, device memory back). Does nothing before the interpreter
+/// runs or after it is gone.
+ISTHMUS_API void drop_pending_references() noexcept;
 
 /// RAII guard that makes sure the interpreter is running (`isthmus::python::interpreter py;` at
 /// the top of main). Its destructor does nothing: the interpreter lives until the process exits.
