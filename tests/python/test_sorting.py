@@ -260,3 +260,65 @@ def test_np_unique_empty_and_refusals():
     with pytest.raises(TypeError, match="axis"):
         np.unique(q.value(np.ones((2, 2))), axis=0)
 
+
+
+# ---- on a GPU: the CUDA sort and searchsorted (Note [gpu sort]) ----
+
+HAVE_CUDA = q.cuda_available()
+needs_gpu = pytest.mark.skipif(not HAVE_CUDA,
+                               reason="no CUDA: " + (q.cuda_unavailable_reason() or "?"))
+
+
+def on_gpu(x):
+    v = q.value(x)
+    v.lock(q.LOCK_READ, q.MEMRESOURCE_SINGLE_CUDA)
+    v.unlock(q.LOCK_READ, q.MEMRESOURCE_SINGLE_CUDA)
+    return v
+
+
+@pytest.fixture
+def gpu():
+    q.destroy()
+    q.init("cuda")
+    yield
+    q.destroy()
+    q.init("cpu")
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if not d.startswith("complex")] + ["bfloat16"])
+@pytest.mark.parametrize("shape", [(1, 70000), (3, 500), (5000, 7), (4, 1), (2, 3, 40)])
+def test_gpu_sort_matches_numpy_and_stays_on_the_device(gpu, dtype, shape):
+    npdt = "float32" if dtype == "bfloat16" else dtype
+    x = awkward(npdt, shape)
+    A = on_gpu(x).astype(dtype) if dtype == "bfloat16" else on_gpu(x)
+    ref_x = np.asarray(A.astype("float32")) if dtype == "bfloat16" else x
+    n = shape[-1]
+    for descending in (False, True):
+        f = np.flip(ref_x, -1)
+        ref = (np.flip(n - 1 - np.argsort(f, axis=-1, kind="stable"), -1) if descending
+               else np.argsort(ref_x, axis=-1, kind="stable"))
+        idx = q.argsort(A, descending=descending)
+        assert idx.device.startswith("cuda")  # computed there, not on the CPU
+        np.testing.assert_array_equal(idx.to_py(), ref)
+        S = q.sort(A, descending=descending)
+        assert S.device.startswith("cuda")
+        got = np.asarray(S.astype("float32")) if dtype == "bfloat16" else S.to_py()
+        assert same_bits(got, np.take_along_axis(ref_x, ref, axis=-1))
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", ["int8", "uint32", "int64", "float16", "float32", "float64"])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_gpu_searchsorted_matches_numpy(gpu, dtype, side):
+    a = np.sort(awkward(dtype, (200,)), kind="stable")
+    v = awkward(dtype, (7, 9))
+    got = q.searchsorted(on_gpu(a), on_gpu(v), side)
+    assert got.device.startswith("cuda")
+    np.testing.assert_array_equal(got.to_py(), np.searchsorted(a, v, side))
+
+
+@needs_gpu
+def test_gpu_complex_sort_falls_back_to_the_cpu(gpu):
+    x = awkward("complex64", (3, 100))
+    np.testing.assert_array_equal(q.argsort(on_gpu(x)).to_py(), np.argsort(x, kind="stable"))

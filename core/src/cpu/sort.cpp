@@ -5,6 +5,7 @@
 #include "cpu/reduce_engine.hpp" // for_pieces
 #include "cpu/strided_loop.hpp"  // parallel_grain
 #include "isthmus/half.hpp"
+#include "kernels/sort_keys.hpp"
 
 #include <algorithm>
 #include <complex>
@@ -57,10 +58,9 @@ bool before(const K& a, const K& b) {
 // unsigned keys beside their positions: stable by construction, O(n) per row (one byte per
 // pass, passes whose byte is the same in every key skipped), and 5-10x faster than a
 // comparison sort on long rows (the stable merge sort NumPy and torch use for stable sorts).
-// The key maps Note [sort order] onto unsigned order: integers with the sign bit flipped;
-// floats with their sign-magnitude bits made monotonic (negative ones inverted, positive ones
-// with the sign bit set), -0.0 keyed as +0.0 and every NaN as the largest key; descending sorts
-// invert the key (NaNs first, equal keys still in their order). Values are gathered from the
+// The keys map Note [sort order] onto unsigned order (Note [radix keys] in
+// kernels/sort_keys.hpp, shared with the CUDA sort); descending sorts invert the key (NaNs
+// first, equal keys still in their order). Values are gathered from the
 // row by the sorted positions, so their bits (-0.0, NaN payloads) are the input's. Complex rows
 // and short rows use the comparison sort.
 
@@ -72,31 +72,18 @@ using radix_t = std::conditional_t<
                        std::conditional_t<sizeof(T) == 2, uint16_t,
                                           std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>>;
 
-/// A float's key from its bits `u` (`sign` its sign bit; NaN and zero already told apart).
-template <typename U>
-U float_key(U u, U sign, bool nan, bool zero) {
-    if (nan) return static_cast<U>(~U(0));
-    if (zero) return sign; // +0.0 and -0.0: the key of +0.0
-    return (u & sign) ? static_cast<U>(~u) : static_cast<U>(u | sign);
-}
-
 template <typename T>
-radix_t<T> radix_key(T x) {
-    using U = radix_t<T>;
+radix_t<T> radix_key(T x) { // Note [radix keys] in kernels/sort_keys.hpp
     if constexpr (std::is_same_v<T, bool>) {
-        return static_cast<U>(x);
-    } else if constexpr (std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>) {
-        const U exp_mask = std::is_same_v<T, float16_t> ? 0x7c00 : 0x7f80;
-        const U mag = x.bits & 0x7fff;
-        return float_key<U>(x.bits, 0x8000, mag > exp_mask, mag == 0);
+        return static_cast<radix_t<T>>(x);
+    } else if constexpr (std::is_same_v<T, float16_t>) {
+        return elem::half_key(x.bits, 0x7c00);
+    } else if constexpr (std::is_same_v<T, bfloat16_t>) {
+        return elem::half_key(x.bits, 0x7f80);
     } else if constexpr (std::is_floating_point_v<T>) {
-        U u;
-        std::memcpy(&u, &x, sizeof u);
-        return float_key<U>(u, U(1) << (8 * sizeof(U) - 1), x != x, x == 0);
-    } else if constexpr (std::is_signed_v<T>) {
-        return static_cast<U>(static_cast<U>(x) ^ (U(1) << (8 * sizeof(U) - 1)));
+        return elem::ieee_key(x);
     } else {
-        return x;
+        return elem::int_key(x);
     }
 }
 

@@ -270,6 +270,45 @@ void cuda_compute::cumulative(bool prod, const tensor& out_t, void* out, const t
     dev_.free_scratch(scratch); // reused only by later work on the same stream
 }
 
+bool cuda_compute::supports_sort(dtype dt) const {
+    return cudak::sort_ok(kernel_type(dt));
+}
+
+void cuda_compute::sort(const tensor& in_t, const void* in, void* values, int64_t* indices,
+                        bool descending) {
+    ISTHMUS_ASSERT(cudak::sort_ok(kernel_type(in_t.dtype())) && in_t.is_contiguous() &&
+                       in_t.dim() >= 1,
+                   "cuda sort: no kernel for ", in_t.dtype());
+    const int64_t len = in_t.shape().back();
+    const int64_t rows = len == 0 ? 0 : in_t.numel() / len;
+    if (rows == 0) return;
+    const device_guard on(dev_.ordinal());
+    const cudak::kdt t = kernel_type(in_t.dtype());
+    const size_t bytes = cudak::sort_scratch_bytes(dev_.stream(), t, rows, len);
+    void* scratch = dev_.scratch(bytes);
+    const cudaError_t rc = cudak::launch_sort(dev_.stream(), t, rows, len, in, values, indices,
+                                              descending, scratch, bytes);
+    dev_.free_scratch(scratch); // reused only by later work on the same stream
+    ISTHMUS_CUDA_CHECK(rc);
+    ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "sort");
+}
+
+bool cuda_compute::supports_searchsorted(dtype dt) const {
+    return cudak::sort_ok(kernel_type(dt));
+}
+
+void cuda_compute::searchsorted(const tensor& sorted_t, const void* sorted, const tensor& values_t,
+                                const void* values, int64_t* out, bool right) {
+    ISTHMUS_ASSERT(cudak::sort_ok(kernel_type(sorted_t.dtype())) &&
+                       sorted_t.dtype() == values_t.dtype() && sorted_t.numel() > 0,
+                   "cuda searchsorted: no kernel for ", sorted_t.dtype());
+    if (values_t.numel() == 0) return;
+    const device_guard on(dev_.ordinal());
+    cudak::launch_searchsorted(dev_.stream(), kernel_type(sorted_t.dtype()), sorted,
+                               sorted_t.numel(), values, values_t.numel(), out, right);
+    ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "searchsorted");
+}
+
 namespace {
 cudak::rest_layout rest_of(const shape_t& rest, const shape_t& a, const shape_t& b) {
     ISTHMUS_ASSERT(rest.size() <= static_cast<size_t>(cudak::max_dims) && a.size() == rest.size() &&

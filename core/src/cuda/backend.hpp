@@ -38,6 +38,12 @@ public:
     bool supports_cumulative(bool prod, dtype dt) const override;
     void cumulative(bool prod, const tensor& out, void* out_data, const tensor& in,
                     const void* in_data, int64_t axis) override;
+    bool supports_sort(dtype dt) const override;
+    void sort(const tensor& in, const void* in_data, void* values, int64_t* indices,
+              bool descending) override;
+    bool supports_searchsorted(dtype dt) const override;
+    void searchsorted(const tensor& sorted, const void* sorted_data, const tensor& values,
+                      const void* values_data, int64_t* out, bool right) override;
     bool supports_index(size_t itemsize) const override;
     void gather(size_t itemsize, const backend::index_rows& rows, void* out, int64_t out_row,
                 const void* src, const shape_t& rest, const shape_t& out_rest,

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace isthmus::cudak {
@@ -212,6 +213,24 @@ int64_t cumulative_chunks(int64_t pre, int64_t len, int64_t post);
 /// (pre, len, post) `in` of type `t` (float32 accumulates in double, integers wrap in uint64).
 void launch_cumulative(cudaStream_t s, bool prod, kdt t, int64_t pre, int64_t len, int64_t post,
                        const void* in, void* out, void* scratch);
+/// Sorts and searchsorted have kernels for every real type and bool (Note [gpu sort] in
+/// sort.cu); complex ones run on the CPU.
+constexpr bool sort_ok(kdt t) {
+    return !is_cplx(t);
+}
+/// The device scratch launch_sort needs for `rows` rows of `len` elements of type t (asks CUB,
+/// which reads the current device's properties).
+size_t sort_scratch_bytes(cudaStream_t s, kdt t, int64_t rows, int64_t len);
+/// Sorts each row of the contiguous (rows, len) `in` into `values` and/or the rows' int64
+/// positions into `indices` (either may be null), ascending or descending, stable, in Note
+/// [sort order] (core/src/cpu/sort.cpp). Returns the first CUDA error.
+cudaError_t launch_sort(cudaStream_t s, kdt t, int64_t rows, int64_t len, const void* in,
+                        void* values, int64_t* indices, bool descending, void* scratch,
+                        size_t scratch_bytes);
+/// out[i] = the insertion point of values[i] (m of them) in the ascending `sorted` (n > 0
+/// elements) in Note [sort order]: before equal elements, or after them when `right`.
+void launch_searchsorted(cudaStream_t s, kdt t, const void* sorted, int64_t n, const void* values,
+                         int64_t m, int64_t* out, bool right);
 /// The element layout of an advanced-index gather or scatter beyond its rows: the "rest" shape
 /// with the byte strides of the row-indexed side (`a`: the source of a gather, the target of a
 /// scatter) and of the dense side (`b`: the output of a gather, the values of a scatter).
