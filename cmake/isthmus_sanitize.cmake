@@ -88,3 +88,15 @@ function(isthmus_sanitize_python_test test)
       "LD_PRELOAD=set:${ISTHMUS_ASAN_RUNTIME}")
   endif()
 endfunction()
+
+# Note [sanitizer bindings at -O0]: the Python layers (py_boundary, cpp_in_py, py_in_cpp) are
+# pybind11 templates instantiated for every binding; under ASan at -O1 their unity files took
+# 218 s of clang, two fifths of the sanitizer build, and 2.2x less at -O0. ASan and UBSan check
+# every access and operation at any optimisation level, and the Python suites' time is in the
+# interpreter and the kernels, not in the binding glue, so in that build they compile at -O0
+# (as the CPU kernels do: Note [sanitizer kernels at -O0] in core/CMakeLists.txt).
+function(isthmus_sanitize_at_o0 target)
+  if(ISTHMUS_SANITIZE)
+    target_compile_options(${target} PRIVATE -O0)
+  endif()
+endfunction()
