@@ -73,6 +73,7 @@ ISTHMUS_PLUGIN_SUPPORT bool has_device_code() {
 /// The driver, each device's module of this plugin and the entries found in it.
 struct device_code {
     struct per_device {
+        cu::device dev = 0; ///< the driver's handle, read once with the context
         cu::context ctx = nullptr;
         cu::module mod = nullptr;
         cu::deviceptr record = 0;
@@ -169,10 +170,10 @@ ISTHMUS_PLUGIN_SUPPORT void load_module(device_code& dc, device_code::per_device
                                         const entry_launch& l) {
     const cu::api& a = dc.api;
     int major = 0, minor = 0;
-    cu::device dev = 0;
-    cu_check(a, a.device_get(&dev, l.device), l, "cuDeviceGet");
-    cu_check(a, a.device_attribute(&major, cu::attribute_cc_major, dev), l, "reading the device");
-    cu_check(a, a.device_attribute(&minor, cu::attribute_cc_minor, dev), l, "reading the device");
+    cu_check(a, a.device_attribute(&major, cu::attribute_cc_major, pd.dev), l,
+             "reading the device");
+    cu_check(a, a.device_attribute(&minor, cu::attribute_cc_minor, pd.dev), l,
+             "reading the device");
     const std::string stem = library_stem();
     const std::string cubin = cat(stem, ".sm_", major, minor, ".cubin");
     std::string path = cubin;
@@ -203,9 +204,8 @@ ISTHMUS_PLUGIN_SUPPORT void launch_device_entry(const entry_launch& l) {
     const cu::api& a = dc.api;
     device_code::per_device& pd = dc.devices[l.device];
     if (!pd.ctx) {
-        cu::device dev = 0;
-        cu_check(a, a.device_get(&dev, l.device), l, "cuDeviceGet");
-        cu_check(a, a.primary_ctx_retain(&pd.ctx, dev), l, "retaining the primary context");
+        cu_check(a, a.device_get(&pd.dev, l.device), l, "cuDeviceGet");
+        cu_check(a, a.primary_ctx_retain(&pd.ctx, pd.dev), l, "retaining the primary context");
     }
     context_scope cs(a, pd.ctx, l);
     if (!pd.mod) load_module(dc, pd, l);
