@@ -117,6 +117,24 @@ def main():
         print(f"matmul bf16: n/a ({type(e).__name__}: {e})")
     del qx, qy, tx, ty
 
+    # ---- sort: argsort of 16M float32 (one row) and of 4096 rows of 4096, Melements/s
+    for shape in ([(1 << 22)] if QUICK else [(1 << 24)]) + [(4096, 4096)]:
+        xs = rng.standard_normal(shape, dtype=np.float32)
+        qs = q.to(xs, "cuda", copy=True)
+        ts_ = torch.from_numpy(xs).to(dev)
+        res = [None]
+
+        def qsort():
+            res[0] = q.argsort(qs)
+
+        t_q = median(qsort, qsync, reps=max(3, REPS // 3))
+        assert res[0].device == "cuda:0", res[0].device  # sorted on the GPU (Note [gpu sort])
+        t_t = median(lambda: torch.sort(ts_, stable=True), tsync, reps=max(3, REPS // 3))
+        melems = xs.size / 1e6
+        label = "x".join(map(str, shape)) if isinstance(shape, tuple) else str(shape)
+        row(f"argsort float32 {label} (stable)", "Melem/s", melems / t_q, "torch", melems / t_t)
+        del qs, ts_, res[0]
+
     # ---- launch overhead: parallel_do of a compiled CUDA kernel vs a small torch op
     try:
         mod = q.compile_string(
