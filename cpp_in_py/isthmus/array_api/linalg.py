@@ -1,4 +1,5 @@
-"""The array API standard's linalg extension for isthmus: composed functions and CPU stopgaps."""
+"""The array API standard's linalg extension for isthmus: composed functions, LAPACK through NumPy
+for CPU arrays (elimination composed from isthmus ops elsewhere), and CPU stopgaps."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import _isthmus as _q
-from . import _helpers
+from . import _elimination, _helpers
 from ._linalg import matmul, matrix_transpose, tensordot, vecdot
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
@@ -135,7 +136,7 @@ def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False,
 
 
 def matrix_power(x: Any, n: int, /) -> Any:
-    """x to the integer power n by repeated squaring (negative n: of inv(x), a CPU stopgap)."""
+    """x to the integer power n by repeated squaring (negative n: of inv(x))."""
     x = _t(x)
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError("matrix_power needs square matrices")
@@ -192,9 +193,18 @@ def _back(a: Any, dtype: Any) -> Any:
     return _helpers.from_host(np.asarray(a).astype(dtype, copy=False))
 
 
+def _off_cpu(*xs: Any) -> bool:
+    """True when an array is on another device than the CPU: LAPACK through NumPy serves CPU
+    arrays, elimination composed from isthmus ops the others (Note [linalg by elimination])."""
+    return any(_t(x).device != "cpu" for x in xs)
+
+
 def cholesky(x: Any, /, *, upper: bool = False) -> Any:
-    """The Cholesky factor of each symmetric (Hermitian) positive-definite matrix. CPU only."""
+    """The Cholesky factor of each symmetric (Hermitian) positive-definite matrix."""
     x = _square(x, "cholesky")
+    if _off_cpu(x):
+        low = _elimination.cholesky(x)
+        return _q.conj(low.mT) if upper else low
     r = _np("cholesky", np.linalg.cholesky, x)
     if upper:
         r = np.conj(np.swapaxes(r, -1, -2))
@@ -202,8 +212,10 @@ def cholesky(x: Any, /, *, upper: bool = False) -> Any:
 
 
 def det(x: Any, /) -> Any:
-    """The determinant of each square matrix. CPU only (Note [CPU stopgaps])."""
+    """The determinant of each square matrix."""
     x = _square(x, "det")
+    if _off_cpu(x):
+        return _helpers.out(_elimination.det(x))
     return _back(_np("det", np.linalg.det, x), x.dtype)
 
 
@@ -221,8 +233,10 @@ def eigvalsh(x: Any, /) -> Any:
 
 
 def inv(x: Any, /) -> Any:
-    """The inverse of each square matrix. CPU only (Note [CPU stopgaps])."""
+    """The inverse of each square matrix."""
     x = _square(x, "inv")
+    if _off_cpu(x):
+        return _elimination.inv(x)
     return _back(_np("inv", np.linalg.inv, x), x.dtype)
 
 
@@ -260,17 +274,26 @@ def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
 
 
 def slogdet(x: Any, /) -> SlogdetResult:
-    """The sign and the log of the absolute determinant of each square matrix. CPU only."""
+    """The sign and the log of the absolute determinant of each square matrix."""
     x = _square(x, "slogdet")
+    if _off_cpu(x):
+        sign, logabs = _elimination.slogdet(x)
+        return SlogdetResult(_helpers.out(sign), _helpers.out(logabs))
     s, ld = _np("slogdet", np.linalg.slogdet, x)
     return SlogdetResult(_back(s, x.dtype), _back(ld, np.finfo(x.dtype).dtype))
 
 
 def solve(x1: Any, x2: Any, /) -> Any:
-    """The solution X of x1 @ X = x2 (x2 a vector when 1-d). CPU only (Note [CPU stopgaps])."""
+    """The solution X of x1 @ X = x2 (x2 a vector when 1-d)."""
     a = _square(x1, "solve")
     b = _t(x2)
     dt = np.result_type(a.dtype, b.dtype)
+    if _off_cpu(a, b):
+        a, b = a.astype(dt.name), b.astype(dt.name)
+        if b.ndim == 1:
+            return _q.reshape(_elimination.solve(a, _q.reshape(b, b.shape + (1,))),
+                              a.shape[:-2] + b.shape)
+        return _elimination.solve(a, b)
 
     def run(ha: np.ndarray, hb: np.ndarray) -> np.ndarray:
         if hb.ndim == 1:
