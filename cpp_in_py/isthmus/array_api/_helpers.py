@@ -111,9 +111,10 @@ def on_device(device: Any) -> Any:
 # Note [CPU stopgaps]
 # ~~~~~~~~~~~~~~~~~~~
 # A few functions of the namespace have no isthmus op yet and cannot be composed from the ops it
-# has at a reasonable cost (the fft transforms and the eigen- and singular value
-# decompositions, see docs/array-api.md; det, slogdet, inv, solve and cholesky are composed from
-# isthmus ops off the CPU: Note [linalg by elimination] in _elimination.py). Until those ops exist they run NumPy on a shared view of a CPU array's
+# has at a reasonable cost (the eigen- and singular value decompositions, see
+# docs/array-api.md; det, slogdet, inv, solve and cholesky, and the fft transforms, are composed
+# from isthmus ops off the CPU: Note [linalg by elimination] in _elimination.py, Note [fft by
+# composition] in _fft_compose.py). Until those ops exist they run NumPy on a shared view of a CPU array's
 # memory and copy the result into a new tensor; a CUDA array raises TypeError instead (no silent
 # device-to-host copy, the same rule as the fallback in numpy_protocols/_fallback.py). sort,
 # argsort, searchsorted, the unique_* functions and nextafter were stopgaps and are isthmus's own
