@@ -90,6 +90,33 @@ def test_cholesky_matches_lapack(dtype, shape):
     assert np.all(np.triu(got, 1) == 0)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (6, 3), (3, 6), (2, 5, 4), (3, 1), (1, 3),
+                                   (0, 3, 3), (0, 2), (2, 0)])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_matches_lapack_conventions(dtype, shape, mode):
+    a = rand(shape, dtype)
+    t = 50 * tol(dtype)
+    qm, r = elim.qr(q.value(a), mode)
+    ref_q, ref_r = np.linalg.qr(a, mode=mode)
+    assert qm.shape == ref_q.shape and r.shape == ref_r.shape
+    np.testing.assert_allclose(np.asarray(qm), ref_q, rtol=t, atol=t)
+    np.testing.assert_allclose(np.asarray(r), ref_r, rtol=t, atol=t)
+
+
+def test_qr_of_rank_deficient_matrices():
+    # Where a trailing column is rounding noise, its reflector (and Q's column) is decided by
+    # the noise, which differs from LAPACK's: the factorisation's properties are what holds.
+    for a in (np.zeros((3, 3)), np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]),
+              np.array([[0.0, 1.0], [0.0, 1.0]]), np.array([[2.0, 0.0], [0.0, -3.0]])):
+        qm, r = (np.asarray(v) for v in elim.qr(q.value(a), "reduced"))
+        ref_r = np.linalg.qr(a)[1]
+        np.testing.assert_allclose(qm.T @ qm, np.eye(qm.shape[1]), atol=1e-12)
+        np.testing.assert_allclose(qm @ r, a, atol=1e-12)
+        assert np.all(np.tril(r, -1) == 0)
+        np.testing.assert_allclose(np.abs(np.diag(r)), np.abs(np.diag(ref_r)), atol=1e-12)
+
+
 def test_singular_and_not_positive_definite():
     sing = np.array([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 0.0], [0.0, 3.0]]])
     S = q.value(sing)

@@ -1,5 +1,5 @@
-"""linalg by elimination, composed from isthmus ops: LU with partial pivoting and Cholesky, for
-arrays on devices without LAPACK (See Note [linalg by elimination])."""
+"""linalg by elimination, composed from isthmus ops: LU with partial pivoting, Cholesky and
+Householder QR, for arrays on devices without LAPACK (See Note [linalg by elimination])."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .. import _isthmus as _q
 
 # Note [linalg by elimination]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# det, slogdet, inv, solve and cholesky of CPU arrays run LAPACK through NumPy (Note [CPU
+# det, slogdet, inv, solve, cholesky and qr of CPU arrays run LAPACK through NumPy (Note [CPU
 # stopgaps] in _helpers.py). Arrays on other devices (CUDA) have no LAPACK in isthmus yet, so
 # these functions compose the textbook algorithms from isthmus's own ops, which run on every
 # backend: one step per column, each step a handful of batched ops over the whole stack of
@@ -29,6 +29,10 @@ from .. import _isthmus as _q
 # - cholesky (potf2's algorithm): column j's diagonal is sqrt(a_jj - sum_k |l_jk|^2) and the
 #   entries below it (a_ij - sum_k l_ik conj(l_jk)) / l_jj; a matrix that is not positive
 #   definite (a diagonal that is not positive, or NaN) raises LinAlgError.
+# - qr (geqr2/org2r's algorithm): at column k a Householder reflector H = I - tau v v^H with
+#   LAPACK's choice of beta = -sign(Re a_kk) |column| (so R's diagonal has LAPACK's signs, and a
+#   zero column below a real diagonal gives tau = 0), applied to the trailing columns; Q is the
+#   product of the reflectors applied to the identity in reverse order.
 # Results equal LAPACK's up to rounding (same pivots, unblocked order of operations); the tests
 # run this code on CPU arrays against NumPy, so it is checked where no GPU is.
 
@@ -175,3 +179,72 @@ def cholesky(a: Any) -> Any:
                 col = col - _q.matmul(low[..., j + 1:, :j], prev_h.mT)
             low[..., j + 1:, j:j + 1] = col / root
     return low
+
+
+def qr(a: Any, mode: str) -> tuple[Any, Any]:
+    """(Q, R) of each (..., m, n) matrix by Householder reflections with LAPACK's conventions
+    (geqrf's reflectors, so R's diagonal signs are LAPACK's; orgqr's Q), mode "reduced" (Q is
+    m x k, R k x n, k = min(m, n)) or "complete" (Q m x m, R m x n)."""
+    m_, n_ = a.shape[-2], a.shape[-1]
+    k_ = min(m_, n_)
+    batch = a.shape[:-2]
+    complex_ = np.dtype(str(a.dtype)).kind == "c"
+    r = _q.copy(a)
+    vs, taus = [], []
+    for k in range(k_):
+        col = r[..., k:, k]  # (..., m - k)
+        alpha = col[..., 0]
+        x = col[..., 1:]
+        xsq = _q.sum(_q.real(x * _q.conj(x)) if complex_ else x * x, axis=-1)
+        ar = _q.real(alpha) if complex_ else alpha
+        ai = _q.imag(alpha) if complex_ else _q.zeros_like(alpha)
+        nrm = _q.sqrt(ar * ar + ai * ai + xsq)
+        trivial = (xsq == 0) & (ai == 0)
+        one = _scalar_like(1, nrm)
+        beta = _q.where(ar >= 0, -nrm, nrm)
+        safe_beta = _q.where(trivial, one, beta)
+        if complex_:
+            tau = _q.where(trivial, _q.zeros_like(alpha),
+                           ((safe_beta - ar) / safe_beta).astype(str(a.dtype)) -
+                           (ai / safe_beta).astype(str(a.dtype)) * 1j)
+        else:
+            tau = _q.where(trivial, _q.zeros_like(alpha), (safe_beta - ar) / safe_beta)
+        denom = _q.where(trivial, _scalar_like(1, alpha), alpha - safe_beta)
+        tail = x / _q.reshape(denom, batch + (1,))
+        tail = _q.where(_q.reshape(trivial, batch + (1,)), _q.zeros_like(tail), tail)
+        with _on(a):
+            head = _q.ones(batch + (1,), dtype=str(a.dtype))
+        v = _q.concat([head, tail], axis=-1)  # (..., m - k)
+        r[..., k:k + 1, k:k + 1] = _q.reshape(_q.where(trivial, alpha, beta.astype(str(a.dtype))),
+                                              batch + (1, 1))
+        r[..., k + 1:, k:k + 1] = _q.zeros_like(r[..., k + 1:, k:k + 1])
+        if k + 1 < n_:  # apply H^H = I - conj(tau) v v^H to the trailing columns
+            t = r[..., k:, k + 1:]
+            vh = _q.conj(v) if complex_ else v
+            w = _q.matmul(_q.reshape(vh, batch + (1, m_ - k)), t)
+            ct = _q.conj(tau) if complex_ else tau
+            r[..., k:, k + 1:] = t - _q.reshape(ct, batch + (1, 1)) * \
+                _q.reshape(v, batch + (m_ - k, 1)) * w
+        vs.append(v)
+        taus.append(tau)
+    cols = m_ if mode == "complete" else k_
+    with _on(a):
+        eye = _q.eye(m_, cols, dtype=str(a.dtype))
+    qm = _q.copy(_q.broadcast_to(eye, batch + (m_, cols)))
+    for k in range(k_ - 1, -1, -1):  # Q = H(0) H(1) ... H(k-1) applied to the identity
+        v, tau = vs[k], taus[k]
+        rows = qm[..., k:, :]
+        vh = _q.conj(v) if complex_ else v
+        w = _q.matmul(_q.reshape(vh, batch + (1, m_ - k)), rows)
+        qm[..., k:, :] = rows - _q.reshape(tau, batch + (1, 1)) * \
+            _q.reshape(v, batch + (m_ - k, 1)) * w
+    rr = r if mode == "complete" else r[..., :k_, :]
+    return qm, _triu(rr)
+
+
+def _triu(x: Any) -> Any:
+    m_, n_ = x.shape[-2], x.shape[-1]
+    with _on(x):
+        i = _q.reshape(_q.arange(m_, dtype="int64"), (m_, 1))
+        j = _q.reshape(_q.arange(n_, dtype="int64"), (1, n_))
+    return _q.where(j >= i, x, _q.zeros_like(x))

@@ -265,10 +265,12 @@ def pinv(x: Any, /, *, rtol: Any = None) -> Any:
 
 
 def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
-    """The QR factorisation of each matrix ("reduced" or "complete"). CPU only."""
+    """The QR factorisation of each matrix ("reduced" or "complete")."""
     x = _float_matrix(x, "qr")
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
+    if _off_cpu(x):
+        return QRResult(*_elimination.qr(x, mode))
     q_, r_ = _np("qr", lambda a: np.linalg.qr(a, mode=mode), x)
     return QRResult(_back(q_, x.dtype), _back(r_, x.dtype))
 
