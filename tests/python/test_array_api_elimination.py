@@ -152,6 +152,31 @@ def test_cpu_arrays_still_take_lapack(monkeypatch):
     assert not called
 
 
+def test_the_composed_route_of_the_namespace(monkeypatch):
+    # What a CUDA array takes, forced on CPU arrays: the namespace's wrappers around elimination
+    from isthmus.array_api import linalg
+    monkeypatch.setattr(linalg, "_off_cpu", lambda *xs: True)
+    a = rand((2, 4, 4), "float64")
+    A = xp.asarray(a)
+    np.testing.assert_allclose(np.asarray(xp.linalg.det(A)), np.linalg.det(a), rtol=1e-9)
+    np.testing.assert_allclose(np.asarray(xp.linalg.inv(A)), np.linalg.inv(a), rtol=1e-8,
+                               atol=1e-9)
+    sign, logabs = xp.linalg.slogdet(A)
+    np.testing.assert_allclose(np.asarray(logabs), np.linalg.slogdet(a)[1], rtol=1e-9)
+    v = rand((4,), "float32")  # a 1-d right-hand side, promoted to float64
+    got = xp.linalg.solve(A, xp.asarray(v))
+    assert got.shape == (2, 4) and str(got.dtype) == "float64"
+    np.testing.assert_allclose(np.asarray(got), np.linalg.solve(a, v.astype(np.float64)[:, None])
+                               [..., 0], rtol=1e-8, atol=1e-9)
+    s_ = spd((4, 4), "complex128")
+    up = xp.linalg.cholesky(xp.asarray(s_), upper=True)
+    np.testing.assert_allclose(np.asarray(up), np.conj(np.linalg.cholesky(s_)).T, rtol=1e-9,
+                               atol=1e-12)
+    qm, r = xp.linalg.qr(A, mode="complete")
+    np.testing.assert_allclose(np.asarray(qm), np.linalg.qr(a, mode="complete")[0], atol=1e-9)
+    assert xp.linalg.matrix_power(A, -2).shape == (2, 4, 4)
+
+
 HAVE_CUDA = q.cuda_available()
 
 

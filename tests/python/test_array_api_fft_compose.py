@@ -113,6 +113,18 @@ def test_bad_arguments_are_refused_like_the_cpu_path():
         xp.fft.fft(xp.asarray(np.ones(4)))
 
 
+def test_the_composed_route_of_the_namespace(monkeypatch):
+    # What a CUDA array takes, forced on CPU arrays: the public functions' composed branch
+    monkeypatch.setattr(xfft, "_off_cpu", lambda x: True)
+    x = crand((3, 40))
+    X = xp.asarray(x)
+    close(xp.fft.fft(X, n=50, norm="ortho"), np.fft.fft(x, n=50, norm="ortho"), "complex128")
+    close(xp.fft.ifftn(X), np.fft.ifftn(x), "complex128")
+    r = rng.standard_normal((3, 40))
+    close(xp.fft.irfft(xp.fft.rfft(xp.asarray(r)), n=40), r, "float64")
+    close(xp.fft.hfft(X[:, :21]), np.fft.hfft(x[:, :21]), "float64")
+
+
 HAVE_CUDA = q.cuda_available()
 
 

@@ -23,6 +23,11 @@ def _check_norm(norm: str) -> None:
         raise ValueError(f"fft: norm must be 'backward', 'ortho' or 'forward', got {norm!r}")
 
 
+def _off_cpu(x: Any) -> bool:
+    """True for an array on another device than the CPU: composed transforms, not NumPy."""
+    return x.device != "cpu"
+
+
 def _transform(name: str, x: Any, kind: str, out_complex: bool, **kw: Any) -> Any:
     """NumPy's np.fft.<name> on a CPU array (See Note [CPU stopgaps] in _helpers.py)."""
     x = _helpers.tensor(x)
@@ -30,8 +35,9 @@ def _transform(name: str, x: Any, kind: str, out_complex: bool, **kw: Any) -> An
         raise TypeError(f"fft.{name} needs a {'complex' if kind == 'c' else 'floating-point'} "
                         f"array, got {x.dtype}")
     _check_norm(kw["norm"])
-    if x.device != "cpu":  # Note [fft by composition]
-        return _composed(name, x, **kw)
+    if _off_cpu(x):  # Note [fft by composition]; every step there (scheduling rule 0)
+        with _q.device(x.device):
+            return _composed(name, x, **kw)
     (h,) = _helpers.host(f"fft.{name}", x)
     r = getattr(np.fft, name)(h, **kw)
     cdt = _COMPLEX_OF[x.dtype]

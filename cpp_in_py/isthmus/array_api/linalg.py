@@ -203,8 +203,9 @@ def cholesky(x: Any, /, *, upper: bool = False) -> Any:
     """The Cholesky factor of each symmetric (Hermitian) positive-definite matrix."""
     x = _square(x, "cholesky")
     if _off_cpu(x):
-        low = _elimination.cholesky(x)
-        return _q.conj(low.mT) if upper else low
+        with _q.device(x.device):  # every step there (rule 0 of the scheduling rule)
+            low = _elimination.cholesky(x)
+            return _q.conj(low.mT) if upper else low
     r = _np("cholesky", np.linalg.cholesky, x)
     if upper:
         r = np.conj(np.swapaxes(r, -1, -2))
@@ -215,7 +216,8 @@ def det(x: Any, /) -> Any:
     """The determinant of each square matrix."""
     x = _square(x, "det")
     if _off_cpu(x):
-        return _helpers.out(_elimination.det(x))
+        with _q.device(x.device):
+            return _helpers.out(_elimination.det(x))
     return _back(_np("det", np.linalg.det, x), x.dtype)
 
 
@@ -236,7 +238,8 @@ def inv(x: Any, /) -> Any:
     """The inverse of each square matrix."""
     x = _square(x, "inv")
     if _off_cpu(x):
-        return _elimination.inv(x)
+        with _q.device(x.device):
+            return _elimination.inv(x)
     return _back(_np("inv", np.linalg.inv, x), x.dtype)
 
 
@@ -270,7 +273,8 @@ def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
     if _off_cpu(x):
-        return QRResult(*_elimination.qr(x, mode))
+        with _q.device(x.device):
+            return QRResult(*_elimination.qr(x, mode))
     q_, r_ = _np("qr", lambda a: np.linalg.qr(a, mode=mode), x)
     return QRResult(_back(q_, x.dtype), _back(r_, x.dtype))
 
@@ -279,8 +283,9 @@ def slogdet(x: Any, /) -> SlogdetResult:
     """The sign and the log of the absolute determinant of each square matrix."""
     x = _square(x, "slogdet")
     if _off_cpu(x):
-        sign, logabs = _elimination.slogdet(x)
-        return SlogdetResult(_helpers.out(sign), _helpers.out(logabs))
+        with _q.device(x.device):
+            sign, logabs = _elimination.slogdet(x)
+            return SlogdetResult(_helpers.out(sign), _helpers.out(logabs))
     s, ld = _np("slogdet", np.linalg.slogdet, x)
     return SlogdetResult(_back(s, x.dtype), _back(ld, np.finfo(x.dtype).dtype))
 
@@ -291,11 +296,12 @@ def solve(x1: Any, x2: Any, /) -> Any:
     b = _t(x2)
     dt = np.result_type(a.dtype, b.dtype)
     if _off_cpu(a, b):
-        a, b = a.astype(dt.name), b.astype(dt.name)
-        if b.ndim == 1:
-            return _q.reshape(_elimination.solve(a, _q.reshape(b, b.shape + (1,))),
-                              a.shape[:-2] + b.shape)
-        return _elimination.solve(a, b)
+        with _q.device(a.device if a.device != "cpu" else b.device):
+            a, b = a.astype(dt.name), b.astype(dt.name)
+            if b.ndim == 1:
+                return _q.reshape(_elimination.solve(a, _q.reshape(b, b.shape + (1,))),
+                                  a.shape[:-2] + b.shape)
+            return _elimination.solve(a, b)
 
     def run(ha: np.ndarray, hb: np.ndarray) -> np.ndarray:
         if hb.ndim == 1:
