@@ -41,7 +41,7 @@ logger = logging.getLogger("isthmus.compile")
 
 _SOURCES = ("isthmus", "torch")
 
-BRIDGE_SOURCE = r"""// isthmus's device memory from torch's caching allocator (Note [torch memory bridge]).
+BRIDGE_SOURCE = r"""// isthmus's memory from torch's caching allocator (Note [torch memory bridge]).
 #include <c10/cuda/CUDACachingAllocator.h>
 
 #include <cstddef>
