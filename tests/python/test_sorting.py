@@ -7,6 +7,7 @@ from hypothesis.extra import numpy as hnp
 
 import isthmus as q
 import isthmus.array_api as xp
+from cuda_helpers import cuda_session, on_gpu
 
 rng = np.random.default_rng(20261127)
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -269,20 +270,10 @@ needs_gpu = pytest.mark.skipif(not HAVE_CUDA,
                                reason="no CUDA: " + (q.cuda_unavailable_reason() or "?"))
 
 
-def on_gpu(x):
-    v = q.value(x)
-    v.lock(q.LOCK_READ, q.MEMRESOURCE_SINGLE_CUDA)
-    v.unlock(q.LOCK_READ, q.MEMRESOURCE_SINGLE_CUDA)
-    return v
-
-
 @pytest.fixture
 def gpu():
-    q.destroy()
-    q.init("cuda")
-    yield
-    q.destroy()
-    q.init("cpu")
+    with cuda_session():
+        yield
 
 
 @needs_gpu

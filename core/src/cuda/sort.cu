@@ -133,6 +133,19 @@ cudaError_t sort_pairs(void* temp, size_t temp_bytes, const U* k_in, U* k_out, c
                                            end_bit, s);
 }
 
+// The second sort of Note [gpu sort]: the positions `from` (in key order) sorted stably by their
+// row number into `to`, with row keys of type R.
+template <typename R>
+cudaError_t row_pass(cudaStream_t s, unsigned grid, const int64_t* from, int64_t* to, int64_t n,
+                     int64_t len, int64_t rows, void* key_a, void* key_b, void* temp,
+                     size_t temp_bytes) {
+    make_row_keys<R><<<grid, sort_block, 0, s>>>(from, n, len, static_cast<R*>(key_a));
+    const cudaError_t rc = cudaGetLastError();
+    if (rc != cudaSuccess) return rc;
+    return sort_pairs<R>(temp, temp_bytes, static_cast<const R*>(key_a), static_cast<R*>(key_b),
+                         from, to, n, row_bits(rows), s);
+}
+
 template <kdt K>
 cudaError_t run_sort(cudaStream_t s, int64_t rows, int64_t len, const void* in_v, void* values_v,
                      int64_t* indices, bool descending, void* scratch, size_t scratch_bytes) {
@@ -159,23 +172,10 @@ cudaError_t run_sort(cudaStream_t s, int64_t rows, int64_t len, const void* in_v
         if (rc != cudaSuccess) return rc;
         const int64_t* final_pos = pos_b;
         if (rows > 1) { // Note [gpu sort]: then by row, stably
-            if (rows > int64_t{UINT32_MAX}) {
-                make_row_keys<uint64_t>
-                    <<<grid, sort_block, 0, s>>>(pos_b, n, len, static_cast<uint64_t*>(key_a));
-                rc = cudaGetLastError();
-                if (rc == cudaSuccess)
-                    rc = sort_pairs<uint64_t>(temp, l.temp, static_cast<const uint64_t*>(key_a),
-                                              static_cast<uint64_t*>(key_b), pos_b, pos_a, n,
-                                              row_bits(rows), s);
-            } else {
-                make_row_keys<uint32_t>
-                    <<<grid, sort_block, 0, s>>>(pos_b, n, len, static_cast<uint32_t*>(key_a));
-                rc = cudaGetLastError();
-                if (rc == cudaSuccess)
-                    rc = sort_pairs<uint32_t>(temp, l.temp, static_cast<const uint32_t*>(key_a),
-                                              static_cast<uint32_t*>(key_b), pos_b, pos_a, n,
-                                              row_bits(rows), s);
-            }
+            rc = rows > int64_t{UINT32_MAX} ? row_pass<uint64_t>(s, grid, pos_b, pos_a, n, len,
+                                                                 rows, key_a, key_b, temp, l.temp)
+                                            : row_pass<uint32_t>(s, grid, pos_b, pos_a, n, len,
+                                                                 rows, key_a, key_b, temp, l.temp);
             if (rc != cudaSuccess) return rc;
             final_pos = pos_a;
         }
