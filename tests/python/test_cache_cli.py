@@ -25,9 +25,9 @@ ISTHMUS_PLUGIN(cli_probe, m) {
 
 
 @pytest.fixture(scope="module")
-def compiled(tmp_path_factory):
+def compiled(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
     """A cache holding one compiled entry (one compile for the whole module: they are slow)."""
-    d = tmp_path_factory.mktemp("cache_cli")
+    d = worker_dir("cache_cli")
     old = os.environ.get("ISTHMUS_CACHE_DIR")
     os.environ["ISTHMUS_CACHE_DIR"] = str(d)
     try:

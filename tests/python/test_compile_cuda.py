@@ -58,8 +58,8 @@ ISTHMUS_PLUGIN(cu_image, m) {
 
 
 @pytest.fixture(scope="module")
-def cu_cache(tmp_path_factory):
-    d = tmp_path_factory.mktemp("cuda_cache")
+def cu_cache(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
+    d = worker_dir("cuda_cache")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("ISTHMUS_CACHE_DIR", str(d))
         yield d
@@ -69,7 +69,7 @@ GXX = shutil.which("g++")
 
 
 @pytest.fixture(scope="module")
-def cu_image(cu_cache, tmp_path_factory):
+def cu_image(cu_cache, worker_dir):
     """The shared module, compiled once from a .cu file (the extension selects CUDA). Where g++
     is there, a C++ plugin compiled first with g++ and no flags marks the author layer's key, so
     this compile builds the support object and links it (Note [support object in CUDA
@@ -78,7 +78,7 @@ def cu_image(cu_cache, tmp_path_factory):
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("CXX", "g++")
             q.compile_string("cu_layer_mark", "ISTHMUS_PLUGIN(cu_layer_mark, m) { (void)m; }")
-    f = tmp_path_factory.mktemp("cuda_src") / "cu_image.cu"
+    f = worker_dir("cuda_src") / "cu_image.cu"
     f.write_text(SOURCE)
     return q.compile_file(str(f))
 

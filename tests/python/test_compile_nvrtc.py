@@ -62,8 +62,8 @@ ISTHMUS_PLUGIN(rt_image, m) {
 
 
 @pytest.fixture(scope="module")
-def rt_cache(tmp_path_factory):
-    d = tmp_path_factory.mktemp("nvrtc_cache")
+def rt_cache(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
+    d = worker_dir("nvrtc_cache")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("ISTHMUS_CACHE_DIR", str(d))
         yield d

@@ -22,9 +22,9 @@ def good():
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
+def cache(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
     """One compile cache for the module: a plugin compiled twice loads once (its names stay)."""
-    d = tmp_path_factory.mktemp("plugin_checks") / "cache"
+    d = worker_dir("plugin_checks") / "cache"
     mp = pytest.MonkeyPatch()
     mp.setenv("ISTHMUS_CACHE_DIR", str(d))
     yield d

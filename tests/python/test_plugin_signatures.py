@@ -50,8 +50,8 @@ POS = inspect.Parameter.POSITIONAL_ONLY
 
 
 @pytest.fixture(scope="module")
-def plugin(tmp_path_factory):
-    d = tmp_path_factory.mktemp("sig_cache")
+def plugin(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
+    d = worker_dir("sig_cache")
     old = os.environ.get("ISTHMUS_CACHE_DIR")
     os.environ["ISTHMUS_CACHE_DIR"] = str(d)
     try:
