@@ -79,3 +79,15 @@ LONG_TESTS_FIRST = ("test_install.py",)
 
 def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: 0 if item.path.name in LONG_TESTS_FIRST else 1)
+
+
+@pytest.fixture(params=["cpu", "cuda"])
+def init_device(request):
+    """Runs the test after init("cpu") (devices registered on first use) and init("cuda"): the
+    GPU exchange tests (test_dlpack_cuda*.py)."""
+    q.destroy()
+    q.init(request.param)
+    yield request.param
+    q.cuda_synchronize()
+    q.destroy()
+    q.init("cpu")

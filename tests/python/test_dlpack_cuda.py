@@ -1,4 +1,5 @@
-# CUDA exchange: DLPack with kDLCUDA, stream rules, __cuda_array_interface__, q.torch on the GPU.
+# CUDA exchange: DLPack with kDLCUDA, __cuda_array_interface__, q.torch on the GPU: argument checks
+# on every machine, memory shared both ways on a GPU (stream order: test_dlpack_cuda_streams.py).
 import gc
 import types
 
@@ -7,21 +8,13 @@ import pytest
 
 import isthmus as q
 from dlpack_helpers import Producer, capsule_name, kDLCPU, kDLCUDA, kDLCUDAHost
+from dlpack_cuda_helpers import (CUDA0, GPU_DTYPES, device_address, host, needs_torch_gpu,
+                                 on_gpu, random_torch, torch, torch_dtype)
 
 HAVE_CUDA = q.cuda_available()
 NO_CUDA_REASON = "no CUDA: " + (q.cuda_unavailable_reason() or "?")
 
-try:
-    import torch
-    HAVE_TORCH_CUDA = torch.cuda.is_available()
-except ImportError:  # the tests that need torch skip
-    torch = None
-    HAVE_TORCH_CUDA = False
-
 needs_gpu = pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
-needs_torch_gpu = pytest.mark.skipif(
-    not (HAVE_CUDA and HAVE_TORCH_CUDA),
-    reason=NO_CUDA_REASON if not HAVE_CUDA else "torch has no CUDA here")
 without_gpu = pytest.mark.skipif(HAVE_CUDA, reason="this machine has a GPU; the path needs none")
 
 rng = np.random.default_rng(20241122)
@@ -249,75 +242,6 @@ def test_torch_cpu_paths_unchanged():
 
 # ---- on a GPU (skipped with the reason above elsewhere) ----
 
-GPU_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "bfloat16",
-              "float32", "float64", "complex64", "complex128"]
-CUDA0 = q.MEMRESOURCE_SINGLE_CUDA
-
-
-def torch_dtype(name):
-    return getattr(torch, name)
-
-
-def reference(dtype, shape=(5, 7)):
-    """Random float64/complex128/bool NumPy data for `dtype` (exact in every dtype)."""
-    if dtype == "bool":
-        return rng.random(shape) < 0.5
-    if dtype.startswith(("int", "uint")):
-        return rng.integers(0, 100, size=shape).astype(np.float64)
-    if dtype.startswith("complex"):
-        return np.round(rng.standard_normal(shape) * 8) + 1j * np.round(
-            rng.standard_normal(shape) * 8)
-    return np.round(rng.standard_normal(shape) * 8)  # small integers: exact in float16/bfloat16
-
-
-def random_torch(dtype, shape=(5, 7)):
-    """A torch CUDA tensor of `dtype` and its NumPy reference."""
-    ref = reference(dtype, shape)
-    return torch.from_numpy(ref).to(torch_dtype(dtype)).to("cuda"), ref
-
-
-def on_gpu(dtype, shape=(5, 7)):
-    """A qvalue owned by isthmus whose only valid copy is on cuda:0, and its NumPy reference."""
-    q.cuda_stream()  # registers the devices after init("cpu") too
-    ref = reference(dtype, shape)
-    A = q.value(ref).astype(dtype)
-    A.lock(q.LOCK_READWRITE, CUDA0)  # valid on the GPU, stale on the CPU
-    A.unlock(q.LOCK_READWRITE, CUDA0)
-    assert A.device == "cuda:0" and A._pinned_to() == -1
-    return A, ref
-
-
-def host(x):
-    """A float64/complex128/bool NumPy copy of a torch tensor or qvalue, after synchronising."""
-    if isinstance(x, torch.Tensor):
-        torch.cuda.synchronize()
-        x = x.cpu()
-        if x.dtype in (torch.float16, torch.bfloat16):
-            x = x.to(torch.float64)
-        return x.numpy().copy()
-    q.cuda_synchronize()
-    if x.dtype == "bfloat16":
-        x = x.astype("float64")
-    return x.to_py()
-
-
-def device_address(A, res=CUDA0):
-    p = A.lock(q.LOCK_READ, res)
-    A.unlock(q.LOCK_READ, res)
-    return p
-
-
-@pytest.fixture(params=["cpu", "cuda"])
-def init_device(request):
-    """Runs the test after init("cpu") (devices registered on first use) and init("cuda")."""
-    q.destroy()
-    q.init(request.param)
-    yield request.param
-    q.cuda_synchronize()
-    q.destroy()
-    q.init("cpu")
-
-
 @needs_torch_gpu
 @pytest.mark.parametrize("dtype", GPU_DTYPES)
 def test_torch_cuda_to_isthmus_shares_memory(init_device, dtype):
@@ -376,56 +300,6 @@ def test_isthmus_cuda_to_torch_shares_memory(init_device, dtype):
     del t
     gc.collect()
     assert A._pinned_to() == -1
-
-
-@needs_torch_gpu
-def test_stream_ordering_torch_side_stream_to_isthmus(init_device):
-    n = 1 << 22
-    side = torch.cuda.Stream()
-    with torch.cuda.stream(side):
-        t = torch.empty(n, device="cuda")
-        torch.cuda._sleep(50_000_000)  # keeps the side stream busy
-        t.fill_(3.0)  # still pending when isthmus imports
-        A = q.from_dlpack(t)  # torch makes isthmus's stream wait for the side stream
-        S = q.sum(A)
-    assert float(S) == 3.0 * n
-    t.record_stream(side)
-
-
-@needs_torch_gpu
-def test_stream_ordering_isthmus_to_torch_side_stream(init_device):
-    n = 1 << 22
-    A, _ = on_gpu("float32", (n,))
-    A.fill(0)
-    A += 5  # queued on isthmus's stream
-    side = torch.cuda.Stream()
-    with torch.cuda.stream(side):
-        t = torch.from_dlpack(A)  # the side stream waits for isthmus's stream (an event)
-        total = t.sum()
-    side.synchronize()
-    assert float(total) == 5.0 * n
-    # stream=-1: no synchronisation asked; the capsule is valid all the same
-    cap = A.__dlpack__(stream=-1, max_version=(1, 0))
-    q.cuda_synchronize()
-    assert torch.from_dlpack(cap).sum().item() == 5.0 * n
-    with pytest.raises(ValueError, match="stream=0"):
-        A.__dlpack__(stream=0)
-    with pytest.raises(ValueError, match="stream must be"):
-        A.__dlpack__(stream=-2)
-    for s in (None, 1, 2, side.cuda_stream, q.cuda_stream()):
-        u = torch.from_dlpack(A.__dlpack__(stream=s))
-        assert u.is_cuda and u.data_ptr() == device_address(A)
-
-
-@needs_torch_gpu
-def test_torch_on_isthmus_stream(init_device):
-    A, _ = on_gpu("float32", (1000,))
-    A.fill(1)
-    with torch.cuda.stream(torch.cuda.ExternalStream(q.cuda_stream())):
-        t = torch.from_dlpack(A)
-        t.mul_(4)  # in order with isthmus's own work: no synchronisation needed
-    B = A + 1
-    np.testing.assert_array_equal(host(B), np.full(1000, 5.0))
 
 
 @needs_torch_gpu
@@ -539,95 +413,6 @@ def test_to_tensor_device_semantics(init_device):
     G = q.torch.from_tensor(g, copy=True)
     assert G.device == "cuda:0" and device_address(G) != g.data_ptr()
     np.testing.assert_array_equal(host(G), gref)
-
-
-@needs_torch_gpu
-def test_release_waits_for_isthmus_work(init_device):
-    t = torch.full((1 << 22,), 2.0, device="cuda")
-    A = q.from_dlpack(t)
-    B = A * 3  # queued on isthmus's stream, reads t's memory
-    del A, t
-    gc.collect()
-    # torch may reuse the block now (and overwrite it); isthmus's kernel ran before the deleter
-    reuse = [torch.zeros(1 << 22, device="cuda") for _ in range(2)]
-    torch.cuda.synchronize()
-    np.testing.assert_array_equal(host(B), np.full(1 << 22, 6.0))
-    del reuse
-
-
-@needs_torch_gpu
-def test_import_hand_back_orders_torch_after_isthmus_without_a_host_wait(init_device):
-    # Note [import hand-back]: when isthmus lets go of a torch tensor imported through torch's
-    # exchange table, torch's stream at import time waits (an event) for isthmus's work on it.
-    n = 1 << 22
-    ours = torch.cuda.ExternalStream(q.cuda_stream())
-    side = torch.cuda.Stream()
-    with torch.cuda.stream(side):
-        t = torch.zeros(n, device="cuda")
-        with torch.cuda.stream(ours):
-            torch.cuda._sleep(100_000_000)  # isthmus's stream stays busy
-        q.from_dlpack(t).fill(5)  # queued after the sleep; the import is released at once
-        assert not ours.query()  # ...and the host did not wait for isthmus's stream
-        total = t.sum()  # torch's stream: ordered after the fill by the hand-back
-        B = q.from_dlpack(torch.ones(n, device="cuda")) + t  # an op reading t: handed back too
-        t.fill_(-1.0)  # torch overwrites t only after that read
-    side.synchronize()
-    assert float(total) == 5.0 * n
-    np.testing.assert_array_equal(host(B), np.full(n, 6.0, np.float32))
-    t.record_stream(side)
-
-
-def _reuse_block_of(n):
-    """A new isthmus-owned float32 value of n elements valid only on cuda:0, filled with 7 by a
-    kernel on isthmus's stream, and whether its block came from the cache (no new cudaMalloc)."""
-    before = q.cuda_memory_info(0)["device_allocations"]
-    B = q.value(np.zeros(n, np.float32))
-    B.lock(q.LOCK_WRITE, CUDA0)  # takes the freed block back from the cache
-    B.unlock(q.LOCK_WRITE, CUDA0)
-    B.fill(7)
-    return B, q.cuda_memory_info(0)["device_allocations"] == before
-
-
-@needs_torch_gpu
-def test_dlpack_export_release_orders_block_reuse_after_the_consumer(init_device):
-    # Note [export release order]: when torch lets go of an exported tensor while its kernels
-    # reading it are still queued, isthmus's stream waits for torch's stream before the freed
-    # block is written by isthmus again.
-    n = 1 << 22
-    A, _ = on_gpu("float32", (n,))
-    A.fill(1)
-    side = torch.cuda.Stream()
-    with torch.cuda.stream(side):
-        t = torch.from_dlpack(A)  # the side stream waits for the fill
-        torch.cuda._sleep(100_000_000)  # the side stream stays busy
-        total = t.sum()  # reads A's block, still queued
-    del t  # the deleter: isthmus's stream now waits for the side stream
-    del A
-    gc.collect()
-    B, reused = _reuse_block_of(n)
-    assert reused  # B's fill writes the very block torch's sum is about to read
-    side.synchronize()
-    assert float(total) == float(n)  # so the fill came after the sum
-    np.testing.assert_array_equal(host(B), np.full(n, 7.0))
-
-
-@needs_torch_gpu
-def test_cai_export_release_orders_block_reuse_after_the_default_stream(init_device):
-    # The array interface names no consumer stream: isthmus's stream waits for the legacy
-    # default stream (torch's default stream) when the exporting qvalue dies.
-    n = 1 << 22
-    A, _ = on_gpu("float32", (n,))
-    A.fill(1)
-    t = torch.as_tensor(A, device="cuda")  # __cuda_array_interface__, on torch's default stream
-    torch.cuda._sleep(100_000_000)
-    total = t.sum()
-    del t, A
-    gc.collect()
-    B, reused = _reuse_block_of(n)
-    assert reused
-    torch.cuda.synchronize()
-    assert float(total) == float(n)
-    np.testing.assert_array_equal(host(B), np.full(n, 7.0))
 
 
 @needs_torch_gpu

@@ -58,7 +58,7 @@ def lu_factor(a: Any) -> tuple[Any, Any, Any]:
     with _on(a):
         rows = _q.arange(n, dtype="int64")
         perm = _q.copy(_q.broadcast_to(rows, batch + (n,)))
-        sign = _q.ones(batch, dtype=real) if batch else _q.ones((), dtype=real)
+        sign = _q.ones(batch, dtype=real)
     for k in range(n - 1):
         col = _q.abs(m[..., k:, k])
         p = _q.argmax(col, axis=-1) + k  # (...,): the pivot row
@@ -68,8 +68,7 @@ def lu_factor(a: Any) -> tuple[Any, Any, Any]:
         m = _q.take_along_axis(m, _q.broadcast_to(_q.reshape(swap, batch + (n, 1)),
                                                  batch + (n, n)), axis=-2)
         perm = _q.take_along_axis(perm, swap, axis=-1)
-        sign = _q.where(_q.reshape(p, batch) != k, -sign, sign) if batch else \
-            _q.where(_q.reshape(p, ()) != k, -sign, sign)
+        sign = _q.where(_q.reshape(p, batch) != k, -sign, sign)
         pivot = m[..., k:k + 1, k:k + 1]  # (..., 1, 1)
         below = m[..., k + 1:, k:k + 1]
         zero = pivot == 0
