@@ -9,6 +9,19 @@
 
 namespace isthmus {
 
+// Note [static TLS for the GIL record]: every pyvalue operation reads t_gil_holder (Note [GIL
+// fast path]). In a shared library the default (general-dynamic) model reads it through a call
+// to __tls_get_addr, which was a third of pyvalue's overhead over a bare pybind11 call
+// (bench/README.md). The initial-exec model makes the read one instruction at a fixed offset
+// from the thread pointer; the price is that the library's TLS block (112 bytes: this record,
+// pybind11's and a few of the runtime's) must fit glibc's static TLS reserve when the library
+// is dlopen'd (`import isthmus`). glibc keeps a surplus for exactly this use (512 bytes or more
+// since 2.32, the rtld.optional_static_tls tunable), as libGL and jemalloc rely on; a process
+// that has spent it gets "cannot allocate memory in static TLS block" at import, which
+// GLIBC_TUNABLES=glibc.rtld.optional_static_tls=<bytes> raises. C++ programs that link the
+// library directly get the block at startup and cannot fail this way. TLS descriptors
+// (-mtls-dialect=gnu2) would avoid the reserve, but glibc before 2.39 clobbers vector registers
+// in their slow path.
 thread_local constinit PyThreadState* boundary::t_gil_holder = nullptr;
 
 boundary::native_counters& boundary::native_stats() noexcept {
@@ -19,11 +32,9 @@ boundary::native_counters& boundary::native_stats() noexcept {
 // Note [GIL per operation] (py_in_cpp/src/pyvalue.cpp): references are taken and dropped with
 // the GIL, the enclosing scope's when it holds one, else a PyGILState pair; after the
 // interpreter is gone (process exit) they are leaked instead (Note [never finalise]).
-void detail::incref(_object* o) noexcept {
-    if (boundary::holds_gil_fast()) { // Note [GIL fast path]
-        Py_INCREF(o);
-        return;
-    }
+namespace {
+
+[[gnu::noinline]] void incref_slow(PyObject* o) noexcept {
     if (!boundary::python_alive()) return;
     if (boundary::this_thread_holds_gil()) {
         Py_INCREF(o);
@@ -32,6 +43,16 @@ void detail::incref(_object* o) noexcept {
     const PyGILState_STATE s = PyGILState_Ensure();
     Py_INCREF(o);
     PyGILState_Release(s);
+}
+
+} // namespace
+
+void detail::incref(_object* o) noexcept {
+    if (boundary::holds_gil_fast()) [[likely]] { // Note [GIL fast path]
+        Py_INCREF(o);
+        return;
+    }
+    incref_slow(o); // out of line: the fast path needs no stack frame
 }
 
 // Note [deferred decref]: a reference dropped on a thread without the GIL used to take the GIL
@@ -92,11 +113,9 @@ void boundary::drain_pending_decrefs() noexcept {
     p.unlock();
 }
 
-void detail::decref(_object* o) noexcept {
-    if (boundary::holds_gil_fast()) { // Note [GIL fast path]
-        Py_DECREF(o);
-        return;
-    }
+namespace {
+
+[[gnu::noinline]] void decref_slow(PyObject* o) noexcept {
     if (!boundary::python_alive()) return; // Note [never finalise]: leak at exit
     if (boundary::this_thread_holds_gil()) {
         Py_DECREF(o);
@@ -125,6 +144,16 @@ void detail::decref(_object* o) noexcept {
         boundary::drain_pending_decrefs();
         PyGILState_Release(s);
     }
+}
+
+} // namespace
+
+void detail::decref(_object* o) noexcept {
+    if (boundary::holds_gil_fast()) [[likely]] { // Note [GIL fast path]
+        Py_DECREF(o);
+        return;
+    }
+    decref_slow(o);
 }
 
 } // namespace isthmus

@@ -19,8 +19,9 @@ using boundary::raise_in_python;
 using boundary::t_gil_holder;
 using boundary::throw_python_error;
 
-/// The slow half of detail::gil_ensure: PyGILState_Ensure, recording this thread as holder.
-detail::gil_token gil_acquire();
+/// The slow half of detail::gil_ensure: PyGILState_Ensure, recording this thread as holder
+/// (out of line, so the fast check inlines wherever a GIL is held).
+[[gnu::noinline]] detail::gil_token gil_acquire();
 /// Undoes gil_acquire.
 void gil_restore(detail::gil_token t) noexcept;
 
@@ -28,7 +29,8 @@ void gil_restore(detail::gil_token t) noexcept;
 /// holds the GIL already, else one PyGILState_Ensure/Release pair.
 class gil_hold {
 public:
-    gil_hold() : t_(holds_gil_fast() ? detail::gil_token{-1, nullptr} : gil_acquire()) {}
+    [[gnu::always_inline]] gil_hold()
+        : t_(holds_gil_fast() ? detail::gil_token{-1, nullptr} : gil_acquire()) {}
     ~gil_hold() {
         if (t_.state >= 0) gil_restore(t_);
     }

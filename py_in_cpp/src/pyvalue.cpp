@@ -42,19 +42,80 @@ void gil_release(gil_token t) noexcept {
 // (keyword values after the positional ones, their names in one tuple), the same protocol
 // CPython uses between Python functions, so a call through pyvalue builds no argument tuple
 // or dict. PY_VECTORCALL_ARGUMENTS_OFFSET lets bound methods prepend `self` in place.
+//
+// Note [call arguments]: a call proves once that its thread holds the GIL (gil_hold here) and
+// converts C++ numbers to Python inside that section, with no further checks; pyvalue
+// arguments are passed borrowed. Only other argument types (strings, containers, tensors,
+// user converters) are converted before the call, under a gil_scope the template opens, whose
+// GIL this call's check then finds. Measured: the template's scope and a check per converted
+// argument were half of pyvalue's overhead over a bare pybind11 call (bench/README.md).
+namespace {
+
+PyObject* number_object(const call_arg& a) {
+    switch (a.k) {
+    case call_arg::kind::i64:
+        return PyLong_FromLongLong(a.num.i);
+    case call_arg::kind::u64:
+        return PyLong_FromUnsignedLongLong(a.num.u);
+    case call_arg::kind::f64:
+        return PyFloat_FromDouble(a.num.d);
+    case call_arg::kind::boolean:
+        return Py_NewRef(a.num.b ? Py_True : Py_False);
+    case call_arg::kind::object:
+        return Py_NewRef(a.obj);
+    }
+    return nullptr;
+}
+
+/// The references the call made for number arguments, dropped when it ends.
+class made_refs {
+public:
+    explicit made_refs(PyObject** slots) : slots_(slots) {}
+    ~made_refs() {
+        for (std::size_t i = 0; i < n_; ++i) Py_DECREF(slots_[i]);
+    }
+    made_refs(const made_refs&) = delete;
+    made_refs& operator=(const made_refs&) = delete;
+    void add(PyObject* o) { slots_[n_++] = o; }
+
+private:
+    PyObject** slots_;
+    std::size_t n_ = 0;
+};
+
+} // namespace
+
+pyvalue call0(_object* f) {
+    gil_hold g;
+    return embed::check(PyObject_CallNoArgs(f));
+}
+
 pyvalue call(_object* f, const call_arg* args, std::size_t n) {
-    // The caller (pyapi::operator()) holds the GIL for the conversions and the call.
+    if (n == 0) return call0(f);
+    gil_hold g;
     constexpr std::size_t small = 8;
     PyObject* stack_small[small + 1];
-    std::vector<PyObject*> stack_big;
+    PyObject* made_small[small];
+    std::vector<PyObject*> stack_big, made_big;
     PyObject** stack = stack_small;
-    if (n + 1 > small + 1) {
+    PyObject** made_slots = made_small;
+    if (n > small) {
         stack_big.resize(n + 1);
+        made_big.resize(n);
         stack = stack_big.data();
+        made_slots = made_big.data();
     }
+    made_refs made(made_slots);
+    auto object_of = [&](const call_arg& a) -> PyObject* {
+        if (a.k == call_arg::kind::object) return a.obj;
+        PyObject* o = number_object(a);
+        if (!o) embed::throw_python_error();
+        made.add(o);
+        return o;
+    };
     std::size_t npos = 0, nkw = 0;
     for (std::size_t i = 0; i < n; ++i)
-        if (!args[i].name) stack[1 + npos++] = args[i].obj;
+        if (!args[i].name) stack[1 + npos++] = object_of(args[i]);
     pyvalue kwnames;
     if (npos != n) {
         kwnames = embed::check(PyTuple_New(Py_ssize_t(n - npos)));
@@ -64,7 +125,7 @@ pyvalue call(_object* f, const call_arg* args, std::size_t n) {
                 PyUnicode_FromStringAndSize(args[i].name->data(), Py_ssize_t(args[i].name->size()));
             if (!key) embed::throw_python_error();
             PyTuple_SET_ITEM(kwnames.get(), Py_ssize_t(nkw), key);
-            stack[1 + npos + nkw++] = args[i].obj;
+            stack[1 + npos + nkw++] = object_of(args[i]);
         }
     }
     PyObject* r = PyObject_Vectorcall(f, stack + 1, npos | PY_VECTORCALL_ARGUMENTS_OFFSET,

@@ -1,6 +1,7 @@
 // pyvalue: attributes, calls, operators against Python's own results, subscripts, iteration.
 #include "support.hpp"
 
+#include <cstdint>
 #include <random>
 
 using namespace isthmus;
@@ -61,6 +62,39 @@ TEST_CASE("calls: positional, keyword (both spellings), bad arguments") {
     CHECK(contains(e4.traceback(), "boom"));
     CHECK(contains(e4.traceback(), "KeyError"));
     CHECK(e4.exception().type_name() == "KeyError");
+}
+
+TEST_CASE("calls: C++ numbers become Python numbers inside the call, references balanced") {
+    // Note [call arguments]: numbers are converted by the call itself, other types before it
+    pyvalue show = pyeval("lambda *a, **k: (tuple((type(x).__name__, x) for x in a), k)");
+    pyvalue r = show(int8_t(-5), uint64_t(18446744073709551615ull), int64_t(INT64_MIN), true, 1.5f,
+                     2.25, static_cast<long double>(0.5), 'c', static_cast<unsigned char>(7),
+                     std::string("s"), "k"_kw = 3);
+    CHECK(r.repr() == "((('int', -5), ('int', 18446744073709551615), "
+                      "('int', -9223372036854775808), ('bool', True), ('float', 1.5), "
+                      "('float', 2.25), ('float', 0.5), ('str', 'c'), ('int', 7), "
+                      "('str', 's')), {'k': 3})");
+    // more numbers than the small stack buffer, keywords among them
+    pyvalue total = pyeval("lambda *a, **k: sum(a) + sum(k.values())");
+    CHECK(total(1, 2u, 3.0, 4, 5, 6, 7, 8, 9, 10, "x"_kw = 100).cast<double>() == 155.0);
+    // objects passed as pyvalues (named or temporary) are borrowed: the count comes back
+    pyvalue obj = pyeval("object()");
+    pyvalue count = pyimport("sys").attr("getrefcount");
+    const auto before = count(obj).cast<int64_t>();
+    pyvalue ident = pyeval("lambda *a, **k: a[0]");
+    for (int i = 0; i < 100; ++i) {
+        ident(obj, 1, 2.0);
+        ident(pyvalue(obj), true);
+        ident(std::move(pyvalue(obj)), "k"_kw = 1);
+    }
+    CHECK(count(obj).cast<int64_t>() == before);
+    // a call that raises drops the numbers it made
+    pyvalue fail = pyeval("lambda *a: 1 / 0");
+    for (int i = 0; i < 100; ++i) {
+        auto e = python_error_of([&] { fail(obj, 12345678901234ll, 3.5); });
+        CHECK(e.type_name() == "ZeroDivisionError");
+    }
+    CHECK(count(obj).cast<int64_t>() == before);
 }
 
 TEST_CASE("operators match Python's on random ints and floats") {

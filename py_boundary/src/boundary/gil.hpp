@@ -13,9 +13,11 @@ namespace py = pybind11;
 
 /// The thread state under which an isthmus scope on this thread took the GIL (null outside
 /// any scope; Note [GIL fast path] in py_in_cpp/src/interpreter.cpp). constinit and hidden: the
-/// compiler then knows it needs no dynamic initialisation and lives in this library, so a read
-/// is one TLS address lookup, without the check for a thread-local initialiser.
-extern __attribute__((visibility("hidden"))) thread_local constinit PyThreadState* t_gil_holder;
+/// compiler then knows it needs no dynamic initialisation and lives in this library; the
+/// initial-exec model makes a read one instruction (Note [static TLS for the GIL record]).
+extern
+    __attribute__((visibility("hidden"),
+                   tls_model("initial-exec"))) thread_local constinit PyThreadState* t_gil_holder;
 
 /// True when an enclosing isthmus scope took the GIL on this thread and the thread still holds
 /// it (nobody released it meanwhile): a thread-local read and one pointer compare.

@@ -4,6 +4,7 @@
 #include "isthmus/export.hpp"
 #include "isthmus/python.hpp"
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -277,29 +278,70 @@ struct is_pyapi : std::is_base_of<pyapi<std::decay_t<T>>, std::decay_t<T>> {};
 template <typename T>
 inline constexpr bool is_pyapi_v = is_pyapi<T>::value;
 
-/// One call argument: a borrowed object (pyvalue arguments), or an owned converted one; `name`
-/// is set for keyword arguments.
+/// One call argument: a borrowed object (pyvalue and keyword arguments), an owned converted
+/// one, or a C++ number that the call converts itself (Note [call arguments] in pyvalue.cpp);
+/// `name` is set for keyword arguments.
 struct call_arg {
+    /// The C++ numbers a call converts itself (char is a one-letter str, as in to_py).
+    template <typename T>
+    static constexpr bool number_v = std::is_arithmetic_v<T> && !std::is_same_v<T, char>;
+
+    enum class kind : uint8_t { object, i64, u64, f64, boolean };
+    kind k = kind::object;
     _object* obj = nullptr;
     const std::string* name = nullptr;
+    union {
+        long long i;
+        unsigned long long u;
+        double d;
+        bool b;
+    } num{};
     pyvalue owned;
 
     call_arg() = default;
     call_arg(const pyvalue& v) : obj(v.get()) {} // NOLINT
     call_arg(pyvalue& v) : obj(v.get()) {}       // NOLINT
-    call_arg(pyvalue&& v) : owned(std::move(v)) { obj = owned.get(); }
+    // A temporary lives to the end of the full expression, which the call is part of.
+    call_arg(pyvalue&& v) : obj(v.get()) {}                         // NOLINT
     call_arg(const kwarg& k) : obj(k.value.get()), name(&k.name) {} // NOLINT
     call_arg(kwarg&& k) : obj(k.value.get()), name(&k.name) {}      // NOLINT: k outlives the call
     template <typename T>
-    requires(!std::is_same_v<std::decay_t<T>, pyvalue> && !std::is_same_v<std::decay_t<T>, kwarg>)
-        call_arg(T&& v)
+    requires std::is_same_v<T, bool> call_arg(T v) : k(kind::boolean) { // NOLINT
+        num.b = v;
+    }
+    template <typename T>
+    requires(std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char>)
+        call_arg(T v) { // NOLINT
+        if constexpr (std::is_signed_v<T>) {
+            k = kind::i64;
+            num.i = static_cast<long long>(v);
+        } else {
+            k = kind::u64;
+            num.u = static_cast<unsigned long long>(v);
+        }
+    }
+    template <std::floating_point T>
+    call_arg(T v) : k(kind::f64) { // NOLINT
+        num.d = static_cast<double>(v);
+    }
+    template <typename T>
+    requires(!std::is_same_v<std::decay_t<T>, pyvalue> && !std::is_same_v<std::decay_t<T>, kwarg> &&
+             !number_v<std::decay_t<T>>) call_arg(T&& v)
         : owned(to_py(v)) { // NOLINT
         obj = owned.get();
     }
 };
 
-/// Calls `f`; the caller must hold the GIL (pyapi::operator() does, through gil_scope).
+/// True for the argument types a call converts itself, without the GIL taken beforehand.
+template <typename T>
+inline constexpr bool direct_call_arg_v =
+    call_arg::number_v<std::decay_t<T>> || std::is_same_v<std::decay_t<T>, pyvalue> ||
+    std::is_same_v<std::decay_t<T>, kwarg>;
+
+/// Calls `f` (takes the GIL itself; the arguments' own conversions need it taken before).
 ISTHMUS_API pyvalue call(_object* f, const call_arg* args, std::size_t n);
+/// Calls `f` without arguments (takes the GIL itself).
+ISTHMUS_API pyvalue call0(_object* f);
 ISTHMUS_API pyvalue getattr(_object* o, std::string_view name);
 ISTHMUS_API bool hasattr(_object* o, std::string_view name);
 ISTHMUS_API pyvalue getitem(_object* o, _object* key);
@@ -378,11 +420,15 @@ template <typename D>
 template <typename... Args>
 pyvalue pyapi<D>::operator()(Args&&... args) const {
     _object* f = ptr();
-    detail::gil_scope g;
     if constexpr (sizeof...(Args) == 0) {
-        return detail::call(f, nullptr, 0);
+        return detail::call0(f);
+    } else if constexpr ((detail::direct_call_arg_v<Args> && ...)) {
+        // Note [call arguments]: numbers and objects go to the call as they are
+        const detail::call_arg a[] = {detail::call_arg(std::forward<Args>(args))...};
+        return detail::call(f, a, sizeof...(Args));
     } else {
-        detail::call_arg a[] = {detail::call_arg(std::forward<Args>(args))...};
+        detail::gil_scope g; // one acquisition for the conversions and the call
+        const detail::call_arg a[] = {detail::call_arg(std::forward<Args>(args))...};
         return detail::call(f, a, sizeof...(Args));
     }
 }
