@@ -330,7 +330,7 @@ def test_sorting_and_sets(dt):
 
 
 def test_stopgaps_refuse_other_devices(monkeypatch):
-    """A CUDA array reaching a CPU stopgap raises TypeError (no silent copy to the host)."""
+    """A CUDA array reaching a NumPy path raises TypeError (no silent copy to the host)."""
     from isthmus.array_api import _helpers
 
     class Remote:

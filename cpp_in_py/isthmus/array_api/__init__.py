@@ -4,8 +4,8 @@
     x = xp.asarray([3.0, 1.0, 2.0])
     xp.sort(x), xp.sum(x), xp.linalg  # ...
 
-Arrays are qvalues themselves (tensors); see docs/array-api.md for what is composed, what is a
-CPU-only stopgap and where isthmus departs from the standard.
+Arrays are qvalues themselves (tensors); see docs/array-api.md for what is composed, what runs
+NumPy's LAPACK or pocketfft for CPU arrays and where isthmus departs from the standard.
 """
 
 # Note [arrays are tensors]

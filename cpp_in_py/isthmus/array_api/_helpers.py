@@ -1,4 +1,4 @@
-"""Shared helpers of the array API namespace: arrays in, 0-d tensors out, the CPU stopgaps."""
+"""Shared helpers of the array API namespace: arrays in, 0-d tensors out, the NumPy paths."""
 
 from __future__ import annotations
 
@@ -110,27 +110,29 @@ def on_device(device: Any) -> Any:
 
 # Note [CPU stopgaps]
 # ~~~~~~~~~~~~~~~~~~~
-# A few functions of the namespace have no isthmus op yet and cannot be composed from the ops it
-# has at a reasonable cost (the eigen- and singular value decompositions, see
-# docs/array-api.md; det, slogdet, inv, solve and cholesky, and the fft transforms, are composed
-# from isthmus ops off the CPU: Note [linalg by elimination] in _elimination.py, Note [fft by
-# composition] in _fft_compose.py). Until those ops exist they run NumPy on a shared view of a CPU array's
-# memory and copy the result into a new tensor; a CUDA array raises TypeError instead (no silent
-# device-to-host copy, the same rule as the fallback in numpy_protocols/_fallback.py). sort,
-# argsort, searchsorted, the unique_* functions and nextafter were stopgaps and are isthmus's own
-# now (Note [unique by sorting] in isthmus/_unique.py, Note [nextafter by
-# bits] in core/src/ops/elementwise_nextafter.cpp).
+# The linalg functions that need LAPACK (cholesky, det, inv, qr, slogdet, solve, eigh,
+# eigvalsh, svd, svdvals, pinv, matrix_rank) and the fft transforms run NumPy's LAPACK and
+# pocketfft on a shared view of a CPU array's memory and copy the result into a new tensor:
+# on the CPU they are faster than anything composed. Arrays on other devices take code composed
+# from isthmus ops instead (Note [linalg by elimination] in _elimination.py, Note [linalg by
+# Jacobi rotations] in _jacobi.py, Note [fft by composition] in _fft_compose.py), so no
+# function of the namespace is CPU-only any more; `host` still refuses a device array with a
+# TypeError (no silent device-to-host copy, the same rule as the fallback in
+# numpy_protocols/_fallback.py) should a path reach it with one. sort, argsort, searchsorted,
+# the unique_* functions and nextafter were stopgaps and are isthmus's own now (Note [unique by
+# sorting] in isthmus/_unique.py, Note [nextafter by bits] in
+# core/src/ops/elementwise_nextafter.cpp).
 
 
 def host(label: str, *xs: Any) -> list[np.ndarray]:
-    """NumPy views of CPU arrays for a CPU-only stopgap (See Note [CPU stopgaps])."""
+    """NumPy views of CPU arrays for the NumPy paths (See Note [CPU stopgaps])."""
     res = []
     for x in xs:
         x = tensor(x)
         if x.device != "cpu":
             raise TypeError(
-                f"{label}: the array API namespace computes this on the host through NumPy for "
-                f"now (a stopgap until isthmus has the op), and this array is on {x.device}; "
+                f"{label}: this path of the array API namespace computes on the host through "
+                f"NumPy, and this array is on {x.device}; "
                 "isthmus does not copy it to the host behind your back. Move it explicitly "
                 "(x.to_device('cpu')) if that is what you want")
         res.append(np.asarray(x))
@@ -138,5 +140,5 @@ def host(label: str, *xs: Any) -> list[np.ndarray]:
 
 
 def from_host(a: Any) -> Any:
-    """A NumPy result of a stopgap as a new tensor (a copy, so nothing aliases NumPy's memory)."""
+    """A NumPy path's result as a new tensor (a copy, so nothing aliases NumPy's memory)."""
     return out(_q.value(np.asarray(a)))

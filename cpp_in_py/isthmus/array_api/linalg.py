@@ -1,5 +1,5 @@
 """The array API standard's linalg extension for isthmus: composed functions, LAPACK through NumPy
-for CPU arrays (elimination composed from isthmus ops elsewhere), and CPU stopgaps."""
+for CPU arrays (elimination and Jacobi rotations composed from isthmus ops elsewhere)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import _isthmus as _q
-from . import _elimination, _helpers
+from . import _elimination, _helpers, _jacobi
 from ._linalg import matmul, matrix_transpose, tensordot, vecdot
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
@@ -159,7 +159,7 @@ def matrix_power(x: Any, n: int, /) -> Any:
 
 def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:  # noqa: A002
     """The ord-norm of each matrix: "fro", 1, -1, inf, -inf composed; 2, -2 and "nuc" through
-    the singular values (a CPU stopgap)."""
+    the singular values (svdvals: LAPACK on the CPU, Jacobi rotations elsewhere)."""
     x = _float_matrix(x, "matrix_norm")
     a = _q.abs(x)
     if ord == "fro":
@@ -182,7 +182,8 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any: 
     return r
 
 
-# ---- CPU stopgaps through NumPy (See Note [CPU stopgaps] in _helpers.py) ----
+# ---- LAPACK through NumPy for CPU arrays (Note [CPU stopgaps] in _helpers.py), composed from
+# isthmus ops elsewhere (Note [linalg by elimination], Note [linalg by Jacobi rotations]) ----
 
 def _np(label: str, fn: Any, *xs: Any) -> Any:
     hs = _helpers.host(f"linalg.{label}", *xs)
@@ -195,8 +196,15 @@ def _back(a: Any, dtype: Any) -> Any:
 
 def _off_cpu(*xs: Any) -> bool:
     """True when an array is on another device than the CPU: LAPACK through NumPy serves CPU
-    arrays, elimination composed from isthmus ops the others (Note [linalg by elimination])."""
+    arrays, elimination and Jacobi rotations composed from isthmus ops the others (Note [linalg
+    by elimination] in _elimination.py, Note [linalg by Jacobi rotations] in _jacobi.py)."""
     return any(_t(x).device != "cpu" for x in xs)
+
+
+def _rtol(rtol: Any) -> Any:
+    """pinv's and matrix_rank's rtol for the composed route: None, a Python number, or an array
+    (a tensor)."""
+    return _t(rtol) if isinstance(rtol, _q.qvalue) else rtol
 
 
 def cholesky(x: Any, /, *, upper: bool = False) -> Any:
@@ -222,15 +230,23 @@ def det(x: Any, /) -> Any:
 
 
 def eigh(x: Any, /) -> EighResult:
-    """Eigenvalues (ascending) and eigenvectors of each symmetric (Hermitian) matrix. CPU only."""
+    """Eigenvalues (ascending) and eigenvectors of each symmetric (Hermitian) matrix, read from
+    its lower triangle (off the CPU: two-sided Jacobi, Note [linalg by Jacobi rotations])."""
     x = _square(x, "eigh")
+    if _off_cpu(x):
+        with _q.device(x.device):
+            return EighResult(*_jacobi.eigh(x))
     w, v = _np("eigh", np.linalg.eigh, x)
     return EighResult(_back(w, np.finfo(x.dtype).dtype), _back(v, x.dtype))
 
 
 def eigvalsh(x: Any, /) -> Any:
-    """The eigenvalues (ascending) of each symmetric (Hermitian) matrix. CPU only."""
+    """The eigenvalues (ascending) of each symmetric (Hermitian) matrix, read from its lower
+    triangle (off the CPU: two-sided Jacobi, Note [linalg by Jacobi rotations])."""
     x = _square(x, "eigvalsh")
+    if _off_cpu(x):
+        with _q.device(x.device):
+            return _jacobi.eigh(x, vectors=False)[0]
     return _back(_np("eigvalsh", np.linalg.eigvalsh, x), np.finfo(x.dtype).dtype)
 
 
@@ -244,8 +260,12 @@ def inv(x: Any, /) -> Any:
 
 
 def matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
-    """The number of singular values above rtol * the largest (int64). CPU only."""
+    """The number of singular values above rtol * the largest (int64; rtol None: max(m, n) eps;
+    off the CPU: one-sided Jacobi, Note [linalg by Jacobi rotations])."""
     x = _float_matrix(x, "matrix_rank")
+    if _off_cpu(x):
+        with _q.device(x.device):
+            return _jacobi.matrix_rank(x, _rtol(rtol))
 
     def rank(a: np.ndarray) -> np.ndarray:
         s = np.linalg.svd(a, compute_uv=False)
@@ -260,8 +280,13 @@ def matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
 
 
 def pinv(x: Any, /, *, rtol: Any = None) -> Any:
-    """The Moore-Penrose pseudo-inverse of each matrix. CPU only (Note [CPU stopgaps])."""
+    """The Moore-Penrose pseudo-inverse of each matrix, dropping the singular values up to rtol *
+    the largest (rtol None: max(m, n) eps; off the CPU: one-sided Jacobi, Note [linalg by Jacobi
+    rotations])."""
     x = _float_matrix(x, "pinv")
+    if _off_cpu(x):
+        with _q.device(x.device):
+            return _jacobi.pinv(x, _rtol(rtol))
     if isinstance(rtol, _q.qvalue):
         rtol = _helpers.host("linalg.pinv", rtol)[0]
     return _back(_np("pinv", lambda a: np.linalg.pinv(a, rtol=rtol), x), x.dtype)
@@ -311,14 +336,22 @@ def solve(x1: Any, x2: Any, /) -> Any:
 
 
 def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
-    """The singular value decomposition of each matrix. CPU only (Note [CPU stopgaps])."""
+    """The singular value decomposition of each matrix (off the CPU: one-sided Jacobi, Note
+    [linalg by Jacobi rotations])."""
     x = _float_matrix(x, "svd")
+    if _off_cpu(x):
+        with _q.device(x.device):
+            return SVDResult(*_jacobi.svd(x, full_matrices))
     u, s, vh = _np("svd", lambda a: np.linalg.svd(a, full_matrices=full_matrices), x)
     return SVDResult(_back(u, x.dtype), _back(s, np.finfo(x.dtype).dtype), _back(vh, x.dtype))
 
 
 def svdvals(x: Any, /) -> Any:
-    """The singular values of each matrix (descending). CPU only (Note [CPU stopgaps])."""
+    """The singular values of each matrix (descending; off the CPU: one-sided Jacobi, Note
+    [linalg by Jacobi rotations])."""
     x = _float_matrix(x, "svdvals")
+    if _off_cpu(x):
+        with _q.device(x.device):
+            return _jacobi.svdvals(x)
     return _back(_np("svdvals", lambda a: np.linalg.svd(a, compute_uv=False), x),
                  np.finfo(x.dtype).dtype)
