@@ -90,8 +90,8 @@ struct operand {
     /// or one made for it (arrays, lists, NumPy scalars) and kept here.
     const tensor& t() const { return *tp; }
     void set(tensor made) {
-        own = std::move(made);
-        tp = &own;
+        own.emplace(std::move(made));
+        tp = &*own;
     }
     /// Note [operand lifetime]: only a tensor inside a live qvalue may be borrowed (the
     /// caller's reference keeps it alive for the whole op); every tensor made during the
@@ -105,8 +105,8 @@ struct operand {
     }
 
 private:
-    tensor own;
-    const tensor* tp = &own;
+    std::optional<tensor> own; // made only for a converted operand (qvalues are borrowed)
+    const tensor* tp = nullptr;
 };
 /// Reads an operand; false when `obj` is none of the kinds above.
 bool to_operand(py::handle obj, operand& out);

@@ -5,6 +5,7 @@
 #include "isthmus/ops/linalg.hpp"
 #include "isthmus/version.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <mutex>
@@ -132,11 +133,13 @@ PYBIND11_MODULE(_isthmus, m) {
             native_counters& c = native_stats();
             py::dict d;
             d["active"] = c.active.load();
-            d["max_active"] = c.max_active.load();
-            d["entered"] = c.entered.load();
+            d["max_active"] = std::max(c.max_active.load(), c.held_max);
+            d["entered"] = c.entered.load() + c.held_entered;
             if (reset) {
                 c.max_active.store(c.active.load());
                 c.entered.store(0);
+                c.held_entered = 0;
+                c.held_max = 0;
             }
             return d;
         },

@@ -112,10 +112,7 @@ public:
             released_.emplace();
             return;
         }
-        native_stats().enter(); // counted as a native section, GIL kept
-    }
-    ~op_section() {
-        if (!released_) native_stats().leave();
+        native_stats().enter_holding_gil(); // counted as a native section, GIL kept
     }
     op_section(const op_section&) = delete;
     op_section& operator=(const op_section&) = delete;

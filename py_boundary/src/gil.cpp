@@ -24,10 +24,7 @@ namespace isthmus {
 // in their slow path.
 thread_local constinit PyThreadState* boundary::t_gil_holder = nullptr;
 
-boundary::native_counters& boundary::native_stats() noexcept {
-    static native_counters counters;
-    return counters;
-}
+constinit boundary::native_counters boundary::g_native_counters;
 
 // Note [GIL per operation] (py_in_cpp/src/pyvalue.cpp): references are taken and dropped with
 // the GIL, the enclosing scope's when it holds one, else a PyGILState pair; after the
