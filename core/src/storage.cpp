@@ -23,10 +23,16 @@ const char* mode_name(lock_mode m) {
     return "an invalid lock mode";
 }
 
-void check_mode(lock_mode m) {
-    int v = static_cast<int>(m);
-    ISTHMUS_CHECK(v >= 1 && v <= 3, value_error, "invalid lock mode ", v,
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_mode(int v) {
+    ISTHMUS_THROW(value_error, "invalid lock mode ", v,
                   " (expected LOCK_READ=1, LOCK_WRITE=2 or LOCK_READWRITE=3)");
+}
+
+// Inline on every lock and unlock: the message is built only when it throws.
+inline void check_mode(lock_mode m) {
+    const int v = static_cast<int>(m);
+    if (v < 1 || v > 3) [[unlikely]]
+        throw_bad_mode(v);
 }
 
 std::string res_name(resource_id r) {

@@ -52,7 +52,7 @@ private:
     void point_at(const tensor& t, void* data, const shape_t& shape) {
         op_.data = data;
         op_.dt = t.dtype();
-        if (t.shape() == shape) {
+        if (same_shape(t.shape(), shape)) {
             op_.strides = &t.strides();
         } else {
             own_ = broadcast_strides(t, shape);

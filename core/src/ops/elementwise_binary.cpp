@@ -93,7 +93,7 @@ tensor binary(binary_op op, const tensor& a, const tensor& b) {
     ops::check_defined(b, what, "second");
     const auto sig = ops::binary_types(op, a.dtype(), b.dtype());
     shape_t broadcast;
-    const bool same = a.shape() == b.shape();
+    const bool same = ops::same_shape(a.shape(), b.shape());
     if (!same) broadcast = ops::broadcast_all(what, {&a.shape(), &b.shape()});
     const shape_t& shape = same ? a.shape() : broadcast;
     check_int_pow(sig, b);

@@ -224,7 +224,7 @@ void check_inplace_cast(dtype result, dtype target, std::string_view what) {
 tensor new_output(const shape_t& shape, dtype dt, resource_id resource,
                   std::initializer_list<const tensor*> layout_from) {
     for (const tensor* t : layout_from) {
-        if (!t || t->shape() != shape) continue;
+        if (!t || !same_shape(t->shape(), shape)) continue;
         // Note [result layout]: the first full-shape input decides. C order is the cheap common
         // case; a permuted dense input (a.t() + 1) gets a result in its own order, as NumPy's
         // ufuncs do, instead of a C-order result that the kernel would fill by striding across
@@ -246,7 +246,7 @@ tensor new_output(const shape_t& shape, dtype dt, resource_id resource,
 }
 
 shape_t broadcast_strides(const tensor& t, const shape_t& shape) {
-    if (t.shape() == shape) return t.strides();
+    if (same_shape(t.shape(), shape)) return t.strides();
     shape_t st(shape.size(), 0);
     const size_t lead = shape.size() - t.shape().size();
     for (size_t i = 0; i < t.shape().size(); ++i)

@@ -52,6 +52,16 @@ dtype weak_scalar_dtype(dtype t, const scalar& s, std::string_view what);
 /// complex128 by kind; uint64 for an unsigned scalar above INT64_MAX).
 dtype default_scalar_dtype(const scalar& s) noexcept;
 
+/// `x == y` for the shapes of one op: the same object (an op's shape is often its first
+/// input's) or equal sizes elementwise, without the library call std::vector's == makes.
+inline bool same_shape(const shape_t& x, const shape_t& y) noexcept {
+    if (&x == &y) return true;
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+        if (x[i] != y[i]) return false;
+    return true;
+}
+
 /// NumPy's broadcast of several shapes; value_error naming `what` and every shape otherwise.
 shape_t broadcast_all(std::string_view what, std::initializer_list<const shape_t*> shapes);
 
