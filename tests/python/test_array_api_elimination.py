@@ -7,21 +7,10 @@ import pytest
 import isthmus as q
 import isthmus.array_api as xp
 from isthmus.array_api import _elimination as elim
+from cuda_helpers import cuda_session
+from linalg_helpers import DTYPES, cpu_session, matrix_source  # noqa: F401 (an autouse fixture)
 
-rng = np.random.default_rng(20261127)
-DTYPES = ["float32", "float64", "complex64", "complex128"]
-
-
-@pytest.fixture(autouse=True)
-def cpu():
-    q.init("cpu")
-
-
-def rand(shape, dtype):
-    a = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(dtype)
+rand = matrix_source(20261127)
 
 
 def tol(dtype):
@@ -183,9 +172,7 @@ HAVE_CUDA = q.cuda_available()
 @pytest.mark.skipif(not HAVE_CUDA, reason="no CUDA: " + (q.cuda_unavailable_reason() or "?"))
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
 def test_cuda_arrays_are_computed_on_the_device(dtype):
-    q.destroy()
-    q.init("cuda")
-    try:
+    with cuda_session():
         a = rand((2, 5, 5), dtype)
         A = xp.asarray(a, device=xp.__array_namespace_info__().devices()[-1])
         t = 50 * tol(dtype)
@@ -200,6 +187,3 @@ def test_cuda_arrays_are_computed_on_the_device(dtype):
                                    np.linalg.cholesky(spd_ := np.asarray(S.to_device("cpu"))),
                                    rtol=t, atol=t)
         assert spd_.shape == (5, 5)
-    finally:
-        q.destroy()
-        q.init("cpu")

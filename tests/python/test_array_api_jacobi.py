@@ -8,22 +8,11 @@ import pytest
 import isthmus as q
 import isthmus.array_api as xp
 from isthmus.array_api import _jacobi as jac
+from cuda_helpers import cuda_session
+from linalg_helpers import DTYPES, cpu_session, matrix_source  # noqa: F401 (an autouse fixture)
 
-rng = np.random.default_rng(20261128)
-DTYPES = ["float32", "float64", "complex64", "complex128"]
+rand = matrix_source(20261128)
 SQUARE = [(1, 1), (2, 2), (5, 5), (6, 6), (3, 4, 4), (2, 1, 7, 7), (0, 3, 3), (2, 0, 0)]
-
-
-@pytest.fixture(autouse=True)
-def cpu():
-    q.init("cpu")
-
-
-def rand(shape, dtype):
-    a = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(dtype)
 
 
 def tol(dtype):
@@ -326,9 +315,7 @@ HAVE_CUDA = q.cuda_available()
 @pytest.mark.skipif(not HAVE_CUDA, reason="no CUDA: " + (q.cuda_unavailable_reason() or "?"))
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
 def test_cuda_arrays_are_computed_on_the_device(dtype):
-    q.destroy()
-    q.init("cuda")
-    try:
+    with cuda_session():
         a = rand((2, 5, 5), dtype)
         A = xp.asarray(a, device=xp.__array_namespace_info__().devices()[-1])
         t = tol(dtype)
@@ -345,6 +332,3 @@ def test_cuda_arrays_are_computed_on_the_device(dtype):
         np.testing.assert_allclose(host(xp.linalg.pinv(A)), np.linalg.pinv(a, rtol=None),
                                    atol=100 * t * max(1.0, np.abs(np.linalg.pinv(a)).max()))
         np.testing.assert_array_equal(host(xp.linalg.matrix_rank(A)), [5, 5])
-    finally:
-        q.destroy()
-        q.init("cpu")
