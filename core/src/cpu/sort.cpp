@@ -4,14 +4,17 @@
 #include "cpu/convert.hpp"       // is_complex_v
 #include "cpu/reduce_engine.hpp" // for_pieces
 #include "cpu/strided_loop.hpp"  // parallel_grain
+#include "host_cache.hpp"
 #include "isthmus/half.hpp"
 #include "kernels/sort_keys.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -87,32 +90,94 @@ radix_t<T> radix_key(T x) { // Note [radix keys] in kernels/sort_keys.hpp
     }
 }
 
-/// Buffers of one thread's radix sorts, reused across its rows.
-template <typename U, typename I>
-struct radix_buffers {
-    std::unique_ptr<U[]> key, key_tmp;
-    std::unique_ptr<I[]> pos, pos_tmp;
-    explicit radix_buffers(int64_t n)
-        : key(new U[static_cast<size_t>(n)]), key_tmp(new U[static_cast<size_t>(n)]),
-          pos(new I[static_cast<size_t>(n)]), pos_tmp(new I[static_cast<size_t>(n)]) {}
+/// A scratch array from the host block cache (Note [host block cache]): a sort's buffers are
+/// as large as its rows, and fresh memory from the system is faulted in page by page.
+template <typename E>
+class scratch {
+public:
+    scratch() = default;
+    explicit scratch(int64_t n) : bytes_(static_cast<size_t>(n) * sizeof(E)) {
+        p_ = static_cast<E*>(detail::host_allocate(bytes_));
+        if (!p_) throw std::bad_alloc();
+    }
+    scratch(const scratch&) = delete;
+    scratch& operator=(const scratch&) = delete;
+    ~scratch() { detail::host_deallocate(p_, bytes_); }
+    E* get() const noexcept { return p_; }
+    explicit operator bool() const noexcept { return p_ != nullptr; }
+    friend void swap(scratch& a, scratch& b) noexcept {
+        std::swap(a.p_, b.p_);
+        std::swap(a.bytes_, b.bytes_);
+    }
+
+private:
+    E* p_ = nullptr;
+    size_t bytes_ = 0;
 };
 
-/// The positions of row x (n elements) in sorted order (Note [radix sort]), in b.pos.
-template <typename T, typename U, typename I>
-void radix_positions(const T* x, int64_t n, bool descending, radix_buffers<U, I>& b) {
-    constexpr int passes = sizeof(U);
-    U* key = b.key.get();
-    I* pos = b.pos.get();
-    int64_t count[passes][256] = {};
-    for (int64_t i = 0; i < n; ++i) {
-        const U k = descending ? static_cast<U>(~radix_key(x[i])) : radix_key(x[i]);
-        key[i] = k;
-        pos[i] = static_cast<I>(i);
-        for (int p = 0; p < passes; ++p) ++count[p][(k >> (8 * p)) & 0xff];
+/// Buffers of one thread's radix sorts, reused across its rows (the positions only once a row
+/// needs them: Note [values-only radix]).
+template <typename U, typename I>
+struct radix_buffers {
+    scratch<U> key, key_tmp;
+    scratch<I> pos, pos_tmp;
+    int64_t n;
+    explicit radix_buffers(int64_t len) : key(len), key_tmp(len), n(len) {}
+    void need_positions() {
+        if (pos) return;
+        scratch<I> a(n), b(n);
+        swap(pos, a);
+        swap(pos_tmp, b);
     }
-    U* key_tmp = b.key_tmp.get();
-    I* pos_tmp = b.pos_tmp.get();
-    for (int p = 0; p < passes; ++p) {
+};
+
+// Note [values-only radix]: a sort that returns values alone need not carry positions: the
+// keys of Note [radix keys] map every value but NaN and -0.0 one to one (NaNs share one key,
+// -0.0 takes +0.0's), so a row without those sorts its keys alone, half the bytes moved per
+// pass and no gather at the end, and the values are decoded from the sorted keys; equal keys
+// are then equal bits, so the result is the stable sort's. A row holding a NaN or a -0.0
+// (found while the keys are made) sorts with its positions instead, which keep their bits and
+// order. One row of 1M float32 in a loop: 7.6-7.9 ms, argsort's positions 11.0 ms.
+
+/// True when x's key does not give x back (NaN, -0.0): Note [values-only radix].
+template <typename T>
+bool key_loses_bits(T x) {
+    if constexpr (std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>) {
+        const uint16_t mag = x.bits & 0x7fff;
+        const uint16_t exp_mask = std::is_same_v<T, float16_t> ? 0x7c00 : 0x7f80;
+        return mag > exp_mask || x.bits == 0x8000;
+    } else if constexpr (std::is_floating_point_v<T>) {
+        return x != x || (x == 0 && std::signbit(x));
+    } else {
+        return false;
+    }
+}
+
+/// The value whose key is k (a key of a value without NaN or -0.0).
+template <typename T, typename U>
+T value_of_key(U k) {
+    if constexpr (std::is_same_v<T, bool>) {
+        return k != 0;
+    } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, float16_t> ||
+                         std::is_same_v<T, bfloat16_t>) {
+        constexpr U sign = U(1) << (8 * sizeof(U) - 1);
+        const U u = (k & sign) ? static_cast<U>(k & ~sign) : static_cast<U>(~k);
+        T x;
+        std::memcpy(static_cast<void*>(&x), &u, sizeof x);
+        return x;
+    } else if constexpr (std::is_signed_v<T>) {
+        return static_cast<T>(static_cast<U>(k ^ (U(1) << (8 * sizeof(U) - 1))));
+    } else {
+        return static_cast<T>(k);
+    }
+}
+
+/// One LSD pass per byte over keys (and positions when `pos`), skipping bytes that are the
+/// same in every key; returns the arrays holding the result.
+template <typename U, typename I>
+std::pair<U*, I*> radix_passes(int64_t n, U* key, U* key_tmp, I* pos, I* pos_tmp,
+                               int64_t (*count)[256]) {
+    for (int p = 0; p < static_cast<int>(sizeof(U)); ++p) {
         const int shift = 8 * p;
         int64_t* c = count[p];
         if (c[(key[0] >> shift) & 0xff] == n) continue; // one digit for all: nothing moves
@@ -122,17 +187,61 @@ void radix_positions(const T* x, int64_t n, bool descending, radix_buffers<U, I>
             c[d] = sum;
             sum += k;
         }
-        for (int64_t i = 0; i < n; ++i) {
-            const int64_t to = c[(key[i] >> shift) & 0xff]++;
-            key_tmp[to] = key[i];
-            pos_tmp[to] = pos[i];
+        if (pos) {
+            for (int64_t i = 0; i < n; ++i) {
+                const int64_t to = c[(key[i] >> shift) & 0xff]++;
+                key_tmp[to] = key[i];
+                pos_tmp[to] = pos[i];
+            }
+            std::swap(pos, pos_tmp);
+        } else {
+            for (int64_t i = 0; i < n; ++i) key_tmp[c[(key[i] >> shift) & 0xff]++] = key[i];
         }
         std::swap(key, key_tmp);
-        std::swap(pos, pos_tmp);
     }
-    if (pos != b.pos.get()) { // an odd number of passes moved: the result is in the spare
-        std::swap(b.pos, b.pos_tmp);
-        std::swap(b.key, b.key_tmp);
+    return {key, pos};
+}
+
+/// Sorts row x (n elements) into `out` by its keys alone (Note [values-only radix]); false,
+/// with `out` untouched, when the row holds a value its key does not give back.
+template <typename T, typename U, typename I>
+bool radix_values(const T* x, int64_t n, bool descending, radix_buffers<U, I>& b, T* out) {
+    constexpr int passes = sizeof(U);
+    U* key = b.key.get();
+    int64_t count[passes][256] = {};
+    bool lossy = false;
+    for (int64_t i = 0; i < n; ++i) {
+        lossy |= key_loses_bits(x[i]);
+        const U k = descending ? static_cast<U>(~radix_key(x[i])) : radix_key(x[i]);
+        key[i] = k;
+        for (int p = 0; p < passes; ++p) ++count[p][(k >> (8 * p)) & 0xff];
+    }
+    if (lossy) return false;
+    const U* sorted = radix_passes<U, I>(n, key, b.key_tmp.get(), nullptr, nullptr, count).first;
+    for (int64_t i = 0; i < n; ++i)
+        out[i] = value_of_key<T, U>(descending ? static_cast<U>(~sorted[i]) : sorted[i]);
+    return true;
+}
+
+/// The positions of row x (n elements) in sorted order (Note [radix sort]), in b.pos.
+template <typename T, typename U, typename I>
+void radix_positions(const T* x, int64_t n, bool descending, radix_buffers<U, I>& b) {
+    constexpr int passes = sizeof(U);
+    b.need_positions();
+    U* key = b.key.get();
+    I* pos = b.pos.get();
+    int64_t count[passes][256] = {};
+    for (int64_t i = 0; i < n; ++i) {
+        const U k = descending ? static_cast<U>(~radix_key(x[i])) : radix_key(x[i]);
+        key[i] = k;
+        pos[i] = static_cast<I>(i);
+        for (int p = 0; p < passes; ++p) ++count[p][(k >> (8 * p)) & 0xff];
+    }
+    const I* sorted =
+        radix_passes<U, I>(n, key, b.key_tmp.get(), pos, b.pos_tmp.get(), count).second;
+    if (sorted != b.pos.get()) { // an odd number of passes moved: the result is in the spare
+        swap(b.pos, b.pos_tmp);
+        swap(b.key, b.key_tmp);
     }
 }
 
@@ -174,6 +283,7 @@ void radix_rows(const T* x, int64_t n, int64_t r0, int64_t r1, T* values, int64_
     radix_buffers<radix_t<T>, I> b(n);
     for (int64_t r = r0; r < r1; ++r) {
         const T* row = x + r * n;
+        if (!indices && values && radix_values(row, n, descending, b, values + r * n)) continue;
         radix_positions(row, n, descending, b);
         const I* pos = b.pos.get();
         if (indices)
