@@ -71,12 +71,14 @@ def test_long_rows_take_the_radix_sort(dtype):
 
 
 @pytest.mark.parametrize("dtype", [d for d in DTYPES if np.dtype(d).kind != "c"])
-def test_values_only_sorts_keys_alone_and_keeps_bits(dtype):
+@pytest.mark.parametrize("n", [300, 5000])
+def test_values_only_sorts_keys_alone_and_keeps_bits(dtype, n):
     # Note [values-only radix]: long rows without NaN or -0.0 sort their keys alone and decode
-    # the values; a row with one NaN or one -0.0 (here at its end) keeps its positions. Either
-    # way the bits are those of NumPy's stable sort.
+    # the values (in 11-bit digits from 4096 elements: Note [radix digits]); a row with one NaN
+    # or one -0.0 (here at its end) keeps its positions. Either way the bits are those of
+    # NumPy's stable sort.
     dt = np.dtype(dtype)
-    x = awkward(dtype, (4, 300))
+    x = awkward(dtype, (4, n))
     if dt.kind == "f":
         x = np.where(np.isnan(x) | ((x == 0) & np.signbit(x)), np.asarray(0.5, dt), x)
         x[2, -1] = np.nan
@@ -84,10 +86,10 @@ def test_values_only_sorts_keys_alone_and_keeps_bits(dtype):
         x[1, :100] = rng.standard_normal(100).astype(dt)  # many distinct keys
     elif dt.kind in "iu":
         info = np.iinfo(dt)
-        x[1] = rng.integers(info.min, info.max, size=300, endpoint=True, dtype=dt)
+        x[1] = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dt)
     for descending in (False, True):
         f = np.flip(x, 1)
-        ref = (np.flip(299 - np.argsort(f, axis=1, kind="stable"), 1) if descending
+        ref = (np.flip(n - 1 - np.argsort(f, axis=1, kind="stable"), 1) if descending
                else np.argsort(x, axis=1, kind="stable"))
         assert same_bits(q.sort(x, descending=descending).to_py(),
                          np.take_along_axis(x, ref, axis=1))
