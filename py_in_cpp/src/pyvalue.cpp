@@ -51,6 +51,7 @@ void gil_release(gil_token t) noexcept {
 // argument were half of pyvalue's overhead over a bare pybind11 call (bench/README.md).
 namespace {
 
+/// A new reference to a number argument's Python number (objects are passed as they are).
 PyObject* number_object(const call_arg& a) {
     switch (a.k) {
     case call_arg::kind::i64:
@@ -62,7 +63,7 @@ PyObject* number_object(const call_arg& a) {
     case call_arg::kind::boolean:
         return Py_NewRef(a.num.b ? Py_True : Py_False);
     case call_arg::kind::object:
-        return Py_NewRef(a.obj);
+        break;
     }
     return nullptr;
 }
@@ -93,19 +94,17 @@ pyvalue call0(_object* f) {
 pyvalue call(_object* f, const call_arg* args, std::size_t n) {
     if (n == 0) return call0(f);
     gil_hold g;
+    // One buffer: the vectorcall stack (a free slot, then n arguments), then the references
+    // made for number arguments (at most n).
     constexpr std::size_t small = 8;
-    PyObject* stack_small[small + 1];
-    PyObject* made_small[small];
-    std::vector<PyObject*> stack_big, made_big;
-    PyObject** stack = stack_small;
-    PyObject** made_slots = made_small;
+    PyObject* small_buf[2 * small + 1];
+    std::vector<PyObject*> big;
+    PyObject** stack = small_buf;
     if (n > small) {
-        stack_big.resize(n + 1);
-        made_big.resize(n);
-        stack = stack_big.data();
-        made_slots = made_big.data();
+        big.resize(2 * n + 1);
+        stack = big.data();
     }
-    made_refs made(made_slots);
+    made_refs made(stack + n + 1);
     auto object_of = [&](const call_arg& a) -> PyObject* {
         if (a.k == call_arg::kind::object) return a.obj;
         PyObject* o = number_object(a);

@@ -9,7 +9,6 @@
 #include "kernels/sort_keys.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
@@ -101,15 +100,16 @@ public:
         p_ = static_cast<E*>(detail::host_allocate(bytes_));
         if (!p_) throw std::bad_alloc();
     }
-    scratch(const scratch&) = delete;
-    scratch& operator=(const scratch&) = delete;
+    scratch(scratch&& o) noexcept
+        : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+    scratch& operator=(scratch&& o) noexcept {
+        std::swap(p_, o.p_);
+        std::swap(bytes_, o.bytes_);
+        return *this;
+    }
     ~scratch() { detail::host_deallocate(p_, bytes_); }
     E* get() const noexcept { return p_; }
     explicit operator bool() const noexcept { return p_ != nullptr; }
-    friend void swap(scratch& a, scratch& b) noexcept {
-        std::swap(a.p_, b.p_);
-        std::swap(a.bytes_, b.bytes_);
-    }
 
 private:
     E* p_ = nullptr;
@@ -127,9 +127,8 @@ struct radix_buffers {
     explicit radix_buffers(int64_t len) : key(len), key_tmp(len), n(len) {}
     void need_positions() {
         if (pos) return;
-        scratch<I> a(n), b(n);
-        swap(pos, a);
-        swap(pos_tmp, b);
+        pos = scratch<I>(n);
+        pos_tmp = scratch<I>(n);
     }
 };
 
@@ -137,25 +136,13 @@ struct radix_buffers {
 // keys of Note [radix keys] map every value but NaN and -0.0 one to one (NaNs share one key,
 // -0.0 takes +0.0's), so a row without those sorts its keys alone, half the bytes moved per
 // pass and no gather at the end, and the values are decoded from the sorted keys; equal keys
-// are then equal bits, so the result is the stable sort's. A row holding a NaN or a -0.0
-// (found while the keys are made) sorts with its positions instead, which keep their bits and
-// order. One row of 1M float32 in a loop: 7.6-7.9 ms, argsort's positions 11.0 ms.
+// are then equal bits, so the result is the stable sort's. A row holding a value its key does
+// not give back (decoded and compared while the keys are made: a NaN or a -0.0) sorts with its
+// positions instead, which keep their bits and order. One row of 1M float32 in a loop: 7.6-7.9 ms,
+// argsort's positions 11.0 ms.
 
-/// True when x's key does not give x back (NaN, -0.0): Note [values-only radix].
-template <typename T>
-bool key_loses_bits(T x) {
-    if constexpr (std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>) {
-        const uint16_t mag = x.bits & 0x7fff;
-        const uint16_t exp_mask = std::is_same_v<T, float16_t> ? 0x7c00 : 0x7f80;
-        return mag > exp_mask || x.bits == 0x8000;
-    } else if constexpr (std::is_floating_point_v<T>) {
-        return x != x || (x == 0 && std::signbit(x));
-    } else {
-        return false;
-    }
-}
-
-/// The value whose key is k (a key of a value without NaN or -0.0).
+/// The value whose key is k, for keys that give their value back (all but NaN's and -0.0's:
+/// Note [values-only radix]).
 template <typename T, typename U>
 T value_of_key(U k) {
     if constexpr (std::is_same_v<T, bool>) {
@@ -227,21 +214,33 @@ std::pair<U*, I*> radix_passes(int64_t n, U* key, U* key_tmp, I* pos, I* pos_tmp
     return {key, pos};
 }
 
+/// Fills key with the keys of row x (inverted for the descending order) and counts every
+/// digit into `count`; with `Positions`, pos with 0..n-1, else checks that every key gives its
+/// value back (Note [values-only radix]), which it returns.
+template <int Bits, bool Positions, typename T, typename U, typename I>
+bool make_keys(const T* x, int64_t n, bool descending, U* key, I* pos, int64_t* count) {
+    bool exact = true;
+    for (int64_t i = 0; i < n; ++i) {
+        const U k = radix_key(x[i]);
+        if constexpr (Positions) {
+            pos[i] = static_cast<I>(i);
+        } else {
+            const T back = value_of_key<T, U>(k);
+            exact &= std::memcmp(static_cast<const void*>(&back), &x[i], sizeof(T)) == 0;
+        }
+        key[i] = descending ? static_cast<U>(~k) : k;
+        digits<Bits, U>::count(count, key[i]);
+    }
+    return exact;
+}
+
 /// Sorts row x (n elements) into `out` by its keys alone (Note [values-only radix]); false,
 /// with `out` untouched, when the row holds a value its key does not give back.
 template <int Bits, typename T, typename U, typename I>
 bool radix_values(const T* x, int64_t n, bool descending, radix_buffers<U, I>& b, T* out) {
-    using D = digits<Bits, U>;
     U* key = b.key.get();
-    int64_t* count = D::counters(b.counts);
-    bool lossy = false;
-    for (int64_t i = 0; i < n; ++i) {
-        lossy |= key_loses_bits(x[i]);
-        const U k = descending ? static_cast<U>(~radix_key(x[i])) : radix_key(x[i]);
-        key[i] = k;
-        D::count(count, k);
-    }
-    if (lossy) return false;
+    int64_t* count = digits<Bits, U>::counters(b.counts);
+    if (!make_keys<Bits, false, T, U, I>(x, n, descending, key, nullptr, count)) return false;
     const U* sorted =
         radix_passes<Bits, U, I>(n, key, b.key_tmp.get(), nullptr, nullptr, count).first;
     for (int64_t i = 0; i < n; ++i)
@@ -252,22 +251,16 @@ bool radix_values(const T* x, int64_t n, bool descending, radix_buffers<U, I>& b
 /// The positions of row x (n elements) in sorted order (Note [radix sort]), in b.pos.
 template <int Bits, typename T, typename U, typename I>
 void radix_positions(const T* x, int64_t n, bool descending, radix_buffers<U, I>& b) {
-    using D = digits<Bits, U>;
     b.need_positions();
     U* key = b.key.get();
     I* pos = b.pos.get();
-    int64_t* count = D::counters(b.counts);
-    for (int64_t i = 0; i < n; ++i) {
-        const U k = descending ? static_cast<U>(~radix_key(x[i])) : radix_key(x[i]);
-        key[i] = k;
-        pos[i] = static_cast<I>(i);
-        D::count(count, k);
-    }
+    int64_t* count = digits<Bits, U>::counters(b.counts);
+    make_keys<Bits, true>(x, n, descending, key, pos, count);
     const I* sorted =
         radix_passes<Bits, U, I>(n, key, b.key_tmp.get(), pos, b.pos_tmp.get(), count).second;
     if (sorted != b.pos.get()) { // an odd number of passes moved: the result is in the spare
-        swap(b.pos, b.pos_tmp);
-        swap(b.key, b.key_tmp);
+        std::swap(b.pos, b.pos_tmp);
+        std::swap(b.key, b.key_tmp);
     }
 }
 

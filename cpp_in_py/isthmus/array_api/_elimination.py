@@ -42,9 +42,19 @@ def _on(x: Any) -> Any:
     return _q.device(x.device)
 
 
-def _scalar_like(v: Any, like: Any) -> Any:
+def _scalar_like(v: Any, like: Any, dtype: Any = None) -> Any:
+    """A 0-d array of v where `like` is, of like's dtype (or `dtype`)."""
     with _on(like):
-        return _q.full((), v, dtype=str(like.dtype))
+        return _q.full((), v, dtype=str(like.dtype if dtype is None else dtype))
+
+
+def _real_of(x: Any) -> str:
+    """The name of x's real dtype (float32 for complex64)."""
+    return np.finfo(x.dtype).dtype.name
+
+
+def _is_complex(x: Any) -> bool:
+    return x.dtype.kind == "c"
 
 
 def lu_factor(a: Any) -> tuple[Any, Any, Any]:
@@ -54,7 +64,7 @@ def lu_factor(a: Any) -> tuple[Any, Any, Any]:
     n = a.shape[-1]
     batch = a.shape[:-2]
     m = _q.copy(a)
-    real = np.finfo(np.dtype(str(a.dtype))).dtype.name
+    real = _real_of(a)
     with _on(a):
         rows = _q.arange(n, dtype="int64")
         perm = _q.copy(_q.broadcast_to(rows, batch + (n,)))
@@ -98,7 +108,7 @@ def det(a: Any) -> Any:
 
 def slogdet(a: Any) -> tuple[Any, Any]:
     n = a.shape[-1]
-    real = np.finfo(np.dtype(str(a.dtype))).dtype.name
+    real = _real_of(a)
     if n == 0:
         with _on(a):
             return (_q.ones(a.shape[:-2], dtype=str(a.dtype)),
@@ -158,7 +168,7 @@ def inv(a: Any) -> Any:
 def cholesky(a: Any) -> Any:
     """The lower Cholesky factor of each Hermitian positive-definite matrix."""
     n = a.shape[-1]
-    complex_ = np.dtype(str(a.dtype)).kind == "c"
+    complex_ = _is_complex(a)
     low = _q.zeros_like(a)
     for j in range(n):
         prev = low[..., j:j + 1, :j]  # (..., 1, j)
@@ -187,7 +197,7 @@ def qr(a: Any, mode: str) -> tuple[Any, Any]:
     m_, n_ = a.shape[-2], a.shape[-1]
     k_ = min(m_, n_)
     batch = a.shape[:-2]
-    complex_ = np.dtype(str(a.dtype)).kind == "c"
+    complex_ = _is_complex(a)
     r = _q.copy(a)
     vs, taus = [], []
     for k in range(k_):

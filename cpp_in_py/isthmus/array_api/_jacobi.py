@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _isthmus as _q
 from . import _elimination
+from ._elimination import _diagonal, _is_complex, _on, _real_of, _scalar_like
 
 # Note [linalg by Jacobi rotations]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -71,24 +72,6 @@ from . import _elimination
 
 _MAX_SWEEPS = 50
 _STALL = 2  # sweeps without a new minimum of the progress measure before giving up
-
-
-def _on(x: Any) -> Any:
-    """A device scope for creating arrays where x is."""
-    return _q.device(x.device)
-
-
-def _real_of(x: Any) -> str:
-    return np.finfo(np.dtype(str(x.dtype))).dtype.name
-
-
-def _is_complex(x: Any) -> bool:
-    return np.dtype(str(x.dtype)).kind == "c"
-
-
-def _full(shape: tuple[int, ...], v: Any, dtype: str, like: Any) -> Any:
-    with _on(like):
-        return _q.full(shape, v, dtype=dtype)
 
 
 @functools.lru_cache(maxsize=64)
@@ -185,13 +168,6 @@ def _rotate_rows(m: Any, rnd: _Round, c: Any, s: Any, w: Any) -> Any:
     return _q.concat(parts, axis=-2)[..., rnd.ext, :]
 
 
-def _diag(m: Any) -> Any:
-    n = m.shape[-1]
-    with _on(m):
-        idx = _q.arange(n, dtype="int64")
-    return m[..., idx, idx]
-
-
 def _host_max(r: Any) -> float:
     """The largest value of a batch of measures, the NaNs (non-finite matrices) left out."""
     r = _q.where(_q.isnan(r), 0, r)
@@ -234,7 +210,7 @@ def _bad(m: Any) -> Any:
 
 def _nan_where(bad: Any, r: Any, lead: int) -> Any:
     """r with NaN in the matrices flagged bad (bad: the batch; r: batch + lead more axes)."""
-    nan = _full((), math.nan, str(r.dtype), r)
+    nan = _scalar_like(math.nan, r)
     return _q.where(_q.reshape(bad, bad.shape + (1,) * lead), nan, r)
 
 
@@ -304,7 +280,7 @@ def eigh(x: Any, vectors: bool = True) -> tuple[Any, Any]:
             c, s, w = _rotation(diag[..., :h], diag[..., h:], ent[..., 2 * h:], complex_)
             work = _rotate_columns(work[..., :, rnd.pq], rnd.inv, c, s, w)
             work = _rotate_rows(work, rnd, c, s, w)
-    d = _diag(work[..., :big, :])[..., :n]
+    d = _diagonal(work[..., :big, :])[..., :n]
     if complex_:
         d = _q.real(d)
     d = d * _q.reshape(f, batch + (1,))
@@ -329,7 +305,7 @@ def _one_sided(a: Any, vectors: bool) -> tuple[Any, Any, Any, Any]:
     bad = _bad(a)
     a, f = _balance(a)
     big = n + (n & 1)
-    eps = _full((), float(np.finfo(real).eps), real, a)
+    eps = _scalar_like(float(np.finfo(real).eps), a, real)
     a = _pad(a, 0, big - n)
     work = _q.concat([a, _eye_like(big, a)], axis=-2) if vectors else a
     rounds = _rounds(big, a)
@@ -340,7 +316,7 @@ def _one_sided(a: Any, vectors: bool) -> tuple[Any, Any, Any, Any]:
     def measure(w: Any) -> tuple[float, float]:
         top = w[..., :m, :]
         gram = _q.matmul(_q.conj(top.mT) if complex_ else top.mT, top)
-        d = _q.real(_diag(gram)) if complex_ else _diag(gram)
+        d = _q.real(_diagonal(gram)) if complex_ else _diagonal(gram)
         nrm = _q.sqrt(d)
         floor = _q.reshape(_q.sum(d, axis=-1) * eps, d.shape[:-1] + (1, 1))
         den = _q.maximum(_q.expand_dims(nrm, axis=-1) * _q.expand_dims(nrm, axis=-2), floor)
@@ -403,7 +379,7 @@ def _orthonormal(u: Any, mode: str) -> Any:
     k columns multiplied by the phases of R's diagonal, so that u's good columns stay."""
     k = u.shape[-1]
     qm, r = _elimination.qr(u, mode)
-    rd = _diag(r[..., :k, :k])
+    rd = _diagonal(r[..., :k, :k])
     mag = _q.abs(rd)
     zero = mag == 0
     phase = _q.where(zero, 1, rd / _q.where(zero, 1, mag).astype(str(rd.dtype)))
@@ -459,7 +435,7 @@ def _cutoff(s_max: Any, rtol: Any, m: int, n: int, like: Any) -> Any:
         if r.device != like.device:
             r = _q.to(r, like.device, copy=True)
     else:
-        r = _full((), float(rtol), real, like)
+        r = _scalar_like(float(rtol), like, real)
     return r * s_max
 
 

@@ -281,11 +281,15 @@ inline constexpr bool is_pyapi_v = is_pyapi<T>::value;
 /// One call argument: a borrowed object (pyvalue and keyword arguments), an owned converted
 /// one, or a C++ number that the call converts itself (Note [call arguments] in pyvalue.cpp);
 /// `name` is set for keyword arguments.
-struct call_arg {
-    /// The C++ numbers a call converts itself (char is a one-letter str, as in to_py).
-    template <typename T>
-    static constexpr bool number_v = std::is_arithmetic_v<T> && !std::is_same_v<T, char>;
+/// The argument types a call takes as they are, without the GIL taken beforehand: pyvalues,
+/// keyword arguments and C++ numbers, which the call converts itself (char is a one-letter
+/// str, as in to_py).
+template <typename T>
+inline constexpr bool direct_call_arg_v =
+    (std::is_arithmetic_v<std::decay_t<T>> && !std::is_same_v<std::decay_t<T>, char>) ||
+    std::is_same_v<std::decay_t<T>, pyvalue> || std::is_same_v<std::decay_t<T>, kwarg>;
 
+struct call_arg {
     enum class kind : uint8_t { object, i64, u64, f64, boolean };
     kind k = kind::object;
     _object* obj = nullptr;
@@ -325,18 +329,10 @@ struct call_arg {
         num.d = static_cast<double>(v);
     }
     template <typename T>
-    requires(!std::is_same_v<std::decay_t<T>, pyvalue> && !std::is_same_v<std::decay_t<T>, kwarg> &&
-             !number_v<std::decay_t<T>>) call_arg(T&& v)
-        : owned(to_py(v)) { // NOLINT
+    requires(!direct_call_arg_v<T>) call_arg(T&& v) : owned(to_py(v)) { // NOLINT
         obj = owned.get();
     }
 };
-
-/// True for the argument types a call converts itself, without the GIL taken beforehand.
-template <typename T>
-inline constexpr bool direct_call_arg_v =
-    call_arg::number_v<std::decay_t<T>> || std::is_same_v<std::decay_t<T>, pyvalue> ||
-    std::is_same_v<std::decay_t<T>, kwarg>;
 
 /// Calls `f` (takes the GIL itself; the arguments' own conversions need it taken before).
 ISTHMUS_API pyvalue call(_object* f, const call_arg* args, std::size_t n);
