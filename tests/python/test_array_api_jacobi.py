@@ -216,6 +216,25 @@ def test_inputs_are_not_modified():
         np.testing.assert_array_equal(np.asarray(A), a)
 
 
+def test_bad_input_on_the_composed_route(monkeypatch):
+    # What a CUDA array takes, forced on CPU arrays: typed errors, inputs unchanged
+    from isthmus.array_api import linalg
+    monkeypatch.setattr(linalg, "_off_cpu", lambda *xs: True)
+    a = rand((3, 4), "float64")
+    A = xp.asarray(a)
+    with pytest.raises(ValueError, match="square"):
+        xp.linalg.eigh(A)
+    with pytest.raises(ValueError, match="2 dimensions"):
+        xp.linalg.svd(xp.asarray([1.0, 2.0]))
+    with pytest.raises(TypeError, match="floating-point"):
+        xp.linalg.svdvals(xp.asarray([[1, 2], [3, 4]]))
+    for f in (xp.linalg.pinv, xp.linalg.matrix_rank):
+        with pytest.raises(TypeError, match="rtol must be"):
+            f(A, rtol="tiny")
+    np.testing.assert_array_equal(np.asarray(A), a)
+    assert np.asarray(xp.linalg.matrix_rank(A)) == 3  # the session goes on
+
+
 def test_nan_gives_nan_without_hanging():
     # A matrix with a NaN or an infinity gives NaNs (the others of the batch are unaffected)
     a = rand((3, 4, 4), "float64")

@@ -435,7 +435,10 @@ def _cutoff(s_max: Any, rtol: Any, m: int, n: int, like: Any) -> Any:
         if r.device != like.device:
             r = _q.to(r, like.device, copy=True)
     else:
-        r = _scalar_like(float(rtol), like, real)
+        try:
+            r = _scalar_like(float(rtol), like, real)
+        except (TypeError, ValueError):
+            raise TypeError(f"rtol must be None, a real number or an array, got {rtol!r}") from None
     return r * s_max
 
 
