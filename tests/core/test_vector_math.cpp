@@ -348,7 +348,8 @@ TEST_CASE("vector math: every function has a loop and a source with its library'
         if (lib == "sleef_u35") return s.bound_ulp == 3.5;
         if (lib == "libmvec") return s.bound_ulp == 4.0;
         if (lib == "instruction") return s.bound_ulp == 0.5 || s.bound_ulp == 2.0;
-        if (lib == "float64") return s.bound_ulp == 1.0; // Note [float32 pow through double]
+        if (lib == "float64") return s.bound_ulp == 1.0;       // Note [float32 pow through double]
+        if (lib == "double-double") return s.bound_ulp == 1.0; // Note [float64 pow in ...]
         return false;
     };
     for (const auto& entry : tables()) {
@@ -420,6 +421,93 @@ TEST_CASE("vector math: float32 pow through double (Note [float32 pow through do
                 CHECK((std::isnan(mixed[i]) == std::isnan(std::pow(a2[i], b[i]))));
             else
                 CHECK(std::memcmp(&mixed[i], &clean[i], sizeof(float)) == 0);
+        }
+    }
+}
+
+TEST_CASE("vector math: float64 pow in double-double (Note [float64 pow in double-double])") {
+    std::mt19937_64 rng(13);
+    const double inf = INFINITY, nan = NAN;
+    for (const auto& entry : tables()) {
+        const auto s = entry.first;  // plain names: clang's OpenMP cannot capture
+        const auto t = entry.second; // structured bindings (INFO, CAPTURE)
+        const cpu::loop_fn pow64 = t->f64[static_cast<int>(vm::fn::pow)];
+        CHECK(std::string(t->src64[static_cast<int>(vm::fn::pow)].library) == "double-double");
+        INFO(vm::name(s));
+        // The worst error against powl over x and y, and the x, y where it is.
+        const auto worst_of = [&](const std::vector<double>& x, const std::vector<double>& y) {
+            const auto got = run_binary<double>(pow64, x, y);
+            double worst = 0;
+            size_t at = 0;
+            for (size_t i = 0; i < x.size(); ++i) {
+                const double e = ulp_error<double>(got[i], powl(x[i], y[i]));
+                if (e > worst) worst = e, at = i;
+            }
+            INFO("worst ", worst, " ulp at pow(", x[at], ", ", y[at], ") = ", got[at]);
+            return worst;
+        };
+        // bases over the whole normal range, exponents that keep the result normal: the
+        // kernel's lanes, nearly correctly rounded (0.5 + ~0.04 ulp)
+        auto x = sample<double>(rng, 1e-300, 1e300, 40000);
+        std::vector<double> y(x.size());
+        std::uniform_real_distribution<double> u(-700, 700), v(-60, 60);
+        for (size_t i = 0; i < x.size(); ++i)
+            y[i] = std::fabs(std::log(x[i])) > 1e-3 ? u(rng) / std::log(x[i]) : v(rng);
+        CHECK(worst_of(x, y) <= 0.6);
+        // bases within 3% of 1 and exponents in the tens of thousands (y log x up to 700):
+        // where the double-double log earns its keep
+        auto x1 = sample<double>(rng, 0.97, 1.03, 40000);
+        std::vector<double> y1(x1.size());
+        for (size_t i = 0; i < x1.size(); ++i) y1[i] = x1[i] == 1 ? 1e6 : u(rng) / std::log(x1[i]);
+        CHECK(worst_of(x1, y1) <= 0.6);
+        // ordinary data: x in (0.01, 100), y in (-50, 50)
+        CHECK(worst_of(sample<double>(rng, 0.01, 100, 40000),
+                       sample<double>(rng, -50, 50, 40000)) <= 0.6);
+        // the lanes SLEEF answers: results near overflow, in the denormals, underflow to 0
+        const std::vector<double> sx = {2, 2, 10, 0.5, 3, 1e-300, 1.0000001, 7};
+        const std::vector<double> sy = {1023.9, -1074, 308.2, 1075, -700, 1.05, 1e10, 364.8};
+        CHECK(worst_of(sx, sy) <= t->src64[static_cast<int>(vm::fn::pow)].bound_ulp);
+        // results that are doubles come out exactly
+        const std::vector<double> ea = {2, 10, 4, 9, 3, 10, 1.5, 7, 2, 2, 1e10, 0.5, 1, 5, 2};
+        const std::vector<double> eb = {10,    2,    0.5, 1.5, -1,    -2, 2,  3,
+                                        -1022, 1023, 0.5, -3,  1e300, 0,  0.5};
+        const auto er = run_binary<double>(pow64, ea, eb);
+        for (size_t i = 0; i < ea.size(); ++i) {
+            INFO("pow(", ea[i], ", ", eb[i], ") = ", er[i]);
+            CHECK(er[i] == std::pow(ea[i], eb[i]));
+        }
+        // C99 Annex F cases, as glibc's pow (the lanes SLEEF answers)
+        const std::vector<double> pa = {1,   nan, -8,    0,        -0.0, -1,   2,   0.5, -inf,
+                                        -2,  -2,  -0.0,  0,        inf,  inf,  nan, 1,   -1,
+                                        0.5, 2,   1e300, 4.9e-324, -8,   -inf, 0};
+        const std::vector<double> pb = {nan,  0,    1.0 / 3, -1,  -3,   inf, -inf, inf, 3,
+                                        3,    2.5,  3,       -2,  -0.5, 2,   1,    inf, -inf,
+                                        -inf, 2000, 2,       0.5, 3,    -3,  0};
+        const auto pr = run_binary<double>(pow64, pa, pb);
+        for (size_t i = 0; i < pa.size(); ++i) {
+            const double ref = std::pow(pa[i], pb[i]);
+            INFO("pow(", pa[i], ", ", pb[i], ") = ", pr[i], ", expected ", ref);
+            if (std::isnan(ref))
+                CHECK(std::isnan(pr[i]));
+            else
+                CHECK((pr[i] == ref && std::signbit(pr[i]) == std::signbit(ref)));
+        }
+        // a lane SLEEF answers beside the kernel's changes nothing for them (lane by lane)
+        std::vector<double> a(64), b(64);
+        for (size_t i = 0; i < a.size(); ++i) {
+            a[i] = 0.25 + 0.37 * static_cast<double>(i);
+            b[i] = -3.3 + 0.21 * static_cast<double>(i);
+        }
+        const auto clean = run_binary<double>(pow64, a, b);
+        auto a2 = a;
+        for (size_t i = 0; i < a2.size(); i += 5) a2[i] = i % 2 ? -a2[i] : 1e-310;
+        const auto mixed = run_binary<double>(pow64, a2, b);
+        for (size_t i = 0; i < a.size(); ++i) {
+            INFO("lane ", i);
+            if (i % 5 == 0)
+                CHECK(ulp_error<double>(mixed[i], powl(a2[i], b[i])) <= 1.0);
+            else
+                CHECK(std::memcmp(&mixed[i], &clean[i], sizeof(double)) == 0);
         }
     }
 }

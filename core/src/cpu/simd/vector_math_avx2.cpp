@@ -54,6 +54,42 @@ struct lanes<double> {
         std::memcpy(&x, p, sizeof x);
         return _mm256_set1_pd(x);
     }
+    // the operations of the float64 pow kernel (simd/pow_kernel.hpp): masks are vectors
+    using I = __m256i;
+    using M = __m256d;
+    static V set(double x) { return _mm256_set1_pd(x); }
+    static I iset(uint64_t x) { return _mm256_set1_epi64x(static_cast<long long>(x)); }
+    static I bits(V v) { return _mm256_castpd_si256(v); }
+    static V from_bits(I i) { return _mm256_castsi256_pd(i); }
+    static V add(V a, V b) { return _mm256_add_pd(a, b); }
+    static V sub(V a, V b) { return _mm256_sub_pd(a, b); }
+    static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+    static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+    static V neg(V a) { return _mm256_xor_pd(a, _mm256_set1_pd(-0.0)); }
+    static V min(V a, V b) { return _mm256_min_pd(a, b); }
+    static V max(V a, V b) { return _mm256_max_pd(a, b); }
+    static V abs(V a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
+    static I iadd(I a, I b) { return _mm256_add_epi64(a, b); }
+    static I isub(I a, I b) { return _mm256_sub_epi64(a, b); }
+    static I iand(I a, I b) { return _mm256_and_si256(a, b); }
+    static I ior(I a, I b) { return _mm256_or_si256(a, b); }
+    template <int N>
+    static I srl(I a) {
+        return _mm256_srli_epi64(a, N);
+    }
+    template <int N>
+    static I sll(I a) {
+        return _mm256_slli_epi64(a, N);
+    }
+    // t[idx] for a 16-entry table
+    static V lookup16(const double* t, I idx) { return _mm256_i64gather_pd(t, idx, 8); }
+    static M ge(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_GE_OQ); }
+    static M gt(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
+    static M lt(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
+    static M mask_and(M a, M b) { return _mm256_and_pd(a, b); }
+    static M mask_not(M a) { return _mm256_xor_pd(a, from_bits(_mm256_set1_epi64x(-1))); }
+    static bool any(M m) { return _mm256_movemask_pd(m) != 0; }
+    static V blend(M m, V fast, V slow) { return _mm256_blendv_pd(fast, slow, m); }
 };
 
 // sqrt is the instruction (correctly rounded, as libm's); rsqrt divides by it, as the libm loop.

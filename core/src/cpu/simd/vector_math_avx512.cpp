@@ -1,8 +1,10 @@
 // CPU kernels: the AVX-512 vector loops of the transcendental functions (SLEEF, libmvec).
-// GCC 12's avx512fintrin.h builds _mm512_set1_* on an "undefined" vector it then reports as
-// maybe-uninitialised (a false positive of the header, not of this file).
+// GCC 12's avx512fintrin.h builds _mm512_set1_*, min, max, shifts and conversions on an
+// "undefined" vector it then reports as (maybe-)uninitialised (a false positive of the header,
+// not of this file).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 #include <sleef.h>
@@ -63,6 +65,44 @@ struct lanes<double> {
         std::memcpy(&x, p, sizeof x);
         return _mm512_set1_pd(x);
     }
+    // the operations of the float64 pow kernel (simd/pow_kernel.hpp): AVX-512F only
+    using I = __m512i;
+    using M = __mmask8;
+    static V set(double x) { return _mm512_set1_pd(x); }
+    static I iset(uint64_t x) { return _mm512_set1_epi64(static_cast<long long>(x)); }
+    static I bits(V v) { return _mm512_castpd_si512(v); }
+    static V from_bits(I i) { return _mm512_castsi512_pd(i); }
+    static V add(V a, V b) { return _mm512_add_pd(a, b); }
+    static V sub(V a, V b) { return _mm512_sub_pd(a, b); }
+    static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
+    static V fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+    static V neg(V a) { return from_bits(_mm512_xor_si512(bits(a), iset(1ull << 63))); }
+    static V min(V a, V b) { return _mm512_min_pd(a, b); }
+    static V max(V a, V b) { return _mm512_max_pd(a, b); }
+    static V abs(V a) { return _mm512_abs_pd(a); }
+    static I iadd(I a, I b) { return _mm512_add_epi64(a, b); }
+    static I isub(I a, I b) { return _mm512_sub_epi64(a, b); }
+    static I iand(I a, I b) { return _mm512_and_si512(a, b); }
+    static I ior(I a, I b) { return _mm512_or_si512(a, b); }
+    template <int N>
+    static I srl(I a) {
+        return _mm512_srli_epi64(a, N);
+    }
+    template <int N>
+    static I sll(I a) {
+        return _mm512_slli_epi64(a, N);
+    }
+    // t[idx] for a 16-entry table, from two registers (no gather)
+    static V lookup16(const double* t, I idx) {
+        return _mm512_permutex2var_pd(_mm512_load_pd(t), idx, _mm512_load_pd(t + 8));
+    }
+    static M ge(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_GE_OQ); }
+    static M gt(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ); }
+    static M lt(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
+    static M mask_and(M a, M b) { return static_cast<M>(a & b); }
+    static M mask_not(M a) { return static_cast<M>(~a); }
+    static bool any(M m) { return m != 0; }
+    static V blend(M m, V fast, V slow) { return _mm512_mask_blend_pd(m, fast, slow); }
 };
 
 // sqrt is the instruction (correctly rounded, as libm's); rsqrt divides by it, as the libm loop.

@@ -16,6 +16,7 @@
 // types are never template arguments (GCC drops their attributes there). Only internal-linkage
 // code may be instantiated here (Note [isa translation units] in vector_math.cpp).
 
+#include "cpu/simd/pow_kernel.hpp"
 #include "cpu/vector_math.hpp"
 
 #include <cstring>
@@ -190,24 +191,36 @@ ISTHMUS_VM_BINARY_SOURCES(ISTHMUS_VM_BINARY)
 
 // Note [float32 pow through double]: SLEEF's and libmvec's float32 pow run at a third of
 // NumPy's speed (SVML's powf). For a positive finite base and a finite exponent, pow(a, b) is
-// exp2(b * log2(a)) computed in double with this set's float64 log2 and exp2: their relative
-// error (4 ulp of double, times |b log2 a| <= ~150 where the result neither overflows nor
-// underflows) stays below 2^-40, so the one rounding to float gives the correctly rounded
-// result except within 2^-17 ulp of a halfway point (exact results, like 3 ** -1 or 2 ** 10,
-// come out exact), and double -> float conversion rounds overflow to inf and underflow to the
-// right denormal. Lanes with a base <= 0, inf or NaN, or an infinite or NaN exponent (pow's
-// special cases: signs of odd integer powers, 0 ** -y, 1 ** NaN ...) take SLEEF's powf, blended
-// in lane by lane, so each element's result still depends on its own inputs only (Note
-// [vector math]). About 2.5x SLEEF's powf.
+// exp(b log a) computed in double by pow_kernel::f32 (simd/pow_kernel.hpp: the float64 kernel's
+// tables and steps without its double-double parts): its relative error (~2^-50, times |b log
+// a| <= ~104 where the result neither overflows nor underflows) stays below 2^-40, so the one
+// rounding to float gives the correctly rounded result except within 2^-17 ulp of a halfway
+// point (exact results, like 3 ** -1 or 2 ** 10, come out exact), and double -> float
+// conversion rounds overflow to inf and underflow to the right denormal. Lanes with a base <=
+// 0, inf or NaN, or an infinite or NaN exponent (pow's special cases: signs of odd integer
+// powers, 0 ** -y, 1 ** NaN ...) take SLEEF's powf, blended in lane by lane, so each element's
+// result still depends on its own inputs only (Note [vector math]). About 2.5x SLEEF's powf.
 struct pow_f32_v {
     static ISTHMUS_VM_VF f(ISTHMUS_VM_VF a, ISTHMUS_VM_VF b) {
         using L = lanes<float>;
-        const ISTHMUS_VM_VF r = L::join(exp2_v::f(L::mul(L::lo(b), log2_v::f(L::lo(a)))),
-                                        exp2_v::f(L::mul(L::hi(b), log2_v::f(L::hi(a)))));
+        using K = pow_kernel<lanes<double>>;
+        const ISTHMUS_VM_VF r = L::join(K::f32(L::lo(a), L::lo(b)), K::f32(L::hi(a), L::hi(b)));
         const auto special = L::pow_special(a, b);
         return L::any(special) ? L::blend(special, r, pow_v::f(a, b)) : r;
     }
     static source src32() { return {"float64", 1.0}; }
+};
+
+// float64 pow in double-double (Note [float64 pow in double-double]), SLEEF's in the lanes it
+// leaves (C99's special cases, denormals, results near overflow and underflow).
+struct pow_f64_v {
+    static ISTHMUS_VM_VD f(ISTHMUS_VM_VD a, ISTHMUS_VM_VD b) {
+        using L = lanes<double>;
+        typename L::M slow;
+        const ISTHMUS_VM_VD r = pow_kernel<L>::f64(a, b, slow);
+        return L::any(slow) ? L::blend(slow, r, pow_v::f(a, b)) : r;
+    }
+    static source src64() { return {"double-double", 1.0}; }
 };
 
 // sqrt_v and rsqrt_v with their source: the instruction, correctly rounded (half an ulp); rsqrt
@@ -246,6 +259,8 @@ const table* ISTHMUS_VM_TABLE() noexcept {
 #undef ISTHMUS_VMATH_SET_BINARY
         r.f32[static_cast<int>(fn::pow)] = &binary_loop<float, pow_f32_v>;
         r.src32[static_cast<int>(fn::pow)] = pow_f32_v::src32();
+        r.f64[static_cast<int>(fn::pow)] = &binary_loop<double, pow_f64_v>;
+        r.src64[static_cast<int>(fn::pow)] = pow_f64_v::src64();
         set_unary<instruction<sqrt_v, 1>>(r, fn::sqrt);
         set_unary<instruction<rsqrt_v, 4>>(r, fn::rsqrt);
         return r;
