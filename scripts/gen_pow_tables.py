@@ -95,6 +95,7 @@ def render():
         "",
         "namespace isthmus::cpu::vmath::pow_tables {",
         "",
+        "// clang-format off",
         "/// x's bits minus this: bits 63-52 give x's exponent k, bits 51-48 its cell.",
         f"constexpr uint64_t log_offset = 0x{LOG_OFFSET:016X}ull;",
         "",
@@ -114,7 +115,7 @@ def render():
     for name, v in consts.items():
         lines.append(f"/// {docs[name]}")
         lines.append(f"constexpr double {name} = {hexd(v)};")
-    lines += ["", "} // namespace isthmus::cpu::vmath::pow_tables", ""]
+    lines += ["// clang-format on", "", "} // namespace isthmus::cpu::vmath::pow_tables", ""]
     return "\n".join(lines)
 
 

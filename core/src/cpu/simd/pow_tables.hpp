@@ -6,6 +6,7 @@
 
 namespace isthmus::cpu::vmath::pow_tables {
 
+// clang-format off
 /// x's bits minus this: bits 63-52 give x's exponent k, bits 51-48 its cell.
 constexpr uint64_t log_offset = 0x3FE6800000000000ull;
 
@@ -19,26 +20,18 @@ alignas(64) constexpr double inv_c[16] = {
 
 /// -log(inv_c) on the 2^-42 grid.
 alignas(64) constexpr double log_c_hi[16] = {
-    -0x1.522ae0738a000p-2, -0x1.269621134e000p-2,
-    -0x1.f991c6cb3c000p-3, -0x1.a93ed3c8ae000p-3,
-    -0x1.5bf406b544000p-3, -0x1.1178e8227e000p-3,
-    -0x1.9335e5d594000p-4, -0x1.08598b59e4000p-4,
-    -0x1.0415d89e78000p-5, 0x0.0p+0,
-    0x1.f0a30c0118000p-5,  0x1.e27076e2b0000p-4,
-    0x1.5ff3070a7a000p-3,  0x1.c8ff7c79aa000p-3,
-    0x1.1675cababa000p-2,  0x1.4618bc21c6000p-2,
+    -0x1.522ae0738a000p-2, -0x1.269621134e000p-2, -0x1.f991c6cb3c000p-3, -0x1.a93ed3c8ae000p-3,
+    -0x1.5bf406b544000p-3, -0x1.1178e8227e000p-3, -0x1.9335e5d594000p-4, -0x1.08598b59e4000p-4,
+    -0x1.0415d89e78000p-5, 0x0.0p+0, 0x1.f0a30c0118000p-5, 0x1.e27076e2b0000p-4,
+    0x1.5ff3070a7a000p-3, 0x1.c8ff7c79aa000p-3, 0x1.1675cababa000p-2, 0x1.4618bc21c6000p-2,
 };
 
 /// -log(inv_c) - log_c_hi.
 alignas(64) constexpr double log_c_lo[16] = {
-    -0x1.eba708164c759p-45, 0x1.1ba1f10522625p-44,
-    0x1.90b84cd7cc834p-44,  0x1.86a4350562169p-45,
-    0x1.28023eb68981cp-46,  -0x1.1e778ce2d07f2p-45,
-    -0x1.30f5c3abd47dap-45, 0x1.7e9dd7009902cp-46,
-    0x1.ddfc7f461c516p-44,  0x0.0p+0,
-    -0x1.d579e83368e91p-45, -0x1.a2c2c2af0003cp-45,
-    -0x1.8546f183bebf2p-44, -0x1.7814f689f8434p-45,
-    0x1.83c0e731f55c4p-44,  -0x1.3e02f484c84ccp-46,
+    -0x1.eba708164c759p-45, 0x1.1ba1f10522625p-44, 0x1.90b84cd7cc834p-44, 0x1.86a4350562169p-45,
+    0x1.28023eb68981cp-46, -0x1.1e778ce2d07f2p-45, -0x1.30f5c3abd47dap-45, 0x1.7e9dd7009902cp-46,
+    0x1.ddfc7f461c516p-44, 0x0.0p+0, -0x1.d579e83368e91p-45, -0x1.a2c2c2af0003cp-45,
+    -0x1.8546f183bebf2p-44, -0x1.7814f689f8434p-45, 0x1.83c0e731f55c4p-44, -0x1.3e02f484c84ccp-46,
 };
 
 /// 2^(j/16), nearest double.
@@ -51,22 +44,10 @@ alignas(64) constexpr double exp_hi[16] = {
 
 /// 2^(j/16) - exp_hi.
 alignas(64) constexpr double exp_lo[16] = {
-    0x0.0p+0,
-    0x1.8a62e4adc610bp-54,
-    -0x1.19041b9d78a76p-55,
-    0x1.9b07eb6c70573p-54,
-    0x1.6f46ad23182e4p-55,
-    0x1.ada0911f09ebcp-55,
-    0x1.d4397afec42e2p-56,
-    0x1.6324c054647adp-54,
-    -0x1.bdd3413b26456p-54,
-    -0x1.41577ee04992fp-55,
-    0x1.6e9f156864b27p-54,
-    0x1.c7c46b071f2bep-56,
-    0x1.7a1cd345dcc81p-54,
-    0x1.11065895048ddp-55,
-    0x1.2ed02d75b3707p-55,
-    -0x1.e9c23179c2893p-54,
+    0x0.0p+0, 0x1.8a62e4adc610bp-54, -0x1.19041b9d78a76p-55, 0x1.9b07eb6c70573p-54,
+    0x1.6f46ad23182e4p-55, 0x1.ada0911f09ebcp-55, 0x1.d4397afec42e2p-56, 0x1.6324c054647adp-54,
+    -0x1.bdd3413b26456p-54, -0x1.41577ee04992fp-55, 0x1.6e9f156864b27p-54, 0x1.c7c46b071f2bep-56,
+    0x1.7a1cd345dcc81p-54, 0x1.11065895048ddp-55, 0x1.2ed02d75b3707p-55, -0x1.e9c23179c2893p-54,
 };
 
 /// ln 2 on the 2^-42 grid (k * ln2_hi is exact for |k| < 2^11).
@@ -79,5 +60,6 @@ constexpr double ln2_16 = 0x1.62e42fefa39efp-5;
 constexpr double ln2_16_lo = 0x1.abc9e3b39803fp-60;
 /// 16 / ln 2, nearest double.
 constexpr double inv_ln2_16 = 0x1.71547652b82fep+4;
+// clang-format on
 
 } // namespace isthmus::cpu::vmath::pow_tables
