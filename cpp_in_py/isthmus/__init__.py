@@ -26,6 +26,11 @@ from .cuda_memory import cuda_memory_source  # noqa: E402,F401  (Note [torch mem
 from .images import ImageFileError, imread, imshow, imwrite  # noqa: E402,F401
 from .pickling import unpickle_device  # noqa: E402,F401
 
+# NumPy's OpenBLAS (loaded by now) runs its threaded products on isthmus's OpenMP pool, so that
+# no second pool busy-waits on the cores after NumPy's matmul (Note [one BLAS pool for the
+# process], docs/threads.md)
+_isthmus._share_blas_pools()
+
 # Python protocols of the native types, written in Python.
 qvalue.__array_ufunc__ = numpy_protocols.array_ufunc  # noqa: F405
 qvalue.__array_function__ = numpy_protocols.array_function  # noqa: F405

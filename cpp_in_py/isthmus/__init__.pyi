@@ -334,7 +334,8 @@ def _op_table() -> list[dict[str, Any]]:
     """The op table's rows (isthmus/ops/op_table.hpp), for tests and tools."""
 def build_info() -> dict[str, Any]:
     """What this build runs on: version, openmp_threads, blas {name, version, core, config,
-    threads} (docs/threads.md)."""
+    threads, shared_pools, shared_calls} (docs/threads.md)."""
+def _share_blas_pools() -> int: ...
 
 # ---- module functions (NumPy's names; any array-like where a tensor goes) ----
 _ArrayLike = Any

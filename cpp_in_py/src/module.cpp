@@ -157,6 +157,8 @@ PYBIND11_MODULE(_isthmus, m) {
             blas["core"] = b.core;
             blas["config"] = b.config;
             blas["threads"] = b.threads;
+            blas["shared_pools"] = b.shared_pools;
+            blas["shared_calls"] = b.shared_calls;
             py::dict d;
             d["version"] = isthmus::version();
             d["blas"] = blas;
@@ -165,7 +167,11 @@ PYBIND11_MODULE(_isthmus, m) {
         },
         "What this build runs on: {\"version\", \"openmp_threads\" (isthmus's OpenMP pool),\n"
         "\"blas\": {\"name\", \"version\", \"core\" (the kernels chosen for this CPU),\n"
-        "\"config\", \"threads\"}} (docs/threads.md).");
+        "\"config\", \"threads\", \"shared_pools\" (other OpenBLAS copies, NumPy's, whose\n"
+        "threaded calls run on isthmus's pool), \"shared_calls\"}} (docs/threads.md).");
+    m.def("_share_blas_pools", &share_blas_pools,
+          "Gives the OpenBLAS copies loaded so far (NumPy's) isthmus's OpenMP pool; returns how\n"
+          "many share it (Note [one BLAS pool for the process]). Run by `import isthmus`.");
 
     // The seed's constants (plain ints, as in PyQuasar).
     m.attr("LOCK_READ") = static_cast<int>(LOCK_READ);

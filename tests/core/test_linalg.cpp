@@ -395,6 +395,17 @@ TEST_CASE("linalg: vdot conjugates its first operand; inner sums over the last a
                    "(2, 3, 4)"));
 }
 
+TEST_CASE("linalg: share_blas_pools adopts no copy but other OpenBLAS libraries") {
+    // This process loads only isthmus's own OpenBLAS: nothing to share, however often asked
+    // (Note [one BLAS pool for the process]; NumPy's copy is adopted in
+    // tests/python/test_blas.py).
+    CHECK(share_blas_pools() == 0);
+    CHECK(share_blas_pools() == 0);
+    const blas_info info = cpu_blas_info();
+    CHECK(info.shared_pools == 0);
+    CHECK(info.shared_calls == 0);
+}
+
 TEST_CASE("linalg: cpu_blas_info names the library and follows the OpenMP pool") {
     const blas_info info = cpu_blas_info();
     REQUIRE(info.name != nullptr);

@@ -130,3 +130,82 @@ def test_openblas_num_threads_wins_for_blas(run_python, monkeypatch):
     t = threads_in_fresh_process(run_python, monkeypatch, OPENBLAS_NUM_THREADS="1",
                                  OMP_NUM_THREADS="2")
     assert t == {"blas": 1, "omp": 2}
+
+
+# Note [one BLAS pool for the process]: NumPy's own OpenBLAS (0.3.28 or newer, a pthread build)
+# runs its threaded products on isthmus's OpenMP pool once isthmus is imported.
+SHARED_SNIPPET = """
+    import json, os, threading
+    import numpy as np
+    import isthmus as q
+    q.init("cpu")
+    before = q.build_info()["blas"]
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((512, 384)).astype(np.float32)
+    b = rng.standard_normal((384, 448)).astype(np.float32)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    errors = []
+
+    def check(got):
+        errors.append(float(np.max(np.abs(got - ref)) / np.max(np.abs(ref))))
+
+    check(a @ b)  # NumPy's threaded sgemm
+    # NumPy's and isthmus's threaded products from four threads at once
+    def work(i):
+        for _ in range(5):
+            check(a @ b if i % 2 else np.asarray(q.matmul(q.value(a), q.value(b))))
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # a forked child: NumPy's jobs run on the child's own OpenMP pool
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        err = float(np.max(np.abs(a @ b - ref)) / np.max(np.abs(ref)))
+        os.write(w, json.dumps(err).encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    errors.append(json.loads(os.read(r, 100)))
+    after = q.build_info()["blas"]
+    print(json.dumps({"pools": after["shared_pools"], "before": before["shared_calls"],
+                      "after": after["shared_calls"], "worst": max(errors),
+                      "count": len(errors)}))
+"""
+
+
+def numpy_openblas_shares():
+    """Whether NumPy's BLAS is an OpenBLAS that takes a jobs callback (0.3.28+, pthreads)."""
+    cfg = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+    if "openblas" not in cfg.get("name", ""):
+        return False
+    parts = [int(p) for p in cfg.get("version", "0.0.0").split(".")[:3]]
+    config = cfg.get("openblas configuration", "").lower()
+    return tuple(parts) >= (0, 3, 28) and "openmp" not in config
+
+
+def shared_run(run_python, monkeypatch, **env):
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "ISTHMUS_BLAS_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return json.loads(run_python(SHARED_SNIPPET).stdout.strip().splitlines()[-1])
+
+
+def test_numpy_blas_runs_on_the_openmp_pool(run_python, monkeypatch):
+    got = shared_run(run_python, monkeypatch, OMP_NUM_THREADS="2")
+    assert got["count"] == 22 and got["worst"] < 1e-5
+    if numpy_openblas_shares() and blas()["name"] == "scipy-openblas32":
+        assert got["pools"] >= 1
+        # NumPy's 11 threaded products in the parent ran their jobs on isthmus's pool
+        assert got["after"] - got["before"] >= 11
+    else:
+        assert got["pools"] == 0 and got["after"] == got["before"] == 0
+
+
+def test_isthmus_blas_threads_openblas_leaves_numpy_alone(run_python, monkeypatch):
+    got = shared_run(run_python, monkeypatch, OMP_NUM_THREADS="2",
+                     ISTHMUS_BLAS_THREADS="openblas")
+    assert got["count"] == 22 and got["worst"] < 1e-5
+    assert got["pools"] == 0 and got["after"] == got["before"] == 0

@@ -41,7 +41,20 @@ struct blas_info {
     const char* config; ///< its build configuration (OpenBLAS's openblas_get_config())
     int threads;        ///< the threads it uses for one large product now
     int openmp_threads; ///< isthmus's OpenMP pool (omp_get_max_threads()) that `threads` follows
+    /// Other OpenBLAS copies in the process (NumPy's, SciPy's) whose threaded calls run on
+    /// isthmus's OpenMP pool (see share_blas_pools).
+    int shared_pools = 0;
+    /// Threaded calls of those copies run on the pool so far.
+    int64_t shared_calls = 0;
 };
+
+/// Gives every other OpenBLAS loaded in the process (NumPy's scipy-openblas64, SciPy's copy;
+/// 0.3.28 or newer, pthread builds) isthmus's OpenMP pool for its threaded calls, so that no
+/// second pool busy-waits on the cores after each of its products (docs/threads.md, Note [one
+/// BLAS pool for the process]). Returns how many copies share the pool. `import isthmus` and
+/// the first threaded product call it; a C++ host that loads NumPy later may call it again
+/// (copies already seen are skipped). ISTHMUS_BLAS_THREADS=openblas turns it off (0).
+ISTHMUS_API int share_blas_pools() noexcept;
 
 /// What the CPU matmul runs on (see blas_info).
 ISTHMUS_API blas_info cpu_blas_info() noexcept;
