@@ -1,4 +1,6 @@
 # sort/argsort (q.sort, np.sort on qvalues, the array API) and unique_* against NumPy.
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -93,6 +95,55 @@ def test_values_only_sorts_keys_alone_and_keeps_bits(dtype, n):
                else np.argsort(x, axis=1, kind="stable"))
         assert same_bits(q.sort(x, descending=descending).to_py(),
                          np.take_along_axis(x, ref, axis=1))
+
+
+ONE_ROW_SNIPPET = """
+    import json
+    import numpy as np
+    import isthmus as q
+    q.init("cpu")
+    rng = np.random.default_rng(11)
+    failures = []
+    for dtype in %r:
+        dt = np.dtype(dtype)
+        for rows, n in ((1, 70001), (2, 65536)):
+            if dt.kind == "f":
+                x = (rng.standard_normal((rows, n)) * 1000).astype(dt)
+                x[:, n // 2:] = x[:, : n - n // 2]  # every value twice: ties
+            elif dt.kind == "b":
+                x = rng.integers(0, 2, (rows, n)).astype(dt)
+            else:
+                info = np.iinfo(dt)
+                x = rng.integers(info.min, info.max, (rows, n), endpoint=True, dtype=dt)
+            variants = [x]
+            if dt.kind == "f":  # a NaN and a -0.0: the positions path
+                y = x.copy()
+                y[0, 3], y[0, 9], y[-1, -1] = np.nan, -0.0, 0.0
+                variants.append(y)
+            for v in variants:
+                for descending in (False, True):
+                    ref = (np.flip(n - 1 - np.argsort(np.flip(v, 1), axis=1, kind="stable"), 1)
+                           if descending else np.argsort(v, axis=1, kind="stable"))
+                    got = np.asarray(q.sort(v, descending=descending).to_py())
+                    idx = np.asarray(q.argsort(v, descending=descending).to_py())
+                    if got.tobytes() != np.take_along_axis(v, ref, axis=1).tobytes():
+                        failures.append(f"sort {dtype} {rows}x{n} {descending}")
+                    if not np.array_equal(idx, ref):
+                        failures.append(f"argsort {dtype} {rows}x{n} {descending}")
+    print(json.dumps(failures))
+"""
+
+
+@pytest.mark.parametrize("threads", ["2", "3"])
+def test_one_long_row_sorts_on_every_thread(run_python, monkeypatch, threads):
+    # Note [one row on every thread]: fewer rows than threads, each of 65536 elements or more:
+    # the row's passes run on all threads (chunks of uneven length with 3), with the same bits
+    # and positions as NumPy's stable sort on either path (Note [values-only radix])
+    monkeypatch.setenv("OMP_NUM_THREADS", threads)
+    dtypes = ["bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+              "float16", "float32", "float64"]
+    res = run_python(ONE_ROW_SNIPPET % (dtypes,))
+    assert json.loads(res.stdout.strip().splitlines()[-1]) == []
 
 
 @pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "complex128"])

@@ -6,6 +6,7 @@
 #include "cpu/strided_loop.hpp"  // parallel_grain
 #include "host_cache.hpp"
 #include "isthmus/half.hpp"
+#include "isthmus/openmp_region.hpp"
 #include "kernels/sort_keys.hpp"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <omp.h>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -215,15 +217,16 @@ std::pair<U*, I*> radix_passes(int64_t n, U* key, U* key_tmp, I* pos, I* pos_tmp
 }
 
 /// Fills key with the keys of row x (inverted for the descending order) and counts every
-/// digit into `count`; with `Positions`, pos with 0..n-1, else checks that every key gives its
-/// value back (Note [values-only radix]), which it returns.
+/// digit into `count`; with `Positions`, pos with first, first + 1, ..., else checks that
+/// every key gives its value back (Note [values-only radix]), which it returns.
 template <int Bits, bool Positions, typename T, typename U, typename I>
-bool make_keys(const T* x, int64_t n, bool descending, U* key, I* pos, int64_t* count) {
+bool make_keys(const T* x, int64_t n, bool descending, U* key, I* pos, int64_t* count,
+               int64_t first = 0) {
     bool exact = true;
     for (int64_t i = 0; i < n; ++i) {
         const U k = radix_key(x[i]);
         if constexpr (Positions) {
-            pos[i] = static_cast<I>(i);
+            pos[i] = static_cast<I>(first + i);
         } else {
             const T back = value_of_key<T, U>(k);
             exact &= std::memcmp(static_cast<const void*>(&back), &x[i], sizeof(T)) == 0;
@@ -264,10 +267,124 @@ void radix_positions(const T* x, int64_t n, bool descending, radix_buffers<U, I>
     }
 }
 
+// Note [one row on every thread]: rows are split over the threads whole, so a single long row
+// (fewer rows than threads) would sort on one thread and leave the others idle. Such a row runs
+// its LSD passes on every thread instead: thread t owns the t-th contiguous chunk of the
+// current array, counts the pass's digit in it, and scatters it to offsets that put its
+// elements of each digit after those of the chunks before it, so each pass stays stable; a
+// barrier separates the counting, the scatter and the next pass. Keys are made and decoded
+// chunk by chunk too. The result is the one-thread result (a stable order is unique), with the
+// same values-only and positions paths (Note [values-only radix]). Counting a pass's digit
+// again costs one read of the keys per pass, against a scatter that reads and writes them.
+
+/// Sorts row x (n elements) on `threads` threads (Note [one row on every thread]): values
+/// alone (false, outputs untouched, when the row holds a value its key does not give back) or,
+/// with `Positions`, by positions into `values` and/or `indices`.
+template <int Bits, bool Positions, typename T, typename U, typename I>
+bool radix_row_threads(const T* x, int64_t n, bool descending, radix_buffers<U, I>& b, int threads,
+                       T* values, int64_t* indices) {
+    using D = digits<Bits, U>;
+    constexpr int P = D::passes, B = D::buckets;
+    if constexpr (Positions) b.need_positions();
+    const size_t tn = static_cast<size_t>(threads);
+    std::vector<int64_t> all(tn * P * B, 0); // each thread's counts of every pass, from the keys
+    std::vector<int64_t> now(tn * B), offsets(tn * B);
+    std::vector<char> exact(tn, 1);
+    openmp_region([&] {
+#pragma omp parallel num_threads(threads)
+        {
+            const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+            const int64_t c0 = n * t / nt, c1 = n * (t + 1) / nt;
+            int64_t* mine = all.data() + static_cast<size_t>(t) * P * B;
+            U* src = b.key.get();
+            U* dst = b.key_tmp.get();
+            I* psrc = Positions ? b.pos.get() : nullptr;
+            I* pdst = Positions ? b.pos_tmp.get() : nullptr;
+            exact[static_cast<size_t>(t)] = make_keys<Bits, Positions, T, U, I>(
+                x + c0, c1 - c0, descending, src + c0, Positions ? psrc + c0 : nullptr, mine, c0);
+#pragma omp barrier
+            bool ok = true;
+            for (int k = 0; k < nt; ++k) ok &= exact[static_cast<size_t>(k)] != 0;
+            if (Positions || ok) { // the same on every thread: the barriers below match
+                for (int p = 0; p < P; ++p) {
+                    const int shift = Bits * p;
+                    // one digit for all keys: nothing moves (the totals of a pass never change)
+                    const U d0 = static_cast<U>((src[0] >> shift) & D::mask);
+                    int64_t with_d0 = 0;
+                    for (int k = 0; k < nt; ++k)
+                        with_d0 += all[(static_cast<size_t>(k) * P + p) * B + d0];
+                    if (with_d0 == n) continue;
+                    int64_t* c = now.data() + static_cast<size_t>(t) * B;
+                    if (p == 0) {
+                        std::copy(mine, mine + B, c);
+                    } else {
+                        std::fill(c, c + B, 0);
+                        for (int64_t i = c0; i < c1; ++i) ++c[(src[i] >> shift) & D::mask];
+                    }
+#pragma omp barrier
+                    int64_t* o = offsets.data() + static_cast<size_t>(t) * B;
+                    int64_t run = 0;
+                    for (int d = 0; d < B; ++d)
+                        for (int k = 0; k < nt; ++k) {
+                            if (k == t) o[d] = run;
+                            run += now[static_cast<size_t>(k) * B + d];
+                        }
+                    for (int64_t i = c0; i < c1; ++i) {
+                        const int64_t to = o[(src[i] >> shift) & D::mask]++;
+                        dst[to] = src[i];
+                        if constexpr (Positions) pdst[to] = psrc[i];
+                    }
+#pragma omp barrier
+                    std::swap(src, dst);
+                    if constexpr (Positions) std::swap(psrc, pdst);
+                }
+                if constexpr (Positions) {
+                    for (int64_t i = c0; i < c1; ++i) {
+                        if (indices) indices[i] = static_cast<int64_t>(psrc[i]);
+                        if (values) values[i] = x[psrc[i]];
+                    }
+                } else {
+                    for (int64_t i = c0; i < c1; ++i)
+                        values[i] =
+                            value_of_key<T, U>(descending ? static_cast<U>(~src[i]) : src[i]);
+                }
+            }
+        }
+    });
+    if constexpr (Positions) return true;
+    for (char e : exact)
+        if (!e) return false;
+    return true;
+}
+
+// Sorts rows [0, rows) of length n one after the other, each on every thread (Note [one row on
+// every thread]).
+template <typename T, typename I>
+void radix_rows_threads(const T* x, int64_t n, int64_t rows, T* values, int64_t* indices,
+                        bool descending, int threads) {
+    radix_buffers<radix_t<T>, I> b(n);
+    for (int64_t r = 0; r < rows; ++r) {
+        const T* row = x + r * n;
+        T* v = values ? values + r * n : nullptr;
+        int64_t* ix = indices ? indices + r * n : nullptr;
+        if (!indices && values) { // Note [radix digits]: 11-bit digits for 4- and 8-byte keys
+            const bool done =
+                sizeof(radix_t<T>) >= 4
+                    ? radix_row_threads<11, false>(row, n, descending, b, threads, v, ix)
+                    : radix_row_threads<8, false>(row, n, descending, b, threads, v, ix);
+            if (done) continue;
+        }
+        radix_row_threads<8, true>(row, n, descending, b, threads, v, ix);
+    }
+}
+
 /// Rows shorter than this use the comparison sort.
 constexpr int64_t radix_min_row = 64;
 /// Rows from this length up sort by 11-bit digits (Note [radix digits]).
 constexpr int64_t radix_wide_row = 4096;
+/// Rows from this length up sort on every thread when there are fewer rows than threads (Note
+/// [one row on every thread]).
+constexpr int64_t radix_threads_row = 65536;
 
 template <typename T>
 void sort_row(const T* x, int64_t n, T* values, int64_t* indices, bool descending) {
@@ -337,6 +454,16 @@ void sort_typed(const tensor& in, const void* in_data, void* values, int64_t* in
     if (rows == 0) return;
     const auto* x = static_cast<const T*>(in_data);
     auto* v = static_cast<T*>(values);
+    if constexpr (!std::is_void_v<radix_t<T>>) {
+        const int threads = reduce_threads();
+        if (threads > 1 && rows < threads && n >= radix_threads_row) {
+            if (n <= int64_t{UINT32_MAX})
+                radix_rows_threads<T, uint32_t>(x, n, rows, v, indices, descending, threads);
+            else
+                radix_rows_threads<T, uint64_t>(x, n, rows, v, indices, descending, threads);
+            return;
+        }
+    }
     // Rows are independent: pieces of whole rows over the threads (Note [parallel pieces]).
     const int64_t pieces = piece_count(in.numel(), rows);
     for_pieces(pieces, in.numel() >= parallel_grain, [&](int64_t c) {
