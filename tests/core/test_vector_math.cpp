@@ -205,6 +205,42 @@ void check_special(const vm::table& t, const char* isa) {
     }
 }
 
+// pow's C99 Annex F cases: each result as std::pow's (glibc's), NaN for NaN, signs of zeros.
+template <class T>
+void check_pow_special(cpu::loop_fn pow_loop, const std::vector<T>& pa, const std::vector<T>& pb) {
+    const auto pr = run_binary<T>(pow_loop, pa, pb);
+    for (size_t i = 0; i < pa.size(); ++i) {
+        const T ref = std::pow(pa[i], pb[i]);
+        INFO("pow(", pa[i], ", ", pb[i], ") = ", pr[i], ", expected ", ref);
+        if (std::isnan(ref))
+            CHECK(std::isnan(pr[i]));
+        else
+            CHECK((pr[i] == ref && std::signbit(pr[i]) == std::signbit(ref)));
+    }
+}
+
+// Lanes the fast path does not take (every fifth base replaced by `odd(base, i)`) change
+// nothing for the others, and get pow's result themselves (lane by lane: Note [vector math]).
+template <class T, class Odd>
+void check_pow_lanes(cpu::loop_fn pow_loop, Odd odd) {
+    std::vector<T> a(64), b(64);
+    for (size_t i = 0; i < a.size(); ++i) {
+        a[i] = T(0.25) + T(0.37) * static_cast<T>(i);
+        b[i] = T(-3.3) + T(0.21) * static_cast<T>(i);
+    }
+    const auto clean = run_binary<T>(pow_loop, a, b);
+    auto a2 = a;
+    for (size_t i = 0; i < a2.size(); i += 5) a2[i] = odd(a2[i], i);
+    const auto mixed = run_binary<T>(pow_loop, a2, b);
+    for (size_t i = 0; i < a.size(); ++i) {
+        INFO("lane ", i);
+        if (i % 5 == 0)
+            CHECK(ulp_error<T>(mixed[i], powl(a2[i], b[i])) <= 1.0);
+        else
+            CHECK(std::memcmp(&mixed[i], &clean[i], sizeof(T)) == 0);
+    }
+}
+
 // The sets this CPU runs (at least "none" always exists, with no table).
 std::vector<std::pair<vm::isa, const vm::table*>> tables() {
     std::vector<std::pair<vm::isa, const vm::table*>> r;
@@ -259,16 +295,8 @@ TEST_CASE("vector math: atan2 and pow against long double, with C99's special ca
         const double inf = INFINITY, nan = NAN;
         const std::vector<double> pa = {1, nan, -8, 0, -0.0, -1, 2, 0.5, -inf, 3};
         const std::vector<double> pb = {nan, 0, 1.0 / 3, -1, -3, inf, -inf, inf, 3, 2};
-        const auto pr = run_binary<double>(t->f64[static_cast<int>(vm::fn::pow)], pa, pb);
-        for (size_t i = 0; i < pa.size(); ++i) {
-            const double ref = std::pow(pa[i], pb[i]);
-            INFO(std::string(vm::name(s)), " pow(", pa[i], ", ", pb[i], ") = ", pr[i],
-                 ", expected ", ref);
-            if (std::isnan(ref))
-                CHECK(std::isnan(pr[i]));
-            else
-                CHECK((pr[i] == ref && std::signbit(pr[i]) == std::signbit(ref)));
-        }
+        INFO(std::string(vm::name(s)));
+        check_pow_special<double>(t->f64[static_cast<int>(vm::fn::pow)], pa, pb);
         const std::vector<double> ya = {0.0, -0.0, 0.0, -0.0, 1, -1, inf, -inf, nan};
         const std::vector<double> xa = {0.0, 0.0, -0.0, -0.0, inf, -inf, inf, -inf, 1};
         const auto ar = run_binary<double>(t->f64[static_cast<int>(vm::fn::atan2)], ya, xa);
@@ -396,32 +424,9 @@ TEST_CASE("vector math: float32 pow through double (Note [float32 pow through do
         const std::vector<float> pb = {nan, 0,   1.0f / 3, -1,   -3,  inf,  -inf,  inf,
                                        3,   2,   3,        2.5f, 3,   -2,   -0.5f, -3,
                                        1,   inf, -inf,     -inf, 200, 1e9f, 2,     -2};
-        const auto pr = run_binary<float>(pow32, pa, pb);
-        for (size_t i = 0; i < pa.size(); ++i) {
-            const float ref = std::pow(pa[i], pb[i]);
-            INFO("pow(", pa[i], ", ", pb[i], ") = ", pr[i], ", expected ", ref);
-            if (std::isnan(ref))
-                CHECK(std::isnan(pr[i]));
-            else
-                CHECK((pr[i] == ref && std::signbit(pr[i]) == std::signbit(ref)));
-        }
-        // a special lane beside ordinary ones changes nothing for them (lane by lane)
-        std::vector<float> a(64), b(64);
-        for (size_t i = 0; i < a.size(); ++i) {
-            a[i] = 0.25f + 0.37f * static_cast<float>(i);
-            b[i] = -3.3f + 0.21f * static_cast<float>(i);
-        }
-        const auto clean = run_binary<float>(pow32, a, b);
-        auto a2 = a;
-        for (size_t i = 0; i < a2.size(); i += 5) a2[i] = -a2[i];
-        const auto mixed = run_binary<float>(pow32, a2, b);
-        for (size_t i = 0; i < a.size(); ++i) {
-            INFO("lane ", i);
-            if (i % 5 == 0)
-                CHECK((std::isnan(mixed[i]) == std::isnan(std::pow(a2[i], b[i]))));
-            else
-                CHECK(std::memcmp(&mixed[i], &clean[i], sizeof(float)) == 0);
-        }
+        check_pow_special<float>(pow32, pa, pb);
+        // a negative base (NaN: SLEEF's lanes) beside ordinary ones
+        check_pow_lanes<float>(pow32, [](float base, size_t) { return -base; });
     }
 }
 
@@ -483,31 +488,8 @@ TEST_CASE("vector math: float64 pow in double-double (Note [float64 pow in doubl
         const std::vector<double> pb = {nan,  0,    1.0 / 3, -1,  -3,   inf, -inf, inf, 3,
                                         3,    2.5,  3,       -2,  -0.5, 2,   1,    inf, -inf,
                                         -inf, 2000, 2,       0.5, 3,    -3,  0};
-        const auto pr = run_binary<double>(pow64, pa, pb);
-        for (size_t i = 0; i < pa.size(); ++i) {
-            const double ref = std::pow(pa[i], pb[i]);
-            INFO("pow(", pa[i], ", ", pb[i], ") = ", pr[i], ", expected ", ref);
-            if (std::isnan(ref))
-                CHECK(std::isnan(pr[i]));
-            else
-                CHECK((pr[i] == ref && std::signbit(pr[i]) == std::signbit(ref)));
-        }
-        // a lane SLEEF answers beside the kernel's changes nothing for them (lane by lane)
-        std::vector<double> a(64), b(64);
-        for (size_t i = 0; i < a.size(); ++i) {
-            a[i] = 0.25 + 0.37 * static_cast<double>(i);
-            b[i] = -3.3 + 0.21 * static_cast<double>(i);
-        }
-        const auto clean = run_binary<double>(pow64, a, b);
-        auto a2 = a;
-        for (size_t i = 0; i < a2.size(); i += 5) a2[i] = i % 2 ? -a2[i] : 1e-310;
-        const auto mixed = run_binary<double>(pow64, a2, b);
-        for (size_t i = 0; i < a.size(); ++i) {
-            INFO("lane ", i);
-            if (i % 5 == 0)
-                CHECK(ulp_error<double>(mixed[i], powl(a2[i], b[i])) <= 1.0);
-            else
-                CHECK(std::memcmp(&mixed[i], &clean[i], sizeof(double)) == 0);
-        }
+        check_pow_special<double>(pow64, pa, pb);
+        // negative and denormal bases (SLEEF's lanes) beside the kernel's
+        check_pow_lanes<double>(pow64, [](double base, size_t i) { return i % 2 ? -base : 1e-310; });
     }
 }

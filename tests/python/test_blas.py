@@ -111,12 +111,19 @@ THREADS_SNIPPET = """
 """
 
 
-def threads_in_fresh_process(run_python, monkeypatch, **env):
-    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS"):
+def json_from_fresh_process(run_python, monkeypatch, snippet, **env):
+    """The JSON the snippet prints last, run in a fresh process with exactly the thread
+    settings in env (the others unset)."""
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
+                 "ISTHMUS_BLAS_THREADS"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    return json.loads(run_python(THREADS_SNIPPET).stdout.strip().splitlines()[-1])
+    return json.loads(run_python(snippet).stdout.strip().splitlines()[-1])
+
+
+def threads_in_fresh_process(run_python, monkeypatch, **env):
+    return json_from_fresh_process(run_python, monkeypatch, THREADS_SNIPPET, **env)
 
 
 def test_blas_threads_follow_the_openmp_pool(run_python, monkeypatch):
@@ -186,11 +193,7 @@ def numpy_openblas_shares():
 
 
 def shared_run(run_python, monkeypatch, **env):
-    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "ISTHMUS_BLAS_THREADS"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    return json.loads(run_python(SHARED_SNIPPET).stdout.strip().splitlines()[-1])
+    return json_from_fresh_process(run_python, monkeypatch, SHARED_SNIPPET, **env)
 
 
 def test_numpy_blas_runs_on_the_openmp_pool(run_python, monkeypatch):
