@@ -14,20 +14,22 @@
 namespace isthmus::cpu::vmath {
 namespace {
 
-// Note [float64 pow in double-double]: SLEEF's 1-ulp pow takes ~8 ns per element on an AVX-512
-// Xeon, twice NumPy's (SVML's); this kernel computes pow(x, y) = exp(y log x) for a positive
-// normal x, a finite y and a normal result in about a quarter of that, lane by lane, and leaves
-// every other lane (x <= 0, denormal, inf or NaN; y inf or NaN; a result beyond e^+-708) to
-// SLEEF's pow, blended in, so C99's special cases stay SLEEF's.
+// Note [float64 pow in double-double]: SLEEF's 1-ulp pow takes 5.5-5.9 ns per element in the
+// cache on an AVX-512 Xeon, twice NumPy's (SVML's); this kernel computes pow(x, y) =
+// exp(y log x) for a positive normal x, a finite y and a normal result in about half of that,
+// lane by lane, and leaves every other lane (x <= 0, denormal, inf or NaN; y inf or NaN; a
+// result beyond e^+-708) to SLEEF's pow, blended in, so C99's special cases stay SLEEF's.
 //
 // log x: x = 2^k z with z in [0.703125, 1.40625), split into 16 cells by the top four mantissa
 // bits of x's bits minus pow_tables::log_offset; per cell a table gives 1/c (c the midpoint; 1
 // exactly for the cell of 1.0, so that log x near 1 keeps its relative precision) and -log(1/c)
 // as a head on the 2^-42 grid plus a tail. r = z/c - 1 comes out as a double-double (the
 // product z * (1/c) split exactly by an FMA; |r| <= 1/32) and
-//   log x = (k ln2_hi + head) + r - r^2/2 + [tails + r^3 (1/3 - r/4 + ... + r^10/13)],
-// the bracketed part in double, the rest by error-free sums: k ln2_hi + head is exact (both on
-// the 2^-42 grid, below 2^10), so log x is a double-double with a relative error near 2^-65.
+//   log x = (k ln2_hi + head) + r - r^2/2 + r^3/3 + [tails + r^4 (-1/4 + r/5 - ... + r^9/13)],
+// the bracketed part in double (Estrin's scheme), the rest by error-free sums: k ln2_hi + head
+// is exact (both on the 2^-42 grid, below 2^10), and r^3/3 is a double-double too (its rounding
+// alone, times a y that makes y log x ~700, cost 0.4 ulp near x = 1). So log x is a
+// double-double with a relative error near 2^-70.
 // y log x: the head's product split exactly by an FMA, plus y times the tail (t, t_lo).
 // exp(t): t = m ln2/16 + r' with m = round(16 t / ln2); t - m (ln2/16) is exact in one FMA (the
 // difference is a multiple of t's and ln2/16's spacing, below 2^-5.5: within 53 bits), then
@@ -35,10 +37,10 @@ namespace {
 // exp(r') - 1 is its Taylor series through r'^8 (next term < 2^-68), and
 //   2^(m/16) = 2^(m>>4) 2^(j/16), j = m & 15, from a table of 2^(j/16) as head plus tail:
 // the result is head + (head q + tail (1 + q)), one rounding of a value carried to ~2^-57,
-// with the power of two added to the exponent field. Error: at most ~0.3 ulp before the last
-// rounding (most of it from y log x when |y log x| is large), so under 1 ulp after it, and a
-// result that is a double (2^10, 10^2, 4^0.5, 9^1.5) comes out exactly. tests/core/
-// test_vector_math.cpp measures it against long double.
+// with the power of two added to the exponent field. Error: about 0.05 ulp before the last
+// rounding, 0.55 ulp measured after it (SLEEF's bound: 1 ulp), and a result that is a double
+// (2^10, 10^2, 4^0.5, 9^1.5, 3^-1 == 1/3) comes out exactly. tests/core/test_vector_math.cpp
+// measures it against long double.
 
 /// pow on vectors of doubles: `f64` in double-double for float64 data, `f32` in double for
 /// float32 data widened to double (Note [float32 pow through double]).
