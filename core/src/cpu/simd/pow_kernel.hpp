@@ -39,8 +39,8 @@ namespace {
 // the result is head + (head q + tail (1 + q)), one rounding of a value carried to ~2^-57,
 // with the power of two added to the exponent field. Error: about 0.05 ulp before the last
 // rounding, 0.55 ulp measured after it (SLEEF's bound: 1 ulp), and a result that is a double
-// (2^10, 10^2, 4^0.5, 9^1.5, 3^-1 == 1/3) comes out exactly. tests/core/test_vector_math.cpp
-// measures it against long double.
+// (2^10, 10^2, 4^0.5, 9^1.5) comes out exactly (and 3^-1 as 1/3 does).
+// tests/core/test_vector_math.cpp measures it against long double.
 
 /// pow on vectors of doubles: `f64` in double-double for float64 data, `f32` in double for
 /// float32 data widened to double (Note [float32 pow through double]).
