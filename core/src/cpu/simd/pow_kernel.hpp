@@ -110,6 +110,100 @@ struct pow_kernel {
         return L::from_bits(L::iadd(L::bits(res), L::template sll<48>(L::isub(m, j))));
     }
 
+    // Note [pow by small exponents]: x ** 2, x ** 0.5, x ** -1 and x ** 3 are everyday code, and
+    // a product, a square root or a quotient gives them in one correctly rounded step where
+    // exp(y log x) takes a hundred (torch and NumPy take such shortcuts too). The lanes whose
+    // exponent is 2, 3, -1 or 0.5 (float32 also -2 and -0.5) get x * x, x^3, 1 / x and
+    // sqrt(x), with pow's own values where the shortcut's differ (pow(-0, 0.5) = +0 and
+    // pow(-inf, 0.5) = +inf, where sqrt gives -0 and NaN). Lane by lane, whatever the other
+    // lanes hold, so an element's result still depends on its own inputs only (Note [vector
+    // math]); a vector whose lanes all take a shortcut skips the kernel, and a scalar exponent
+    // runs its shortcut's own loop (binary_loop's splat_loop). float64: x * x, 1 / x
+    // and sqrt are correctly rounded, x^3 is (x * x as a double-double) * x with one rounding.
+    // float32 data computes in double and rounds once to float: x * x, x^3 = (x * x) * x and
+    // 1 / (x * x) act on the exact square, and one operation of double rounded to float is
+    // correctly rounded (53 >= 2 * 24 + 2), so all but -0.5 (two roundings in double, then
+    // one to float) are correctly rounded.
+
+    // The shortcuts, one per exponent (float32 data takes them in double: `F32`).
+    static V square(V x) { return L::mul(x, x); }
+    static V recip(V x) { return L::div(set(1.0), x); }
+    // pow(x, 0.5): sqrt with pow's -0 -> +0 and -inf -> +inf
+    static V half(V x) {
+        const V s = L::add(L::sqrt(x), set(0.0));
+        return L::blend(L::eq(x, set(-__builtin_inf())), s, set(__builtin_inf()));
+    }
+    static V inv_square(V x) { return L::div(set(1.0), L::mul(x, x)); }
+    static V inv_half(V x) { return L::div(set(1.0), half(x)); }
+    // x^3: for float32 data (x * x exact in double) * x; for float64 (h + l) * x with h + l =
+    // x * x exactly, one rounding, and where that is not finite (overflow, inf, NaN) the plain
+    // product, which has pow's values there
+    template <bool F32>
+    static V cube(V x) {
+        const V h = L::mul(x, x);
+        if constexpr (F32) {
+            return L::mul(h, x);
+        } else {
+            const V l = fma(x, x, L::neg(h));
+            const V c = fma(h, x, L::mul(l, x));
+            return L::blend(L::lt(L::abs(c), set(__builtin_inf())), L::mul(h, x), c);
+        }
+    }
+
+    /// Which shortcut the exponent `b` has: 2, 3, -1, 0.5 (float32 also -2, -0.5), or 0.
+    template <bool F32>
+    static int shortcut_of(double b) {
+        if (b == 2.0) return 1;
+        if (b == 3.0) return 2;
+        if (b == -1.0) return 3;
+        if (b == 0.5) return 4;
+        if (F32 && b == -2.0) return 5;
+        if (F32 && b == -0.5) return 6;
+        return 0;
+    }
+    /// Shortcut `k` (shortcut_of) of x.
+    template <bool F32>
+    static V shortcut(int k, V x) {
+        switch (k) {
+        case 1:
+            return square(x);
+        case 2:
+            return cube<F32>(x);
+        case 3:
+            return recip(x);
+        case 4:
+            return half(x);
+        case 5:
+            return inv_square(x);
+        default:
+            return inv_half(x);
+        }
+    }
+
+    /// The lanes of b that have a shortcut.
+    template <bool F32>
+    static M shortcut_lanes(V b) {
+        M fast = L::mask_or(L::mask_or(L::eq(b, set(2.0)), L::eq(b, set(3.0))),
+                            L::mask_or(L::eq(b, set(-1.0)), L::eq(b, set(0.5))));
+        if constexpr (F32)
+            fast = L::mask_or(fast, L::mask_or(L::eq(b, set(-2.0)), L::eq(b, set(-0.5))));
+        return fast;
+    }
+    /// pow's result in the lanes of b that have a shortcut (other lanes: x). Lane by lane: each
+    /// lane's result is the shortcut's of its own exponent. Out of line: rare in general data,
+    /// and its masks would crowd the registers of the kernel beside it.
+    template <bool F32>
+    [[gnu::noinline]] static V shortcuts(V x, V b) {
+        constexpr int kinds = F32 ? 6 : 4;
+        static constexpr double exponent[] = {2.0, 3.0, -1.0, 0.5, -2.0, -0.5};
+        V r = x;
+        for (int k = 0; k < kinds; ++k) {
+            const M is = L::eq(b, set(exponent[k]));
+            if (L::any(is)) r = L::blend(is, r, shortcut<F32>(k + 1, x));
+        }
+        return r;
+    }
+
     /// float64 pow; `slow` is set to the lanes the caller must take from SLEEF.
     static V f64(V x, V y, M& slow) {
         namespace t = pow_tables;

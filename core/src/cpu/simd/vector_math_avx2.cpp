@@ -41,6 +41,18 @@ struct lanes<float> {
     }
     static bool any(M m) { return _mm256_movemask_ps(m) != 0; }
     static V blend(M m, V fast, V slow) { return _mm256_blendv_ps(fast, slow, m); }
+    // the exponents of Note [pow by small exponents]
+    static M eq(V a, float v) { return _mm256_cmp_ps(a, _mm256_set1_ps(v), _CMP_EQ_OQ); }
+    static M mask_or(M a, M b) { return _mm256_or_ps(a, b); }
+    static M mask_andnot(M a, M b) { return _mm256_andnot_ps(a, b); } // b and not a
+    static bool all(M m) { return _mm256_movemask_ps(m) == 0xFF; }
+    static V mulf(V a, V b) { return _mm256_mul_ps(a, b); }
+    static V recip(V a) { return _mm256_div_ps(_mm256_set1_ps(1.0f), a); }
+    // pow(x, 0.5): sqrt with pow's -0 -> +0 and -inf -> +inf
+    static V half(V a) {
+        const V s = _mm256_add_ps(_mm256_sqrt_ps(a), _mm256_setzero_ps());
+        return blend(eq(a, -__builtin_inff()), s, _mm256_set1_ps(__builtin_inff()));
+    }
 };
 
 template <>
@@ -86,10 +98,15 @@ struct lanes<double> {
     static M ge(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_GE_OQ); }
     static M gt(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
     static M lt(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
+    static M eq(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
     static M mask_and(M a, M b) { return _mm256_and_pd(a, b); }
+    static M mask_or(M a, M b) { return _mm256_or_pd(a, b); }
     static M mask_not(M a) { return _mm256_xor_pd(a, from_bits(_mm256_set1_epi64x(-1))); }
     static bool any(M m) { return _mm256_movemask_pd(m) != 0; }
+    static bool all(M m) { return _mm256_movemask_pd(m) == 0xF; }
     static V blend(M m, V fast, V slow) { return _mm256_blendv_pd(fast, slow, m); }
+    static V div(V a, V b) { return _mm256_div_pd(a, b); }
+    static V sqrt(V a) { return _mm256_sqrt_pd(a); }
 };
 
 // sqrt is the instruction (correctly rounded, as libm's); rsqrt divides by it, as the libm loop.

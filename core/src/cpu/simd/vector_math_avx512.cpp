@@ -52,6 +52,18 @@ struct lanes<float> {
     }
     static bool any(M m) { return m != 0; }
     static V blend(M m, V fast, V slow) { return _mm512_mask_blend_ps(m, fast, slow); }
+    // the exponents of Note [pow by small exponents]
+    static M eq(V a, float v) { return _mm512_cmp_ps_mask(a, _mm512_set1_ps(v), _CMP_EQ_OQ); }
+    static M mask_or(M a, M b) { return static_cast<M>(a | b); }
+    static M mask_andnot(M a, M b) { return static_cast<M>(~a & b); } // b and not a
+    static bool all(M m) { return m == 0xFFFF; }
+    static V mulf(V a, V b) { return _mm512_mul_ps(a, b); }
+    static V recip(V a) { return _mm512_div_ps(_mm512_set1_ps(1.0f), a); }
+    // pow(x, 0.5): sqrt with pow's -0 -> +0 and -inf -> +inf
+    static V half(V a) {
+        const V s = _mm512_add_ps(_mm512_sqrt_ps(a), _mm512_setzero_ps());
+        return blend(eq(a, -__builtin_inff()), s, _mm512_set1_ps(__builtin_inff()));
+    }
 };
 
 template <>
@@ -99,10 +111,15 @@ struct lanes<double> {
     static M ge(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_GE_OQ); }
     static M gt(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ); }
     static M lt(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
+    static M eq(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
     static M mask_and(M a, M b) { return static_cast<M>(a & b); }
+    static M mask_or(M a, M b) { return static_cast<M>(a | b); }
     static M mask_not(M a) { return static_cast<M>(~a); }
     static bool any(M m) { return m != 0; }
+    static bool all(M m) { return m == 0xFF; }
     static V blend(M m, V fast, V slow) { return _mm512_mask_blend_pd(m, fast, slow); }
+    static V div(V a, V b) { return _mm512_div_pd(a, b); }
+    static V sqrt(V a) { return _mm512_sqrt_pd(a); }
 };
 
 // sqrt is the instruction (correctly rounded, as libm's); rsqrt divides by it, as the libm loop.

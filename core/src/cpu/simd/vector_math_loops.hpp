@@ -67,6 +67,8 @@ void binary_loop(char** p, const int64_t* s, int64_t n) {
         for (; i + W <= n; i += W)
             L::store(o + i * sz, F::f(L::load(a + i * sz), L::load(b + i * sz)));
     } else if (so == sz && sa == sz && sb == 0) {
+        if constexpr (requires { F::splat_loop(b, o, a, n, i); })
+            F::splat_loop(b, o, a, n, i); // a loop of its own for some exponents; the tail below
         const V bv = L::splat(b);
         for (; i + W <= n; i += W) L::store(o + i * sz, F::f(L::load(a + i * sz), bv));
     } else if (so == sz && sa == 0 && sb == sz) {
@@ -204,9 +206,41 @@ struct pow_f32_v {
     static ISTHMUS_VM_VF f(ISTHMUS_VM_VF a, ISTHMUS_VM_VF b) {
         using L = lanes<float>;
         using K = pow_kernel<lanes<double>>;
-        const ISTHMUS_VM_VF r = L::join(K::f32(L::lo(a), L::lo(b)), K::f32(L::hi(a), L::hi(b)));
-        const auto special = L::pow_special(a, b);
+        // Note [pow by small exponents]
+        const auto fast = L::mask_or(L::mask_or(L::mask_or(L::eq(b, 2.0f), L::eq(b, 3.0f)),
+                                                L::mask_or(L::eq(b, -1.0f), L::eq(b, 0.5f))),
+                                     L::mask_or(L::eq(b, -2.0f), L::eq(b, -0.5f)));
+        const auto small = [&] {
+            return L::join(K::shortcuts<true>(L::lo(a), L::lo(b)),
+                           K::shortcuts<true>(L::hi(a), L::hi(b)));
+        };
+        if (L::all(fast)) return small();
+        ISTHMUS_VM_VF r = L::join(K::f32(L::lo(a), L::lo(b)), K::f32(L::hi(a), L::hi(b)));
+        if (L::any(fast)) r = L::blend(fast, r, small());
+        const auto special = L::mask_andnot(fast, L::pow_special(a, b));
         return L::any(special) ? L::blend(special, r, pow_v::f(a, b)) : r;
+    }
+    // a scalar exponent with a shortcut: the whole vectors of the run, in double as f does
+    static void splat_loop(const char* b, char* o, const char* a, int64_t n, int64_t& i) {
+        using L = lanes<float>;
+        using K = pow_kernel<lanes<double>>;
+        float e;
+        std::memcpy(&e, b, sizeof e);
+        const int k = K::shortcut_of<true>(e);
+        if (k == 0) return;
+        constexpr int64_t W = L::W, sz = sizeof(float);
+        if (k == 1 || k == 3 || k == 4) { // one operation: in float, the same correctly rounded
+            for (; i + W <= n; i += W) {  // result as in double (53 >= 2 * 24 + 2)
+                const ISTHMUS_VM_VF x = L::load(a + i * sz);
+                L::store(o + i * sz, k == 1 ? L::mulf(x, x) : k == 3 ? L::recip(x) : L::half(x));
+            }
+            return;
+        }
+        for (; i + W <= n; i += W) {
+            const ISTHMUS_VM_VF x = L::load(a + i * sz);
+            L::store(o + i * sz,
+                     L::join(K::shortcut<true>(k, L::lo(x)), K::shortcut<true>(k, L::hi(x))));
+        }
     }
     static source src32() { return {"float64", 1.0}; }
 };
@@ -216,9 +250,25 @@ struct pow_f32_v {
 struct pow_f64_v {
     static ISTHMUS_VM_VD f(ISTHMUS_VM_VD a, ISTHMUS_VM_VD b) {
         using L = lanes<double>;
+        using K = pow_kernel<L>;
+        if (L::all(K::shortcut_lanes<false>(b))) // Note [pow by small exponents]
+            return K::shortcuts<false>(a, b);
         typename L::M slow;
-        const ISTHMUS_VM_VD r = pow_kernel<L>::f64(a, b, slow);
-        return L::any(slow) ? L::blend(slow, r, pow_v::f(a, b)) : r;
+        ISTHMUS_VM_VD r = K::f64(a, b, slow);
+        if (L::any(slow)) r = L::blend(slow, r, pow_v::f(a, b));
+        const typename L::M fast = K::shortcut_lanes<false>(b);
+        return L::any(fast) ? L::blend(fast, r, K::shortcuts<false>(a, b)) : r;
+    }
+    // a scalar exponent with a shortcut: the whole vectors of the run
+    static void splat_loop(const char* b, char* o, const char* a, int64_t n, int64_t& i) {
+        using L = lanes<double>;
+        using K = pow_kernel<L>;
+        double e;
+        std::memcpy(&e, b, sizeof e);
+        const int k = K::shortcut_of<false>(e);
+        if (k == 0) return;
+        constexpr int64_t W = L::W, sz = sizeof(double);
+        for (; i + W <= n; i += W) L::store(o + i * sz, K::shortcut<false>(k, L::load(a + i * sz)));
     }
     static source src64() { return {"double-double", 1.0}; }
 };
