@@ -2,6 +2,9 @@
 #include "cpu/copy.hpp"
 #include "cpu/convert.hpp"
 #include "cpu/strided_loop.hpp"
+#if ISTHMUS_HAVE_F16C
+#include "cpu/simd/convert_f16c.hpp"
+#endif
 
 #include <cstring>
 
@@ -12,6 +15,14 @@ template <typename To, typename From>
 void copy_loop(char** p, const int64_t* s, int64_t n) {
     char* d = p[0];
     const char* a = p[1];
+#if ISTHMUS_HAVE_F16C
+    // Note [F16C conversions] (simd/convert_f16c.cpp): the same bits, 8 at a time
+    if constexpr (std::is_same_v<To, float16_t> && std::is_same_v<From, float>) {
+        if (f16c_usable()) return f16c_float_to_half(a, s[1], d, s[0], n);
+    } else if constexpr (std::is_same_v<To, float> && std::is_same_v<From, float16_t>) {
+        if (f16c_usable()) return f16c_half_to_float(a, s[1], d, s[0], n);
+    }
+#endif
     if (s[0] == static_cast<int64_t>(sizeof(To)) && s[1] == static_cast<int64_t>(sizeof(From))) {
         auto* dt = reinterpret_cast<To*>(d);
         auto* st = reinterpret_cast<const From*>(a);

@@ -1,6 +1,12 @@
 // The 15x15 dtype conversion loops the elementwise executor converts blocks with.
 #include "cpu/convert.hpp"
 #include "cpu/elementwise_exec.hpp"
+#if ISTHMUS_HAVE_F16C
+#include "cpu/simd/convert_f16c.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#endif
 
 namespace isthmus::cpu {
 
@@ -20,7 +26,23 @@ void convert_loop(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n)
 
 } // namespace
 
+#if ISTHMUS_HAVE_F16C
+bool f16c_usable() noexcept {
+    // Note [F16C conversions]: every CPU with AVX2 has F16C; ISTHMUS_SIMD=none turns it off too
+    static const bool usable = [] {
+        const char* simd = std::getenv("ISTHMUS_SIMD");
+        if (simd != nullptr && std::strcmp(simd, "none") == 0) return false;
+        return __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    }();
+    return usable;
+}
+#endif
+
 convert_fn converter(dtype from, dtype to) {
+#if ISTHMUS_HAVE_F16C
+    if (from == dtype::float32 && to == dtype::float16 && f16c_usable()) return &f16c_float_to_half;
+    if (from == dtype::float16 && to == dtype::float32 && f16c_usable()) return &f16c_half_to_float;
+#endif
     ISTHMUS_DISPATCH(to, To,
                      { ISTHMUS_DISPATCH(from, From, { return &convert_loop<To, From>; }); });
     ISTHMUS_ASSERT(false, "no conversion from ", from, " to ", to);
