@@ -61,6 +61,9 @@ ISTHMUS_SIMD_CLONES void binary_loop(char** p, const int64_t* s, int64_t n) {
         }
         if (s[1] == st && s[2] == 0) {
             const T bv = static_cast<T>(*b);
+            // an op with a loop of its own for a scalar second operand (a divisor)
+            if constexpr (requires { F::by_scalar(o, a, bv, n); })
+                if (F::by_scalar(o, a, bv, n)) return;
             for (int64_t i = 0; i < n; ++i)
                 o[i] = static_cast<MR>(F::apply(static_cast<T>(a[i]), bv));
             return;
