@@ -4,6 +4,7 @@
 #if ISTHMUS_HAVE_F16C
 #include "cpu/simd/convert_f16c.hpp"
 
+#include <cpuid.h>
 #include <cstdlib>
 #include <cstring>
 #endif
@@ -32,7 +33,11 @@ bool f16c_usable() noexcept {
     static const bool usable = [] {
         const char* simd = std::getenv("ISTHMUS_SIMD");
         if (simd != nullptr && std::strcmp(simd, "none") == 0) return false;
-        return __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+        // AVX2 as the compiler's runtime sees it (the OS saves the AVX registers), and F16C's
+        // CPUID bit (clang has no __builtin_cpu_supports("f16c"))
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        return __builtin_cpu_supports("avx2") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
+               (ecx & bit_F16C) != 0;
     }();
     return usable;
 }
