@@ -272,7 +272,9 @@ void arg_columns(const arg_geometry& g, const char* in, char* o, bool parallel) 
                     const T* x = reinterpret_cast<const T*>(row);
                     for (int64_t j = 0; j < w; ++j) {
                         const K v = static_cast<K>(x[j]);
-                        const bool take = better<Max>(v, best[j]) | (is_nan(v) & !is_nan(best[j]));
+                        // bitwise on 0/1 ints: no branch, so the column loop vectorises
+                        const bool take = (int{better<Max>(v, best[j])} |
+                                           (int{is_nan(v)} & int{!is_nan(best[j])})) != 0;
                         best[j] = take ? v : best[j];
                         idx[j] = take ? ii : idx[j];
                     }
