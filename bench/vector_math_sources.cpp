@@ -56,14 +56,13 @@ extern "C" {
     __m512d Sleef_##FN##d8##U##avx512f(__m512d);                                                   \
     __m256 Sleef_##FN##f8##U##avx2(__m256);                                                        \
     __m256d Sleef_##FN##d4##U##avx2(__m256d);
-#define ISTHMUS_FUNCTIONS(X)                                                                       \
-    X(exp, _u10)                                                                                   \
-    X(exp2, _u10)                                                                                  \
-    X(log, _u35)                                                                                   \
-    X(log2, _u35) X(log10, _u10) X(expm1, _u10) X(log1p, _u10) X(cbrt, _u35) X(sin, _u35)          \
-        X(cos, _u35) X(tan, _u35) X(asin, _u35) X(acos, _u35) X(atan, _u35) X(sinh, _u35)          \
-            X(cosh, _u35) X(tanh, _u35) X(asinh, _u10) X(acosh, _u10) X(atanh, _u10) X(erf, _u10)  \
-                X(erfc, _u15)
+// clang-format off
+#define ISTHMUS_FUNCTIONS(X) \
+    X(exp, _u10) X(exp2, _u10) X(log, _u35) X(log2, _u35) X(log10, _u10) X(expm1, _u10) \
+    X(log1p, _u10) X(cbrt, _u35) X(sin, _u35) X(cos, _u35) X(tan, _u35) X(asin, _u35) \
+    X(acos, _u35) X(atan, _u35) X(sinh, _u35) X(cosh, _u35) X(tanh, _u35) X(asinh, _u10) \
+    X(acosh, _u10) X(atanh, _u10) X(erf, _u10) X(erfc, _u15)
+// clang-format on
 ISTHMUS_FUNCTIONS(ISTHMUS_DECLARE)
 __m512 _ZGVeN16vv_powf(__m512, __m512);
 __m512d _ZGVeN8vv_pow(__m512d, __m512d);
