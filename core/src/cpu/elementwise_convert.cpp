@@ -1,4 +1,4 @@
-// The 15x15 dtype conversion loops the elementwise executor converts blocks with.
+// The 15x15 dtype conversion loops: the elementwise executor's blocks and every cast (copy_cast).
 #include "cpu/convert.hpp"
 #include "cpu/elementwise_exec.hpp"
 #if ISTHMUS_HAVE_F16C
@@ -6,8 +6,10 @@
 
 #include <cpuid.h>
 #include <cstdlib>
-#include <cstring>
 #endif
+
+#include <cstring>
+#include <type_traits>
 
 namespace isthmus::cpu {
 
@@ -16,9 +18,13 @@ namespace {
 template <typename To, typename From>
 void convert_loop(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n) {
     if (ss == static_cast<int64_t>(sizeof(From)) && ds == static_cast<int64_t>(sizeof(To))) {
-        const From* a = reinterpret_cast<const From*>(src);
-        To* o = reinterpret_cast<To*>(dst);
-        for (int64_t i = 0; i < n; ++i) o[i] = convert<To>(a[i]);
+        if constexpr (std::is_same_v<To, From>) {
+            std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(To));
+        } else {
+            const From* a = reinterpret_cast<const From*>(src);
+            To* o = reinterpret_cast<To*>(dst);
+            for (int64_t i = 0; i < n; ++i) o[i] = convert<To>(a[i]);
+        }
         return;
     }
     for (int64_t i = 0; i < n; ++i, src += ss, dst += ds)

@@ -123,9 +123,9 @@ void run_shared_jobs(int sync, openblas_dojob_callback dojob, int numjobs, size_
 
 struct shared_pools {
     std::mutex m;
-    std::atomic<unsigned long long> seen_adds{~0ull}; // the loader's load count at the last scan
-    std::vector<std::string> adopted;                 // paths of the copies that share the pool
-    std::vector<std::string> looked_at;               // every OpenBLAS path seen (adopted or not)
+    unsigned long long seen_adds = ~0ull; // the loader's load count at the last scan (under m)
+    std::vector<std::string> adopted;     // paths of the copies that share the pool
+    std::vector<std::string> looked_at;   // every OpenBLAS path seen (adopted or not)
 };
 
 shared_pools& pools() {
@@ -198,7 +198,7 @@ void scan_blas_pools(shared_pools& p, unsigned long long adds) {
         p.looked_at.push_back(path);
         if (adopt(path.c_str())) p.adopted.push_back(path);
     }
-    p.seen_adds.store(adds, std::memory_order_release);
+    p.seen_adds = adds;
 }
 #endif
 
@@ -236,7 +236,7 @@ int share_blas_pools() noexcept {
     auto& p = cpu::pools();
     const unsigned long long adds = cpu::loader_adds();
     std::lock_guard lock(p.m);
-    if (adds != p.seen_adds.load(std::memory_order_acquire)) {
+    if (adds != p.seen_adds) {
         try {
             cpu::scan_blas_pools(p, adds);
         } catch (...) { // out of memory while listing: try again next time

@@ -150,15 +150,17 @@ struct pow_kernel {
         }
     }
 
-    /// Which shortcut the exponent `b` has: 2, 3, -1, 0.5 (float32 also -2, -0.5), or 0.
+    /// The exponents with a shortcut, in the order of `shortcut`'s k - 1: float64 takes the
+    /// first four, float32 all six.
+    static constexpr double shortcut_exponent[] = {2.0, 3.0, -1.0, 0.5, -2.0, -0.5};
+    template <bool F32>
+    static constexpr int shortcut_count = F32 ? 6 : 4;
+
+    /// Which shortcut the exponent `b` has (1 + its index in shortcut_exponent), or 0.
     template <bool F32>
     static int shortcut_of(double b) {
-        if (b == 2.0) return 1;
-        if (b == 3.0) return 2;
-        if (b == -1.0) return 3;
-        if (b == 0.5) return 4;
-        if (F32 && b == -2.0) return 5;
-        if (F32 && b == -0.5) return 6;
+        for (int k = 0; k < shortcut_count<F32>; ++k)
+            if (b == shortcut_exponent[k]) return k + 1;
         return 0;
     }
     /// Shortcut `k` (shortcut_of) of x.
@@ -183,10 +185,9 @@ struct pow_kernel {
     /// The lanes of b that have a shortcut.
     template <bool F32>
     static M shortcut_lanes(V b) {
-        M fast = L::mask_or(L::mask_or(L::eq(b, set(2.0)), L::eq(b, set(3.0))),
-                            L::mask_or(L::eq(b, set(-1.0)), L::eq(b, set(0.5))));
-        if constexpr (F32)
-            fast = L::mask_or(fast, L::mask_or(L::eq(b, set(-2.0)), L::eq(b, set(-0.5))));
+        M fast = L::eq(b, set(shortcut_exponent[0]));
+        for (int k = 1; k < shortcut_count<F32>; ++k)
+            fast = L::mask_or(fast, L::eq(b, set(shortcut_exponent[k])));
         return fast;
     }
     /// pow's result in the lanes of b that have a shortcut (other lanes: x). Lane by lane: each
@@ -194,11 +195,9 @@ struct pow_kernel {
     /// and its masks would crowd the registers of the kernel beside it.
     template <bool F32>
     [[gnu::noinline]] static V shortcuts(V x, V b) {
-        constexpr int kinds = F32 ? 6 : 4;
-        static constexpr double exponent[] = {2.0, 3.0, -1.0, 0.5, -2.0, -0.5};
         V r = x;
-        for (int k = 0; k < kinds; ++k) {
-            const M is = L::eq(b, set(exponent[k]));
+        for (int k = 0; k < shortcut_count<F32>; ++k) {
+            const M is = L::eq(b, set(shortcut_exponent[k]));
             if (L::any(is)) r = L::blend(is, r, shortcut<F32>(k + 1, x));
         }
         return r;
