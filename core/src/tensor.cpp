@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <ostream>
+#include <utility>
+#include <vector>
 
 namespace isthmus {
 
@@ -112,6 +114,33 @@ tensor tensor::empty(const shape_t& shape, isthmus::dtype dt, resource_id resour
     return tensor(std::move(st), dt, shape, contiguous_strides(shape), 0);
 }
 
+namespace {
+
+// True when two elements of the view may share memory: a dimension of stride 0, or strides
+// that, sorted, do not each step past the span of the smaller ones (NumPy's overlap test would
+// solve exactly; this sufficient rule refuses only layouts no library makes on purpose). See
+// Note [read-only broadcast views].
+bool repeats_elements(const shape_t& shape, const shape_t& strides) {
+    std::vector<std::pair<uint64_t, int64_t>> dims; // |stride|, size
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (shape[i] == 0) return false; // no elements at all
+        if (shape[i] > 1) {
+            const int64_t st = strides[i];
+            dims.emplace_back(st < 0 ? 0 - static_cast<uint64_t>(st) : static_cast<uint64_t>(st),
+                              shape[i]);
+        }
+    }
+    std::sort(dims.begin(), dims.end());
+    uint64_t span = 0; // the largest offset the smaller strides reach
+    for (const auto& [st, n] : dims) {
+        if (st <= span) return true;               // also st == 0
+        span += st * static_cast<uint64_t>(n - 1); // within the checked extent
+    }
+    return false;
+}
+
+} // namespace
+
 tensor tensor::from_storage(std::shared_ptr<isthmus::storage> st, isthmus::dtype dt, shape_t shape,
                             shape_t strides, int64_t offset) {
     ISTHMUS_CHECK(st != nullptr, value_error, "from_storage: null storage");
@@ -130,7 +159,10 @@ tensor tensor::from_storage(std::shared_ptr<isthmus::storage> st, isthmus::dtype
                       shape_str(shape), " with strides ", shape_str(strides), " and offset ",
                       offset, " reaches outside its storage of ", cap, " ", dt, " elements");
     }
-    return tensor(std::move(st), dt, std::move(shape), std::move(strides), offset);
+    const bool repeats = repeats_elements(shape, strides);
+    tensor t(std::move(st), dt, std::move(shape), std::move(strides), offset);
+    t.read_only_ = repeats; // See Note [read-only broadcast views]: every view of it too
+    return t;
 }
 
 tensor tensor::wrap(void* data, isthmus::dtype dt, shape_t shape, shape_t strides,
@@ -151,7 +183,10 @@ tensor tensor::wrap(void* data, isthmus::dtype dt, shape_t shape, shape_t stride
     const auto nbytes = static_cast<size_t>(span_bytes);
     char* start = static_cast<char*>(data) + lo * isz;
     auto st = isthmus::storage::wrap(start, nbytes, resource, std::move(release));
-    return tensor(std::move(st), dt, std::move(shape), std::move(strides), -lo);
+    const bool repeats = repeats_elements(shape, strides);
+    tensor t(std::move(st), dt, std::move(shape), std::move(strides), -lo);
+    t.read_only_ = repeats; // See Note [read-only broadcast views]: every view of it too
+    return t;
 }
 
 tensor tensor::from_host_bytes(const void* data, isthmus::dtype dt, shape_t shape) {
@@ -218,9 +253,10 @@ bool tensor::covers_storage() const noexcept {
 // layer's output checks (which also cover device writes) and the exports, which mark the
 // memory read-only (buffer protocol, __array_interface__, DLPack's read-only flag) or refuse
 // where the protocol cannot say so. A view is read-only when its strides repeat an element
-// (however it was made: expand, from_storage, a DLPack import with stride 0) or when it was
-// taken from a broadcast view: expand sets a flag that every further view keeps (views copy
-// the handle), since E[0, 0] is a plain 0-d view yet writes every row of E. A copy
+// or when it was taken from a view that does: expand, from_storage and wrap (which every import
+// goes through: NumPy arrays, DLPack with stride 0 or overlapping strides, the CUDA array
+// interface) set a flag that every further view keeps (views copy the handle), since E[0, 0]
+// is a plain 0-d view yet writes every row of E. A copy
 // (contiguous(), clone(), to()) is a new tensor and writable.
 bool tensor::is_writable() const noexcept {
     if (read_only_) return false;

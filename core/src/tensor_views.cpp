@@ -261,6 +261,12 @@ tensor tensor::view_as(isthmus::dtype dt) const {
     ISTHMUS_CHECK(isthmus::itemsize(dt) == itemsize(), type_error, "view_as: ", dtype_, " (",
                   itemsize(), " bytes) cannot be viewed as ", dt, " (", isthmus::itemsize(dt),
                   " bytes)");
+    // See Note [bool bytes]: a bool view of other bytes could hold values other than 0 and 1,
+    // and a byte view of bool storage could write them.
+    ISTHMUS_CHECK(dt == dtype_ || (dt != dtype::bool_ && dtype_ != dtype::bool_), type_error,
+                  "view_as: ", dtype_, " cannot be viewed as ", dt,
+                  ": bool storage holds only the bytes 0 and 1; convert instead (to(", dt,
+                  "), or a comparison such as x != 0 for a bool result)");
     tensor r = *this;
     r.dtype_ = dt;
     return r;

@@ -100,7 +100,16 @@ value arg_value(py::handle h, const isthmus_param* p) {
     }
     if (PyComplex_CheckExact(o))
         return value(scalar(complex128_t(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o))));
-    if (PyUnicode_Check(o)) return value(h.cast<std::string>());
+    if (PyUnicode_Check(o)) {
+        Py_ssize_t n = 0;
+        const char* text = PyUnicode_AsUTF8AndSize(o, &n);
+        if (!text) { // lone surrogates have no UTF-8 form
+            PyErr_Clear();
+            ISTHMUS_THROW(value_error, "the str ", py::repr(h).cast<std::string>(),
+                          " is not valid Unicode text (it holds a lone surrogate)");
+        }
+        return value(std::string(text, static_cast<size_t>(n)));
+    }
     if (is_qvalue(h)) return qvalue_ref(h);
     if (is_native_object(h)) return native_object_value(h);
     if (py::isinstance<py::array>(h) || is_dlpack_producer(h)) return asvalue(h);
@@ -115,8 +124,33 @@ value arg_value(py::handle h, const isthmus_param* p) {
 // argument like the host's own checks do.
 
 value call_arg(py::handle h, const std::string& what, size_t i, const isthmus_param* p) {
+    // Note [written arguments]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~
+    // A tensor parameter the plugin writes (ISTHMUS_PARAM_WRITE: a kernel's output, a function's
+    // in-place argument) must be the caller's own memory: a copy (of a read-only or byte-swapped
+    // NumPy array, a list, a bool array with other bytes) would take the writes and be dropped,
+    // the call returning as if it had worked. Such arguments are converted without copies, and
+    // one that cannot be shared is a ValueError naming it. (ufunc out= writes a copy back; a
+    // kernel may read what it writes, so a write-back would change what the kernel sees.)
+    std::string unshared; // why a written argument cannot be shared
+    if (p && p->kind == ISTHMUS_PARAM_TENSOR && (p->flags & ISTHMUS_PARAM_WRITE) != 0 &&
+        !is_qvalue(h)) {
+        try {
+            return boundary::value_in(h, {boundary::copy_policy::never, std::nullopt, "argument"});
+        } catch (const value_error& e) {
+            unshared = e.what(); // without the advice on copy=, which a written argument ignores
+            unshared = unshared.substr(0, unshared.find("; pass copy="));
+            if (unshared.rfind("argument: ", 0) == 0) unshared.erase(0, 10);
+        }
+    }
     try {
-        return arg_value(h, p);
+        value v = arg_value(h, p); // what is not array-like at all fails here, as everywhere
+        if (!unshared.empty())
+            ISTHMUS_THROW(value_error, what, ": argument ", i + 1,
+                          p->name ? " (" + std::string(p->name) + ")" : std::string(),
+                          " is written, so it must be shared without a copy, but: ", unshared,
+                          ". Pass a writable array of the parameter's dtype or a qvalue");
+        return v;
     } catch (const overflow_error& e) {
         ISTHMUS_THROW(overflow_error, what, ": argument ", i + 1,
                       p && p->name ? " (" + std::string(p->name) + ")" : std::string(), ": ",
@@ -125,12 +159,25 @@ value call_arg(py::handle h, const std::string& what, size_t i, const isthmus_pa
         ISTHMUS_THROW(type_error, what, ": argument ", i + 1,
                       p && p->name ? " (" + std::string(p->name) + ")" : std::string(), ": ",
                       e.what());
+    } catch (const value_error& e) {
+        if (!unshared.empty()) throw; // names the argument already
+        ISTHMUS_THROW(value_error, what, ": argument ", i + 1,
+                      p && p->name ? " (" + std::string(p->name) + ")" : std::string(), ": ",
+                      e.what());
     }
 }
 
-// Results: Python numbers for scalars, str, None, qvalue for tensors, native objects.
+// Results: Python numbers for scalars, str, None, qvalue for tensors, native objects, and a
+// tuple for several results (a plugin's ISTHMUS_VALUE_TUPLE arrives as a 1-d cell: Note [tuple
+// results in the ABI]; plugins make no other cells).
 py::object result_to_py(const value& v) {
     switch (v.kind()) {
+    case value_kind::cell: {
+        const cell& c = v.as_cell();
+        py::tuple t(c.items.size());
+        for (size_t i = 0; i < c.items.size(); ++i) t[i] = result_to_py(c.items[i]);
+        return std::move(t);
+    }
     case value_kind::none:
         return py::none();
     case value_kind::scalar: {

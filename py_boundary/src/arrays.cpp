@@ -1,6 +1,7 @@
 // NumPy arrays across the Python boundary: tensor_from_array (zero-copy where it can), array_copy.
 #include "boundary/arrays.hpp"
 
+#include "boundary/bool_bytes.hpp"
 #include "boundary/dtypes.hpp"
 #include "boundary/gil.hpp"
 #include "boundary/qvalue_handle.hpp"
@@ -96,6 +97,17 @@ tensor tensor_from_array(py::handle obj, copy_policy policy, std::optional<dtype
                           : !strides_ok ? "its strides are not multiples of the item size"
                           : !writeable  ? "it is read-only (isthmus tensors are writable)"
                                         : nullptr;
+        if (!why && src_dt == dtype::bool_ && numel_of(shape) > 0) {
+            bool valid = true;
+            {
+                native_section nogil;
+                valid = bool_bytes_valid(const_cast<void*>(arr.data()), shape, strides,
+                                         MEMRESOURCE_CPU);
+            }
+            if (!valid) // See Note [bool bytes]
+                why = "it is a bool array holding bytes other than 0 and 1 (a copy reads them "
+                      "as x != 0)";
+        }
         if (!why) {
             if (numel_of(shape) == 0) return tensor::empty(shape, src_dt, MEMRESOURCE_CPU);
             std::shared_ptr<PyObject> keep(arr.inc_ref().ptr(), py_ref_deleter{});
@@ -121,10 +133,12 @@ tensor tensor_from_array(py::handle obj, copy_policy policy, std::optional<dtype
         strides = contiguous_strides(shape);
     }
     {
-        tensor view = tensor::wrap(const_cast<void*>(src.data()), src_dt, shape, strides,
-                                   MEMRESOURCE_CPU, {});
         native_section nogil;
-        out.copy_from(view);
+        void* data = const_cast<void*>(src.data());
+        // See Note [bool bytes]: bools are read as byte != 0, whatever bytes they hold.
+        out.copy_from(src_dt == dtype::bool_
+                          ? bools_from_bytes(data, shape, strides, MEMRESOURCE_CPU)
+                          : tensor::wrap(data, src_dt, shape, strides, MEMRESOURCE_CPU, {}));
     }
     return out;
 }

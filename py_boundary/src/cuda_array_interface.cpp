@@ -1,4 +1,5 @@
 // The CUDA array interface (v3): qvalue.__cuda_array_interface__ and imports from CuPy/Numba/torch.
+#include "boundary/bool_bytes.hpp"
 #include "boundary/dlpack.hpp"
 
 #include "boundary/dtypes.hpp"
@@ -268,11 +269,27 @@ tensor tensor_from_cuda_array_interface(py::handle obj, py::handle raw, copy_pol
     if (stream) cuda::stream_wait_for(dev, stream);
     if (numel == 0) return tensor::empty(shape, dt, res);
     void* p = reinterpret_cast<void*>(ptr);
+    if (!why && dt == dtype::bool_) {
+        bool valid = true;
+        {
+            native_section nogil;
+            valid = bool_bytes_valid(p, shape, strides, res);
+        }
+        if (!valid) { // See Note [bool bytes]
+            why = "it is a bool array holding bytes other than 0 and 1 (a copy reads them as "
+                  "x != 0)";
+            ISTHMUS_CHECK(policy != copy_policy::never, value_error,
+                          "cannot share the CUDA array without a copy: ", why,
+                          "; pass copy=None (or True) to allow a copy");
+        }
+    }
     if (why || policy == copy_policy::always) {
         tensor out = tensor::empty(shape, dt, res);
-        tensor view = tensor::wrap(p, dt, shape, strides, res, {}); // validates the strides
         native_section nogil;
-        out.copy_from(view);
+        // See Note [bool bytes]: bools are read as byte != 0, whatever bytes they hold.
+        out.copy_from(dt == dtype::bool_
+                          ? bools_from_bytes(p, shape, strides, res)
+                          : tensor::wrap(p, dt, shape, strides, res, {})); // checks the strides
         cuda::synchronize(dev); // the source may go away once we return
         return out;
     }

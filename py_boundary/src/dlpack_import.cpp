@@ -1,4 +1,5 @@
 // DLPack import: from_dlpack of producers, capsules and exchange tables, and their release.
+#include "boundary/bool_bytes.hpp"
 #include "boundary/dlpack.hpp"
 
 #include "boundary/dlpack_formats.hpp"
@@ -12,6 +13,8 @@
 #include <pybind11/numpy.h>
 
 #include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <iterator>
 #include <limits>
 #include <optional>
@@ -100,6 +103,32 @@ size_t alignment_of(dtype dt) {
 }
 
 void parse_managed(parsed_capsule& out, void* managed);
+
+// Whether the page holding address p is mapped in this process.
+bool page_mapped(uintptr_t p) {
+    static const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    unsigned char in_core = 0;
+    return ::mincore(reinterpret_cast<void*>(p & ~(page - 1)), 1, &in_core) == 0;
+}
+
+// Refuses a host view whose lowest or highest byte lies on an unmapped page (See Note [dlpack
+// byte offset]); the strides were checked not to overflow.
+void check_host_mapped(const char* data, const shape_t& shape, const shape_t& strides,
+                       size_t isz) {
+    int64_t lo = 0, hi = 0; // element offsets from data
+    for (size_t i = 0; i < shape.size(); ++i)
+        (strides[i] < 0 ? lo : hi) += strides[i] * (shape[i] - 1);
+    const auto base = reinterpret_cast<uintptr_t>(data);
+    const uintptr_t first = base + static_cast<uintptr_t>(lo * static_cast<int64_t>(isz));
+    const uintptr_t last = base + static_cast<uintptr_t>(hi * static_cast<int64_t>(isz)) +
+                           (isz - 1);
+    ISTHMUS_CHECK((lo == 0 || first < base) && last >= base && page_mapped(first) &&
+                      page_mapped(last),
+                  value_error, "from_dlpack: malformed DLPack tensor: data + byte_offset (",
+                  static_cast<const void*>(data),
+                  ") is not mapped memory of this process for its ", shape_str(shape),
+                  " elements");
+}
 
 // Reads and checks a capsule without consuming it (so an error leaves it to its producer).
 parsed_capsule parse_capsule(py::handle cap) {
@@ -219,10 +248,20 @@ void parse_managed(parsed_capsule& out, void* managed) {
     // pointer is undefined behaviour (a fuzz finding). NULL data stays NULL (nothing to read).
     uintptr_t address = 0;
     ISTHMUS_CHECK(
-        !__builtin_add_overflow(reinterpret_cast<uintptr_t>(t->data), t->byte_offset, &address),
+        t->byte_offset <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) &&
+            !__builtin_add_overflow(reinterpret_cast<uintptr_t>(t->data), t->byte_offset, &address),
         value_error, "from_dlpack: malformed DLPack tensor: byte_offset ", t->byte_offset,
         " overflows the data pointer");
     out.data = t->data ? reinterpret_cast<char*>(address) : nullptr;
+    // Note [dlpack byte offset]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~
+    // Producers (NumPy, torch) put the view's start in `data` and give byte_offset 0; a nonzero
+    // offset is rare and, unlike the other fields, can move the data anywhere (2**63 past a
+    // heap pointer is a segfault, not an error). So host memory with a nonzero offset is
+    // checked to be mapped at its first and last element (mincore fails with ENOMEM on an
+    // unmapped page) before anything reads it; device memory is checked below by the driver.
+    if (t->byte_offset != 0 && out.cuda_device < 0 && numel > 0 && out.data)
+        check_host_mapped(out.data, out.shape, out.strides, itemsize(out.dt));
     out.aligned = reinterpret_cast<uintptr_t>(out.data) % alignment_of(out.dt) == 0;
     // Note [misaligned device data] (cuda_array_interface.cpp): refused on a device.
     if (out.cuda_device >= 0 && numel > 0)
@@ -258,22 +297,35 @@ tensor consume_parsed(parsed_capsule& pc, copy_policy policy, PyObject* cap) {
     };
     try {
         const bool empty = numel_of(pc.shape) == 0;
+        const int dev = pc.cuda_device;
+        const resource_id resource = dev < 0 ? MEMRESOURCE_CPU : cuda_resource(dev);
         const char* why = pc.read_only  ? "it is read-only (isthmus tensors are writable)"
                           : !pc.aligned ? "its data is not aligned to its element type"
                                         : nullptr;
+        if (!why && !empty && pc.dt == dtype::bool_) {
+            bool valid = true;
+            {
+                py::gil_scoped_release nogil;
+                valid = bool_bytes_valid(pc.data, pc.shape, pc.strides, resource);
+            }
+            if (!valid) // See Note [bool bytes]
+                why = "it is a bool tensor holding bytes other than 0 and 1 (a copy reads them "
+                      "as x != 0)";
+        }
         if (why && policy == copy_policy::never)
             ISTHMUS_THROW(value_error, "from_dlpack: cannot share the tensor without a copy: ", why,
                           "; pass copy=None (or True) to allow a copy");
         const bool copy = why || empty || (policy == copy_policy::always && !pc.is_copied);
-        const int dev = pc.cuda_device;
-        const resource_id resource = dev < 0 ? MEMRESOURCE_CPU : cuda_resource(dev);
 
         if (copy) {
             tensor out = tensor::empty(pc.shape, pc.dt, resource);
             if (!empty) {
-                tensor view = tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource, {});
                 py::gil_scoped_release nogil;
-                out.copy_from(view);
+                // See Note [bool bytes]: bools are read as byte != 0, whatever bytes they hold.
+                out.copy_from(
+                    pc.dt == dtype::bool_
+                        ? bools_from_bytes(pc.data, pc.shape, pc.strides, resource)
+                        : tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource, {}));
                 // Note [dlpack streams]: the copy is queued on isthmus's stream; the producer
                 // gets its memory back only after it (Note [import hand-back]).
                 if (dev >= 0) hand_back(dev, pc.exchange_stream);
@@ -452,20 +504,55 @@ bool is_dlpack_producer(py::handle obj) {
     return PyObject_HasAttr(o, cai) == 1; // CuPy, Numba and other CUDA producers
 }
 
+namespace {
+
+// torch.is_grad_enabled(), or true when torch is not imported (Note [requires grad at the
+// boundary]). The function is looked up once; torch stays imported once it is.
+bool torch_grad_enabled() {
+    static PyObject* is_grad_enabled = nullptr;
+    if (!is_grad_enabled) {
+        PyObject* torch = PyImport_GetModule(py::str("torch").ptr());
+        if (!torch) {
+            PyErr_Clear();
+            return true;
+        }
+        is_grad_enabled = PyObject_GetAttrString(torch, "is_grad_enabled");
+        Py_DECREF(torch);
+        if (!is_grad_enabled) {
+            PyErr_Clear();
+            return true;
+        }
+    }
+    auto on = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(is_grad_enabled));
+    if (!on) throw py::error_already_set();
+    return on.ptr() != Py_False;
+}
+
+} // namespace
+
 tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device) {
     const std::optional<int> want = import_device(device);
     if (PyCapsule_CheckExact(obj.ptr()))
         return on_device(consume_capsule(obj, policy), want, policy);
 
+    // Note [requires grad at the boundary]: a tensor that requires grad is refused only where
+    // autograd would miss isthmus's reads and writes: while torch's grad mode is on. Inside
+    // torch.autograd.Function.forward and backward, under torch.no_grad() and in inference
+    // mode, torch records nothing for its own ops either, so the tensor is shared as it is (the
+    // Quadrants pattern: a kernel called on the tensors a Function receives), through
+    // t.detach() (the same memory; torch's own __dlpack__ refuses a tensor that requires grad
+    // in any mode). A tensor-like object without torch imported counts as grad mode on.
     static PyObject* const requires_grad = PyUnicode_InternFromString("requires_grad");
     auto rg = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), requires_grad));
     if (!rg) {
         PyErr_Clear(); // no such attribute (as hasattr): not a torch-like tensor
     } else if (rg.ptr() == Py_True) {
-        throw_buffer_error(
-            "cannot share a tensor that requires grad: autograd would not see isthmus's reads "
-            "and writes. Pass t.detach() (shares memory) or use q.torch.from_tensor(t), which "
-            "detaches");
+        if (torch_grad_enabled())
+            throw_buffer_error(
+                "cannot share a tensor that requires grad: autograd would not see isthmus's "
+                "reads and writes. Pass t.detach() (shares memory) or use "
+                "q.torch.from_tensor(t), which detaches");
+        return tensor_from_dlpack(obj.attr("detach")(), policy, device);
     }
     // Note [conjugate and negative views]: torch tensors with the conjugate or negative bit set
     // cannot be exported (their memory holds the unconjugated, unnegated values): resolving the

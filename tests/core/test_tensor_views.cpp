@@ -602,6 +602,12 @@ TEST_CASE("views: from_storage, wrap and view_as") {
     CHECK_ERROR(f.view_as(dtype::float64), type_error, "float32 (4 bytes)",
                 "cannot be viewed as float64 (8 bytes)");
     CHECK(f.dtype() == dtype::float32);
+    // See Note [bool bytes]: no bool view of other bytes, no byte view of bool storage.
+    const tensor u = tensor::from_vector<uint8_t>({0, 2, 255});
+    CHECK_ERROR(u.view_as(dtype::bool_), type_error, "uint8 cannot be viewed as bool", "x != 0");
+    const tensor b = tensor::from_vector<bool>({true, false});
+    CHECK_ERROR(b.view_as(dtype::int8), type_error, "bool cannot be viewed as int8");
+    CHECK(same_storage(b.view_as(dtype::bool_), b));
 }
 
 TEST_CASE("views: from_vector and scalar_tensor") {

@@ -79,9 +79,7 @@ using radix_t = std::conditional_t<
 
 template <typename T>
 radix_t<T> radix_key(T x) { // Note [radix keys] in kernels/sort_keys.hpp
-    if constexpr (std::is_same_v<T, bool>) {
-        return static_cast<radix_t<T>>(x);
-    } else if constexpr (std::is_same_v<T, float16_t>) {
+    if constexpr (std::is_same_v<T, float16_t>) {
         return elem::half_key(x.bits, 0x7c00);
     } else if constexpr (std::is_same_v<T, bfloat16_t>) {
         return elem::half_key(x.bits, 0x7f80);
@@ -147,10 +145,8 @@ struct radix_buffers {
 /// Note [values-only radix]).
 template <typename T, typename U>
 T value_of_key(U k) {
-    if constexpr (std::is_same_v<T, bool>) {
-        return k != 0;
-    } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, float16_t> ||
-                         std::is_same_v<T, bfloat16_t>) {
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, float16_t> ||
+                  std::is_same_v<T, bfloat16_t>) {
         constexpr U sign = U(1) << (8 * sizeof(U) - 1);
         const U u = (k & sign) ? static_cast<U>(k & ~sign) : static_cast<U>(~k);
         T x;
@@ -502,6 +498,16 @@ void search_typed(const T* sorted, int64_t n, const T* values, int64_t m, int64_
     });
 }
 
+/// Bytes 0 and 1 for the n bools at p, whatever bytes they hold (See Note [bool bytes]: memory
+/// shared with another library can be written with other bytes after it was imported, and a
+/// sort's digits or comparisons over such bytes would not be NumPy's order of nonzero = true).
+std::vector<uint8_t> bool_bytes(const void* p, int64_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    std::vector<uint8_t> out(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = b[i] != 0;
+    return out;
+}
+
 } // namespace
 
 void search_sorted(const tensor& sorted, const void* sorted_data, const tensor& values,
@@ -515,7 +521,10 @@ void search_sorted(const tensor& sorted, const void* sorted_data, const tensor& 
     case dtype_of_v<T>:                                                                            \
         return search_typed<T>(static_cast<const T*>(sorted_data), n,                              \
                                static_cast<const T*>(values_data), m, out, right);
-        ISTHMUS_SEARCH_CASE(bool)
+    case dtype::bool_: { // as bytes 0 and 1 (bool_bytes)
+        const std::vector<uint8_t> a = bool_bytes(sorted_data, n), v = bool_bytes(values_data, m);
+        return search_typed<uint8_t>(a.data(), n, v.data(), m, out, right);
+    }
         ISTHMUS_SEARCH_CASE(int8_t)
         ISTHMUS_SEARCH_CASE(int16_t)
         ISTHMUS_SEARCH_CASE(int32_t)
@@ -542,7 +551,10 @@ void sort_rows(const tensor& in, const void* in_data, void* values, int64_t* ind
 #define ISTHMUS_SORT_CASE(T)                                                                       \
     case dtype_of_v<T>:                                                                            \
         return sort_typed<T>(in, in_data, values, indices, descending);
-        ISTHMUS_SORT_CASE(bool)
+    case dtype::bool_: { // as bytes 0 and 1 (bool_bytes), whose sorted values are bools
+        const std::vector<uint8_t> b = bool_bytes(in_data, in.numel());
+        return sort_typed<uint8_t>(in, b.data(), values, indices, descending);
+    }
         ISTHMUS_SORT_CASE(int8_t)
         ISTHMUS_SORT_CASE(int16_t)
         ISTHMUS_SORT_CASE(int32_t)

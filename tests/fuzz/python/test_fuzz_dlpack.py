@@ -8,6 +8,12 @@ copy too big; RuntimeError for CUDA devices on a machine without CUDA); an impor
 bytes; the deleter runs exactly once after a successful import (when the value is gone or the
 bytes were copied) and never after a failed one, which leaves the capsule's name unchanged; a
 read-only or copy=True import never writes the producer's memory.
+
+Two modes aim at fields that once crashed: `raw_bools` fills a bool tensor with any bytes (not
+only 0 and 1; the import must read them as x != 0 and sorts over them must match NumPy's, Note
+[bool bytes]), and `wild_offset` keeps the data pointer at the buffer and puts a far byte_offset
+on top of it, so data + byte_offset lies outside mapped memory: the import must refuse it (Note
+[dlpack byte offset]).
 """
 
 import ctypes
@@ -94,10 +100,14 @@ class Producer:
         self.buffer = (ctypes.c_uint8 * (nbytes + 16))()
         raw = np.frombuffer(self.buffer, dtype=np.uint8)
         raw[:] = np.random.default_rng(nbytes).integers(0, 256, raw.size, dtype=np.uint8)
-        if c["dtype"][0] == 6:
+        if c["dtype"][0] == 6 and not c["raw_bools"]:
             raw &= 1  # bools are 0 or 1
         start = ctypes.addressof(self.buffer) + c["misalign"]
-        t.data = None if c["null_data"] else start - lo - c["byte_offset"]
+        if c["wild_offset"]:
+            t.byte_offset = c["wild_offset"]  # data + byte_offset: far from any mapping
+            t.data = None if c["null_data"] else start - lo
+        else:
+            t.data = None if c["null_data"] else start - lo - c["byte_offset"]
         self.before = bytes(self.buffer)
         if c["deleter"]:
             kind = VERSIONED_DELETER if versioned else LEGACY_DELETER
@@ -164,6 +174,15 @@ def span(shape, strides, itemsize):
     return lo, hi - lo
 
 
+def check_bools(v, exp, c):
+    """Reductions and sorts over an imported bool tensor agree with NumPy on x != 0."""
+    assert int(q.sum(v)) == int(exp.sum()), f"sum; {describe(c)}"
+    if exp.ndim:
+        got = q.argsort(v).to_py()
+        assert (got == np.argsort(exp, axis=-1, kind="stable")).all(), f"argsort; {describe(c)}"
+        assert (q.sort(v).to_py() == np.sort(exp, axis=-1)).all(), f"sort; {describe(c)}"
+
+
 def describe(c):
     return "corpus line: " + corpus_line({k: v for k, v in c.items() if k != "span"})
 
@@ -196,6 +215,8 @@ def check(case):
         assert c["device"] == 2, f"RuntimeError {e}; {describe(c)}"
         return
     assert not overflow, f"import accepted overflowing sizes; {describe(c)}"
+    assert not c["wild_offset"] or c["null_data"] or c["span"] is None, \
+        f"import accepted data + byte_offset outside mapped memory; {describe(c)}"
     assert _capsule_name(p.capsule).startswith(b"used_"), f"capsule not renamed; {describe(c)}"
     assert tuple(v.shape) == tuple(c["shape"]), f"shape {v.shape}; {describe(c)}"
     exp = p.expected()
@@ -209,6 +230,9 @@ def check(case):
     elif exp is not None:
         got = np.asarray(v)
         assert got.dtype == exp.dtype, f"dtype {got.dtype} != {exp.dtype}; {describe(c)}"
+        if exp.dtype == bool:  # Note [bool bytes]: nonzero bytes read as true, stored as 1
+            exp = exp.view(np.uint8) != 0
+            check_bools(v, exp, c)
         assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(exp).tobytes(), \
             f"bytes differ from the producer's; {describe(c)}"
         del got
@@ -231,7 +255,8 @@ def check(case):
 DEFAULTS = dict(name=b"dltensor_versioned", major=1, flags=0, device=1, device_id=0,
                 dtype=(2, 32, 1), ndim=1, shape=[3], strides=None, null_shape=False,
                 null_data=False, byte_offset=0, misalign=0, deleter=True, copy="absent",
-                via_object=False)
+                via_object=False, raw_bools=False, wild_offset=0)
+WILD_OFFSETS = [2**48, 2**56, 2**62, 2**63, 2**63 + 8, 2**64 - 8]
 BIG = [2**62, 2**63 - 1, -(2**63), 2**32, -1, -(2**62)]
 size = st.one_of(st.integers(0, 4), st.sampled_from(BIG))
 stride = st.one_of(st.integers(-6, 6), st.sampled_from(BIG))
@@ -262,6 +287,9 @@ def cases(draw):
         deleter=draw(st.integers(0, 7)) != 0,
         copy=draw(st.sampled_from(["absent", None, True, False])),
         via_object=draw(st.booleans()),
+        raw_bools=draw(st.booleans()),
+        wild_offset=draw(st.one_of(st.just(0), st.just(0), st.just(0),
+                                   st.sampled_from(WILD_OFFSETS))),
     )
 
 
