@@ -13,6 +13,7 @@ ModuleNotFoundError naming what to ``pip install`` (Note [optional imaging depen
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -49,11 +50,22 @@ __all__ = ["ImageFileError", "imread", "imwrite", "imshow"]
 
 
 class ImageFileError(OSError):
-    """A file that exists but cannot be read as an image (unknown format, truncated, corrupt).
+    """A file that exists but cannot be read as an image (unknown format, empty, truncated,
+    corrupt, or more pixels than the decompression-bomb limit allows).
 
-    ``filename`` holds the path (or the file object's name); the decoder's own exception is
-    the ``__cause__``.
+    ``str(err)`` says what is wrong and names the file (``imread: cannot read 'x.png':
+    truncated PNG file (...)``); ``filename`` holds the path (or the file object's name); the
+    decoder's own exception, when there is one, is the ``__cause__``.
     """
+
+    # Note [ImageFileError's message]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # OSError.__str__ ignores the message once `filename` is set and formats
+    # "[Errno {errno}] {strerror}: {filename!r}" instead, which for an error without an errno
+    # reads "[Errno None] None: 'x.png'". The message already names the file, so str() is
+    # the message itself (kept in strerror too, for code that reads that).
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "imread: cannot read the file as an image"
 
 
 def _pil(fn: str) -> Any:
@@ -179,36 +191,141 @@ def _decoded(raw: np.ndarray, layout: str, white: float | None, mode: str | None
     return a
 
 
+# Note [the pixel limit of a frame stack]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Pillow refuses one frame of more than 2 * Image.MAX_IMAGE_PIXELS pixels (its
+# decompression-bomb check), but says nothing about how many frames a file has: a small APNG or
+# GIF can hold dozens of full-canvas frames that compress to nothing, so frame=None would decode
+# gigabytes from a file of kilobytes. imread therefore bounds the whole stack as well: before
+# decoding anything it multiplies the frame count by the first frame's size, and while decoding
+# it adds up each frame's real size (TIFF frames may differ); when a file of several frames
+# holds more than Image.MAX_IMAGE_PIXELS pixels in all, it raises ImageFileError before the
+# frames are decoded. Image.MAX_IMAGE_PIXELS = None turns both checks off, as it does Pillow's;
+# a larger value allows bigger stacks.
+
+
+def _stack_limit(Image: Any) -> int | None:
+    """The most pixels frame=None decodes from one file (See Note [the pixel limit of a frame
+    stack]); None for no limit."""
+    limit = getattr(Image, "MAX_IMAGE_PIXELS", None)
+    return None if limit is None else int(limit)
+
+
+def _check_stack(file: Any, pixels: int, count: int, limit: int | None, claimed: bool) -> None:
+    """ImageFileError when `pixels` (over `count` frames) pass the stack limit."""
+    if limit is None or count < 2 or pixels <= limit:
+        return
+    how = "would hold" if claimed else "hold"
+    raise _file_error(
+        file, None, None,
+        f"its {count} frames {how} {pixels} pixels in all, more than the limit of {limit} "
+        "(PIL.Image.MAX_IMAGE_PIXELS, the decompression-bomb limit, applied to the whole "
+        "stack); read the frames one at a time with frame=k, or raise "
+        "PIL.Image.MAX_IMAGE_PIXELS if the file is trusted")
+
+
 def _decode(file: Any, Image: Any, frame: int | None) -> tuple[list, int]:
     """The wanted frames, decoded (see _frame_pixels), and the file's frame count; an empty list
     when `frame` is out of range. Only Pillow runs in here, so every error but the file
     system's (errno set: FileNotFoundError, PermissionError, ...) means the file is not a
-    readable image: ImageFileError naming it."""
+    readable image: ImageFileError naming it and what is wrong (See Note [ImageFileError's
+    message])."""
+    fmt = None
     try:
         with Image.open(file) as img:
+            fmt = img.format
             count = getattr(img, "n_frames", 1)
             wanted = list(range(count)) if frame is None else [frame + count if frame < 0 else frame]
             if not all(0 <= k < count for k in wanted):
                 return [], count
+            limit = _stack_limit(Image) if frame is None else None
+            width, height = img.size
+            _check_stack(file, count * width * height, count, limit, True)
             out = []
+            total = 0
             for k in wanted:
                 if k != img.tell():
                     img.seek(k)
+                width, height = img.size
+                total += width * height
+                _check_stack(file, total, count, limit, False)
                 out.append(_frame_pixels(img))
             return out, count
+    except ImageFileError:
+        raise
     except OSError as e:
         if e.errno is not None:
             raise
-        raise _file_error(file, e) from e
+        raise _file_error(file, e, fmt) from e
     except MemoryError:
         raise
     except Exception as e:  # decoders raise SyntaxError, EOFError, ValueError, struct.error, ...
-        raise _file_error(file, e) from e
+        raise _file_error(file, e, fmt) from e
 
 
-def _file_error(file: Any, cause: BaseException) -> ImageFileError:
-    err = ImageFileError(f"imread: cannot read {_describe(file)} as an image "
-                         f"({type(cause).__name__}: {cause})")
+# The first bytes of common formats: what names the format of a file Pillow cannot open.
+_SIGNATURES = ((b"\x89PNG\r\n\x1a\n", "PNG"), (b"\xff\xd8\xff", "JPEG"), (b"GIF87a", "GIF"),
+               (b"GIF89a", "GIF"), (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"), (b"BM", "BMP"),
+               (b"\x00\x00\x01\x00", "ICO"), (b"8BPS", "PSD"), (b"qoif", "QOI"))
+
+
+def _head(file: Any) -> bytes | None:
+    """The file's first 16 bytes (None when they cannot be read); a file object keeps its
+    position."""
+    try:
+        if isinstance(file, (str, bytes, os.PathLike)):
+            with open(file, "rb") as f:
+                return f.read(16)
+        pos = file.tell()
+        try:
+            file.seek(0)
+            head = file.read(16)
+        finally:
+            file.seek(pos)
+        return bytes(head) if isinstance(head, (bytes, bytearray, memoryview)) else None
+    except Exception:  # unreadable, unseekable, closed: say less, never fail here
+        return None
+
+
+def _sniff(head: bytes | None) -> str | None:
+    """The format named by a file's first bytes, None when none matches."""
+    if not head:
+        return None
+    if head[:4] == b"RIFF" and len(head) > 8 and b"WEBP".startswith(head[8:12]):
+        return "WEBP"
+    for magic, fmt in _SIGNATURES:
+        if head.startswith(magic):
+            return fmt
+    return None
+
+
+def _what_is_wrong(file: Any, cause: BaseException, fmt: str | None) -> str:
+    """What an ImageFileError says about the file: empty, not an image, truncated, corrupt."""
+    Image = sys.modules.get("PIL.Image")
+    if Image is not None and isinstance(cause, getattr(Image, "DecompressionBombError", ())):
+        return f"too many pixels for one image ({cause})"
+    head = _head(file)
+    if head == b"":
+        return "not an image file (it is empty)"
+    unidentified = Image is not None and isinstance(cause, Image.UnidentifiedImageError)
+    fmt = fmt or _sniff(head)
+    if fmt is None:
+        return ("not an image file (its contents match no format Pillow reads)" if unidentified
+                else f"not a readable image file ({type(cause).__name__}: {cause})")
+    if unidentified:  # the signature is there, the header behind it is not
+        return f"truncated or corrupt {fmt} file (its header cannot be read)"
+    text = str(cause)
+    broken = "truncated" if isinstance(cause, EOFError) or "truncat" in text.lower() else "corrupt"
+    return f"{broken} {fmt} file ({type(cause).__name__}: {text})"
+
+
+def _file_error(file: Any, cause: BaseException | None, fmt: str | None,
+                what: str | None = None) -> ImageFileError:
+    """ImageFileError for `file`: "imread: cannot read '<path>': <what is wrong>"."""
+    if what is None:
+        what = _what_is_wrong(file, cause, fmt) if cause is not None else "unreadable"
+    err = ImageFileError(f"imread: cannot read {_describe(file)}: {what}")
+    err.strerror = str(err)
     if isinstance(file, (str, bytes, os.PathLike)):
         err.filename = os.fsdecode(os.fspath(file))
     else:
@@ -244,11 +361,14 @@ def imread(file: Any, mode: str | None = None, *, dtype: Any = None, frame: int 
       255/65535, keeping their precision. Any float dtype does the same; "uint8" and "uint16"
       give integer levels (0..255, 0..65535). See Note [image values].
     frame: which frame of a multi-frame file (GIF, TIFF, ...), negative counting from the end;
-      None stacks all frames into an (N, H, W[, C]) value.
+      None stacks all frames into an (N, H, W[, C]) value, refused (ImageFileError) when the
+      frames hold more than PIL.Image.MAX_IMAGE_PIXELS pixels in all (See Note [the pixel
+      limit of a frame stack]).
 
     The result is an isthmus tensor of its own (not a view of a NumPy array), so on a CUDA
     session ops on it may run on the GPU. Raises FileNotFoundError for a missing file,
-    ImageFileError (an OSError) naming the file when it is not a readable image, IndexError
+    ImageFileError (an OSError) naming the file and what is wrong with it (empty, not an
+    image, truncated, corrupt, too many pixels) when it is not a readable image, IndexError
     for a frame out of range, ValueError/TypeError for bad arguments, and ModuleNotFoundError
     when Pillow is not installed.
     """

@@ -244,12 +244,47 @@ def _host_bytes(t: Any, protocol: int) -> Any:
 
 # ---- qvalue -> payload ----------------------------------------------------------------------
 
-def _object_error(v: Any, what: str) -> TypeError:
+def _object_error(v: Any, what: str,
+                  holder: str = "a qvalue holding a native object") -> TypeError:
     return TypeError(
-        f"cannot {what} a qvalue holding a native object of type '{v.kind}': its plugin declares "
+        f"cannot {what} {holder} of type '{v.kind}': its plugin declares "
         "no way to pickle or copy it (pass its fields as plain values and rebuild it on the "
         "other side)"
     )
+
+
+class _NativeObjectKind:
+    """A native_object seen through its type name, as _object_error reads `kind`."""
+
+    def __init__(self, obj: Any) -> None:
+        try:
+            self.kind = obj.type_name
+        except Exception:  # a broken object still gets the message
+            self.kind = type(obj).__name__
+
+
+def _native_object_error(obj: Any, what: str) -> TypeError:
+    return _object_error(_NativeObjectKind(obj), what, "a native object")
+
+
+def _native_reduce_ex(self: Any, protocol: int) -> Any:
+    """``native_object.__reduce_ex__``: plugin objects do not pickle (TypeError naming the type)."""
+    raise _native_object_error(self, "pickle")
+
+
+def _native_reduce(self: Any) -> Any:
+    """``native_object.__reduce__``: as ``__reduce_ex__``."""
+    raise _native_object_error(self, "pickle")
+
+
+def _native_copy(self: Any) -> Any:
+    """``native_object.__copy__``: plugin objects are not copied (TypeError naming the type)."""
+    raise _native_object_error(self, "copy")
+
+
+def _native_deepcopy(self: Any, memo: dict[Any, Any]) -> Any:
+    """``native_object.__deepcopy__``: as ``__copy__``."""
+    raise _native_object_error(self, "copy")
 
 
 def _tensor_payload(t: Any, protocol: int) -> tuple[Any, ...]:
@@ -544,8 +579,24 @@ def deepcopy_(self: Any, memo: dict[Any, Any]) -> Any:
 
 
 def attach(qvalue: Any) -> None:
-    """Gives the qvalue type its pickling and copy methods (called by isthmus/__init__.py)."""
+    """Gives the qvalue type its pickling and copy methods (called by isthmus/__init__.py), and
+    the plugin objects' type (``native_object``) the documented refusal.
+
+    Note [plugin objects do not pickle]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A plugin object (``q.native_object``, what a plugin's constructor returns; or a qvalue
+    holding one, whose ``kind`` is the type's name) lives in the plugin's memory with no
+    declared way to serialise it. Left alone, pickle would fall back to the generic "cannot
+    pickle 'isthmus._isthmus.native_object' object", which names neither the plugin's type nor
+    what to do; both paths raise the TypeError docs/scaling-out.md shows instead.
+    """
     qvalue.__reduce_ex__ = reduce_ex
     qvalue.__reduce__ = reduce
     qvalue.__copy__ = copy_
     qvalue.__deepcopy__ = deepcopy_
+    native = getattr(_isthmus, "native_object", None)
+    if native is not None:
+        native.__reduce_ex__ = _native_reduce_ex
+        native.__reduce__ = _native_reduce
+        native.__copy__ = _native_copy
+        native.__deepcopy__ = _native_deepcopy

@@ -228,9 +228,12 @@ py::object compare(binary_op op, py::handle a, py::handle b) {
     if (v.is_string() || v.is_none() || v.is_cell()) {
         if (op != binary_op::eq && op != binary_op::ne) return not_implemented();
         bool equal;
-        if (v.is_string() && py::isinstance<py::str>(b))
-            equal = v.as_string() == b.cast<std::string>();
-        else if (v.is_string() && is_qvalue(b) && qvalue_ref(b).is_string())
+        if (v.is_string() && py::isinstance<py::str>(b)) {
+            Py_ssize_t n = 0;
+            const char* p = PyUnicode_AsUTF8AndSize(b.ptr(), &n);
+            if (!p) PyErr_Clear(); // a lone surrogate: no UTF-8 form, so equal to no value's text
+            equal = p && v.as_string() == std::string_view(p, static_cast<size_t>(n));
+        } else if (v.is_string() && is_qvalue(b) && qvalue_ref(b).is_string())
             equal = v.as_string() == qvalue_ref(b).as_string();
         else
             equal = a.is(b);

@@ -206,6 +206,19 @@ void bind_qvalue(py::module_& m) {
         ISTHMUS_CHECK(t.dim() > 0, type_error, "len() of a 0-d tensor");
         return t.size(0);
     });
+    // Iteration by __getitem__ (0, 1, ... until IndexError), except where NumPy refuses it: a
+    // 0-d tensor would otherwise iterate as empty (its [0] raises IndexError at once), and a
+    // scalar, as NumPy's scalars, is not iterable.
+    cls.def("__iter__", [](py::handle self) {
+        const value& v = qvalue_ref(self);
+        ISTHMUS_CHECK(!v.is_scalar(), type_error,
+                      "iteration over a 0-d array (a scalar value is not iterable)");
+        ISTHMUS_CHECK(!v.is_tensor() || v.as_tensor().dim() > 0, type_error,
+                      "iteration over a 0-d array");
+        PyObject* it = PySeqIter_New(self.ptr());
+        if (!it) throw py::error_already_set();
+        return py::reinterpret_steal<py::iterator>(it);
+    });
 
     // ---- text ----
     cls.def("__repr__", &repr_of);

@@ -2,6 +2,7 @@
 #include "boundary/dtypes.hpp"
 
 #include "boundary/qvalue_handle.hpp"
+#include "boundary/values.hpp"
 
 #include "isthmus/error.hpp"
 
@@ -57,7 +58,7 @@ dtype dtype_from_numpy(const py::handle& np_dtype) {
 
 dtype dtype_from_py(py::handle obj) {
     if (py::isinstance<py::str>(obj)) {
-        const auto s = obj.cast<std::string>();
+        const std::string s = text_from_py(obj, "dtype", "the dtype name"); // no lone surrogates
         try {
             return parse_dtype(s);
         } catch (const type_error& e) {

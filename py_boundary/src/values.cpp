@@ -273,7 +273,14 @@ value value_in(py::handle obj, const inbound& in) {
     }
     if (py::isinstance<py::str>(obj)) {
         ISTHMUS_CHECK(!in.dt, type_error, in.fn, ": dtype= does not apply to a string");
-        return value(obj.cast<std::string>());
+        Py_ssize_t n = 0;
+        const char* p = PyUnicode_AsUTF8AndSize(obj.ptr(), &n);
+        if (!p) { // lone surrogates have no UTF-8 form (NUL characters are kept)
+            PyErr_Clear();
+            ISTHMUS_THROW(value_error, in.fn, ": the string ", py::repr(obj).cast<std::string>(),
+                          " is not valid UTF-8 text (it holds a lone surrogate)");
+        }
+        return value(std::string(p, static_cast<size_t>(n)));
     }
     if (is_py_number(obj)) return value(scalar_from_py(obj, in.dt));
     if (py::isinstance<py::array>(obj)) return value(tensor_from_array(obj, in.copy, in.dt));
@@ -452,6 +459,8 @@ int64_t size_from_py(py::handle obj, const char* fn) {
     if (!n) throw py::error_already_set();
     int overflow = 0;
     const long long v = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
+    ISTHMUS_CHECK(overflow <= 0, overflow_error, fn, ": size ", py::str(n).cast<std::string>(),
+                  " does not fit in int64");
     ISTHMUS_CHECK(overflow == 0 && v >= 0, value_error, fn, ": sizes must be non-negative, got ",
                   py::str(n).cast<std::string>());
     return static_cast<int64_t>(v);

@@ -204,10 +204,15 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = N
 
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: Any = None) -> Any:
-    """An array sharing the memory of a DLPack producer (copied with copy=True)."""
-    r = _helpers.tensor(_q.from_dlpack(x))
-    if copy:
-        r = _q.value(r)
+    """An array sharing the memory of a DLPack producer (copied with copy=True).
+
+    copy=False never copies: a producer whose memory cannot be shared (read-only, as NumPy's
+    read-only arrays, or on another device) raises ValueError/BufferError, as the standard
+    says; copy=None copies only then.
+    """
+    if copy is not None and not isinstance(copy, bool):
+        raise TypeError(f"from_dlpack: copy must be True, False or None, got {copy!r}")
+    r = _helpers.tensor(_q.from_dlpack(x, copy=copy))
     if device is not None and str(device) != r.device:
         if copy is False:
             raise ValueError("from_dlpack: copy=False, but the data is on another device")

@@ -195,6 +195,14 @@ def logaddexp(x1: Any, x2: Any, /) -> Any:
     return _o(r)
 
 
+def _nan(bound: Any) -> Any:
+    """Where a clip bound is NaN (False for integer bounds)."""
+    if isinstance(bound, _q.qvalue):
+        kind = bound.dtype.kind if not isinstance(bound.dtype, str) else "f"
+        return _q.isnan(bound) if kind in "fc" else False
+    return isinstance(bound, (float, complex)) and bound != bound
+
+
 def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:  # noqa: A002
     """x limited to [min, max] (either may be None, a number or an array); keeps x's dtype."""
     x = _t(x)
@@ -202,11 +210,13 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:  # noqa: A002
         return _q.copy(x)
     r = x
     min, max = _helpers.exact_scalar(min, x), _helpers.exact_scalar(max, x)
+    # A NaN bound gives NaN, as NumPy's clip (maximum/minimum propagate NaN): `r < nan` is
+    # false, so the bound's NaN is put in explicitly.
     if min is not None:
-        r = _q.where(_q.less(r, min), min, r)
+        r = _q.where(_q.logical_or(_q.less(r, min), _nan(min)), min, r)
         r = _q.where(_q.isnan(x), x, r) if x.dtype.kind == "f" else r
     if max is not None:
-        r = _q.where(_q.greater(r, max), max, r)
+        r = _q.where(_q.logical_or(_q.greater(r, max), _nan(max)), max, r)
         r = _q.where(_q.isnan(x), x, r) if x.dtype.kind == "f" else r
     r = _o(r)
     if r.dtype != x.dtype:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _isthmus as _q
+from ..numpy_protocols._fn_sorting import checked_sorter
 from . import _helpers
 from ._statistical import keep_dims
 
@@ -69,4 +70,6 @@ def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None)
     x2 = _t(x2) if isinstance(x2, _q.qvalue) else _q.full((), x2, dtype=x1.dtype)
     if x1.ndim != 1:
         raise ValueError("searchsorted: x1 must be one-dimensional")
-    return _helpers.out(_q.searchsorted(x1, x2, side, None if sorter is None else _t(sorter)))
+    if sorter is not None:
+        sorter = checked_sorter("searchsorted", x1, _t(sorter))
+    return _helpers.out(_q.searchsorted(x1, x2, side, sorter))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -12,19 +13,37 @@ from ._tables import _implements
 _qvalue = _q.qvalue
 
 
+def _power_of_ten(n: int) -> float:
+    """10.0**n for n >= 0, inf past float64's range (as NumPy's factor overflows)."""
+    try:
+        return 10.0**n
+    except OverflowError:
+        return math.inf
+
+
 @_implements("round", "around")
 def _np_round(a: Any, decimals: int = 0, out: Any = None) -> Any:
     A = _tensor(a)
     decimals = operator.index(decimals)
+    # Note [round with huge decimals]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # NumPy takes decimals as a C long (OverflowError past int64) and rounds floats as
+    # rint(x * 10**d) / 10**d (rint(x / 10**-d) * 10**-d for d < 0), with the factor in the
+    # array's dtype: once 10**|d| overflows to inf, the result is NaN (inf / inf, 0 * inf),
+    # except for integers, which positive decimals leave as they are. isthmus computes the same
+    # way, so it gives NumPy's values for any int64 decimals instead of failing on 10.0**400.
+    if not -(2**63) <= decimals < 2**63:
+        raise OverflowError(f"numpy.round: decimals={decimals} does not fit in int64 (NumPy "
+                            "takes it as a C long)")
     kind = _kind(A.dtype)
     if decimals == 0 or kind in "biu" and decimals > 0:
         r = _q.round(A)
     elif kind in "fc":
         if decimals > 0:
-            f = 10.0**decimals
+            f = _power_of_ten(decimals)
             r = _q.round(A * f) / f
         else:
-            f = 10.0**-decimals
+            f = _power_of_ten(-decimals)
             r = _q.round(A / f) * f
     else:
         raise _unsupported("numpy.round", "decimals", decimals,

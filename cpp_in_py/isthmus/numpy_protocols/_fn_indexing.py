@@ -9,8 +9,8 @@ import numpy as np
 
 from .. import _isthmus as _q
 from ._fn_shape import _normalize_axis
-from ._keywords import (_MISSING, _check_casting_name, _given, _is_number, _operand, _store,
-                        _tensor, _unsupported)
+from ._keywords import (_MISSING, _check_casting_name, _check_python_int, _given, _is_number,
+                        _operand, _store, _tensor, _unsupported)
 from ._tables import _implements
 
 
@@ -62,11 +62,13 @@ def _np_take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
 def _np_put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
     A = _q.from_py(arr, copy=False) if isinstance(arr, np.ndarray) else _tensor(arr)
     if axis is None:
+        _check_python_int(values, A.dtype)
         flat = _q.ravel(A)
         _q.put_along_axis(flat, _tensor(indices), _tensor(values), 0)
         if not A.is_contiguous():
             A[...] = _q.reshape(flat, tuple(A.shape))
         return None
+    _check_python_int(values, A.dtype)  # See Note [Python integers out of bounds]
     _q.put_along_axis(A, _tensor(indices), _tensor(values), axis)
     return None
 
@@ -78,6 +80,22 @@ def _np_where(condition: Any, x: Any = _MISSING, y: Any = _MISSING, /) -> Any:
     if x is _MISSING:
         return _q.nonzero(_tensor(condition))
     return _q.where(_operand(condition), _operand(x), _operand(y))
+
+
+def _clip_bound(bound: Any, dt: Any, lower: bool) -> Any:
+    """A Python int bound of np.clip as NumPy 2 takes it for an integer array: one past the
+    dtype's range on its own side bounds nothing (None: clip(int8, 0, 300) is clip(int8, 0,
+    None)); one past the other side raises OverflowError (See Note [Python integers out of
+    bounds] in _keywords.py)."""
+    if type(bound) is bool or not isinstance(bound, int):
+        return bound
+    if not isinstance(dt, np.dtype) or dt.kind not in "iu":
+        return bound
+    info = np.iinfo(dt)
+    if (bound < info.min) if lower else (bound > info.max):
+        return None
+    _check_python_int(bound, dt)
+    return bound
 
 
 @_implements("clip")
@@ -97,7 +115,9 @@ def _np_clip(a: Any, a_min: Any = _MISSING, a_max: Any = _MISSING, out: Any = No
     _check_casting_name(casting)
     for key, value in kwargs.items():
         raise _unsupported("numpy.clip", key, value)
-    r = _q.clip(_tensor(a), lo, hi)
+    A = _tensor(a)
+    lo, hi = _clip_bound(lo, A.dtype, True), _clip_bound(hi, A.dtype, False)
+    r = _q.copy(A) if lo is None and hi is None else _q.clip(A, lo, hi)
     if out is not None:
         return _store("clip", out, r, None, casting)
     return r

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from .. import _isthmus as _q
-from ._keywords import (_astype, _can_cast, _check_casting_name, _dtype_arg, _dtype_repr,
-                        _is_number, _operand, _store, _tensor, _unsupported)
+from ._keywords import (_astype, _can_cast, _check_casting_name, _check_python_int, _dtype_arg,
+                        _dtype_repr, _is_number, _operand, _store, _tensor, _unsupported)
 from ._tables import _implements
 
 _qvalue = _q.qvalue
@@ -127,11 +127,13 @@ def _np_pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -
         raise _unsupported("numpy.pad", key, value)
     if np.ndim(constant) != 0:
         raise _unsupported("numpy.pad", "constant_values", constant, "one value for all sides")
+    A = _tensor(array)
+    _check_python_int(constant, A.dtype)  # See Note [Python integers out of bounds]
     if isinstance(constant, (_qvalue, np.ndarray)):
         constant = constant.item()
     if isinstance(pad_width, (np.ndarray, _qvalue)):
         pad_width = np.asarray(pad_width).tolist()
-    return _q.pad(_tensor(array), pad_width, mode, constant)
+    return _q.pad(A, pad_width, mode, constant)
 
 
 @_implements("reshape")

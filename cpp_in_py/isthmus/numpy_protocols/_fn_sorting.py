@@ -34,9 +34,32 @@ def _np_sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
     return _q.sort(x, axis)
 
 
+def checked_sorter(fname: str, a: Any, sorter: Any) -> Any:
+    """searchsorted's sorter as a tensor, checked as NumPy checks it: a 1-d integer array with
+    one valid position of `a` per element of `a` (ValueError/TypeError with NumPy's words)."""
+    S = _tensor(sorter)
+    kind = S.dtype.kind if isinstance(S.dtype, np.dtype) else "f"
+    if S.ndim != 1:
+        raise TypeError(f"{fname}: could not parse sorter argument (it must be 1-d, got "
+                        f"shape {tuple(S.shape)})")
+    if kind not in "iu":
+        raise TypeError(f"{fname}: sorter must only contain integers, got dtype {S.dtype}")
+    n = a.numel()
+    if S.numel() != n:
+        raise ValueError(f"{fname}: sorter.size must equal a.size ({S.numel()} != {n})")
+    if n and (int(_q.min(S)) < 0 or int(_q.max(S)) >= n):
+        raise ValueError(f"{fname}: Sorter index out of range (positions must be in [0, {n}))")
+    return S
+
+
 @_implements("searchsorted")
 def _np_searchsorted(a: Any, v: Any, side: Any = "left", sorter: Any = None) -> Any:
-    return _q.searchsorted(_tensor(a), v, side, None if sorter is None else _tensor(sorter))
+    A = _tensor(a)
+    if A.ndim != 1:
+        raise ValueError(f"numpy.searchsorted: object too deep for desired array (a must be "
+                         f"1-d, got shape {tuple(A.shape)})")
+    S = None if sorter is None else checked_sorter("numpy.searchsorted", A, sorter)
+    return _q.searchsorted(A, v, side, S)
 
 
 @_implements("argsort")

@@ -27,6 +27,33 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (np.generic, bool, int, float, complex))
 
 
+# Note [Python integers out of bounds]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# NumPy 2 (NEP 50) takes a Python int as a weak scalar: it takes the dtype it meets, and when
+# its value does not fit that dtype NumPy raises OverflowError ("Python integer 300 out of
+# bounds for int8") instead of wrapping it: np.add(a, 200, dtype=np.int8),
+# np.full_like(int8_array, 300), np.max(int8_array, initial=300), np.pad(...,
+# constant_values=300). The protocols convert such ints with _check_python_int before any
+# cast, so 300 never becomes 44. NumPy scalars (np.int64(300)) and floats are not Python
+# ints and keep NumPy's unsafe casts (np.full_like(int8_array, 300.5) is 44 in NumPy too);
+# initial= of a reduction is the exception, converted as NumPy does with int() first
+# (_reduction_scalar in _reductions.py).
+
+
+def _check_python_int(value: Any, dt: Any) -> None:
+    """OverflowError, as NumPy 2 raises it, when a Python int does not fit the integer dtype dt.
+
+    See Note [Python integers out of bounds].
+    """
+    if type(value) is bool or not isinstance(value, int):
+        return
+    if not isinstance(dt, np.dtype) or dt.kind not in "iu":
+        return
+    info = np.iinfo(dt)
+    if not info.min <= value <= info.max:
+        raise OverflowError(f"Python integer {value} out of bounds for {dt}")
+
+
 def _operand(x: Any) -> Any:
     """An operand as isthmus takes it: qvalues and numbers as they are, the rest via asvalue."""
     if isinstance(x, _qvalue) or _is_number(x):
@@ -69,6 +96,7 @@ def _astype(x: Any, dt: Any) -> Any:
     if _is_number(x):
         if not isinstance(dt, np.dtype):
             return x
+        _check_python_int(x, dt)
         return np.asarray(x).astype(dt)[()]
     return _q.asvalue(x).astype(dt)
 

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from .. import _isthmus as _q
-from ._keywords import (_MISSING, _astype, _dtype_arg, _mask, _opt, _same_dtype, _shape_of,
-                        _single_out, _store, _tensor, _unsupported)
+from ._keywords import (_MISSING, _astype, _check_python_int, _dtype_arg, _mask, _opt,
+                        _same_dtype, _shape_of, _single_out, _store, _tensor, _unsupported)
 
 _qvalue = _q.qvalue
 
@@ -41,17 +41,18 @@ def _reduction(qname: str, fname: str, a: Any, axis: Any, dtype: Any, out: Any,
                 f"{fname}: where= of shape {_shape_of(mask)} does not broadcast to the "
                 f"operand's shape {tuple(A.shape)}"
             )
-        A = _q.where(mask, A, _scalar_as(identity, A.dtype))
+        A = _q.where(mask, A, _initial_as(identity, A.dtype))
     fn = getattr(_q, qname)
     if initial is not _MISSING and qname in ("max", "min") and A.numel() == 0:
         shape = _shape_of(_q.sum(A, axis, keepdims))
-        r = _q.full(shape, _scalar_as(initial, A.dtype), dtype=A.dtype)
+        r = _q.full(shape, _initial_as(initial, A.dtype), dtype=A.dtype)
         if shape == ():
             r = r[()]
     else:
         r = fn(A, axis, keepdims)
         if initial is not _MISSING:
-            init = _scalar_as(initial, r.dtype)
+            # with dtype=, NumPy converts initial to that dtype (sum and prod widen after)
+            init = _initial_as(initial, dtype if dtype is not None else r.dtype)
             combine = {"sum": operator.add, "prod": operator.mul, "max": _q.maximum,
                        "min": _q.minimum, "all": _q.logical_and, "any": _q.logical_or}[qname]
             r = _keep_scalar(r, combine(r, init))
@@ -70,12 +71,27 @@ def _keep_scalar(before: Any, after: Any) -> Any:
 
 
 def _scalar_as(value: Any, dt: Any) -> Any:
-    """value converted to dtype dt (as NumPy casts initial=): a NumPy scalar of that dtype."""
+    """value converted to dtype dt (as NumPy casts a fill value): a NumPy scalar of that dtype;
+    OverflowError for a Python int out of dt's bounds (See Note [Python integers out of
+    bounds] in _keywords.py)."""
     if isinstance(value, _qvalue):
         value = value.item()
     if isinstance(dt, np.dtype):
+        _check_python_int(value, dt)
         return np.asarray(value).astype(dt)[()]
     return float(value)  # bfloat16: a weak Python float takes the tensor's dtype
+
+
+def _initial_as(value: Any, dt: Any) -> Any:
+    """initial= of a reduction converted to dtype dt as NumPy converts it: for an integer dtype
+    through int() (3.5 is 3), and OverflowError when that int does not fit dt, whatever the
+    number's type (np.max(int8_array, initial=300.0) raises in NumPy too)."""
+    if isinstance(value, _qvalue):
+        value = value.item()
+    if isinstance(dt, np.dtype) and dt.kind in "iu" and not isinstance(value, (bool, np.bool_)):
+        if isinstance(value, (int, float, np.integer, np.floating)):
+            value = int(value)  # OverflowError for infinities, ValueError for NaN, as NumPy
+    return _scalar_as(value, dt)
 
 
 def _ufunc_reduce(ufunc: np.ufunc, qname: str, inputs: tuple[Any, ...],

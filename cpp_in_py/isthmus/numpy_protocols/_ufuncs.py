@@ -10,8 +10,8 @@ import numpy as np
 from .. import _isthmus as _q
 from ._fallback import _fallback
 from ._foreign import _foreign
-from ._keywords import (_astype, _check_casting_name, _dtype_arg, _kind, _mask, _operand,
-                        _single_out, _store, _unsupported)
+from ._keywords import (_astype, _check_casting_name, _check_python_int, _dtype_arg, _kind,
+                        _mask, _operand, _single_out, _store, _unsupported)
 from ._reductions import _ufunc_accumulate, _ufunc_reduce
 from ._tables import HANDLED_ACCUMULATIONS, HANDLED_REDUCTIONS, HANDLED_UFUNCS
 
@@ -90,6 +90,8 @@ def _ufunc_call(ufunc: np.ufunc, fn: Callable[..., Any], inputs: tuple[Any, ...]
     loop = None
     if dtype is not None or casting != "same_kind":  # NumPy's own checks and messages
         loop = _numpy_loop(ufunc, ops, dtype, casting)
+        for x, d in zip(ops, loop):  # See Note [Python integers out of bounds]
+            _check_python_int(x, d)
     if dtype is not None:
         ops = [_astype(x, d) for x, d in zip(ops, loop)]
     r = fn(*ops)
