@@ -33,7 +33,10 @@ struct call_context {
     struct owned {
         tensor t;
         lock_mode mode = lock_mode::write; // how `t` is locked (read: a Python result)
+        bool taken = false;                // `t` unlocked and handed on as a result (unmarshal)
         std::string s;
+        std::vector<isthmus_value> items; // a tuple's items (new_tuple)
+        bool tuple = false;
     };
     std::vector<std::unique_ptr<owned>> results;
 
@@ -102,6 +105,7 @@ void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_val
 /// The CUDA ordinal of resource `r`, or -1 when it is no CUDA device (the CPU, a test double).
 int cuda_ordinal(resource_id r);
 /// Converts a result (or a callback argument) to a runtime value; takes ownership of objects.
+/// A tuple (ISTHMUS_VALUE_TUPLE) becomes a 1-d cell of its converted items.
 value unmarshal(const isthmus_value& v, call_context& ctx,
                 const std::shared_ptr<const library>& lib);
 /// Converts a host value (a callback's or call_python's result) into `out`, owned by the call:

@@ -1,9 +1,11 @@
-// Host side of the ABI: the callback table, call contexts, and value <-> ABI conversions.
+// Host side of the ABI: the callback table, call contexts, and arguments (runtime values to ABI
+// values); results and host callables are in results.cpp.
 #include "call_context.hpp"
 
 #include "isthmus/storage.hpp"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <iostream>
@@ -71,7 +73,7 @@ void call_context::rethrow(const std::string& prefix) const {
 
 void call_context::finish() {
     for (auto& o : results)
-        if (o && o->t.defined()) {
+        if (o && o->t.defined() && !o->taken) {
             try {
                 o->t.unlock(o->mode, MEMRESOURCE_CPU);
             } catch (...) {
@@ -129,6 +131,38 @@ int host_new_string(isthmus_call* call, const char* data, int64_t size, isthmus_
         std::lock_guard lk(ctx.mu);
         ctx.results.push_back(std::move(o));
         return 0;
+    } catch (const std::exception& e) {
+        ctx.fail(ISTHMUS_ERR_MEMORY, e.what());
+        return 1;
+    }
+}
+
+// The most items a tuple may hold (isthmus_host.new_tuple): several results, not an array.
+constexpr int64_t k_max_tuple = 65536;
+
+int host_new_tuple(isthmus_call* call, int64_t size, isthmus_value* out) {
+    call_context& ctx = call_context::of(call);
+    try {
+        ISTHMUS_CHECK(size >= 0 && size <= k_max_tuple, value_error, "new_tuple: size ", size,
+                      " is outside [0, ", k_max_tuple, "]");
+        auto o = std::make_unique<call_context::owned>();
+        o->tuple = true;
+        isthmus_value none{};
+        none.kind = ISTHMUS_VALUE_NONE;
+        none.dtype = ISTHMUS_DT_ANY;
+        o->items.assign(static_cast<size_t>(size), none);
+        std::memset(out, 0, sizeof *out);
+        out->kind = ISTHMUS_VALUE_TUPLE;
+        out->dtype = ISTHMUS_DT_ANY;
+        out->u.tup.items = o->items.data();
+        out->u.tup.size = size;
+        out->owner = o.get();
+        std::lock_guard lk(ctx.mu);
+        ctx.results.push_back(std::move(o));
+        return 0;
+    } catch (const value_error& e) {
+        ctx.fail(ISTHMUS_ERR_VALUE, e.what());
+        return 1;
     } catch (const std::exception& e) {
         ctx.fail(ISTHMUS_ERR_MEMORY, e.what());
         return 1;
@@ -223,6 +257,14 @@ uint32_t host_call_flags(isthmus_call* call) {
     return call ? call_context::of(call).flags : 0;
 }
 
+// Note [tuple results in the ABI]: u.tup fits inside the union's size, so isthmus_value's layout
+// is the one older plugins were built with.
+static_assert(sizeof(isthmus_value::u) == sizeof(isthmus_tensor),
+              "isthmus_value's union must keep the size of isthmus_tensor");
+static_assert(offsetof(isthmus_host, new_tuple) ==
+                  offsetof(isthmus_host, call_flags) + sizeof(void*),
+              "new_tuple takes the slot after call_flags");
+
 isthmus_host make_table() {
     isthmus_host h{};
     h.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
@@ -235,6 +277,7 @@ isthmus_host make_table() {
     h.end_call = &host_end_call;
     h.call_python = &host_call_python;
     h.call_flags = &host_call_flags;
+    h.new_tuple = &host_new_tuple;
     return h;
 }
 
@@ -503,157 +546,6 @@ void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_val
         ISTHMUS_THROW(type_error, "plugin calls do not take ", describe(v));
     }
     }
-}
-
-value unmarshal(const isthmus_value& v, call_context& ctx,
-                const std::shared_ptr<const library>& lib) {
-    switch (v.kind) {
-    case ISTHMUS_VALUE_NONE:
-        return value();
-    case ISTHMUS_VALUE_BOOL:
-        return value(scalar(v.u.i != 0));
-    case ISTHMUS_VALUE_INT: {
-        const dtype dt = v.dtype >= 0 ? dtype_of_code(v.dtype) : dtype::int64;
-        if (dt == dtype::uint64) return value(scalar(static_cast<uint64_t>(v.u.i)));
-        if (dt == dtype::int64 || !is_integer(dt)) return value(scalar(v.u.i));
-        return value(scalar::of(static_cast<double>(v.u.i), dt));
-    }
-    case ISTHMUS_VALUE_FLOAT:
-        if (v.dtype == ISTHMUS_DT_FLOAT32) return value(scalar(static_cast<float>(v.u.f)));
-        return value(scalar(v.u.f));
-    case ISTHMUS_VALUE_COMPLEX:
-        if (v.dtype == ISTHMUS_DT_COMPLEX64)
-            return value(
-                scalar(complex64_t(static_cast<float>(v.u.c[0]), static_cast<float>(v.u.c[1]))));
-        return value(scalar(complex128_t(v.u.c[0], v.u.c[1])));
-    case ISTHMUS_VALUE_STRING:
-        return value(std::string(v.u.s.data, static_cast<size_t>(v.u.s.size)));
-    case ISTHMUS_VALUE_TENSOR: {
-        {
-            std::lock_guard lk(ctx.mu);
-            for (auto& o : ctx.results)
-                if (o.get() == v.owner && o->t.defined()) {
-                    tensor t = o->t;
-                    o->t.unlock(o->mode, MEMRESOURCE_CPU);
-                    o->t = tensor();
-                    return value(t);
-                }
-        }
-        // A borrowed tensor (an argument handed back, a callback argument): copy it.
-        ISTHMUS_CHECK(v.owner == nullptr, runtime_error,
-                      "plugin ABI: a tensor result was returned twice");
-        const isthmus_tensor& at = v.u.t;
-        shape_t shape(at.shape, at.shape + at.ndim), strides(at.strides, at.strides + at.ndim);
-        tensor view = tensor::wrap(at.data, dtype_of_code(at.dtype), shape, strides,
-                                   MEMRESOURCE_CPU, nullptr);
-        return value(view.clone());
-    }
-    case ISTHMUS_VALUE_OBJECT: {
-        const isthmus_plugin& d = lib->descriptor();
-        const bool ours = v.u.o.type >= d.types && v.u.o.type < d.types + d.ntypes;
-        ISTHMUS_CHECK(ours, runtime_error, "plugin ", lib->name(),
-                      " returned an object of a type it does not declare");
-        return value(std::static_pointer_cast<object>(
-            std::make_shared<plugin_object>(lib, v.u.o.type, v.u.o.instance)));
-    }
-    case ISTHMUS_VALUE_CALLBACK:
-        if (v.u.cb.release) v.u.cb.release(v.u.cb.data);
-        ISTHMUS_THROW(not_implemented_error, "plugin ", lib->name(),
-                      " returned a callable; callables cannot be results");
-    default:
-        ISTHMUS_THROW(runtime_error, "plugin ", lib->name(), " returned a value of unknown kind ",
-                      v.kind);
-    }
-}
-
-void marshal_result(const value& v, call_context& ctx, isthmus_value& out) {
-    std::memset(&out, 0, sizeof out);
-    out.dtype = ISTHMUS_DT_ANY;
-    if (v.is_scalar() || v.is_none()) {
-        arg_slot unused;
-        marshal(v, nullptr, unused, out, nullptr);
-        return;
-    }
-    auto o = std::make_unique<call_context::owned>();
-    if (v.is_string()) {
-        o->s = v.as_string();
-        out.kind = ISTHMUS_VALUE_STRING;
-        out.u.s.data = o->s.data();
-        out.u.s.size = static_cast<int64_t>(o->s.size());
-    } else if (v.is_tensor()) {
-        o->t = v.as_tensor();
-        o->mode = lock_mode::read;
-        void* data = o->t.lock(lock_mode::read, MEMRESOURCE_CPU);
-        out.kind = ISTHMUS_VALUE_TENSOR;
-        out.dtype = code_of(o->t.dtype());
-        out.u.t = {data,
-                   ISTHMUS_DEVICE_CPU,
-                   0,
-                   out.dtype,
-                   static_cast<int32_t>(o->t.dim()),
-                   o->t.shape().data(),
-                   o->t.strides().data()};
-    } else {
-        ISTHMUS_THROW(type_error,
-                      "a host result handed to a plugin must be a number, a string, "
-                      "None or a tensor, got ",
-                      describe(v));
-    }
-    out.owner = o.get();
-    std::lock_guard lk(ctx.mu);
-    ctx.results.push_back(std::move(o));
-}
-
-// ---- host callables as ABI callbacks -----------------------------------------------------------
-
-namespace {
-
-struct callback_state {
-    host_callable fn;
-    std::shared_ptr<const library> lib;
-};
-
-int callback_invoke(void* data, isthmus_call* call, const isthmus_value* args, int32_t nargs,
-                    isthmus_value* result) {
-    auto* st = static_cast<callback_state*>(data);
-    call_context& ctx = call_context::of(call);
-    try {
-        std::vector<value> vs;
-        vs.reserve(static_cast<size_t>(nargs));
-        for (int32_t i = 0; i < nargs; ++i) vs.push_back(unmarshal(args[i], ctx, st->lib));
-        const value r = st->fn(vs);
-        if (r.is_scalar() || r.is_none() || r.is_string() || r.is_tensor())
-            marshal_result(r, ctx, *result);
-        else { // other results (objects) are dropped: events ignore them
-            std::memset(result, 0, sizeof *result);
-            result->dtype = ISTHMUS_DT_ANY;
-        }
-        return 0;
-    } catch (...) {
-        std::string msg = "host callback failed";
-        try {
-            throw;
-        } catch (const std::exception& e) {
-            msg = e.what();
-        } catch (...) {
-        }
-        ctx.fail(ISTHMUS_ERR_RUNTIME, msg.c_str(), std::current_exception());
-        return 1;
-    }
-}
-
-void callback_release(void* data) {
-    delete static_cast<callback_state*>(data);
-}
-
-} // namespace
-
-isthmus_callback make_callback(host_callable fn, std::shared_ptr<const library> lib) {
-    isthmus_callback cb{};
-    cb.invoke = &callback_invoke;
-    cb.release = &callback_release;
-    cb.data = new callback_state{std::move(fn), std::move(lib)};
-    return cb;
 }
 
 } // namespace isthmus::plugins::detail

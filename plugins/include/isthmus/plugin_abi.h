@@ -90,14 +90,18 @@ typedef struct isthmus_tensor {
 /** What an `isthmus_value` holds. Fixed numbers: part of the ABI. */
 typedef enum isthmus_value_kind {
     ISTHMUS_VALUE_NONE = 0,
-    ISTHMUS_VALUE_BOOL = 1,    /**< u.i is 0 or 1 */
-    ISTHMUS_VALUE_INT = 2,     /**< u.i (dtype tells the original integer type) */
-    ISTHMUS_VALUE_FLOAT = 3,   /**< u.f */
-    ISTHMUS_VALUE_COMPLEX = 4, /**< u.c[0] + i u.c[1] */
-    ISTHMUS_VALUE_STRING = 5,  /**< u.s: UTF-8 bytes, not necessarily NUL-terminated */
-    ISTHMUS_VALUE_TENSOR = 6,  /**< u.t */
-    ISTHMUS_VALUE_OBJECT = 7,  /**< u.o: an instance of a plugin object type */
-    ISTHMUS_VALUE_CALLBACK = 8 /**< u.cb: a host callable (e.g. a Python function) */
+    ISTHMUS_VALUE_BOOL = 1,     /**< u.i is 0 or 1 */
+    ISTHMUS_VALUE_INT = 2,      /**< u.i (dtype tells the original integer type) */
+    ISTHMUS_VALUE_FLOAT = 3,    /**< u.f */
+    ISTHMUS_VALUE_COMPLEX = 4,  /**< u.c[0] + i u.c[1] */
+    ISTHMUS_VALUE_STRING = 5,   /**< u.s: UTF-8 bytes, not necessarily NUL-terminated */
+    ISTHMUS_VALUE_TENSOR = 6,   /**< u.t */
+    ISTHMUS_VALUE_OBJECT = 7,   /**< u.o: an instance of a plugin object type */
+    ISTHMUS_VALUE_CALLBACK = 8, /**< u.cb: a host callable (e.g. a Python function) */
+    /** u.tup: several values, results only (a function returning std::tuple). Made by
+     * isthmus_host.new_tuple, which owns the items. Added within version 1: Note [tuple
+     * results in the ABI]. */
+    ISTHMUS_VALUE_TUPLE = 9
 } isthmus_value_kind;
 
 struct isthmus_type;
@@ -140,10 +144,14 @@ typedef struct isthmus_value {
             const struct isthmus_type* type; /**< its type (from this plugin's descriptor) */
         } o;
         isthmus_callback cb;
+        struct {
+            struct isthmus_value* items; /**< `size` values, allocated by new_tuple */
+            int64_t size;
+        } tup;
     } u;
     /**
      * Results only: the host object that owns a tensor or string result (from
-     * isthmus_host.new_tensor / new_string). NULL for arguments and plain results.
+     * isthmus_host.new_tensor / new_string / new_tuple). NULL for arguments and plain results.
      */
     void* owner;
 } isthmus_value;
@@ -213,7 +221,14 @@ typedef struct isthmus_host {
     /** The ISTHMUS_CALL_* flags of `call` (ISTHMUS_CALL_CHECKED: run in checked mode). NULL
      * from hosts that predate it, which means 0. See Note [checked mode in the ABI]. */
     uint32_t (*call_flags)(isthmus_call* call);
-    void* reserved[7]; /**< zero; future slots */
+    /** Allocates a tuple of `size` values (0 to 65536) owned by the host, each of kind NONE,
+     * and fills `out` with it (kind ISTHMUS_VALUE_TUPLE, u.tup, owner). The plugin writes the
+     * items (numbers, new_tensor / new_string results, objects, nested tuples) and returns
+     * the tuple as its result; the items stay writable until the call returns. Returns 0, or
+     * non-zero after recording an error (a bad size, out of memory). NULL from hosts that
+     * predate it: such a host cannot take several results (Note [tuple results in the ABI]). */
+    int (*new_tuple)(isthmus_call* call, int64_t size, isthmus_value* out);
+    void* reserved[6]; /**< zero; future slots */
 } isthmus_host;
 
 /** A call flag (isthmus_host.call_flags): the caller asked for checked mode, so the plugin's
@@ -231,6 +246,26 @@ typedef struct isthmus_host {
  * against the older header load and run as before (they ignore the flag and say so by having no
  * features), and new plugins run in older hosts (no slot: never checked). A new error code
  * (ISTHMUS_ERR_OVERFLOW) is appended the same way: an older host maps it to RuntimeError.
+ */
+
+/*
+ * Note [tuple results in the ABI]: a function may return several values (std::tuple or
+ * std::pair in the author layer; a Python tuple, a 1-d cell in a C++ host). They cross as one
+ * value of kind ISTHMUS_VALUE_TUPLE = 9 whose `u.tup` points at `size` item values. The item
+ * array belongs to the host: the plugin asks for it with `new_tuple`, which took the second of
+ * the reserved slots of `isthmus_host` (after `call_flags`), and the host accepts no other
+ * item array (a tuple in the plugin's own memory would dangle once the function returned).
+ * Items are results like any other (tensors from new_tensor, strings from new_string,
+ * numbers, objects), or tuples from new_tuple (nested at most 64 deep); a tuple may appear
+ * once in a result (so none contains itself). `u.tup` lies inside the union's existing size,
+ * so `isthmus_value` keeps its layout. All within version 1, by the versioning rules: a new
+ * kind value, a union member that changes no size, a reserved slot older hosts leave NULL.
+ * Plugins built against the older header never make the kind and run as before; a new plugin
+ * returning a tuple in an older host finds the slot NULL and reports an error naming it
+ * (the author layer: "this host cannot take several results ..."), before anything is
+ * returned. A host never passes a tuple to a plugin (plugin calls take no cells); a plugin may
+ * hand one to a host callback (an event's arguments: a Python tuple), and call_python refuses
+ * one as an argument.
  */
 
 /* ---- what a plugin describes -------------------------------------------------------------- */

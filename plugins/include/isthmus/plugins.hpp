@@ -12,6 +12,8 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace isthmus::plugins {
@@ -290,7 +292,44 @@ using compile_notice_handler = std::function<void(const compile_notice&)>;
 /// after ISTHMUS_COMPILE_NOTICE_SECONDS (default 0.5) of compiling or of waiting for the lock.
 ISTHMUS_API compile_notice_handler set_compile_notice_handler(compile_notice_handler handler);
 
+namespace detail {
+template <typename T>
+struct is_tuple_result : std::false_type {};
+template <typename... E>
+struct is_tuple_result<std::tuple<E...>> : std::true_type {};
+template <typename A, typename B>
+struct is_tuple_result<std::pair<A, B>> : std::true_type {};
+
+template <typename R>
+R result_as(const value& r);
+
+template <typename R, size_t... I>
+R tuple_result_as(const cell& c, std::index_sequence<I...>) {
+    ISTHMUS_CHECK(c.items.size() == sizeof...(I), type_error, "expected ", sizeof...(I),
+                  " results, got ", c.items.size());
+    return R(result_as<std::tuple_element_t<I, R>>(c.items[I])...);
+}
+
+/// A call's result as R: value, std::string, tensor, a number, or for a plugin returning several
+/// values (a 1-d cell: Note [tuple results in the ABI]) a std::tuple / std::pair of those.
+template <typename R>
+R result_as(const value& r) {
+    if constexpr (std::is_same_v<R, value>) {
+        return r;
+    } else if constexpr (std::is_same_v<R, std::string>) {
+        return r.as_string();
+    } else if constexpr (std::is_same_v<R, tensor>) {
+        return r.as_tensor();
+    } else if constexpr (is_tuple_result<R>::value) {
+        return tuple_result_as<R>(r.as_cell(), std::make_index_sequence<std::tuple_size_v<R>>{});
+    } else {
+        return r.as_scalar().template to<R>();
+    }
+}
+} // namespace detail
+
 /// A typed view of a plugin function: `auto add = typed<double(double, double)>(lib, "add");`.
+/// Several results: `typed<std::tuple<tensor, tensor>(tensor)>(lib, "split")`.
 template <typename Sig>
 class typed_function;
 template <typename R, typename... A>
@@ -302,14 +341,8 @@ public:
             std::array<value, sizeof...(A) + 1>{value(a)..., value()}.data(), sizeof...(A)));
         if constexpr (std::is_void_v<R>)
             return;
-        else if constexpr (std::is_same_v<R, value>)
-            return r;
-        else if constexpr (std::is_same_v<R, std::string>)
-            return r.as_string();
-        else if constexpr (std::is_same_v<R, tensor>)
-            return r.as_tensor();
         else
-            return r.as_scalar().template to<R>();
+            return detail::result_as<R>(r);
     }
     const function& get() const { return *f_; }
 

@@ -37,10 +37,28 @@ ISTHMUS_PLUGIN_SUPPORT std::string signature_of(const std::string& name,
                                                 const std::vector<isthmus_param>& ps,
                                                 const char* result, size_t skip_front = 0);
 
+/// "(tensor, scalar)": the result spelling of a tuple of `n` results named `names`.
+ISTHMUS_PLUGIN_SUPPORT std::string tuple_result_name(const char* const* names, size_t n);
+
+template <typename R>
+const char* result_name();
+
+template <typename R, size_t... I>
+const char* tuple_result_name(std::index_sequence<I...>) {
+    static const char* const names[] = {
+        result_name<std::remove_cvref_t<std::tuple_element_t<I, R>>>()..., ""};
+    static const std::string s = tuple_result_name(names, sizeof...(I));
+    return s.c_str();
+}
+
+/// The result kind in a signature: "tensor", "scalar", "string", "object", "" (none), or a
+/// tuple of them, "(tensor, tensor)".
 template <typename R>
 const char* result_name() {
     if constexpr (std::is_void_v<R>)
         return "";
+    else if constexpr (is_tuple_like<R>::value)
+        return tuple_result_name<R>(std::make_index_sequence<std::tuple_size_v<R>>{});
     else if constexpr (is_tensor<R>::value || is_vec<R>::value || is_view<R>::value)
         return "tensor";
     else if constexpr (std::is_convertible_v<R, std::string_view>)
@@ -95,6 +113,10 @@ isthmus_value result_to_abi(const R& r) {
             }
         }
         return out.raw();
+    } else if constexpr (is_tuple_like<R>::value) {
+        // each element as a result of its own: views copied, tensors handed over
+        return tuple_to_abi(
+            r, [](const auto& e) { return result_to_abi<std::remove_cvref_t<decltype(e)>>(e); });
     } else {
         return to_abi<R>(r);
     }

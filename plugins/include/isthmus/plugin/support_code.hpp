@@ -164,9 +164,27 @@ ISTHMUS_PLUGIN_SUPPORT double load_as_double(const void* data, int32_t dt, int64
 }
 
 ISTHMUS_PLUGIN_SUPPORT const char* kind_name(int32_t k) {
-    static const char* const names[] = {"none",   "bool",   "int",    "float",   "complex",
-                                        "string", "tensor", "object", "callable"};
-    return k >= 0 && k <= ISTHMUS_VALUE_CALLBACK ? names[k] : "unknown";
+    static const char* const names[] = {"none",   "bool",   "int",    "float",    "complex",
+                                        "string", "tensor", "object", "callable", "tuple"};
+    return k >= 0 && k <= ISTHMUS_VALUE_TUPLE ? names[k] : "unknown";
+}
+
+ISTHMUS_PLUGIN_SUPPORT isthmus_value new_tuple(int64_t n) {
+    isthmus_call* c = current_call();
+    const isthmus_host* h = c->host;
+    if (h->struct_size < offsetof(isthmus_host, new_tuple) + sizeof(h->new_tuple) || !h->new_tuple)
+        throw error("isthmus::plugin: this host cannot take several results (its isthmus_host "
+                    "table has no new_tuple slot: it predates tuple results); return one value, "
+                    "or use a newer isthmus");
+    isthmus_value v{};
+    if (h->new_tuple(c, n, &v) != 0) throw error("the host could not allocate a tuple");
+    return v;
+}
+
+ISTHMUS_PLUGIN_SUPPORT std::string tuple_result_name(const char* const* names, size_t n) {
+    std::string s = "(";
+    for (size_t i = 0; i < n; ++i) s += std::string(i ? ", " : "") + names[i];
+    return s + ")";
 }
 
 [[noreturn]] ISTHMUS_PLUGIN_SUPPORT void bad_arg(const char* expected, const isthmus_value& v) {

@@ -77,6 +77,13 @@ template <typename T>
 struct is_shared : std::false_type {};
 template <typename T>
 struct is_shared<std::shared_ptr<T>> : std::true_type {};
+/// std::tuple and std::pair: several results (Note [tuple results in the ABI]).
+template <typename T>
+struct is_tuple_like : std::false_type {};
+template <typename... E>
+struct is_tuple_like<std::tuple<E...>> : std::true_type {};
+template <typename A, typename B>
+struct is_tuple_like<std::pair<A, B>> : std::true_type {};
 
 /// Per object type T: its descriptor, once registered.
 template <typename T>
@@ -95,6 +102,24 @@ ISTHMUS_PLUGIN_SUPPORT double as_double(const isthmus_value& v);
 ISTHMUS_PLUGIN_SUPPORT void vec_elements(const isthmus_value& v, int n, double* out);
 /// Rethrows `e`, a conversion error of argument `i`, with the argument named in front.
 [[noreturn]] ISTHMUS_PLUGIN_SUPPORT void rethrow_for_arg(const error& e, size_t i);
+/// A host tuple of `n` values, each none, for the running call (isthmus_host.new_tuple); throws
+/// an error naming the missing slot when the host predates it (Note [tuple results in the ABI]).
+ISTHMUS_PLUGIN_SUPPORT isthmus_value new_tuple(int64_t n);
+
+template <typename Tuple, typename Convert, size_t... I>
+isthmus_value tuple_to_abi(const Tuple& r, Convert convert, std::index_sequence<I...>) {
+    isthmus_value v = new_tuple(static_cast<int64_t>(sizeof...(I)));
+    ((v.u.tup.items[I] = convert(std::get<I>(r))), ...);
+    (void)r, (void)convert; // unused for an empty tuple
+    return v;
+}
+
+/// The tuple `r` (std::tuple or std::pair) as a host tuple, each element converted by
+/// `convert` (to_abi, or result_to_abi for a function's result).
+template <typename Tuple, typename Convert>
+isthmus_value tuple_to_abi(const Tuple& r, Convert convert) {
+    return tuple_to_abi(r, convert, std::make_index_sequence<std::tuple_size_v<Tuple>>{});
+}
 
 /// Converts one argument to the C++ parameter type P (by value; views alias the tensor).
 template <typename P>
@@ -252,8 +277,12 @@ isthmus_value to_abi(const T& r) {
         v.kind = ISTHMUS_VALUE_OBJECT;
         v.u.o.instance = new std::shared_ptr<U>(r);
         v.u.o.type = type_slot<U>::desc;
+    } else if constexpr (is_tuple_like<T>::value) {
+        v = tuple_to_abi(r, [](const auto& e) { return to_abi(e); });
     } else {
-        static_assert(sizeof(T) == 0, "isthmus::plugin: unsupported result type");
+        static_assert(sizeof(T) == 0,
+                      "isthmus::plugin: unsupported result type (numbers, strings, tensors, "
+                      "views, vec, objects, or a std::tuple / std::pair of them)");
     }
     return v;
 }
