@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Sequence
 
-from .torch_results import _native_args, _to_torch
+from .torch_results import _native_args, _to_torch, differentiable_positions
 
 
 def _result(v: Any, inputs: Sequence[Any], like: Any, fn: str) -> Any:
@@ -45,38 +45,6 @@ def _parameter_names(forward: Any) -> list[str] | None:
     return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
-def _differentiable(differentiable: Any, names: list[str] | None, what: str) -> tuple[int, ...]:
-    """differentiable= as input positions; TypeError or ValueError naming the problem."""
-    items = differentiable if isinstance(differentiable, (tuple, list)) else (differentiable,)
-    out: list[int] = []
-    for d in items:
-        if isinstance(d, str):
-            if names is None:
-                raise TypeError(f"{what}: differentiable names {d!r}, but forward's parameter "
-                                f"names are unknown (a variadic function, or overloads that "
-                                f"name them differently): give positions")
-            if d not in names:
-                raise ValueError(f"{what}: differentiable names {d!r}, not a parameter of "
-                                 f"forward ({names})")
-            i = names.index(d)
-        elif isinstance(d, int) and not isinstance(d, bool):
-            if d < 0 or (names is not None and d >= len(names)):
-                span = f"0..{len(names) - 1}" if names else "none"
-                raise ValueError(f"{what}: differentiable position {d} is out of range: forward "
-                                 f"takes {'?' if names is None else len(names)} inputs "
-                                 f"(positions {span})")
-            i = d
-        else:
-            raise TypeError(f"{what}: differentiable takes input positions (int) or parameter "
-                            f"names (str), got {d!r}")
-        if i in out:
-            raise ValueError(f"{what}: differentiable names input {i} twice")
-        out.append(i)
-    if not out:
-        raise ValueError(f"{what}: differentiable names no input")
-    return tuple(out)
-
-
 def function(
     forward: Callable[..., Any],
     backward: Callable[..., Any],
@@ -100,8 +68,8 @@ def function(
         if not callable(f):
             raise TypeError(f"q.autograd.function: {role} must be a plugin function or a "
                             f"callable, got {type(f).__name__}")
-    diff = _differentiable(differentiable, _parameter_names(forward),
-                           f"q.autograd.function({fname})")
+    diff = differentiable_positions(differentiable, _parameter_names(forward),
+                                    f"q.autograd.function({fname})")
 
     def fwd(ctx: Any, *inputs: Any) -> Any:
         like = next((i for i in inputs if isinstance(i, torch.Tensor)), None)

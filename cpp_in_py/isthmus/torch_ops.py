@@ -61,7 +61,7 @@ from typing import Any
 
 from . import _isthmus, torch_schema
 from .torch_results import (_checked_fake, _device_of, _fake_rule, _native_args, _Results,
-                            _torch)
+                            _torch, differentiable_positions)
 
 __all__ = ["custom_op", "kernel_op"]
 
@@ -266,8 +266,9 @@ def custom_op(function: Any, *, fake: Any = None, backward: Any = None,
     if backward is not None and not parsed.returns:
         raise TypeError(f"{qualname}: backward= needs a result to differentiate; the op returns "
                         f"nothing")
-    diff = None if backward is None else _positions(
-        0 if differentiable is None else differentiable, parsed, qualname)
+    diff = None if backward is None else differentiable_positions(
+        0 if differentiable is None else differentiable, names, qualname,
+        [a.type for a in parsed.arguments])
 
     def impl(*args: Any) -> Any:
         device = _device_of(args, qualname)
@@ -284,35 +285,6 @@ def custom_op(function: Any, *, fake: Any = None, backward: Any = None,
     if diff is not None:
         _attach_backward(entry, backward, diff, parsed, backward_fake, ns, op_name)
     return entry.op
-
-
-def _positions(differentiable: Any, schema: torch_schema.Schema, op: str) -> tuple[int, ...]:
-    names = schema.names
-    items = differentiable if isinstance(differentiable, (tuple, list)) else (differentiable,)
-    out: list[int] = []
-    for d in items:
-        if isinstance(d, str):
-            if d not in names:
-                raise ValueError(f"{op}: differentiable names {d!r}, not a parameter ({names})")
-            i = names.index(d)
-        elif isinstance(d, int) and not isinstance(d, bool):
-            if not 0 <= d < len(names):
-                raise ValueError(f"{op}: differentiable position {d} is out of range: the op has "
-                                 f"{len(names)} parameters, 0..{len(names) - 1} ({names})")
-            i = d
-        else:
-            raise TypeError(f"{op}: differentiable takes parameter names or positions (int), "
-                            f"got {d!r}")
-        if not schema.arguments[i].tensor:
-            raise ValueError(f"{op}: differentiable names {names[i]!r}, a "
-                             f"{schema.arguments[i].type} parameter: only Tensor parameters "
-                             f"have gradients")
-        if i in out:
-            raise ValueError(f"{op}: differentiable names {names[i]!r} twice")
-        out.append(i)
-    if not out:
-        raise ValueError(f"{op}: differentiable names no parameter")
-    return tuple(out)
 
 
 def _attach_backward(entry: _Entry, backward: Any, diff: tuple[int, ...],

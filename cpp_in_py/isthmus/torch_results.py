@@ -151,6 +151,44 @@ def _to_torch(result: Any, inputs: Sequence[Any], op: str) -> Any:
     raise TypeError(f"{op}: the plugin returned {type(result).__name__}, not a tensor or number")
 
 
+def differentiable_positions(differentiable: Any, names: Sequence[str] | None, what: str,
+                             types: Sequence[str] | None = None) -> tuple[int, ...]:
+    """differentiable= (parameter names or positions; one, or a tuple or list) as positions, for
+    custom_op and q.autograd.function. names: the parameters' (None: unknown, as for a variadic
+    function: positions are then checked where the inputs are known); types: their schema types,
+    for the check that each is a Tensor. TypeError or ValueError naming the entry."""
+    items = differentiable if isinstance(differentiable, (tuple, list)) else (differentiable,)
+    out: list[int] = []
+    for d in items:
+        if isinstance(d, str):
+            if names is None:
+                raise TypeError(f"{what}: differentiable names {d!r}, but the parameter names "
+                                f"are unknown (a variadic function, or overloads that name them "
+                                f"differently): give positions")
+            if d not in names:
+                raise ValueError(f"{what}: differentiable names {d!r}, not a parameter "
+                                 f"({list(names)})")
+            i = names.index(d)
+        elif isinstance(d, int) and not isinstance(d, bool):
+            if d < 0 or (names is not None and d >= len(names)):
+                span = f"{len(names)} parameters {list(names)}" if names is not None else \
+                    "positions count from 0"
+                raise ValueError(f"{what}: differentiable position {d} is out of range: {span}")
+            i = d
+        else:
+            raise TypeError(f"{what}: differentiable takes parameter names (str) or positions "
+                            f"(int), got {d!r}")
+        if types is not None and not types[i].startswith("Tensor"):
+            raise ValueError(f"{what}: differentiable names {names[i]!r}, a {types[i]} parameter: "
+                             f"only Tensor parameters have gradients")
+        if i in out:
+            raise ValueError(f"{what}: differentiable names position {i} twice")
+        out.append(i)
+    if not out:
+        raise ValueError(f"{what}: differentiable names no parameter")
+    return tuple(out)
+
+
 def _dtype_name(dtype: Any) -> str:
     return str(dtype).replace("torch.", "")
 
