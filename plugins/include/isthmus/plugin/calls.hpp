@@ -163,9 +163,8 @@ inline unsigned cuda_blocks(int64_t count, int64_t threads) {
 // addresses never escape (the conversions ran out of line), so the compiler keeps the views'
 // fields in registers and vectorises the body as if the views were plain pointers, and the
 // checked-mode bit it stores here is a constant it folds away (Note [view checks]).
-template <bool Checked, typename P, typename F, typename... V>
-[[gnu::always_inline]] inline void run_positions(F& f, const isthmus_range& r, V... v) {
-    ((v = view_binding::rebound<Checked>(v)), ...);
+template <typename P, typename F, typename... V>
+[[gnu::always_inline]] inline void position_loop(F& f, const isthmus_range& r, V... v) {
     if constexpr (std::is_integral_v<P>) {
         for (int64_t i = r.begin; i < r.end; ++i) f(v..., static_cast<P>(i));
     } else {
@@ -191,6 +190,27 @@ template <bool Checked, typename P, typename F, typename... V>
     }
 }
 
+// Note [unit-stride loops]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// A view's strides are runtime values, so a loop over positions indexes memory with a
+// multiply the vectoriser cannot turn into vector loads. Most launches pass views that step by
+// one element along their last dimension (C-contiguous arrays, rows of a matrix): for those
+// the unchecked loop runs on copies whose last stride is the literal 1, a second instance of
+// the loop that the compiler vectorises as a loop over plain pointers; other layouts take the
+// general loop. Both compute the same values in the same order per position. Checked mode
+// keeps one loop (it checks every access and is not meant to be fast).
+template <bool Checked, typename P, typename F, typename... V>
+[[gnu::always_inline]] inline void run_positions(F& f, const isthmus_range& r, V... v) {
+    ((v = view_binding::rebound<Checked>(v)), ...);
+    if constexpr (!Checked) {
+        if ((view_binding::unit_inner(v) && ...)) {
+            position_loop<P>(f, r, view_binding::with_unit_inner(v)...);
+            return;
+        }
+    }
+    position_loop<P>(f, r, v...);
+}
+
 template <bool Checked, typename F, typename Tuple, size_t... I>
 void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
                  std::index_sequence<I...>) {
@@ -209,6 +229,22 @@ template <typename F, typename Tuple, size_t... I>
                                                       const isthmus_value* args,
                                                       std::index_sequence<I...> is) {
     kernel_loop<true, F, Tuple>(f, r, args, is);
+}
+
+// Note [the fast loop is hot]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// kernel_impl's unchecked loop once shared a function with its argument checks, its error
+// paths and the cold checked loop, and GCC's partitioning moved it to kernel_impl's .cold part;
+// GCC does not inline into cold code, so the body became an out-of-line call per position that
+// copied every view (saxpy over 10M floats 40x NumPy's time). The loop is a function of its
+// own, marked hot, and flattened: everything it calls, the body first, is inlined into it, so
+// the loop is the one a hand-written loop over the views compiles to (unit strides vectorise
+// where the body allows). tests/plugins_cpp/test_kernel_codegen.cpp checks the object code.
+template <typename F, typename Tuple, size_t... I>
+[[gnu::hot, gnu::noinline, gnu::flatten]] void fast_kernel_loop(F& f, const isthmus_range& r,
+                                                                const isthmus_value* args,
+                                                                std::index_sequence<I...> is) {
+    kernel_loop<false, F, Tuple>(f, r, args, is);
 }
 
 /// "the CPU", "cuda:1": a device for messages.
@@ -252,8 +288,8 @@ int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_ra
             checked_kernel_loop<F, typename tr::args>(f, *range, args,
                                                       std::make_index_sequence<n>{});
         else
-            kernel_loop<false, F, typename tr::args>(f, *range, args,
-                                                     std::make_index_sequence<n>{});
+            fast_kernel_loop<F, typename tr::args>(f, *range, args,
+                                                   std::make_index_sequence<n>{});
         return 0;
     } catch (...) {
         return report(call);

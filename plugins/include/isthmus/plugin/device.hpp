@@ -374,6 +374,24 @@ struct view_binding {
             v.tag_ = (v.tag_ & ~int64_t{1}) | (Checked ? 1 : 0);
         return v;
     }
+    /// Whether `v` (a view of rank 1 or more) steps by one element along its last dimension;
+    /// true for anything else. See Note [unit-stride loops].
+    template <typename V>
+    ISTHMUS_HD static bool unit_inner(const V& v) {
+        if constexpr (requires { V::modifier; }) {
+            if constexpr (V::rank > 0) return v.strides_[V::rank - 1] == 1;
+        }
+        return true;
+    }
+    /// `v` with the literal 1 as its last stride, for a view where unit_inner(v) holds: the
+    /// compiler then sees the constant and vectorises along it. See Note [unit-stride loops].
+    template <typename V>
+    ISTHMUS_HD static V with_unit_inner(V v) {
+        if constexpr (requires { V::modifier; }) {
+            if constexpr (V::rank > 0) v.strides_[V::rank - 1] = 1;
+        }
+        return v;
+    }
 #if !defined(__CUDACC_RTC__)
     /// Whether `v` is a 'clamped, 'circular or 'mirror view with an empty dimension, whose
     /// accesses all fail.
