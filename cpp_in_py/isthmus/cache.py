@@ -25,8 +25,10 @@
 #                       as `ptx_size` and `cubin_sm_XY_size`, and the entry is complete only
 #                       when they match
 #   <stem>.lock         the flock that builds of this entry hold
-#   <stem>.{so,cpp,cu,meta}.tmp.<pid>, <stem>.log.<pid>   a build's temporary files (the
-#                       precompiled layer's also .o.log.<pid> and its parts' .tmp.<pid>)
+#   <stem>.{so,cpp,cu,meta}.tmp.<random>, <stem>.log.<random>   a build's temporary files, each
+#                       created under a fresh random name (the precompiled layer's also
+#                       .o.log.<random> and its parts' .tmp.<random>; a log is unlinked as soon
+#                       as it is open); older builds named them .tmp.<pid>, .log.<pid>
 # The precompiled author layer (Note [precompiled plugin header] in
 # plugins/src/precompiled_header.cpp) is an entry of the same shape named `isthmus-pch`: its
 # artefacts are <stem>.hpp.gch in place of the .so and the support object <stem>.o (complete
@@ -35,7 +37,13 @@
 # or "failed"); `list` shows its source kind as "pch".
 # An entry is complete when its .so and .meta exist and the .meta matches the .so's size (and,
 # with `list --verify`, its hash: hashing a large .so byte by byte in Python takes a while, so
-# it is asked for). Files that match no stem are never listed, counted or removed.
+# it is asked for). It is refused, whatever else holds, when compile_string would refuse it
+# (Note [cache trust model] in plugins/src/compile_cache.cpp): the directory is another user's
+# or writable by group or others without the sticky bit, or a file compile_string reads (the
+# .so, the .meta, the device code its .meta records; the precompiled layer's .hpp.gch, .o, .hpp
+# and .meta) is a symlink, not a regular file, another user's (not root's), writable by group or
+# others, or hard-linked; the reason is given in the same words as the C++ side's. Files that
+# match no stem are never listed, counted or removed.
 #
 # Note [clearing under the lock]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -45,9 +53,11 @@
 # running compile writes is removed under it. The .lock file itself is kept (an empty file):
 # removing it while a waiting compile has it open would let that compile lock the removed file
 # while the next one locks a new file of the same name, and both would build at once. Lock-only
-# stems are not entries (`list` and `size` skip them). What the lock cannot cover: a process
-# whose lock-free fast path has just validated a .so may find it gone when it opens it (it then
-# raises); clear the cache when no compile is starting.
+# stems are not entries (`list` and `size` skip them). The lock is opened as compile_string opens
+# it (Note [cache trust model]: O_NOFOLLOW, mode 0600, a planted symlink or another user's file
+# removed first); clearing removes a planted symlink itself, never what it names. What the lock
+# cannot cover: a process whose lock-free fast path has just validated a .so may find it gone
+# when it opens it (it then raises); clear the cache when no compile is starting.
 
 import argparse
 import dataclasses
@@ -56,6 +66,7 @@ import fcntl
 import json
 import os
 import re
+import stat
 import sys
 import time
 from pathlib import Path
@@ -70,8 +81,9 @@ META_MAGIC = "isthmus-plugin-cache-1"
 _FILE = re.compile(
     r"^(?P<stem>(?P<name>.+)-(?P<key>[0-9a-f]{16}))"
     r"\.(?P<part>cpp|cu|so|meta|lock|hpp|hpp\.gch|support\.cpp|o|seen|failed|ptx|sm_\w+\.cubin"
-    r"|(?:so|cpp|cu|meta|hpp|hpp\.gch|support\.cpp|o|seen|failed|ptx|sm_\w+\.cubin)\.tmp\.\d+"
-    r"|(?:o\.)?log\.\d+)$")
+    r"|(?:so|cpp|cu|meta|hpp|hpp\.gch|support\.cpp|o|seen|failed|ptx|sm_\w+\.cubin)"
+    r"\.tmp\.[0-9A-Za-z]+"
+    r"|(?:o\.)?log\.[0-9A-Za-z]+)$")
 _KEY = re.compile(r"^(?:(?P<name>.+)-)?(?P<key>[0-9a-fA-F]{16})$")
 
 
@@ -117,9 +129,11 @@ class CacheEntry:
     mtime: float  # the newest file's modification time (the lock excluded)
     source_kind: str | None  # "c++", "cuda", "pch", or None when the source file is gone
     compiler: str | None  # from the .meta's `compiler` line, when it has one
-    state: str  # "complete", "corrupt" (the .meta does not match the artefact), "partial";
-    # for the precompiled header also "pending" (compiled once, not built yet) or "failed"
+    state: str  # "complete", "corrupt" (the .meta does not match the artefact), "partial",
+    # "refused" (compile_string would not trust it: `reason` says why); for the precompiled
+    # header also "pending" (compiled once, not built yet) or "failed"
     busy: bool  # a build holds the lock now
+    reason: str | None = None  # why a refused entry is refused, as ".so is a symlink"
 
     @property
     def stem(self):
@@ -140,14 +154,72 @@ class CacheEntry:
         return {"name": self.name, "key": self.key, "stem": self.stem, "size": self.size,
                 "mtime": self.mtime, "age_seconds": self.age(now), "source_kind": self.source_kind,
                 "compiler": self.compiler, "complete": self.complete, "state": self.state,
-                "busy": self.busy, "files": sorted(p.name for p in self.files)}
+                "reason": self.reason, "busy": self.busy,
+                "files": sorted(p.name for p in self.files)}
+
+
+_NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _distrust(st):
+    """Why compile_string refuses a file with this lstat ("" when it trusts it), in the C++
+    side's words (distrust in plugins/src/compile_cache.cpp)."""
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symlink"
+    if not stat.S_ISREG(st.st_mode):
+        return "is not a regular file"
+    if st.st_uid not in (os.geteuid(), 0):
+        return f"has a foreign owner (uid {st.st_uid})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return "is writable by group or others"
+    if st.st_nlink != 1:
+        return f"has {st.st_nlink} hard links"
+    return ""
+
+
+def _dir_distrust(st):
+    """Why compile_string refuses a cache directory with this stat ("" when it trusts it)."""
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a directory"
+    if st.st_uid not in (os.geteuid(), 0):
+        return f"has a foreign owner (uid {st.st_uid})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
+        return "is writable by group or others without the sticky bit"
+    return ""
+
+
+def _problem(path):
+    """Why compile_string would not use the cache file `path` ("" when it would; None when it
+    does not exist), by lstat: it never follows a symlink."""
+    try:
+        return _distrust(os.lstat(path))
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"cannot be read ({e.strerror})"
+
+
+def _open_checked(path):
+    """A binary file object for a cache file that passes the trust checks, opened without
+    following a symlink (O_NONBLOCK: a FIFO cannot block); None otherwise."""
+    try:
+        fd = os.open(path, _NOFOLLOW)
+    except OSError:
+        return None
+    if _distrust(os.fstat(fd)):
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "rb")
 
 
 def _fnv1a_hex(path):
     """The 64-bit FNV-1a hash of a file, as the .meta records it (16 hex digits)."""
     h = 1469598103934665603
     mask = (1 << 64) - 1
-    with open(path, "rb") as f:
+    f = _open_checked(path)
+    if f is None:
+        return ""  # never a hash: a refused or missing file matches no .meta
+    with f:
         while chunk := f.read(1 << 16):
             for b in chunk:
                 h = ((h ^ b) * 1099511628211) & mask
@@ -155,9 +227,14 @@ def _fnv1a_hex(path):
 
 
 def _read_meta(path):
-    """The .meta's words as a dict ({} when it is unreadable or has another magic line)."""
+    """The .meta's words as a dict ({} when it is missing, refused, unreadable or has another
+    magic line)."""
+    f = _open_checked(path)
+    if f is None:
+        return {}
     try:
-        lines = path.read_text(errors="replace").splitlines()
+        with f:
+            lines = f.read().decode(errors="replace").splitlines()
     except OSError:
         return {}
     if not lines or lines[0].strip() != META_MAGIC:
@@ -170,61 +247,87 @@ def _read_meta(path):
     return out
 
 
+def _refusal(base, suffixes):
+    """The first of the files `base + suffix` that exists and would be refused, as
+    ".so is a symlink"; "" when none."""
+    for suffix in suffixes:
+        why = _problem(Path(f"{base}{suffix}"))
+        if why:
+            return f"{suffix} {why}"
+    return ""
+
+
 def _state(so, meta, verify, kinds=()):
+    """(state, reason) of an entry; reason is set for a refused one."""
     if "hpp.gch" in kinds or "hpp" in kinds or "seen" in kinds or "failed" in kinds:
         base = meta.with_suffix("")
-        return _pch_state(Path(f"{base}.hpp.gch"), Path(f"{base}.o"), meta, kinds)
+        return _pch_state(base, meta, kinds)
+    base = str(meta.with_suffix(""))
+    why = _refusal(base, (".so", ".meta"))
+    if why:
+        return "refused", why
     if not so.is_file() or not meta.is_file():
-        return "partial"
+        return "partial", None
     m = _read_meta(meta)
+    why = _refusal(base, [s for s, _ in _device_files(base, m)])
+    if why:
+        return "refused", why
     try:
         size_ok = int(m.get("size", "-1")) == so.stat().st_size
     except (ValueError, OSError):
         size_ok = False
-    if not size_ok or not _device_code_ok(meta, m):
-        return "corrupt"
+    if not size_ok or not _device_code_ok(base, m):
+        return "corrupt", None
     if verify and m.get("hash", "").lower() != _fnv1a_hex(so):
-        return "corrupt"
-    return "complete"
+        return "corrupt", None
+    return "complete", None
 
 
-def _device_code_ok(meta, m):
-    """Whether the device code files an NVRTC entry's .meta records have those sizes."""
-    base = str(meta.with_suffix(""))
+def _device_files(base, m):
+    """(suffix, recorded size) of each device code file an NVRTC entry's .meta records."""
+    out = []
     for word, value in m.items():
         if word == "ptx_size":
-            path = Path(base + ".ptx")
+            out.append((".ptx", value))
         elif word.startswith("cubin_") and word.endswith("_size"):
-            path = Path(f"{base}.{word[len('cubin_'):-len('_size')]}.cubin")
-        else:
-            continue
+            out.append((f".{word[len('cubin_'):-len('_size')]}.cubin", value))
+    return out
+
+
+def _device_code_ok(base, m):
+    """Whether the device code files an NVRTC entry's .meta records have those sizes."""
+    for suffix, value in _device_files(base, m):
         try:
-            if path.stat().st_size != int(value):
+            if Path(base + suffix).stat().st_size != int(value):
                 return False
         except (ValueError, OSError):
             return False
     return True
 
 
-def _pch_state(gch, obj, meta, kinds):
-    """A precompiled layer's state: only the sizes of its .gch and .o are checked against the
-    .meta (the C++ side does the same)."""
-    if "failed" in kinds:
-        return "failed"
+def _pch_state(base, meta, kinds):
+    """A precompiled layer's (state, reason): only the sizes of its .gch and .o are checked
+    against the .meta (the C++ side does the same); a mark another user left counts as absent."""
+    gch, obj = Path(f"{base}.hpp.gch"), Path(f"{base}.o")
+    if "failed" in kinds and _problem(Path(f"{base}.failed")) == "":
+        return "failed", None
+    why = _refusal(base, (".hpp.gch", ".o", ".meta", ".hpp"))
+    if why:
+        return "refused", why
     if not gch.is_file() or not obj.is_file() or not meta.is_file():
-        return "pending" if kinds <= {"seen", "lock"} else "partial"
+        return ("pending" if kinds <= {"seen", "lock", "failed"} else "partial"), None
     try:
         m = _read_meta(meta)
         return ("complete" if int(m.get("size", "-1")) == gch.stat().st_size
-                and int(m.get("object_size", "-1")) == obj.stat().st_size else "corrupt")
+                and int(m.get("object_size", "-1")) == obj.stat().st_size else "corrupt"), None
     except (ValueError, OSError):
-        return "corrupt"
+        return "corrupt", None
 
 
 def _lock_held(lock):
     """Whether another process holds the entry's lock now (tested without waiting)."""
-    try:
-        fd = os.open(lock, os.O_RDWR | os.O_CLOEXEC)  # never creates one
+    try:  # never creates one, never follows a symlink, never blocks on a FIFO
+        fd = os.open(lock, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return False
     try:
@@ -251,27 +354,37 @@ def entries(directory=None, *, verify=False):
     verify=True also checks each .so's hash against its .meta. Raises CacheMissingError when
     the directory does not exist. See Note [cache layout, read from Python]."""
     d = _existing_dir(directory)
+    dir_why = _dir_distrust(d.stat())
     groups = {}
     for p in d.iterdir():
         m = _FILE.match(p.name)
-        if m and p.is_file():
-            groups.setdefault((m["name"], m["key"]), []).append((m["part"], p))
+        if not m:
+            continue
+        try:
+            st = p.lstat()
+        except OSError:
+            continue  # removed meanwhile
+        if not stat.S_ISDIR(st.st_mode):  # a symlink or a FIFO planted there is listed too
+            groups.setdefault((m["name"], m["key"]), []).append((m["part"], p, st))
     out = []
     for (name, key), parts in groups.items():
-        kinds = {part for part, _ in parts}
+        kinds = {part for part, _, _ in parts}
         if kinds == {"lock"}:
             continue  # See Note [clearing under the lock]
         stem = d / f"{name}-{key}"
-        data = [p for part, p in parts if part != "lock"]
-        stats = [p.stat() for p in data]
+        stats = [st for part, _, st in parts if part != "lock"]
         meta = _read_meta(Path(f"{stem}.meta"))
+        if dir_why:
+            state, reason = "refused", f"the cache directory {dir_why}"
+        else:
+            state, reason = _state(Path(f"{stem}.so"), Path(f"{stem}.meta"), verify, kinds)
         out.append(CacheEntry(
-            name=name, key=key, files=[p for _, p in parts],
-            size=sum(s.st_size for s in stats), mtime=max(s.st_mtime for s in stats),
+            name=name, key=key, files=[p for _, p, _ in parts],
+            size=sum(st.st_size for st in stats), mtime=max(st.st_mtime for st in stats),
             source_kind=("cuda" if "cu" in kinds else "c++" if "cpp" in kinds
                          else "pch" if kinds & {"hpp", "hpp.gch", "seen", "failed"} else None),
             compiler=meta.get("compiler") or None,
-            state=_state(Path(f"{stem}.so"), Path(f"{stem}.meta"), verify, kinds),
+            state=state, reason=reason,
             busy=_lock_held(Path(f"{stem}.lock"))))
     return sorted(out, key=lambda e: (e.name, e.key))
 
@@ -287,7 +400,7 @@ def _parse_key(text):
 def _remove_entry(d, entry):
     """Removes an entry's files (the lock kept) while holding its lock; False when a build
     holds it. See Note [clearing under the lock]."""
-    fd = os.open(d / f"{entry.stem}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = _open_lock(d / f"{entry.stem}.lock")
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -298,10 +411,47 @@ def _remove_entry(d, entry):
         for p in d.iterdir():  # again, under the lock: a build may have added files
             m = _FILE.match(p.name)
             if m and m["stem"] == entry.stem and m["part"] != "lock":
-                p.unlink(missing_ok=True)
+                try:
+                    if not p.is_dir() or p.is_symlink():
+                        p.unlink(missing_ok=True)  # a symlink itself, never what it names
+                except PermissionError as e:
+                    raise CacheError(f"cannot remove {p}: {e.strerror} (another user's file in "
+                                     "a shared cache directory)") from None
         return True
     finally:
         os.close(fd)
+
+
+def _open_lock(lock):
+    """The entry's lock file, opened as compile_string opens it (Note [cache trust model]: no
+    symlink followed, mode 0600); a planted one (a symlink, a FIFO, another user's file) is
+    removed first."""
+    for attempt in (0, 1):
+        why = ""
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+                         | os.O_NONBLOCK, 0o600)
+        except OSError as e:
+            if e.errno not in (errno.ELOOP, errno.EISDIR):
+                raise
+            fd, why = None, "is a symlink" if e.errno == errno.ELOOP else "is not a regular file"
+        if fd is not None:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                why = "is not a regular file"
+            elif st.st_uid not in (os.geteuid(), 0):
+                why = f"has a foreign owner (uid {st.st_uid})"
+            if not why:
+                return fd
+            os.close(fd)
+        try:
+            if attempt:
+                raise PermissionError(errno.EPERM, "planted twice")
+            os.unlink(lock)
+        except OSError as e:
+            raise CacheError(f"the lock file {lock} {why} and cannot be removed: "
+                             f"{e.strerror}") from None
+    raise AssertionError("not reached")
 
 
 def clear(directory=None, *, older_than_days=None, key=None):
@@ -396,7 +546,8 @@ def main(argv=None, *, stdout=None, stderr=None):
                 return 0
             rows = [("ENTRY", "SIZE", "AGE", "SOURCE", "COMPILER", "STATE")]
             for e in es:
-                state = e.state + (", building" if e.busy else "")
+                state = e.state + (f": {e.reason}" if e.reason else "") + (
+                    ", building" if e.busy else "")
                 rows.append((e.stem, _human_size(e.size), _human_age(e.age(now)),
                              e.source_kind or "-", e.compiler or "-", state))
             widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]

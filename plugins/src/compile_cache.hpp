@@ -1,5 +1,6 @@
 // The plugin cache's mechanics, shared by the compiler driver and the precompiled header:
-// content hashes, atomic writes, the per-entry file lock and running the compiler.
+// content hashes, the trust checks (Note [cache trust model] in compile_cache.cpp), atomic
+// writes, the per-entry file lock and running the compiler.
 #pragma once
 
 #include "compile_notice.hpp"
@@ -10,6 +11,8 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <sys/stat.h>
+#include <utility>
 #include <vector>
 
 namespace isthmus::plugins {
@@ -40,8 +43,6 @@ struct fnv {
 
 /// A file's bytes ("" when it cannot be read).
 std::string read_file(const fs::path& p);
-/// The FNV-1a hash of a file's bytes; its size in `*size` when given.
-uint64_t file_hash(const fs::path& p, uintmax_t* size);
 /// Whitespace-separated words ($CXX may be "ccache g++").
 std::vector<std::string> split_words(const std::string& s);
 /// The full path of an executable found on PATH ("" when none).
@@ -50,17 +51,73 @@ std::string find_in_path(const std::string& exe);
 std::string compiler_identity(const std::string& exe);
 /// The machine and CPU the code is built for (-march=native): uname -m, model, feature flags.
 std::string target_identity();
-/// Whether `artefact` exists and `meta` records its size and hash.
-bool cache_valid(const fs::path& artefact, const fs::path& meta);
-/// The "word value" lines of a .meta after its magic line; empty when it is missing or foreign.
+
+/// A file descriptor, closed when this goes.
+struct unique_fd {
+    int fd = -1;
+    unique_fd() = default;
+    explicit unique_fd(int f) : fd(f) {}
+    unique_fd(unique_fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
+    unique_fd& operator=(unique_fd&& o) noexcept;
+    ~unique_fd();
+    unique_fd(const unique_fd&) = delete;
+    unique_fd& operator=(const unique_fd&) = delete;
+};
+
+/// Why the cache refuses a file with this lstat/fstat status, as "is a symlink", "is not a
+/// regular file", "has a foreign owner (uid N)", "is writable by group or others", "has N hard
+/// links"; "" when it trusts it (Note [cache trust model] in compile_cache.cpp).
+std::string distrust(const struct stat& st);
+/// Why the cache refuses its directory with this status ("" when it trusts it).
+std::string dir_distrust(const struct stat& st);
+/// Whether the cache directory exists and is trusted; creates it first (mode 0755) when
+/// `create`. Throws runtime_error when it exists but is refused (Note [cache trust model]).
+bool cache_dir_ready(const fs::path& dir, bool create);
+
+/// A cache file opened for reading without following a symlink (O_NOFOLLOW; O_NONBLOCK, so a
+/// planted FIFO cannot block the open) and checked on the opened descriptor.
+struct checked_file {
+    unique_fd fd;        ///< open when `problem` is empty
+    struct stat st {};   ///< its fstat
+    std::string problem; ///< "" when usable, "is missing", or why it is refused (distrust)
+};
+checked_file open_checked(const fs::path& p);
+/// Why the cache file `p` cannot be used, by lstat ("" when it can; "is missing"); its size in
+/// `*size` when given.
+std::string lstat_problem(const fs::path& p, uintmax_t* size = nullptr);
+
+/// The "word value" lines of a .meta after its magic line; empty when it is missing, refused
+/// or foreign.
 std::map<std::string, std::string> read_meta(const fs::path& meta);
-/// Whether `file` exists and has the size the .meta's `field` records.
+/// Whether `file` is a trusted regular file of the size the .meta's `field` records.
 bool size_recorded(const fs::path& file, const std::map<std::string, std::string>& fields,
                    const std::string& field);
-/// The .meta text recording an artefact's size and hash, plus `extra` lines.
-std::string meta_text(const fs::path& artefact, const std::string& extra);
-/// Writes `content` to a temporary name beside `target`, then renames it into place.
+/// Why `artefact` with `meta` is not a usable cache entry ("" when it is): either file is
+/// missing or refused (named by its extension, as ".so is a symlink"), or the .meta does not
+/// record the artefact's size and hash. The artefact is hashed from the descriptor checked.
+std::string entry_problem(const fs::path& artefact, const fs::path& meta);
+
+/// A file created for this process beside `target`: `<target's name><tag><12 random letters and
+/// digits>`, opened with O_CREAT | O_EXCL | O_NOFOLLOW (mode 0644 less the umask), so no name
+/// planted before is ever opened (Note [cache trust model]).
+struct temp_file {
+    unique_fd fd;
+    fs::path path;
+};
+temp_file make_temp(const fs::path& target, const std::string& tag = ".tmp.");
+/// Writes `content` to a new temp_file beside `target`, then renames it over `target`
+/// (replacing whatever the name held, never writing through it). Throws runtime_error, leaving
+/// no temporary file, when it cannot.
 void write_atomically(const fs::path& target, const std::string& content);
+/// Checks the file a compiler wrote at `tmp` (a temp_file's name): a regular file of this user,
+/// not a symlink. Clears its group and other write bits and returns its size and FNV-1a hash
+/// (hex). Throws runtime_error when it is not such a file.
+std::pair<uintmax_t, std::string> seal(const fs::path& tmp);
+/// Renames `tmp` over `target`; throws runtime_error (removing `tmp`) when it cannot, as when
+/// another user's file holds the name in a shared directory.
+void install(const fs::path& tmp, const fs::path& target);
+/// The .meta text recording an artefact's size and hash, plus `extra` lines.
+std::string meta_text(uintmax_t size, const std::string& hash, const std::string& extra);
 
 /// An exclusive flock on a cache entry's .lock file, waited for in steps that ask `ic`
 /// (Note [interruptible compiles]).
@@ -75,9 +132,11 @@ struct file_lock {
 /// One compiler command of run_compilers, and what it said.
 struct compiler_run {
     std::vector<std::string> argv; ///< the command
-    fs::path log;                  ///< where its stdout+stderr go while it runs (removed after)
-    std::string output;            ///< its stdout+stderr, once it ended
-    int status = 0;                ///< its exit status (128 + signal when a signal ended it)
+    fs::path log;                  ///< its log's name prefix in the cache (`<stem>.log`): the log
+                                   ///< is a temp_file of it, removed once open
+
+    std::string output; ///< its stdout+stderr, once it ended
+    int status = 0;     ///< its exit status (128 + signal when a signal ended it)
 };
 
 /// Runs the commands at once and waits for all of them, filling in output and status. Throws
@@ -85,7 +144,8 @@ struct compiler_run {
 void run_compilers(std::vector<compiler_run>& runs, interrupt_check& ic,
                    slow_compile_reporter& rep);
 
-/// Runs one compiler command; returns its exit status, with stdout+stderr in `output`.
+/// Runs one compiler command; returns its exit status, with stdout+stderr in `output` (`log`
+/// as compiler_run's).
 int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std::string& output,
                  interrupt_check& ic, slow_compile_reporter& rep);
 

@@ -35,9 +35,12 @@ namespace fs = std::filesystem;
 //     /proc/cpuinfo, since the code is built with -march=native.
 // The cache holds <name>-<key>.cpp (the compiled source), .so, and .meta (size and hash of the
 // .so). A cached .so is used only when its .meta matches it, so a truncated or corrupted file is
-// rebuilt, never loaded. Builds run under an exclusive flock on <name>-<key>.lock, write to
-// temporary names and rename into place (.so first, .meta last), so two processes compiling the
-// same source at once both succeed and a reader never sees a half-written file.
+// rebuilt, never loaded; and only when it, its .meta and the directory pass the trust checks of
+// Note [cache trust model] in compile_cache.cpp (the directory may be shared and hostile: a
+// symlink, another user's file, a file writable by others is rebuilt, never loaded or written
+// through). Builds run under an exclusive flock on <name>-<key>.lock, write to fresh temporary
+// names and rename into place (.so first, .meta last), so two processes compiling the same
+// source at once both succeed and a reader never sees a half-written file.
 
 namespace {
 
@@ -318,6 +321,8 @@ device_files(const fs::path& dir, const std::string& stem, const std::vector<std
     return f;
 }
 
+// Whether the device files are trusted (Note [cache trust model]) and have the sizes the
+// .meta records.
 bool device_files_valid(const fs::path& meta,
                         const std::vector<std::pair<std::string, fs::path>>& files) {
     const auto fields = read_meta(meta);
@@ -392,23 +397,22 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
     const auto device =
         nvrtc ? device_files(dir, stem, archs) : std::vector<std::pair<std::string, fs::path>>{};
     auto entry_valid = [&] {
-        return cache_valid(so, meta) && (device.empty() || device_files_valid(meta, device));
+        return entry_problem(so, meta).empty() &&
+               (device.empty() || device_files_valid(meta, device));
     };
     // The fast path: no lock, no compiler. An entry removed between the check and the load
     // (`python -m isthmus.cache clear` in another process) falls through to the locked path.
-    if (entry_valid()) {
+    // A refused directory throws here (Note [cache trust model]).
+    if (cache_dir_ready(dir, false) && entry_valid()) {
         try {
             return load(so.string());
         } catch (const isthmus::error&) {
-            std::error_code ec;
-            if (fs::is_regular_file(so, ec)) throw; // a real load error, not a vanished entry
+            if (lstat_problem(so).empty()) throw; // a real load error, not a vanished entry
         }
     }
 
+    cache_dir_ready(dir, true);
     std::error_code ec;
-    fs::create_directories(dir, ec);
-    ISTHMUS_CHECK(!ec, runtime_error, "compile_string: cannot create the cache directory ",
-                  dir.string(), ": ", ec.message());
     {
         interrupt_check ic; // Note [interruptible compiles]
         const std::string compiler_name = nvrtc ? cmd.front() + " and NVRTC" : cmd.front();
@@ -418,8 +422,8 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
         if (!entry_valid()) {
             const fs::path src = dir / (stem + ext);
             write_atomically(src, text);
-            const std::string pid = std::to_string(::getpid());
-            const fs::path tmp_so = dir / (stem + ".so.tmp." + pid);
+            // the compiler's output: a fresh name, created empty first (Note [cache trust model])
+            const fs::path tmp_so = make_temp(so).path;
             std::vector<std::string> argv = cmd;
             for (const auto& f : fixed) argv.push_back(f);
             for (const auto& f : opts.flags) argv.push_back(f);
@@ -427,7 +431,8 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
             precompiled_layer pch;
             try {
                 pch = layer_for(cuda && !nvrtc, cmd, fixed, opts, inc, layer, dir, ic, rep);
-            } catch (const interrupted&) { // a Ctrl-C while the layer builds: no entry stays
+            } catch (...) { // a Ctrl-C while the layer builds: no entry stays
+                fs::remove(tmp_so, ec);
                 fs::remove(src, ec);
                 throw;
             }
@@ -465,8 +470,8 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                     });
                 }
                 try {
-                    rc = run_compiler(argv, dir / (stem + ".log." + pid), output, ic, rep);
-                } catch (const interrupted&) {
+                    rc = run_compiler(argv, dir / (stem + ".log"), output, ic, rep);
+                } catch (...) {
                     fs::remove(tmp_so, ec); // what the compiler wrote before it was stopped
                     fs::remove(src, ec);
                     throw;
@@ -482,15 +487,22 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                                     output);
             }
             std::string extra = "compiler " + compiler_name + "\n";
-            if (dev) { // the device code first: the library is looked for last
-                for (size_t k = 0; k < device.size(); ++k) {
-                    const std::string& bytes = k < dev->cubins.size() ? dev->cubins[k] : dev->ptx;
-                    write_atomically(device[k].second, bytes);
-                    extra += device[k].first + "_size " + std::to_string(bytes.size()) + "\n";
+            try {
+                if (dev) { // the device code first: the library is looked for last
+                    for (size_t k = 0; k < device.size(); ++k) {
+                        const std::string& bytes =
+                            k < dev->cubins.size() ? dev->cubins[k] : dev->ptx;
+                        write_atomically(device[k].second, bytes);
+                        extra += device[k].first + "_size " + std::to_string(bytes.size()) + "\n";
+                    }
                 }
+                const auto [size, hash] = seal(tmp_so); // Note [cache trust model]
+                install(tmp_so, so);
+                write_atomically(meta, meta_text(size, hash, extra));
+            } catch (...) {
+                fs::remove(tmp_so, ec);
+                throw;
             }
-            fs::rename(tmp_so, so);
-            write_atomically(meta, meta_text(so, extra));
         }
     }
     return load(so.string());

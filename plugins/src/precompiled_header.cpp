@@ -3,7 +3,7 @@
 
 #include "isthmus/plugin_abi.h"
 
-#include <unistd.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <map>
@@ -60,8 +60,7 @@ bool is_gcc(const std::vector<std::string>& cmd, const fs::path& dir, interrupt_
     std::vector<std::string> argv = cmd;
     argv.push_back("--version");
     std::string out;
-    const fs::path log = dir / ("isthmus-pch-version.log." + std::to_string(::getpid()));
-    const int rc = run_compiler(argv, log, out, ic, rep);
+    const int rc = run_compiler(argv, dir / "isthmus-pch-version.log", out, ic, rep);
     const bool gcc = rc == 0 && out.find("clang") == std::string::npos &&
                      out.find("Free Software Foundation") != std::string::npos;
     std::lock_guard lk(mu);
@@ -69,10 +68,33 @@ bool is_gcc(const std::vector<std::string>& cmd, const fs::path& dir, interrupt_
     return gcc;
 }
 
-// The .gch and the .o exist and have the sizes the .meta records.
+// The .gch and the .o are trusted and have the sizes the .meta records (Note [cache trust
+// model] in compile_cache.cpp: size_recorded and read_meta refuse a symlink, another user's
+// file, a file writable by others).
 bool sizes_match(const fs::path& gch, const fs::path& object, const fs::path& meta) {
     const auto fields = read_meta(meta);
     return size_recorded(gch, fields, "size") && size_recorded(object, fields, "object_size");
+}
+
+// Whether a compiler wrote its output into the empty file created for it: a regular file now
+// holding something (seal checks the rest).
+bool written(const fs::path& p) {
+    struct stat st {};
+    return ::lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+// A mark (.seen, .failed) that this user left: a planted one counts as absent.
+bool marked(const fs::path& p) {
+    return lstat_problem(p).empty();
+}
+
+// Writes a mark; where another user's file holds its name in a shared directory (which the
+// mark cannot replace) the layer is merely not built.
+void mark(const fs::path& p, const std::string& text) {
+    try {
+        write_atomically(p, text);
+    } catch (const runtime_error&) {
+    }
 }
 
 bool link_only(const std::string& flag) {
@@ -102,27 +124,30 @@ precompiled_layer precompiled_header(const pch_request& r, interrupt_check& ic,
                    meta = r.dir / (stem + ".meta"), failed = r.dir / (stem + ".failed");
     const precompiled_layer layer{hpp.string(), object.string()};
     std::error_code ec;
-    auto complete = [&] { return sizes_match(gch, object, meta) && fs::is_regular_file(hpp, ec); };
+    auto complete = [&] { return sizes_match(gch, object, meta) && lstat_problem(hpp).empty(); };
     if (complete()) return layer;
-    if (fs::exists(failed, ec)) return {};
+    if (marked(failed)) return {};
     const fs::path seen = r.dir / (stem + ".seen");
-    if (!fs::exists(seen, ec)) {
-        write_atomically(seen, "");
+    if (!marked(seen)) {
+        mark(seen, "");
         return {};
     }
 
     file_lock lock(r.dir / (stem + ".lock"), ic, rep);
     if (complete()) return layer;
-    if (fs::exists(failed, ec)) return {};
+    if (marked(failed)) return {};
     // The header and the object build at once (a core each, where the machine has two): the
     // object does not use the header's .gch, which does not exist yet.
     const std::string separate =
         "#define ISTHMUS_PLUGIN_SEPARATE 1\n#include <isthmus/plugin.hpp>\n";
-    write_atomically(hpp, separate);
-    write_atomically(support, separate + "#include <isthmus/plugin/support_code.hpp>\n");
-    const std::string pid = std::to_string(::getpid());
-    const fs::path gch_tmp = gch.string() + ".tmp." + pid,
-                   object_tmp = object.string() + ".tmp." + pid;
+    try {
+        write_atomically(hpp, separate);
+        write_atomically(support, separate + "#include <isthmus/plugin/support_code.hpp>\n");
+    } catch (const runtime_error&) { // another user's file holds a name: no layer, no failure
+        return {};
+    }
+    // the compilers' outputs: fresh names, created empty first (Note [cache trust model])
+    const fs::path gch_tmp = make_temp(gch).path, object_tmp = make_temp(object).path;
     std::vector<std::string> argv = r.cmd;
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.push_back("-I" + r.include_dir);
@@ -131,30 +156,39 @@ precompiled_layer precompiled_header(const pch_request& r, interrupt_check& ic,
     for (const auto& a : {std::string("-x"), std::string("c++-header"), hpp.string(),
                           std::string("-o"), gch_tmp.string()})
         runs[0].argv.push_back(a);
-    runs[0].log = r.dir / (stem + ".log." + pid);
+    runs[0].log = r.dir / (stem + ".log");
     runs[1].argv = argv;
     for (const auto& a :
          {std::string("-c"), support.string(), std::string("-o"), object_tmp.string()})
         runs[1].argv.push_back(a);
-    runs[1].log = r.dir / (stem + ".o.log." + pid);
+    runs[1].log = r.dir / (stem + ".o.log");
     try {
         run_compilers(runs, ic, rep);
-    } catch (const interrupted&) { // nothing of the build stays; `.seen` does, so the next
+    } catch (...) { // nothing of the build stays; `.seen` does, so the next
         for (const auto& f : {gch_tmp, object_tmp, hpp, support}) // cold compile builds it
             fs::remove(f, ec);
         throw;
     }
     for (const auto& [run, tmp] : {std::pair{&runs[0], &gch_tmp}, std::pair{&runs[1], &object_tmp}})
-        if (run->status != 0 || !fs::is_regular_file(*tmp, ec)) {
+        if (run->status != 0 || !written(*tmp)) {
             fs::remove(gch_tmp, ec);
             fs::remove(object_tmp, ec);
-            write_atomically(failed, run->output);
+            mark(failed, run->output);
             return {};
         }
-    fs::rename(gch_tmp, gch);
-    fs::rename(object_tmp, object);
-    write_atomically(meta, meta_text(gch, "compiler " + r.cmd.front() + "\nkind pch\nobject_size " +
-                                              std::to_string(fs::file_size(object, ec)) + "\n"));
+    try {
+        const auto [size, hash] = seal(gch_tmp); // Note [cache trust model]
+        const uintmax_t object_size = seal(object_tmp).first;
+        install(gch_tmp, gch);
+        install(object_tmp, object);
+        write_atomically(meta, meta_text(size, hash,
+                                         "compiler " + r.cmd.front() + "\nkind pch\nobject_size " +
+                                             std::to_string(object_size) + "\n"));
+    } catch (const runtime_error&) { // another user's file holds a name: no layer, no failure
+        fs::remove(gch_tmp, ec);
+        fs::remove(object_tmp, ec);
+        return {};
+    }
     return layer;
 }
 
