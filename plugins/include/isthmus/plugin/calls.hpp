@@ -288,8 +288,7 @@ int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_ra
             checked_kernel_loop<F, typename tr::args>(f, *range, args,
                                                       std::make_index_sequence<n>{});
         else
-            fast_kernel_loop<F, typename tr::args>(f, *range, args,
-                                                   std::make_index_sequence<n>{});
+            fast_kernel_loop<F, typename tr::args>(f, *range, args, std::make_index_sequence<n>{});
         return 0;
     } catch (...) {
         return report(call);
@@ -511,7 +510,7 @@ struct entry_launch {
 /// Whether this plugin's library has device code beside it (the .ptx NVRTC wrote).
 ISTHMUS_PLUGIN_SUPPORT bool has_device_code();
 /// Loads the device code (once per device) and launches an entry; throws error on failure.
-ISTHMUS_PLUGIN_SUPPORT void launch_device_entry(const entry_launch& l);
+ISTHMUS_PLUGIN_SUPPORT_CALL void launch_device_entry(const entry_launch& l);
 
 inline args_block<> block_of() {
     return {};

@@ -32,7 +32,11 @@
 // runs once at load, and its error texts only on errors, yet they were optimised at -O3 in every
 // plugin compile: most of the optimiser's time once the messages were cheap. Marked cold, GCC
 // and Clang optimise them for size, which is faster to compile; the kernels and call wrappers
-// they register are separate functions and keep -O3.
+// they register are separate functions and keep -O3. Nothing a call runs on its normal path may
+// be cold, though: GCC predicts a path through a call of a cold function as never taken, so a
+// cold view check in a kernel's argument conversion made every kernel loop after it "unlikely
+// executed", optimised for size and never vectorised (saxpy over 10M float32 ran scalar).
+// Such functions are ISTHMUS_PLUGIN_SUPPORT_CALL; errors, messages and setup stay cold.
 #if defined(__GNUC__) || defined(__clang__)
 #define ISTHMUS_PLUGIN_SETUP __attribute__((cold))
 #else
@@ -53,6 +57,13 @@
 #define ISTHMUS_PLUGIN_SUPPORT ISTHMUS_PLUGIN_SETUP __attribute__((visibility("hidden")))
 #else
 #define ISTHMUS_PLUGIN_SUPPORT ISTHMUS_PLUGIN_SETUP inline
+#endif
+// Support code that a call runs on its normal path (argument conversions, view checks, result
+// tuples, device launches): not cold. See Note [setup code is cold].
+#if defined(ISTHMUS_PLUGIN_SEPARATE)
+#define ISTHMUS_PLUGIN_SUPPORT_CALL __attribute__((visibility("hidden")))
+#else
+#define ISTHMUS_PLUGIN_SUPPORT_CALL inline
 #endif
 
 namespace isthmus::plugin {
@@ -217,9 +228,9 @@ inline const char* dtype_name(int32_t code) {
 namespace detail {
 /// Element `i` (in memory order, already strided) of a tensor of any real dtype, as double.
 /// Element `i` of `data` (dtype code `dt`) as a double; type_error for other dtypes.
-ISTHMUS_PLUGIN_SUPPORT double load_as_double(const void* data, int32_t dt, int64_t i);
+ISTHMUS_PLUGIN_SUPPORT_CALL double load_as_double(const void* data, int32_t dt, int64_t i);
 /// Throws type_error unless `t` has dtype code `dtype` and `rank` dimensions.
-ISTHMUS_PLUGIN_SUPPORT void check_view_of(const isthmus_tensor& t, int32_t dtype, int rank);
+ISTHMUS_PLUGIN_SUPPORT_CALL void check_view_of(const isthmus_tensor& t, int32_t dtype, int rank);
 /// The CPU's failure path of a view access (cold: kept out of the kernels' loops).
 [[noreturn]] ISTHMUS_PLUGIN_SUPPORT void throw_access_error(int modifier, int dim,
                                                             const int64_t* index,

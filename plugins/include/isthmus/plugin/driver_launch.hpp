@@ -197,7 +197,7 @@ ISTHMUS_PLUGIN_SUPPORT void load_module(device_code& dc, device_code::per_device
         pd.record = 0;
 }
 
-ISTHMUS_PLUGIN_SUPPORT void launch_device_entry(const entry_launch& l) {
+ISTHMUS_PLUGIN_SUPPORT_CALL void launch_device_entry(const entry_launch& l) {
     device_code& dc = device_code::get();
     std::unique_lock lk(dc.mu);
     open_driver(dc);

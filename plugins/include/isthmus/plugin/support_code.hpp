@@ -134,7 +134,7 @@ ISTHMUS_PLUGIN_SUPPORT std::string access_message(int modifier, int dim, int64_t
                                      label.c_str()));
 }
 
-ISTHMUS_PLUGIN_SUPPORT double load_as_double(const void* data, int32_t dt, int64_t i) {
+ISTHMUS_PLUGIN_SUPPORT_CALL double load_as_double(const void* data, int32_t dt, int64_t i) {
     switch (dt) {
     case ISTHMUS_DT_BOOL:
         return static_cast<const bool*>(data)[i];
@@ -169,7 +169,7 @@ ISTHMUS_PLUGIN_SUPPORT const char* kind_name(int32_t k) {
     return k >= 0 && k <= ISTHMUS_VALUE_TUPLE ? names[k] : "unknown";
 }
 
-ISTHMUS_PLUGIN_SUPPORT isthmus_value new_tuple(int64_t n) {
+ISTHMUS_PLUGIN_SUPPORT_CALL isthmus_value new_tuple(int64_t n) {
     isthmus_call* c = current_call();
     const isthmus_host* h = c->host;
     if (h->struct_size < offsetof(isthmus_host, new_tuple) + sizeof(h->new_tuple) || !h->new_tuple)
@@ -191,7 +191,7 @@ ISTHMUS_PLUGIN_SUPPORT std::string tuple_result_name(const char* const* names, s
     throw type_error(cat("expected ", expected, ", got ", kind_name(v.kind)));
 }
 
-ISTHMUS_PLUGIN_SUPPORT double as_double(const isthmus_value& v) {
+ISTHMUS_PLUGIN_SUPPORT_CALL double as_double(const isthmus_value& v) {
     switch (v.kind) {
     case ISTHMUS_VALUE_BOOL:
     case ISTHMUS_VALUE_INT:
@@ -204,7 +204,7 @@ ISTHMUS_PLUGIN_SUPPORT double as_double(const isthmus_value& v) {
     }
 }
 
-ISTHMUS_PLUGIN_SUPPORT void vec_elements(const isthmus_value& v, int n, double* out) {
+ISTHMUS_PLUGIN_SUPPORT_CALL void vec_elements(const isthmus_value& v, int n, double* out) {
     if (v.kind != ISTHMUS_VALUE_TENSOR) bad_arg(cat("a vector of ", n, " elements").c_str(), v);
     const isthmus_tensor& t = v.u.t;
     int64_t numel = 1;
@@ -220,7 +220,7 @@ ISTHMUS_PLUGIN_SUPPORT void rethrow_for_arg(const error& e, size_t i) {
     throw error(arg_label(static_cast<int64_t>(i)) + ": " + e.what(), e.code());
 }
 
-ISTHMUS_PLUGIN_SUPPORT void check_view_of(const isthmus_tensor& t, int32_t dtype, int rank) {
+ISTHMUS_PLUGIN_SUPPORT_CALL void check_view_of(const isthmus_tensor& t, int32_t dtype, int rank) {
     if (t.dtype != dtype)
         throw type_error(
             cat("expected a tensor of ", dtype_name(dtype), ", got ", dtype_name(t.dtype)));

@@ -96,15 +96,15 @@ ISTHMUS_PLUGIN_SUPPORT const char* kind_name(int32_t k);
 /// Throws type_error "expected <expected>, got <v's kind>".
 [[noreturn]] ISTHMUS_PLUGIN_SUPPORT void bad_arg(const char* expected, const isthmus_value& v);
 /// A number argument as a double (type_error for other kinds).
-ISTHMUS_PLUGIN_SUPPORT double as_double(const isthmus_value& v);
+ISTHMUS_PLUGIN_SUPPORT_CALL double as_double(const isthmus_value& v);
 /// Reads an argument of `n` elements (a tensor of n elements, at most one dimension) into `out`;
 /// value_error or type_error otherwise.
-ISTHMUS_PLUGIN_SUPPORT void vec_elements(const isthmus_value& v, int n, double* out);
+ISTHMUS_PLUGIN_SUPPORT_CALL void vec_elements(const isthmus_value& v, int n, double* out);
 /// Rethrows `e`, a conversion error of argument `i`, with the argument named in front.
 [[noreturn]] ISTHMUS_PLUGIN_SUPPORT void rethrow_for_arg(const error& e, size_t i);
 /// A host tuple of `n` values, each none, for the running call (isthmus_host.new_tuple); throws
 /// an error naming the missing slot when the host predates it (Note [tuple results in the ABI]).
-ISTHMUS_PLUGIN_SUPPORT isthmus_value new_tuple(int64_t n);
+ISTHMUS_PLUGIN_SUPPORT_CALL isthmus_value new_tuple(int64_t n);
 
 template <typename Tuple, typename Convert, size_t... I>
 isthmus_value tuple_to_abi(const Tuple& r, Convert convert, std::index_sequence<I...>) {
