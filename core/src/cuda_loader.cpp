@@ -18,10 +18,12 @@ namespace isthmus::cuda {
 
 namespace {
 
-// Note [cuda module search]: the module is looked for, in order, at $ISTHMUS_CUDA_MODULE (a
-// full path), next to the file this code was loaded from (libisthmus.so, the Python package's
-// _isthmus*.so link, or a test executable), next to that file's real path, in the build tree
-// that produced it, and finally by name through the dynamic loader's search path.
+// Note [cuda module search]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// The module is looked for, in order, at $ISTHMUS_CUDA_MODULE (a full path), next to the file this
+// code was loaded from (libisthmus.so, the Python package's _isthmus*.so link, or a test
+// executable), next to that file's real path, in the build tree that produced it, and finally by
+// name through the dynamic loader's search path.
 constexpr const char* module_name = "libisthmus_cuda.so";
 
 struct loader {

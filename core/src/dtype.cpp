@@ -30,8 +30,10 @@ constexpr std::array<dtype_info, dtype_count> infos{{
     {"complex128", 16},
 }};
 
-// Note [float levels]: real floating types are ordered by the integers they hold exactly:
-// level 1 = float16/bfloat16 (8-bit ints), 2 = float32 (16-bit ints), 3 = float64 (the rest).
+// Note [float levels]
+// ~~~~~~~~~~~~~~~~~~~
+// Real floating types are ordered by the integers they hold exactly: level 1 = float16/bfloat16
+// (8-bit ints), 2 = float32 (16-bit ints), 3 = float64 (the rest).
 int float_level(dtype t) {
     switch (t) {
     case dtype::float16:

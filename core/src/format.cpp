@@ -18,13 +18,15 @@ namespace {
 constexpr int64_t summarize_above = 1000; // elements; NumPy's threshold
 constexpr int64_t edge_items = 3;
 
-// Note [float text]: floats print as NumPy prints them. Each value gets the fewest digits that
-// read back as the same value *in its own dtype* (so float32 0.1 prints "0.1", not
-// "0.10000000149"), capped at 8 (NumPy's precision). In an array every value shares one layout
-// (NumPy's FloatingFormat, floatmode "maxprec"): scientific when the largest magnitude is >= 1e8,
-// the smallest is < 1e-4, or they differ by more than 1e3; otherwise positional with integer
-// parts padded on the left and fractions padded with spaces on the right ("[1.  2.5 3. ]").
-// A 0-d tensor prints like the Python scalar ("2.5", "1.0", "1e+20", "(1+2j)").
+// Note [float text]
+// ~~~~~~~~~~~~~~~~~
+// Floats print as NumPy prints them. Each value gets the fewest digits that read back as the same
+// value *in its own dtype* (so float32 0.1 prints "0.1", not "0.10000000149"), capped at 8 (NumPy's
+// precision). In an array every value shares one layout (NumPy's FloatingFormat, floatmode
+// "maxprec"): scientific when the largest magnitude is >= 1e8, the smallest is < 1e-4, or they
+// differ by more than 1e3; otherwise positional with integer parts padded on the left and fractions
+// padded with spaces on the right ("[1.  2.5 3. ]"). A 0-d tensor prints like the Python scalar
+// ("2.5", "1.0", "1e+20", "(1+2j)").
 
 // True when the decimal text `s` reads back as `x` at the precision of dtype `dt`.
 bool round_trips(const char* s, double x, dtype dt) {
@@ -221,7 +223,7 @@ std::string tensor::to_string() const {
             p.cells.push_back(is_signed_int(dtype_) ? std::to_string(e.item<int64_t>())
                                                     : std::to_string(e.item<uint64_t>()));
     } else if (dim() == 0) {
-        // Note [float text]: a 0-d tensor prints like the Python scalar.
+        // See Note [float text]: a 0-d tensor prints like the Python scalar.
         p.cells.push_back(is_complex(dtype_) ? python_complex(elems[0].item<complex128_t>(), dtype_)
                                              : python_float(elems[0].item<double>(), dtype_));
     } else if (is_complex(dtype_)) {

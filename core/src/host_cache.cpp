@@ -17,17 +17,18 @@ namespace isthmus {
 
 namespace {
 
-// Note [host block cache]: every op allocates its output, and glibc hands large blocks
-// (above its mmap threshold) back to the kernel on free, so the next same-sized output is
-// fresh memory that the kernel must fault in and zero page by page: a 20 MB add spent more
-// time in page faults than in adding. Small blocks pay aligned_alloc's slower path each time.
-// So, as PyTorch's CUDA allocator does for device memory, freed host blocks go to free lists
-// by size class and are handed out again: classes are 4 per doubling (256, 320, 384, 448,
-// 512, 640, ... bytes; at most 25% slack), and the cache holds at most `cap` bytes (1 GiB by
-// default, ISTHMUS_HOST_CACHE_MB overrides, 0 turns caching off). Anything that would exceed
-// the cap goes back to the system. When the system refuses an allocation the cache is emptied
-// and the allocation retried, so cached blocks never cause an out-of-memory error.
-// empty_host_cache() returns every cached block to the system.
+// Note [host block cache]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// Every op allocates its output, and glibc hands large blocks (above its mmap threshold) back to
+// the kernel on free, so the next same-sized output is fresh memory that the kernel must fault in
+// and zero page by page: a 20 MB add spent more time in page faults than in adding. Small blocks
+// pay aligned_alloc's slower path each time. So, as PyTorch's CUDA allocator does for device
+// memory, freed host blocks go to free lists by size class and are handed out again: classes are 4
+// per doubling (256, 320, 384, 448, 512, 640, ... bytes; at most 25% slack), and the cache holds at
+// most `cap` bytes (1 GiB by default, ISTHMUS_HOST_CACHE_MB overrides, 0 turns caching off).
+// Anything that would exceed the cap goes back to the system. When the system refuses an allocation
+// the cache is emptied and the allocation retried, so cached blocks never cause an out-of-memory
+// error. empty_host_cache() returns every cached block to the system.
 
 constexpr size_t min_class = 256;
 
@@ -71,8 +72,10 @@ cache& the_cache() {
 
 void* system_allocate(size_t cs) noexcept {
     void* p = std::aligned_alloc(64, cs);
-    // Note [huge pages]: like NumPy, ask for transparent huge pages on large blocks. With THP
-    // in "madvise" mode, a fresh 200 MB output otherwise takes ~50k page faults.
+    // Note [huge pages]
+    // ~~~~~~~~~~~~~~~~~
+    // Like NumPy, ask for transparent huge pages on large blocks. With THP in "madvise" mode, a
+    // fresh 200 MB output otherwise takes ~50k page faults.
     if (p && cs >= (size_t{1} << 22)) {
         const auto a = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{4095};
         (void)madvise(reinterpret_cast<void*>(a), cs + (reinterpret_cast<uintptr_t>(p) - a),

@@ -56,9 +56,11 @@ registry& reg() {
 
 } // namespace
 
-// Note [cpu fast path]: the host resource is registered when the registry is made and can
-// never be unregistered (unregister_resource refuses it), so lookups of it skip the registry's
-// mutex: every lock/unlock of every small op asks for it several times.
+// Note [cpu fast path]
+// ~~~~~~~~~~~~~~~~~~~~
+// The host resource is registered when the registry is made and can never be unregistered
+// (unregister_resource refuses it), so lookups of it skip the registry's mutex: every lock/unlock
+// of every small op asks for it several times.
 memory_resource* find_resource(resource_id id) noexcept {
     if (id == MEMRESOURCE_CPU) return reg().cpu;
     if (id < 0 || id > max_resource_id) return nullptr;

@@ -3,10 +3,12 @@
 
 #include <cstdint>
 
-// Note [one philox]: the CPU kernels (cpu/random.cpp) and the CUDA kernels (cuda/random.cuh)
-// draw element for element from the same stream, which makes the GPU's uniforms and integers
-// bit-identical to the CPU's; both take the rounds and constants from this header (callable
-// on the device under nvcc) so that they cannot drift apart.
+// Note [one philox]
+// ~~~~~~~~~~~~~~~~~
+// The CPU kernels (cpu/random.cpp) and the CUDA kernels (cuda/random.cuh) draw element for element
+// from the same stream, which makes the GPU's uniforms and integers bit-identical to the CPU's;
+// both take the rounds and constants from this header (callable on the device under nvcc) so that
+// they cannot drift apart.
 #if defined(__CUDACC__)
 #define ISTHMUS_PHILOX_HD __host__ __device__
 #else

@@ -48,13 +48,14 @@ std::shared_ptr<memory_resource> keep_of(resource_id r) {
     return r == MEMRESOURCE_CPU ? nullptr : resource_handle(r);
 }
 
-// Note [eviction registry]: every live storage with a copy off the host is listed here so that
-// a failed allocation can evict other storages' unlocked copies. Host copies are never evicted,
-// so a storage joins the list only when it first gets a copy elsewhere (and stays until it is
-// destroyed): host-only storages, every small op's output among them, skip the registry's mutex
-// and its node allocation. Lock order: a storage's own mutex, then this registry's
-// mutex, then other storages' mutexes only through try_lock (a busy storage is skipped), so two
-// threads evicting at once never deadlock.
+// Note [eviction registry]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// Every live storage with a copy off the host is listed here so that a failed allocation can evict
+// other storages' unlocked copies. Host copies are never evicted, so a storage joins the list only
+// when it first gets a copy elsewhere (and stays until it is destroyed): host-only storages, every
+// small op's output among them, skip the registry's mutex and its node allocation. Lock order: a
+// storage's own mutex, then this registry's mutex, then other storages' mutexes only through
+// try_lock (a busy storage is skipped), so two threads evicting at once never deadlock.
 struct live_storages {
     std::mutex mu;
     std::unordered_set<storage*> all;
@@ -172,10 +173,12 @@ storage::copy_slot& storage::ensure_allocated(resource_id r, std::unique_lock<mu
     memory_resource* handle = keep ? keep.get() : find_resource(r);
     void* p = handle->allocate(nbytes_);
     size_t freed = 0;
-    // Note [eviction retries]: another thread may take the memory just freed before this one
-    // allocates it, and a copy that was busy (its storage's mutex held for a moment) is skipped
-    // rather than waited for. So retry, a bounded number of times: while eviction makes progress,
-    // and a few times more (yielding) when it found nothing to free.
+    // Note [eviction retries]
+    // ~~~~~~~~~~~~~~~~~~~~~~~
+    // Another thread may take the memory just freed before this one allocates it, and a copy that
+    // was busy (its storage's mutex held for a moment) is skipped rather than waited for. So retry,
+    // a bounded number of times: while eviction makes progress, and a few times more (yielding)
+    // when it found nothing to free.
     for (int attempt = 0, idle = 0; !p && attempt < 16 && idle < 3; ++attempt) {
         const size_t f = evict_from_except(r, nbytes_, this);
         freed += f;
@@ -227,7 +230,7 @@ void* storage::lock(lock_mode mode, resource_id resource) {
     bool changed = !d->valid; // the valid copies change (published for the scheduling rule)
     if (reads(mode)) make_valid(*d);
     if (writes(mode)) {
-        // Note [coherence]: a writer on one resource makes every other copy stale.
+        // See Note [coherence]: a writer on one resource makes every other copy stale.
         for (auto& s : slots_)
             if (s.res != resource && s.valid) {
                 s.valid = false;
@@ -268,7 +271,8 @@ void storage::unlock(lock_mode mode, resource_id resource) {
                   "with another mode or on another resource)");
     --*counter;
     if (resource != MEMRESOURCE_CPU) d->last_use = ++g_tick;
-    // Note [pinning]: the pinned copy is brought up to date when the last writer elsewhere ends.
+    // See Note [pinning]: the pinned copy is brought up to date when the last writer elsewhere
+    // ends.
     if (writes(mode) && d->writers() == 0 && pinned_ != -1 && pinned_ != resource) {
         copy_slot* p = slot(pinned_);
         ISTHMUS_ASSERT(p && p->ptr, "pinned storage lost its pinned copy");
@@ -276,11 +280,12 @@ void storage::unlock(lock_mode mode, resource_id resource) {
         p->valid = true;
         publish();
     }
-    // Note [copies away from a pin]: the foreign library may write the pinned copy at any time
-    // without telling isthmus, so a copy elsewhere is trusted only while it is locked: when its
-    // last lock ends it becomes invalid (the allocation stays for reuse) and the next lock there
-    // transfers again. A read of shared memory from another device therefore always sees the
-    // foreign side's latest writes.
+    // Note [copies away from a pin]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // The foreign library may write the pinned copy at any time without telling isthmus, so a copy
+    // elsewhere is trusted only while it is locked: when its last lock ends it becomes invalid (the
+    // allocation stays for reuse) and the next lock there transfers again. A read of shared memory
+    // from another device therefore always sees the foreign side's latest writes.
     if (pinned_ != -1 && pinned_ != resource && d->locks() == 0) {
         const copy_slot* p = slot(pinned_);
         if (p && p->ptr && p->valid) {
@@ -313,7 +318,7 @@ void* storage::pin(resource_id resource) {
     d.last_use = ++g_tick;
     pinned_.store(resource);
     ++pin_count_;
-    // Note [copies away from a pin]: from now on the foreign side may write the pinned copy.
+    // See Note [copies away from a pin]: from now on the foreign side may write the pinned copy.
     for (auto& s : slots_)
         if (s.res != resource && s.locks() == 0) s.valid = false;
     publish();

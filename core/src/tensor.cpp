@@ -295,8 +295,10 @@ tensor tensor::to(isthmus::dtype dt, bool copy) const {
 
 tensor tensor::to_contiguous_as(isthmus::dtype dt) const {
     check_defined();
-    // Note [copies stay put]: the copy is made where the data is (a device with a backend keeps
-    // it on the device), else on the CPU.
+    // Note [copies stay put]
+    // ~~~~~~~~~~~~~~~~~~~~~~
+    // The copy is made where the data is (a device with a backend keeps it on the device), else on
+    // the CPU.
     const resource_id loc = location();
     tensor out = empty(shape_, dt, ops::has_backend(loc) ? loc : MEMRESOURCE_CPU);
     out.copy_from(*this);
@@ -313,8 +315,10 @@ void tensor::copy_from(const tensor& src) {
     while (s.dim() > dim() && s.shape()[0] == 1) s = s.squeeze(0);
     s = s.expand(shape_);
     if (numel() == 0) return;
-    // Note [overlapping copies]: when both views share a storage, copy through a temporary so
-    // that writes never feed later reads.
+    // Note [overlapping copies]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~
+    // When both views share a storage, copy through a temporary so that writes never feed later
+    // reads.
     if (s.storage_ == storage_) s = s.clone();
     ops::run_copy(*this, s); // where the scheduling rule says (Note [one dispatch])
 }
@@ -330,8 +334,10 @@ void tensor::fill(double v) {
 void* tensor::lock(lock_mode mode, resource_id resource) const {
     check_defined();
     if (mode != lock_mode::read && !is_writable()) check_writable("lock");
-    // Note [partial writes]: a view that does not cover its whole storage must not invalidate
-    // the bytes it does not touch, so its write lock reads the rest in first.
+    // Note [partial writes]
+    // ~~~~~~~~~~~~~~~~~~~~~
+    // A view that does not cover its whole storage must not invalidate the bytes it does not touch,
+    // so its write lock reads the rest in first.
     if (mode == lock_mode::write && !covers_storage()) mode = lock_mode::readwrite;
     char* base = static_cast<char*>(storage_->lock(mode, resource));
     return base + offset_ * static_cast<int64_t>(itemsize());

@@ -155,9 +155,11 @@ tensor tensor::slice(int64_t d, int64_t start, int64_t stop, int64_t step) const
         if (v < 0) v += n;
         return std::clamp(v, lo, hi);
     };
-    // Note [slice length]: the length is computed as (span - 1) / |step| + 1, which cannot
-    // overflow for any step (the textbook (span + step - 1) / step does for steps near 2^63),
-    // and a step of -2^63 (no positive counterpart) takes at most one element.
+    // Note [slice length]
+    // ~~~~~~~~~~~~~~~~~~~
+    // The length is computed as (span - 1) / |step| + 1, which cannot overflow for any step (the
+    // textbook (span + step - 1) / step does for steps near 2^63), and a step of -2^63 (no positive
+    // counterpart) takes at most one element.
     int64_t len;
     if (step > 0) {
         start = clamp(start, 0, n);
@@ -246,7 +248,7 @@ tensor tensor::expand(const shape_t& shape) const {
                       " to ", shape_str(shape), " (dimension ", i, ": ", from, " vs ", to, ")");
         r.strides_[lead + i] = from == to ? strides_[i] : 0;
     }
-    // Note [read-only broadcast views]: a view that repeats elements marks itself and every
+    // See Note [read-only broadcast views]: a view that repeats elements marks itself and every
     // view taken from it read-only (E[0, 0] = 5 would otherwise write B[0] through E[1, 0]).
     if (!r.is_writable()) r.read_only_ = true;
     return r;

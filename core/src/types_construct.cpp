@@ -7,13 +7,14 @@
 namespace isthmus {
 namespace {
 
-// Note [construction sizes]: a type of rank N takes exactly N sizes: `vec(4)` -> (4),
-// `mat(3, 4)` -> (3, 4), `cube{5}(...)` -> five sizes. `mat(3)` is an error rather than a
-// guess: MATLAB reads zeros(n) as n x n while Quasar reads it as a length-n vector, and either
-// guess silently builds a shape some caller did not mean. No sizes at all is the one shortcut:
-// it builds the type's default (empty) value, which is also what cell elements start as
-// (`vec[mat](4)` holds four 0 x 0 matrices). `cube{:}` takes its rank from the number of sizes
-// (none -> a 0-d tensor); `vecL` takes no sizes or exactly L.
+// Note [construction sizes]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// A type of rank N takes exactly N sizes: `vec(4)` -> (4), `mat(3, 4)` -> (3, 4), `cube{5}(...)` ->
+// five sizes. `mat(3)` is an error rather than a guess: MATLAB reads zeros(n) as n x n while Quasar
+// reads it as a length-n vector, and either guess silently builds a shape some caller did not mean.
+// No sizes at all is the one shortcut: it builds the type's default (empty) value, which is also
+// what cell elements start as (`vec[mat](4)` holds four 0 x 0 matrices). `cube{:}` takes its rank
+// from the number of sizes (none -> a 0-d tensor); `vecL` takes no sizes or exactly L.
 shape_t resolve_shape(const type_desc& t, const shape_t& sizes) {
     for (size_t d = 0; d < sizes.size(); ++d)
         ISTHMUS_CHECK(sizes[d] >= 0, value_error, "cannot construct '", t, "' with sizes ",
@@ -59,9 +60,11 @@ value type_desc::construct(const shape_t& sizes) const {
         return value(scalar::of(0.0, *dtype()));
     case type_kind::tensor: {
         shape_t shape = resolve_shape(*this, sizes);
-        // Note [CPU construction]: values are built on the CPU; the runtime moves them to a
-        // device on first use there (the storage's coherence protocol), so construction needs
-        // no device and costs no transfer for data the host fills anyway.
+        // Note [CPU construction]
+        // ~~~~~~~~~~~~~~~~~~~~~~~
+        // Values are built on the CPU; the runtime moves them to a device on first use there (the
+        // storage's coherence protocol), so construction needs no device and costs no transfer for
+        // data the host fills anyway.
         tensor t = tensor::empty(shape, *dtype(), MEMRESOURCE_CPU);
         t.fill(0.0);
         return value(std::move(t));

@@ -44,17 +44,21 @@ std::string_view name(type_kind k) noexcept {
 
 namespace {
 
-// Note [one rank range]: tensor and cell types accept the same ranks, 1..max_rank or
-// any_rank; rank 0 is spelled as a scalar type, never as `cube{0}`.
+// Note [one rank range]
+// ~~~~~~~~~~~~~~~~~~~~~
+// Tensor and cell types accept the same ranks, 1..max_rank or any_rank; rank 0 is spelled as a
+// scalar type, never as `cube{0}`.
 void check_rank(int rank, std::string_view what) {
     ISTHMUS_CHECK(rank == type_desc::any_rank || (rank >= 1 && rank <= max_rank), value_error, what,
                   " rank must be 1 to ", max_rank, " or any_rank, got ", rank);
 }
 
-// Note [no exact-dtype tensors]: `int8`, `float64`, ... name scalar types only. A tensor type
-// stands for a dtype family (vec/cvec/ivec), because the grammar has no spelling for "a vec of
-// uint8" (`vec[uint8]` is a cell of uint8 scalars, as in Quasar), and a type without a name
-// could not round-trip through to_string().
+// Note [no exact-dtype tensors]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// `int8`, `float64`, ... name scalar types only. A tensor type stands for a dtype family
+// (vec/cvec/ivec), because the grammar has no spelling for "a vec of uint8" (`vec[uint8]` is a cell
+// of uint8 scalars, as in Quasar), and a type without a name could not round-trip through
+// to_string().
 void check_tensor_family(dtype_family family, std::string_view what) {
     ISTHMUS_CHECK(family != dtype_family::exact, value_error, what,
                   ": tensor types are real, complex or integer (vec, cvec, ivec), not exact");
@@ -145,10 +149,12 @@ std::optional<dtype_family> type_desc::family() const noexcept {
     return std::nullopt;
 }
 
-// Note [late-bound scalar]: `scalar`, `vec`, ... store the family, not a dtype, and resolve it
-// on every call. A type parsed before set_scalar_dtype(float64) (a cached kernel signature, a
-// Python-side `q.typename("vec")`) then builds float64 values afterwards, as Quasar's
-// precision switch promises, and its canonical name stays "vec".
+// Note [late-bound scalar]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// `scalar`, `vec`, ... store the family, not a dtype, and resolve it on every call. A type parsed
+// before set_scalar_dtype(float64) (a cached kernel signature, a Python-side `q.typename("vec")`)
+// then builds float64 values afterwards, as Quasar's precision switch promises, and its canonical
+// name stays "vec".
 std::optional<isthmus::dtype> type_desc::dtype() const noexcept {
     if (kind_ != type_kind::scalar && kind_ != type_kind::tensor) return std::nullopt;
     switch (family_) {

@@ -4,13 +4,14 @@
 namespace isthmus {
 namespace {
 
-// Note [dtype families]: a type tests the kind of number, not its width. `vec` accepts every
-// real floating dtype (float16, bfloat16, float32, float64) whatever the scalar precision, so
-// a float64 NumPy array is a `vec` also under float32 precision; `cvec` accepts complex64 and
-// complex128; `ivec` and `int` accept every signed and unsigned integer dtype (a Python int
-// arrives as int64). bool is none of these: only `bool` and `??` accept it. Only the exact
-// scalar names (`int8`, `float64`, ...) test one dtype. Matching never converts: an integer
-// is not a `scalar`, a real number is not a `cscalar`.
+// Note [dtype families]
+// ~~~~~~~~~~~~~~~~~~~~~
+// A type tests the kind of number, not its width. `vec` accepts every real floating dtype (float16,
+// bfloat16, float32, float64) whatever the scalar precision, so a float64 NumPy array is a `vec`
+// also under float32 precision; `cvec` accepts complex64 and complex128; `ivec` and `int` accept
+// every signed and unsigned integer dtype (a Python int arrives as int64). bool is none of these:
+// only `bool` and `??` accept it. Only the exact scalar names (`int8`, `float64`, ...) test one
+// dtype. Matching never converts: an integer is not a `scalar`, a real number is not a `cscalar`.
 bool family_accepts(dtype_family family, std::optional<dtype> exact, dtype dt) {
     switch (family) {
     case dtype_family::real:
@@ -25,12 +26,14 @@ bool family_accepts(dtype_family family, std::optional<dtype> exact, dtype dt) {
     return false;
 }
 
-// Note [rank matching]: Quasar treats a vec as a 1 x N mat and a mat as an M x N x 1 cube, so
-// a lower rank is a special case of a higher one: a value of rank r matches a type of rank N
-// when 1 <= r <= N (a vector is a `mat` and a `cube`, a matrix is not a `vec`). Rank 0 is a
-// scalar, not a vector: 0-d tensors match scalar types, not `vec`. `cube{:}` and `cube{:}[T]`
-// stand for "any array" and accept every rank, 0 included. Trailing size-1 dimensions are not
-// dropped: a (3, 4, 1) tensor is a `cube`, not a `mat`, as NumPy would see it.
+// Note [rank matching]
+// ~~~~~~~~~~~~~~~~~~~~
+// Quasar treats a vec as a 1 x N mat and a mat as an M x N x 1 cube, so a lower rank is a special
+// case of a higher one: a value of rank r matches a type of rank N when 1 <= r <= N (a vector is a
+// `mat` and a `cube`, a matrix is not a `vec`). Rank 0 is a scalar, not a vector: 0-d tensors match
+// scalar types, not `vec`. `cube{:}` and `cube{:}[T]` stand for "any array" and accept every rank,
+// 0 included. Trailing size-1 dimensions are not dropped: a (3, 4, 1) tensor is a `cube`, not a
+// `mat`, as NumPy would see it.
 bool rank_fits(int type_rank, size_t value_rank) {
     if (type_rank == type_desc::any_rank) return true;
     return value_rank >= 1 && value_rank <= static_cast<size_t>(type_rank);

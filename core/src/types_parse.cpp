@@ -9,11 +9,13 @@
 namespace isthmus {
 namespace {
 
-// Note [parser shape]: a hand-written recursive-descent parser over the raw characters. The
-// grammar is tiny (docs/types.md), so a separate lexer would only add code; instead the few
-// token shapes (identifier, number, `??`, single punctuation) are read where they are
-// expected, and every error reports the byte offset where the expected token should start.
-// Whitespace may surround any token but never splits one (`? ?` and `ve c` are errors).
+// Note [parser shape]
+// ~~~~~~~~~~~~~~~~~~~
+// A hand-written recursive-descent parser over the raw characters. The grammar is tiny
+// (docs/types.md), so a separate lexer would only add code; instead the few token shapes
+// (identifier, number, `??`, single punctuation) are read where they are expected, and every error
+// reports the byte offset where the expected token should start. Whitespace may surround any token
+// but never splits one (`? ?` and `ve c` are errors).
 
 // Cells nest recursively; a bound keeps a hostile name ("vec[vec[vec[...") from exhausting
 // the stack. Real types nest a few levels at most.

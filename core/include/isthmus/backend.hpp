@@ -78,32 +78,34 @@ struct linear_spec {
 
 /// A compute backend for one memory resource.
 ///
-/// Note [backend contract]: every op runs through this interface, on the CPU too: the op layer
-/// (core/src/ops) does the checks, broadcasting, dtype promotion and result shapes, picks a
-/// resource (Note [scheduling rule]) and hands the work to that resource's backend through one
-/// generic dispatch per kind of kernel (core/src/ops/dispatch*.cpp, Note [one dispatch]). The
-/// dispatch asks `supports_*` first; a backend that says no hands the op to the CPU backend,
-/// which supports every case, and its inputs reach the host through the coherence model. The
-/// dispatch allocates outputs on the chosen resource, converts inputs the backend cannot take
-/// as they are (Note [canonical forms]), locks every operand there, calls the kernel entry and
-/// unlocks. Kernels may run asynchronously (the CUDA backend enqueues them on the device's
-/// stream): a later lock on the host reaches the data through the resource's copy_to_host,
-/// which waits for the queued work. Entries never see an empty output: the dispatch returns
-/// first.
+/// Note [backend contract]
+/// ~~~~~~~~~~~~~~~~~~~~~~~
+/// Every op runs through this interface, on the CPU too: the op layer (core/src/ops) does the
+/// checks, broadcasting, dtype promotion and result shapes, picks a resource
+/// (Note [scheduling rule]) and hands the work to that resource's backend through one generic
+/// dispatch per kind of kernel (core/src/ops/dispatch*.cpp, Note [one dispatch]). The dispatch asks
+/// `supports_*` first; a backend that says no hands the op to the CPU backend, which supports every
+/// case, and its inputs reach the host through the coherence model. The dispatch allocates outputs
+/// on the chosen resource, converts inputs the backend cannot take as they are
+/// (Note [canonical forms]), locks every operand there, calls the kernel entry and unlocks. Kernels
+/// may run asynchronously (the CUDA backend enqueues them on the device's stream): a later lock on
+/// the host reaches the data through the resource's copy_to_host, which waits for the queued work.
+/// Entries never see an empty output: the dispatch returns first.
 ///
 /// Arguments given as a tensor and a pointer: the tensor is the geometry (dtype, shape,
 /// strides in elements; its storage and offset are not to be used) and the pointer is its
 /// element 0, locked on the backend's resource.
 ///
-/// Note [canonical forms]: each entry has a canonical form that every backend takes for the
-/// dtypes it supports: elementwise operands and outputs all of the compute dtype (bool results
-/// of comparisons and tests, the real result of abs of a complex), reductions of a contiguous
-/// input whose reduced dimensions come last into a contiguous output, contiguous matmul
-/// operands without broadcast batches, index rows as a byte-offset array on the backend's
-/// resource with scatter rows that never repeat. A backend that takes more says so with
-/// `features()`; for a backend without the feature the dispatch converts the inputs on the
-/// backend's resource first (casts, contiguous copies, offset arrays), so the CPU's
-/// conversion-free paths and the devices' simple kernels share one interface.
+/// Note [canonical forms]
+/// ~~~~~~~~~~~~~~~~~~~~~~
+/// Each entry has a canonical form that every backend takes for the dtypes it supports: elementwise
+/// operands and outputs all of the compute dtype (bool results of comparisons and tests, the real
+/// result of abs of a complex), reductions of a contiguous input whose reduced dimensions come last
+/// into a contiguous output, contiguous matmul operands without broadcast batches, index rows as a
+/// byte-offset array on the backend's resource with scatter rows that never repeat. A backend that
+/// takes more says so with `features()`; for a backend without the feature the dispatch converts
+/// the inputs on the backend's resource first (casts, contiguous copies, offset arrays), so the
+/// CPU's conversion-free paths and the devices' simple kernels share one interface.
 class ISTHMUS_API compute {
 public:
     virtual ~compute();

@@ -72,7 +72,7 @@ ISTHMUS_API std::string memory_source_name();
 
 /// The stream every kernel and copy of `device` is queued on, as a `cudaStream_t` (for launching
 /// one's own kernels in order with isthmus's work: plugins, DLPack/`__cuda_array_interface__`
-/// exchange). Requires init() or ensure_registered(). Note [current device]: isthmus never
+/// exchange). Requires init() or ensure_registered(). See Note [current device]: isthmus never
 /// leaves the calling thread's current CUDA device changed (every call that sets it restores it).
 ISTHMUS_API void* stream(int device);
 /// Makes `device`'s stream wait (on the GPU, through an event; the host does not wait) for the

@@ -45,11 +45,12 @@ namespace detail {
 /// A mutex for short critical sections: one atomic exchange to lock and a plain store to
 /// unlock; a thread that finds it held spins briefly, then yields until it is free.
 ///
-/// Note [storage mutex]: every op locks and unlocks each operand's storage, so the storage's
-/// mutex is on the small-op path several times per op. std::mutex costs two atomic
-/// read-modify-writes and two library calls per lock/unlock pair; this costs one atomic
-/// exchange. Critical sections are short (slot bookkeeping) except transfers between
-/// resources, which a waiter sits out by yielding.
+/// Note [storage mutex]
+/// ~~~~~~~~~~~~~~~~~~~~
+/// Every op locks and unlocks each operand's storage, so the storage's mutex is on the small-op
+/// path several times per op. std::mutex costs two atomic read-modify-writes and two library calls
+/// per lock/unlock pair; this costs one atomic exchange. Critical sections are short (slot
+/// bookkeeping) except transfers between resources, which a waiter sits out by yielding.
 class spin_mutex {
 public:
     void lock() noexcept {
@@ -124,22 +125,25 @@ private:
 
 /// A buffer of `nbytes` bytes with copies on one or more memory resources.
 ///
-/// Note [coherence]: each copy has a valid bit. `lock(read, r)` makes the copy on r valid,
-/// transferring from any valid copy; `lock(write, r)` allocates on r without transfer and
-/// invalidates the other copies; `lock(readwrite, r)` does both. A locked copy is never moved or
-/// freed. A lock that would invalidate or read past a lock elsewhere raises runtime_error at
-/// once; it never waits. Locks on the same resource nest freely (an in-place op reads and
-/// writes one storage). A storage with no valid copy yet (fresh, uninitialised) reads as
-/// whatever the allocation holds.
+/// Note [coherence]
+/// ~~~~~~~~~~~~~~~~
+/// Each copy has a valid bit. `lock(read, r)` makes the copy on r valid, transferring from any
+/// valid copy; `lock(write, r)` allocates on r without transfer and invalidates the other copies;
+/// `lock(readwrite, r)` does both. A locked copy is never moved or freed. A lock that would
+/// invalidate or read past a lock elsewhere raises runtime_error at once; it never waits. Locks on
+/// the same resource nest freely (an in-place op reads and writes one storage). A storage with no
+/// valid copy yet (fresh, uninitialised) reads as whatever the allocation holds.
 ///
-/// Note [pinning]: a storage whose bytes are seen by a foreign library (wrapped external
-/// memory, or an exported live view) is pinned to that resource. The pinned copy is never
-/// evicted or freed, reads elsewhere make copies, and a write elsewhere is written back to
-/// the pinned copy when its last write lock is released, so the foreign view is never stale
-/// outside a lock and never dangling. Copies elsewhere are valid only while locked (the
-/// foreign side may write the pinned copy at any time): pinning, and the last unlock of a copy
-/// elsewhere, invalidate them, so the next lock there transfers the foreign side's latest data.
-/// Several pins on one resource count; pins on two different resources at once are refused.
+/// Note [pinning]
+/// ~~~~~~~~~~~~~~
+/// A storage whose bytes are seen by a foreign library (wrapped external memory, or an exported
+/// live view) is pinned to that resource. The pinned copy is never evicted or freed, reads
+/// elsewhere make copies, and a write elsewhere is written back to the pinned copy when its last
+/// write lock is released, so the foreign view is never stale outside a lock and never dangling.
+/// Copies elsewhere are valid only while locked (the foreign side may write the pinned copy at any
+/// time): pinning, and the last unlock of a copy elsewhere, invalidate them, so the next lock there
+/// transfers the foreign side's latest data. Several pins on one resource count; pins on two
+/// different resources at once are refused.
 class ISTHMUS_API storage : public std::enable_shared_from_this<storage> {
 public:
     /// A new storage of `nbytes`, with nothing allocated until the first lock.
@@ -191,10 +195,11 @@ public:
     /// only handle to the storage (a fresh output the op has not handed out), its only copy is
     /// on the host, valid, unlocked and unpinned. Otherwise nullptr (the caller locks).
     ///
-    /// Note [fresh outputs]: a lock protects a copy from other handles (their locks, pins and
-    /// writes) and from eviction; a host-only storage with one handle has neither, so the op
-    /// that just allocated it writes it directly. Device copies are listed for eviction by other
-    /// threads and always take the lock.
+    /// Note [fresh outputs]
+    /// ~~~~~~~~~~~~~~~~~~~~
+    /// A lock protects a copy from other handles (their locks, pins and writes) and from eviction;
+    /// a host-only storage with one handle has neither, so the op that just allocated it writes it
+    /// directly. Device copies are listed for eviction by other threads and always take the lock.
     static void* fresh_host_data(const std::shared_ptr<storage>& s) noexcept;
 
     /// Moves the data off `resource` (to the CPU if that is the only valid copy) and frees it
@@ -234,9 +239,11 @@ private:
     mutable mutex_type mu_;
     detail::small_vector<copy_slot, 2> slots_;
     std::function<void()> release_;
-    // Note [lock-free placement]: the pin and the valid copies as the scheduling rule reads
-    // them without taking the mutex (written under it by publish()): bit r - 1 of valid_mask_
-    // is set while the copy on resource r (1..64) is allocated and valid.
+    // Note [lock-free placement]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // The pin and the valid copies as the scheduling rule reads them without taking the mutex
+    // (written under it by publish()): bit r - 1 of valid_mask_ is set while the copy on resource r
+    // (1..64) is allocated and valid.
     std::atomic<resource_id> pinned_{-1};
     std::atomic<uint64_t> valid_mask_{0};
     int pin_count_ = 0;

@@ -20,10 +20,12 @@ const shape_t& zero_strides() {
     return zeros;
 }
 
-// Note [fma contraction]: x * y + z rather than std::fma: without FMA in the target ISA,
-// std::fma is an exact but slow libm call; the compiler contracts x * y + z where FMA exists.
-// Half types arrive as float32 (Note [half compute]): computed in float, rounded once on store.
-// Integers wrap (Note [element functions once]).
+// Note [fma contraction]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// x * y + z rather than std::fma: without FMA in the target ISA, std::fma is an exact but slow libm
+// call; the compiler contracts x * y + z where FMA exists. Half types arrive as float32
+// (Note [half compute]): computed in float, rounded once on store. Integers wrap
+// (Note [element functions once]).
 template <typename T>
 T mul_add(T x, T y, T z) {
     if constexpr (std::is_same_v<T, bool>)
@@ -109,12 +111,13 @@ kernel unary_kernel_of(unary_op op, dtype k) {
     return {};
 }
 
-// Note [small-op fast path]: a 1k-element op spends more in the strided executor's set-up
-// (the plan, its per-chunk divisions, OpenMP's thread queries) than in its loop. When every
-// operand already has the kernel's dtype and is dense in C order (or a scalar) and the op is
-// below the kernel's threading grain, the executor would run the loop once over all elements
-// with unit strides (stride 0 for scalars); this calls the loop that way directly. Anything
-// else goes through cpu::binary / cpu::unary.
+// Note [small-op fast path]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// A 1k-element op spends more in the strided executor's set-up (the plan, its per-chunk divisions,
+// OpenMP's thread queries) than in its loop. When every operand already has the kernel's dtype and
+// is dense in C order (or a scalar) and the op is below the kernel's threading grain, the executor
+// would run the loop once over all elements with unit strides (stride 0 for scalars); this calls
+// the loop that way directly. Anything else goes through cpu::binary / cpu::unary.
 template <size_t N>
 bool run_direct(const kernel& kl, dtype k, const shape_t& shape,
                 const std::array<const backend::operand*, N>& ops) {

@@ -9,12 +9,14 @@ namespace isthmus::cpu {
 
 /// Runs every op on the host with the CPU kernels (cpu::binary, cpu::reduce, ...).
 ///
-/// Note [cpu backend]: the CPU is a backend like CUDA (Note [backend contract]) with two
-/// differences: it supports every case the op layer's type rules let through, so it is where
-/// every unsupported case lands; and it takes all the `feature`s, so the dispatch hands it
-/// operands as they are (mixed dtypes converted per block, strided reductions, broadcast
-/// matmul batches, index rows read in place) and it never pays for canonical copies. Its
-/// entries are thin adapters onto the kernel entry points in this folder.
+/// Note [cpu backend]
+/// ~~~~~~~~~~~~~~~~~~
+/// The CPU is a backend like CUDA (Note [backend contract]) with two differences: it supports every
+/// case the op layer's type rules let through, so it is where every unsupported case lands; and it
+/// takes all the `feature`s, so the dispatch hands it operands as they are (mixed dtypes converted
+/// per block, strided reductions, broadcast matmul batches, index rows read in place) and it never
+/// pays for canonical copies. Its entries are thin adapters onto the kernel entry points in this
+/// folder.
 class cpu_compute final : public backend::compute {
 public:
     std::string name() const override;

@@ -31,7 +31,7 @@ struct blas_copy {
 } // namespace
 
 bool cpu_compute::supports_matmul(dtype dt) const {
-    return !(is_floating(dt) && itemsize(dt) == 2); // Note [matmul dtypes]: widened to float32
+    return !(is_floating(dt) && itemsize(dt) == 2); // See Note [matmul dtypes]: widened to float32
 }
 
 void cpu_compute::matmul(const tensor& c, void* c_data, const tensor& a, const void* a_data,

@@ -14,12 +14,13 @@ inline constexpr bool is_complex_v =
 template <typename T>
 inline constexpr bool is_half_v = std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>;
 
-/// Note [single rounding to half types]: float16/bfloat16 from a double (or an integer wider than
-/// float's 24-bit significand) must round once, as NumPy does. Rounding to float first and then to
-/// the half type rounds twice (1 + 2^-11 + 2^-40 -> 1 + 2^-11, a tie -> 1.0 instead of
-/// 1 + 2^-10). Rounding to float "to odd" (truncate, then set the last bit when inexact) keeps
-/// the sticky information, and float's 13+ extra bits make the second rounding exact.
-/// (int64/uint64 above 2^53 still round once to double first.)
+/// Note [single rounding to half types]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+/// float16/bfloat16 from a double (or an integer wider than float's 24-bit significand) must round
+/// once, as NumPy does. Rounding to float first and then to the half type rounds twice (1 + 2^-11 +
+/// 2^-40 -> 1 + 2^-11, a tie -> 1.0 instead of 1 + 2^-10). Rounding to float "to odd" (truncate,
+/// then set the last bit when inexact) keeps the sticky information, and float's 13+ extra bits
+/// make the second rounding exact. (int64/uint64 above 2^53 still round once to double first.)
 inline float to_float_round_odd(double x) {
     const float f = static_cast<float>(x);
     const double back = f;

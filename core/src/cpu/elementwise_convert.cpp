@@ -35,7 +35,7 @@ void convert_loop(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n)
 
 #if ISTHMUS_HAVE_F16C
 bool f16c_usable() noexcept {
-    // Note [F16C conversions]: every CPU with AVX2 has F16C; ISTHMUS_SIMD=none turns it off too
+    // See Note [F16C conversions]: every CPU with AVX2 has F16C; ISTHMUS_SIMD=none turns it off too
     static const bool usable = [] {
         const char* simd = std::getenv("ISTHMUS_SIMD");
         if (simd != nullptr && std::strcmp(simd, "none") == 0) return false;

@@ -11,18 +11,19 @@ namespace isthmus::cpu {
 
 namespace {
 
-// Note [division by a scalar integer]: `x // 7` and `x % 7` on an integer array divide every
-// element by the same number, and a hardware division costs 20-40 cycles where NumPy's loop
-// (libdivide's multiplications) takes a few. For 8-, 16- and 32-bit integers the quotient
-// here is trunc(double(a) * (1 / double(b))): both factors carry a relative error below 2^-52,
-// and a quotient a / b that is not an integer lies at least 1 / |a| >= 2^-32 (relative) from
-// the nearest one, so the truncation is exact, except that an exact integer quotient may come
-// out one below (toward zero). Then r = a - q b (in 32 bits: it fits) equals +-b in that case,
-// which moves q by one, and Python's floor convention moves q down and r by b when r and b
-// differ in sign. The same values as elem::int_floor_div and elem::int_mod, a loop GCC
-// vectorises (conversions, multiplications, compares). Divisors 0, -1 and the type's minimum
-// keep the element functions (their special values).
-// (always inlined: each clone of binary_loop, Note [avx2 clones], must hold its own copy)
+// Note [division by a scalar integer]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// `x // 7` and `x % 7` on an integer array divide every element by the same number, and a hardware
+// division costs 20-40 cycles where NumPy's loop (libdivide's multiplications) takes a few. For 8-,
+// 16- and 32-bit integers the quotient here is trunc(double(a) * (1 / double(b))): both factors
+// carry a relative error below 2^-52, and a quotient a / b that is not an integer lies at least 1 /
+// |a| >= 2^-32 (relative) from the nearest one, so the truncation is exact, except that an exact
+// integer quotient may come out one below (toward zero). Then r = a - q b (in 32 bits: it fits)
+// equals +-b in that case, which moves q by one, and Python's floor convention moves q down and r
+// by b when r and b differ in sign. The same values as elem::int_floor_div and elem::int_mod, a
+// loop GCC vectorises (conversions, multiplications, compares). Divisors 0, -1 and the type's
+// minimum keep the element functions (their special values). (always inlined: each clone of
+// binary_loop, Note [avx2 clones], must hold its own copy)
 template <typename T, bool Mod>
 [[gnu::always_inline]] inline bool int_by_scalar(T* o, const T* a, T b, int64_t n) {
     if constexpr (!is_int_v<T> || sizeof(T) > 4) {

@@ -21,9 +21,11 @@ inline constexpr int64_t expensive_grain = 4096;
 
 /// The dtype a CPU kernel computes in for a logical compute dtype.
 ///
-/// Note [half compute]: float16 and bfloat16 have no CPU arithmetic; their kernels are the
-/// float32 ones, fed by per-block conversion. This halves the kernel instantiations and gives
-/// NumPy's results (compute in float, round once on store).
+/// Note [half compute]
+/// ~~~~~~~~~~~~~~~~~~~
+/// float16 and bfloat16 have no CPU arithmetic; their kernels are the float32 ones, fed by
+/// per-block conversion. This halves the kernel instantiations and gives NumPy's results (compute
+/// in float, round once on store).
 inline dtype kernel_dtype(dtype compute) {
     return compute == dtype::float16 || compute == dtype::bfloat16 ? dtype::float32 : compute;
 }
@@ -31,13 +33,15 @@ inline dtype kernel_dtype(dtype compute) {
 /// Runs `fn` over `shape` for N operands (operand 0 the output). Operand i is converted to
 /// `kdt[i]` (inputs) or from `kdt[0]` (output) when its dtype differs.
 ///
-/// Note [elementwise conversion]: an op never materialises converted copies of its inputs.
-/// When every operand already has the kernel's dtype the loop runs directly on the strided
-/// rows (the common, fast case). Otherwise each row is cut into blocks of `block` elements;
-/// an input block is converted into a small stack buffer (one element when the input is
-/// broadcast with stride 0, keeping the kernel's scalar fast path), the loop runs on the
-/// buffers, and the output block is converted back. Only 15x15 conversion loops and one loop
-/// per (op, kernel dtype) are compiled, instead of one per (op, dtype, dtype) triple.
+/// Note [elementwise conversion]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+/// An op never materialises converted copies of its inputs. When every operand already has the
+/// kernel's dtype the loop runs directly on the strided rows (the common, fast case). Otherwise
+/// each row is cut into blocks of `block` elements; an input block is converted into a small stack
+/// buffer (one element when the input is broadcast with stride 0, keeping the kernel's scalar fast
+/// path), the loop runs on the buffers, and the output block is converted back. Only 15x15
+/// conversion loops and one loop per (op, kernel dtype) are compiled, instead of one per (op,
+/// dtype, dtype) triple.
 template <int N>
 void run_kernel(const shape_t& shape, const std::array<operand, N>& ops,
                 const std::array<dtype, N>& kdt, loop_fn fn, int64_t grain);

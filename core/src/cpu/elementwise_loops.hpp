@@ -18,24 +18,26 @@ inline constexpr bool is_real_v = std::is_same_v<T, float> || std::is_same_v<T, 
 using elem::wrap_neg;
 using elem::wrap_t;
 
-// Note [inner loops]: a kernel's loop is one function per (op, kernel dtype), called once per
-// row or block with byte strides. The first branches are the layouts that matter for speed:
-// every operand contiguous (a plain indexed loop GCC vectorises at -O3), and one input a
-// broadcast scalar (stride 0, hoisted out of the loop). The last branch walks any strides.
-// Ops are stateless functors whose apply() inlines into these loops: no per-element calls
-// through pointers.
+// Note [inner loops]
+// ~~~~~~~~~~~~~~~~~~
+// A kernel's loop is one function per (op, kernel dtype), called once per row or block with byte
+// strides. The first branches are the layouts that matter for speed: every operand contiguous (a
+// plain indexed loop GCC vectorises at -O3), and one input a broadcast scalar (stride 0, hoisted
+// out of the loop). The last branch walks any strides. Ops are stateless functors whose apply()
+// inlines into these loops: no per-element calls through pointers.
 
 /// How a T is loaded and stored in the loops: bool as its byte, so that GCC vectorises bool
 /// loops (it has no vector type for bool; `bool(byte)` becomes a vector compare).
 template <typename T>
 using mem_t = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
 
-// Note [avx2 clones]: the library is built for baseline x86-64 (SSE2) so that it runs on any
-// x86-64 machine, but the elementwise loops are where SIMD width pays (small ops live in the
-// cache, large ones are memory-bound either way). ISTHMUS_SIMD_CLONES makes GCC emit an AVX2
-// clone of each loop beside the baseline one and pick between them once, at load time (an
-// ifunc), from the CPU's features. AVX2 without FMA: no contraction, so results are
-// bit-identical to the baseline loop's.
+// Note [avx2 clones]
+// ~~~~~~~~~~~~~~~~~~
+// The library is built for baseline x86-64 (SSE2) so that it runs on any x86-64 machine, but the
+// elementwise loops are where SIMD width pays (small ops live in the cache, large ones are
+// memory-bound either way). ISTHMUS_SIMD_CLONES makes GCC emit an AVX2 clone of each loop beside
+// the baseline one and pick between them once, at load time (an ifunc), from the CPU's features.
+// AVX2 without FMA: no contraction, so results are bit-identical to the baseline loop's.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
 #define ISTHMUS_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
@@ -176,12 +178,14 @@ kernel unary_kernel_for(dtype k, int64_t grain = parallel_grain) {
     return for_kernel_dtype(k, [grain]<typename T>() { return unary_kernel_of<F, T>(grain); });
 }
 
-// Note [element functors by op]: each kernel family file (elementwise_math.cpp, ...) defines
-// its ops' functors as specialisations Fn<op> of a template of its own, and picks them with the
-// switches below, which are the op table's rows (op_table.hpp): a new row needs its functor,
-// not a case. A family handles the ops its predicate In selects (by the row's rule) and gives
-// an empty kernel for the others, whose Fn<op> is then never instantiated. A functor may set
-// `static constexpr int64_t grain` (expensive_grain for libm-bound ops).
+// Note [element functors by op]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Each kernel family file (elementwise_math.cpp, ...) defines its ops' functors as specialisations
+// Fn<op> of a template of its own, and picks them with the switches below, which are the op table's
+// rows (op_table.hpp): a new row needs its functor, not a case. A family handles the ops its
+// predicate In selects (by the row's rule) and gives an empty kernel for the others, whose Fn<op>
+// is then never instantiated. A functor may set `static constexpr int64_t grain` (expensive_grain
+// for libm-bound ops).
 
 /// The multi-threading grain of functor F: F::grain, else parallel_grain.
 template <typename F>

@@ -128,10 +128,12 @@ struct fn<unary_op::log1p> {
 
 } // namespace
 
-// Note [math loops]: float32 and float64 run SLEEF's vector loops where the CPU has AVX2 or
-// AVX-512 (cpu/vector_math.hpp); complex numbers, and real ones on other CPUs, call libm per
-// element. Either costs tens of cycles per element next to a memory pass, so they use
-// expensive_grain and go multi-threaded at a few thousand elements.
+// Note [math loops]
+// ~~~~~~~~~~~~~~~~~
+// float32 and float64 run SLEEF's vector loops where the CPU has AVX2 or AVX-512
+// (cpu/vector_math.hpp); complex numbers, and real ones on other CPUs, call libm per element.
+// Either costs tens of cycles per element next to a memory pass, so they use expensive_grain and go
+// multi-threaded at a few thousand elements.
 kernel math_kernel(unary_op op, dtype k) {
     if (k == dtype::float32 || k == dtype::float64)
         if (const auto f = vmath::vector_fn(op))

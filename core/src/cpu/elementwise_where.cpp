@@ -5,8 +5,10 @@ namespace isthmus::cpu {
 
 namespace {
 
-// Note [where by size]: where() moves elements without looking at them, so its loop only
-// depends on the item size: five instantiations serve all fifteen dtypes.
+// Note [where by size]
+// ~~~~~~~~~~~~~~~~~~~~
+// where() moves elements without looking at them, so its loop only depends on the item size: five
+// instantiations serve all fifteen dtypes.
 struct bytes16 {
     uint64_t lo, hi;
 };

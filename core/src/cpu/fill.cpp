@@ -14,10 +14,12 @@ struct bytes16 {
     uint64_t lo, hi;
 };
 
-// Note [fill by item size]: a fill only stores a bit pattern, so the kernel is instantiated per
-// item size (1, 2, 4, 8, 16 bytes), not per dtype. Contiguous runs are plain indexed loops the
-// compiler vectorises; when all bytes of the pattern are equal (zeros above all) the run is a
-// memset, which glibc performs with non-temporal / `rep stos` stores at full write bandwidth.
+// Note [fill by item size]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// A fill only stores a bit pattern, so the kernel is instantiated per item size (1, 2, 4, 8, 16
+// bytes), not per dtype. Contiguous runs are plain indexed loops the compiler vectorises; when all
+// bytes of the pattern are equal (zeros above all) the run is a memset, which glibc performs with
+// non-temporal / `rep stos` stores at full write bandwidth.
 template <typename U>
 void fill_pattern(const tensor& dst, void* dst_data, const unsigned char* pattern, bool bytewise) {
     U v;

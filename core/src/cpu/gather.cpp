@@ -121,10 +121,12 @@ bool indices_in_range(const int64_t* idx, int64_t n, int64_t size) {
     return bad == 0;
 }
 
-// Note [gather loop order]: rows outer copies whole rows of the rest (a[idx] picks rows of a
-// matrix: long contiguous copies); rows inner walks the rest and, at each of its elements,
-// every row (a[:, idx] picks columns: each source row is read once, in cache). The op layer
-// chooses rows inner when the indexed dimensions have the smaller strides.
+// Note [gather loop order]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// Rows outer copies whole rows of the rest (a[idx] picks rows of a matrix: long contiguous copies);
+// rows inner walks the rest and, at each of its elements, every row (a[:, idx] picks columns: each
+// source row is read once, in cache). The op layer chooses rows inner when the indexed dimensions
+// have the smaller strides.
 void gather_rows(size_t itemsize, char* out, const char* src, const row_offsets& at, int64_t rows,
                  int64_t out_row_bytes, const strided_plan<2>& rest, bool rows_inner) {
     dispatch_item_size(itemsize, [&](auto tag) {

@@ -28,10 +28,12 @@ int64_t first_bad_index(const shape_t& common, const offset_source& s);
 
 /// Where each row of an advanced index starts in the indexed view, in bytes.
 ///
-/// Note [row offsets]: with several index arrays, their byte offsets are summed into one int64
-/// array first (index_offsets). With a single contiguous int64 index array (the common a[idx],
-/// and the coordinates of a mask) that pass and its memory are skipped: the kernels read the
-/// indices directly, after a read-only range check, and scale them on the fly.
+/// Note [row offsets]
+/// ~~~~~~~~~~~~~~~~~~
+/// With several index arrays, their byte offsets are summed into one int64 array first
+/// (index_offsets). With a single contiguous int64 index array (the common a[idx], and the
+/// coordinates of a mask) that pass and its memory are skipped: the kernels read the indices
+/// directly, after a read-only range check, and scale them on the fly.
 struct row_offsets {
     const int64_t* off = nullptr; ///< precomputed byte offsets, or nullptr: use idx
     const int64_t* idx = nullptr; ///< contiguous int64 indices, already checked in range

@@ -59,9 +59,11 @@ void with_row_offsets(const RowOffsets& at, F&& f) {
 /// Inner loop for strided_plan<2>: copies operand 1 to operand 0 (contiguous: memcpy; stride-0
 /// source: one load, repeated stores).
 ///
-/// Note [local copies]: the pointers and strides are copied into locals first. Stores through
-/// char* may alias anything, so a loop reading p[0] or s[0] from memory would reload them on
-/// every element; locals whose address never escapes stay in registers.
+/// Note [local copies]
+/// ~~~~~~~~~~~~~~~~~~~
+/// The pointers and strides are copied into locals first. Stores through char* may alias anything,
+/// so a loop reading p[0] or s[0] from memory would reload them on every element; locals whose
+/// address never escapes stay in registers.
 template <typename U>
 void copy_run(char** p, const int64_t* s, int64_t n) {
     constexpr auto isz = static_cast<int64_t>(sizeof(U));

@@ -38,9 +38,11 @@ nonzero_counts count_nonzero(const uint8_t* mask, int64_t n) {
     return c;
 }
 
-// Note [branch-free nonzero]: each element's coordinates are stored at the next output slot
-// and the slot advances only on a hit, so a random mask costs no mispredicted branches. A chunk
-// stops once its last hit is written, so no store lands in the next chunk's slots.
+// Note [branch-free nonzero]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Each element's coordinates are stored at the next output slot and the slot advances only on a
+// hit, so a random mask costs no mispredicted branches. A chunk stops once its last hit is written,
+// so no store lands in the next chunk's slots.
 void write_nonzero(const nonzero_counts& counts, const uint8_t* mask, const shape_t& shape,
                    int64_t* const* outs, int64_t out_stride) {
     const auto chunks = static_cast<int64_t>(counts.bounds.size()) - 1;

@@ -13,11 +13,13 @@ namespace isthmus::cpu {
 
 namespace {
 
-// Note [BLAS layouts]: BLAS takes a matrix as a pointer, a leading dimension and a transpose
-// flag, so any view with one unit stride is passed as it is: unit column stride is row-major
-// (NoTrans, ld = row stride), unit row stride is a transposed row-major matrix (Trans, ld =
-// column stride). A dimension of size 1 has no meaningful stride and is normalised first.
-// Anything else (negative or zero strides, both strides non-unit) is copied by the op layer.
+// Note [BLAS layouts]
+// ~~~~~~~~~~~~~~~~~~~
+// BLAS takes a matrix as a pointer, a leading dimension and a transpose flag, so any view with one
+// unit stride is passed as it is: unit column stride is row-major (NoTrans, ld = row stride), unit
+// row stride is a transposed row-major matrix (Trans, ld = column stride). A dimension of size 1
+// has no meaningful stride and is normalised first. Anything else (negative or zero strides, both
+// strides non-unit) is copied by the op layer.
 struct layout {
     CBLAS_TRANSPOSE trans = CblasNoTrans;
     int64_t ld = 1;
@@ -147,11 +149,13 @@ void product(int64_t m, int64_t n, int64_t k, const T* a, const layout& la, cons
                   static_cast<blasint>(lb.ld), c, N);
 }
 
-// Note [interruptible products]: a product of more than 2^33 multiply-adds (about a second on
-// two cores) runs as row panels of about 2^32 (at least 512 rows, where BLAS is as fast as on
-// the whole) with an interrupt check between them (Note [interrupting long operations]), so a
-// Ctrl-C stops an 8192^3 float64 product within a panel instead of after it. Each element of c
-// is still one BLAS dot product over all of k: the results are those of the whole product.
+// Note [interruptible products]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A product of more than 2^33 multiply-adds (about a second on two cores) runs as row panels of
+// about 2^32 (at least 512 rows, where BLAS is as fast as on the whole) with an interrupt check
+// between them (Note [interrupting long operations]), so a Ctrl-C stops an 8192^3 float64 product
+// within a panel instead of after it. Each element of c is still one BLAS dot product over all of
+// k: the results are those of the whole product.
 constexpr int64_t panel_work = int64_t{1} << 32;
 
 template <typename T>
@@ -178,9 +182,11 @@ void batch_offsets(const tensor& a, const tensor& b, int64_t bi, int64_t& ao, in
     }
 }
 
-// Note [matmul batch folding]: when b is the same matrix for every batch (stride 0) and a's
-// batches are rows of one row-major matrix, the whole batch is one gemm with nb * m rows: one
-// BLAS call instead of nb small ones, as NumPy does.
+// Note [matmul batch folding]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// When b is the same matrix for every batch (stride 0) and a's batches are rows of one row-major
+// matrix, the whole batch is one gemm with nb * m rows: one BLAS call instead of nb small ones, as
+// NumPy does.
 bool fold_batches(const tensor& a, const tensor& b, const layout& la, int64_t m) {
     if (la.trans != CblasNoTrans) return false;
     int64_t expected = m * la.ld;
@@ -193,13 +199,15 @@ bool fold_batches(const tensor& a, const tensor& b, const layout& la, int64_t m)
     return true;
 }
 
-// Note [BLAS threads]: OpenBLAS threads a large gemm itself (its pthread pool, one thread per
-// core), so large products run one after another on the calling thread and never inside an
-// OpenMP region: the two pools are never busy at once. Products of at most 2^18 multiply-adds
-// run single-threaded inside OpenBLAS (its own threshold); a batch of medium ones (from 2^15)
-// is spread over OpenMP threads. Tiny ones stay on one thread: OpenBLAS's pthread build takes
-// a lock for its work buffer on every call, and two threads calling it back to back contend
-// on that lock (measured: 8x8x8 products 3.7x slower on two threads than on one).
+// Note [BLAS threads]
+// ~~~~~~~~~~~~~~~~~~~
+// OpenBLAS threads a large gemm itself (its pthread pool, one thread per core), so large products
+// run one after another on the calling thread and never inside an OpenMP region: the two pools are
+// never busy at once. Products of at most 2^18 multiply-adds run single-threaded inside OpenBLAS
+// (its own threshold); a batch of medium ones (from 2^15) is spread over OpenMP threads. Tiny ones
+// stay on one thread: OpenBLAS's pthread build takes a lock for its work buffer on every call, and
+// two threads calling it back to back contend on that lock (measured: 8x8x8 products 3.7x slower on
+// two threads than on one).
 constexpr int64_t medium_product = int64_t{1} << 15;
 constexpr int64_t small_product = int64_t{1} << 18;
 

@@ -33,16 +33,18 @@ bool blas_threads_from_env() {
 }
 
 #if ISTHMUS_BLAS_THREADS_CALLBACK
-// Note [BLAS jobs on the OpenMP pool]: OpenBLAS's pthread build (scipy-openblas32 is one) runs
-// a threaded product on its own pool, whose idle workers busy-wait (a loop of nops on x86) for
-// 2^28 TSC ticks, about 0.1 s, after every threaded call before they sleep. On a machine with
-// few cores that tail takes a core away from whatever runs next: isthmus's own OpenMP loops,
-// NumPy's or torch's products. Since 0.3.27 OpenBLAS can hand the jobs of a threaded call to
-// the caller instead (openblas_set_threads_callback_function), and isthmus runs them on its
-// OpenMP pool, the one its elementwise loops use (and torch's, when torch shares the process's
-// libgomp): one pool for everything isthmus does, idle under OpenMP's own wait policy (a short
-// spin, then sleep). OpenBLAS's own workers, started when the library loads, then sleep for
-// good. Requirements of the callback, from OpenBLAS's server code:
+// Note [BLAS jobs on the OpenMP pool]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// OpenBLAS's pthread build (scipy-openblas32 is one) runs a threaded product on its own pool, whose
+// idle workers busy-wait (a loop of nops on x86) for 2^28 TSC ticks, about 0.1 s, after every
+// threaded call before they sleep. On a machine with few cores that tail takes a core away from
+// whatever runs next: isthmus's own OpenMP loops, NumPy's or torch's products. Since 0.3.27
+// OpenBLAS can hand the jobs of a threaded call to the caller instead
+// (openblas_set_threads_callback_function), and isthmus runs them on its OpenMP pool, the one its
+// elementwise loops use (and torch's, when torch shares the process's libgomp): one pool for
+// everything isthmus does, idle under OpenMP's own wait policy (a short spin, then sleep).
+// OpenBLAS's own workers, started when the library loads, then sleep for good. Requirements of the
+// callback, from OpenBLAS's server code:
 // - the jobs of a level-3 product wait on one another, so all `numjobs` must run at once, on
 //   distinct threads: an OpenMP team of exactly that size, else (inside a parallel region,
 //   OMP_DYNAMIC, a thread limit) threads of their own;
@@ -98,21 +100,21 @@ void install_jobs_callback() {
     ISTHMUS_BLAS(openblas_set_threads_callback_function)(&run_blas_jobs);
 }
 
-// Note [one BLAS pool for the process]: NumPy links its own OpenBLAS (scipy-openblas64), and
-// SciPy another; each is a pthread build whose idle workers busy-wait ~0.1 s after every
-// threaded call (Note [BLAS jobs on the OpenMP pool]). On a machine with few cores the next
-// isthmus product then shares the cores with spinning threads: a 2048 float32 matmul right
-// after NumPy's ran at 0.48-0.52x of NumPy's speed on the 2-core Xeon. So isthmus hands every
-// other OpenBLAS in the process the same callback it gives its own: their threaded calls run
-// their jobs on the OpenMP pool too, and their own workers fall asleep for good. The kernels,
-// their results and the number of jobs stay the library's own; only the threads that run the
-// jobs change. A copy is adopted when it is OpenBLAS 0.3.28 or newer (the version whose
+// Note [one BLAS pool for the process]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// NumPy links its own OpenBLAS (scipy-openblas64), and SciPy another; each is a pthread build whose
+// idle workers busy-wait ~0.1 s after every threaded call (Note [BLAS jobs on the OpenMP pool]). On
+// a machine with few cores the next isthmus product then shares the cores with spinning threads: a
+// 2048 float32 matmul right after NumPy's ran at 0.48-0.52x of NumPy's speed on the 2-core Xeon. So
+// isthmus hands every other OpenBLAS in the process the same callback it gives its own: their
+// threaded calls run their jobs on the OpenMP pool too, and their own workers fall asleep for good.
+// The kernels, their results and the number of jobs stay the library's own; only the threads that
+// run the jobs change. A copy is adopted when it is OpenBLAS 0.3.28 or newer (the version whose
 // workers tell job slot 1 from a job), a pthread build (an OpenMP build has no idle tail of its
-// own), and not isthmus's own. The loaded objects are scanned when `import isthmus` runs and
-// again before a threaded product whenever the dynamic loader's count of loaded objects has
-// changed; ISTHMUS_BLAS_THREADS=openblas leaves every pool alone. One mutex serialises the
-// threaded calls of all the copies (each copy's job buffers are its own, so this is more than
-// needed, never less).
+// own), and not isthmus's own. The loaded objects are scanned when `import isthmus` runs and again
+// before a threaded product whenever the dynamic loader's count of loaded objects has changed;
+// ISTHMUS_BLAS_THREADS=openblas leaves every pool alone. One mutex serialises the threaded calls of
+// all the copies (each copy's job buffers are its own, so this is more than needed, never less).
 std::atomic<int64_t> g_shared_calls{0};
 
 void run_shared_jobs(int sync, openblas_dojob_callback dojob, int numjobs, size_t jobdata_elsize,
@@ -204,15 +206,17 @@ void scan_blas_pools(shared_pools& p, unsigned long long adds) {
 
 } // namespace
 
-// Note [BLAS pool size]: scipy-openblas32 and Debian's OpenBLAS are pthread builds: their pool
-// is sized once, when the library loads, from OPENBLAS_NUM_THREADS, else GOTO_NUM_THREADS,
-// else OMP_NUM_THREADS, else the core count, and knows nothing of OpenMP. isthmus's own loops
-// use the OpenMP pool (omp_get_max_threads(): OMP_NUM_THREADS, omp_set_num_threads). Before a
-// product that OpenBLAS may thread, its thread count is set to the OpenMP pool's size, so one
-// setting bounds both; OPENBLAS_NUM_THREADS, when set, wins for OpenBLAS. The two never run at
-// once (See Note [BLAS threads] in matmul.cpp), and with scipy-openblas32 OpenBLAS's jobs run
-// on the OpenMP pool itself (See Note [BLAS jobs on the OpenMP pool]). docs/threads.md has
-// the whole picture, NumPy's and torch's pools included.
+// Note [BLAS pool size]
+// ~~~~~~~~~~~~~~~~~~~~~
+// scipy-openblas32 and Debian's OpenBLAS are pthread builds: their pool is sized once, when the
+// library loads, from OPENBLAS_NUM_THREADS, else GOTO_NUM_THREADS, else OMP_NUM_THREADS, else the
+// core count, and knows nothing of OpenMP. isthmus's own loops use the OpenMP pool
+// (omp_get_max_threads(): OMP_NUM_THREADS, omp_set_num_threads). Before a product that OpenBLAS may
+// thread, its thread count is set to the OpenMP pool's size, so one setting bounds both;
+// OPENBLAS_NUM_THREADS, when set, wins for OpenBLAS. The two never run at once (See
+// Note [BLAS threads] in matmul.cpp), and with scipy-openblas32 OpenBLAS's jobs run on the OpenMP
+// pool itself (See Note [BLAS jobs on the OpenMP pool]). docs/threads.md has the whole picture,
+// NumPy's and torch's pools included.
 void blas_sync_threads() noexcept {
 #if ISTHMUS_BLAS_THREADS_CALLBACK
     static std::once_flag installed;

@@ -3,12 +3,14 @@
 
 #include <cblas.h>
 
-// Note [blas symbol prefix]: scipy-openblas32 (Note [which blas] in cmake/isthmus_blas.cmake)
-// exports every symbol with the prefix `scipy_` (scipy_cblas_sgemm, scipy_openblas_get_corename),
-// so that it shares a process with NumPy's scipy-openblas64, torch's libraries or a system
-// libopenblas without one interposing on another; its cblas.h declares the prefixed names.
-// The build defines ISTHMUS_BLAS_PREFIX (scipy_, or nothing for a system OpenBLAS) and the code
-// spells every BLAS symbol as ISTHMUS_BLAS(cblas_sgemm), here and in matmul*.cpp only.
+// Note [blas symbol prefix]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// scipy-openblas32 (Note [which blas] in cmake/isthmus_blas.cmake) exports every symbol with the
+// prefix `scipy_` (scipy_cblas_sgemm, scipy_openblas_get_corename), so that it shares a process
+// with NumPy's scipy-openblas64, torch's libraries or a system libopenblas without one interposing
+// on another; its cblas.h declares the prefixed names. The build defines ISTHMUS_BLAS_PREFIX
+// (scipy_, or nothing for a system OpenBLAS) and the code spells every BLAS symbol as
+// ISTHMUS_BLAS(cblas_sgemm), here and in matmul*.cpp only.
 #ifndef ISTHMUS_BLAS_PREFIX
 #define ISTHMUS_BLAS_PREFIX
 #endif

@@ -11,11 +11,13 @@ namespace isthmus::cpu {
 
 namespace {
 
-// Note [integer matmul]: integers accumulate in their unsigned counterpart, so overflow wraps
-// as NumPy's does without signed-overflow undefined behaviour (the result modulo 2^bits does
-// not depend on where the wrap happens); 8- and 16-bit products are formed in uint32 to avoid
-// C++'s promotion to (signed) int. bool is or-of-ands. Floating types (only here when sizes
-// exceed BLAS's 32-bit integers) accumulate in their own type.
+// Note [integer matmul]
+// ~~~~~~~~~~~~~~~~~~~~~
+// Integers accumulate in their unsigned counterpart, so overflow wraps as NumPy's does without
+// signed-overflow undefined behaviour (the result modulo 2^bits does not depend on where the wrap
+// happens); 8- and 16-bit products are formed in uint32 to avoid C++'s promotion to (signed) int.
+// bool is or-of-ands. Floating types (only here when sizes exceed BLAS's 32-bit integers)
+// accumulate in their own type.
 template <typename T>
 struct acc_type {
     using type = T;

@@ -99,8 +99,10 @@ void real32(T* out, bool normal, int64_t n, uint64_t seed, uint64_t first_block,
             for (int64_t e = e0; e < e1; ++e) {
                 const float u = static_cast<float>(w[e - e0] >> (32 - bits)) * scale;
                 T y = T(fa + width * u);
-                // Note [half-open uniforms]: rounding a + (b - a) u can reach b; such values
-                // become a, as PyTorch does, so results stay in [a, b).
+                // Note [half-open uniforms]
+                // ~~~~~~~~~~~~~~~~~~~~~~~~~
+                // Rounding a + (b - a) u can reach b; such values become a, as PyTorch does, so
+                // results stay in [a, b).
                 if (!(static_cast<float>(y) < hi)) y = T(lo_t);
                 out[e] = y;
             }

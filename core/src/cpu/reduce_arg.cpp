@@ -89,12 +89,13 @@ int64_t find_equal(const K* x, int64_t b, int64_t e, K v) {
     return i;
 }
 
-// Note [argmin/argmax scans]: a contiguous stretch is scanned in blocks of 2048 elements; each
-// block's extreme comes from a vectorised lane reduction (for float and double with a separate
-// NaN flag, so the lanes are plain max/min instructions), and only a block that improves on
-// the best so far is searched again, in L1, for the first index of that value (a vectorised
-// compare for float and double). A NaN ends the scan at the first NaN. Complex and half types
-// scan element by element.
+// Note [argmin/argmax scans]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A contiguous stretch is scanned in blocks of 2048 elements; each block's extreme comes from a
+// vectorised lane reduction (for float and double with a separate NaN flag, so the lanes are plain
+// max/min instructions), and only a block that improves on the best so far is searched again, in
+// L1, for the first index of that value (a vectorised compare for float and double). A NaN ends the
+// scan at the first NaN. Complex and half types scan element by element.
 template <bool Max, typename K>
 arg_result<K> scan_floating(const K* x, int64_t n, int64_t base) {
     using F = std::conditional_t<sizeof(K) == 4, uint32_t, uint64_t>;

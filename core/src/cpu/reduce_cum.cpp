@@ -36,10 +36,12 @@ A apply(A a, A b) {
         return a * b;
 }
 
-// Note [cumulative layout]: the tensor is viewed as (pre, len, post) around the axis. With
-// post == 1 each line is a sequential scan (parallel over lines); otherwise a tile of `post`
-// keeps running accumulators and each step along the axis adds a contiguous row to it, so the
-// inner loop vectorises and memory is read in order.
+// Note [cumulative layout]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// The tensor is viewed as (pre, len, post) around the axis. With post == 1 each line is a
+// sequential scan (parallel over lines); otherwise a tile of `post` keeps running accumulators and
+// each step along the axis adds a contiguous row to it, so the inner loop vectorises and memory is
+// read in order.
 template <typename T, bool Prod>
 void cumulative_as(const T* x, T* out, int64_t pre, int64_t len, int64_t post) {
     using A = cum_acc_t<T>;

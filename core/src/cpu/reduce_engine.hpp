@@ -20,11 +20,13 @@ namespace isthmus::cpu {
 
 /// Where the elements of a reduction are, after coalescing.
 ///
-/// Note [reduction geometry]: the kept dimensions (one per output element) and the reduced
-/// dimensions are coalesced separately, size-1 dimensions dropped, both ordered outermost
-/// first by input stride. Reduced dimensions with a negative stride are flipped (the ops are
-/// commutative), so a reversed view reduces as fast as a forward one. Then one of two kernels
-/// runs, chosen by which dimension is innermost in memory:
+/// Note [reduction geometry]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~~
+/// The kept dimensions (one per output element) and the reduced dimensions are coalesced
+/// separately, size-1 dimensions dropped, both ordered outermost first by input stride. Reduced
+/// dimensions with a negative stride are flipped (the ops are commutative), so a reversed view
+/// reduces as fast as a forward one. Then one of two kernels runs, chosen by which dimension is
+/// innermost in memory:
 /// - inner (a reduced dimension is innermost, e.g. a full reduction or a sum over rows): each
 ///   output reduces runs along the innermost reduced dimension with the lane kernel
 ///   (Note [lane reduction]);
@@ -124,18 +126,19 @@ bool is_nan(K v) {
 template <typename A>
 inline constexpr int lane_count = std::clamp<int>(static_cast<int>(128 / sizeof(A)), 4, 32);
 
-// Note [reduction clones]: the library is built for baseline x86-64 (SSE2); the contiguous
-// reduction loops get AVX2 clones picked once at load time, as the elementwise loops do
-// (Note [avx2 clones] in elementwise_loops.hpp). The lanes of the loops are explicit
-// (Note [lane reduction]) and the vectoriser keeps each lane's order, so every clone adds the
-// same numbers in the same order: results are bit-identical whichever clone runs. Loops with
-// products (var's squares) are compiled without FMA contraction for the same reason
-// (reduce_var.cpp). An AVX-512 clone ("arch=x86-64-v4") was measured too, on the AMD EPYC
-// (Zen 4) development machine: as fast in the cache, but a 50M-element float32 sum streaming
-// from memory took 7.0 ms against 6.2 ms with AVX2 (torch 6.2 ms), so it is left out. A clone
-// is a function call through a pointer, so short runs stay inline with the same lane
-// algorithm. The loop bodies are ISTHMUS_REDUCE_INLINE: a clone that calls an out-of-line body
-// would run the baseline code.
+// Note [reduction clones]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// The library is built for baseline x86-64 (SSE2); the contiguous reduction loops get AVX2 clones
+// picked once at load time, as the elementwise loops do (Note [avx2 clones] in
+// elementwise_loops.hpp). The lanes of the loops are explicit (Note [lane reduction]) and the
+// vectoriser keeps each lane's order, so every clone adds the same numbers in the same order:
+// results are bit-identical whichever clone runs. Loops with products (var's squares) are compiled
+// without FMA contraction for the same reason (reduce_var.cpp). An AVX-512 clone ("arch=x86-64-v4")
+// was measured too, on the AMD EPYC (Zen 4) development machine: as fast in the cache, but a
+// 50M-element float32 sum streaming from memory took 7.0 ms against 6.2 ms with AVX2 (torch 6.2
+// ms), so it is left out. A clone is a function call through a pointer, so short runs stay inline
+// with the same lane algorithm. The loop bodies are ISTHMUS_REDUCE_INLINE: a clone that calls an
+// out-of-line body would run the baseline code.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
 #define ISTHMUS_REDUCE_CLONES __attribute__((target_clones("avx2", "default")))
 #else
@@ -173,11 +176,13 @@ ISTHMUS_REDUCE_INLINE typename Op::acc_t lane_loop(const Op& op, const typename 
     return acc;
 }
 
-// Note [four-element steps]: an op may fold four elements into an accumulator at once
-// (step4), e.g. float32 sums add the four in float and convert one partial to double instead
-// of four elements (Note [float32 summation]). The lane kernel then gives lane j the elements
-// j, j+W, j+2W, j+3W of each 4W-element stretch, and the column kernel the same column of four
-// consecutive rows: a fixed grouping, the same for every clone and thread count.
+// Note [four-element steps]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// An op may fold four elements into an accumulator at once (step4), e.g. float32 sums add the four
+// in float and convert one partial to double instead of four elements (Note [float32 summation]).
+// The lane kernel then gives lane j the elements j, j+W, j+2W, j+3W of each 4W-element stretch, and
+// the column kernel the same column of four consecutive rows: a fixed grouping, the same for every
+// clone and thread count.
 
 /// lane_loop in its SIMD clones (Note [reduction clones]).
 template <class Op>
@@ -191,10 +196,12 @@ inline constexpr int64_t clone_min_run = 64;
 
 /// Reduces n contiguous elements.
 ///
-/// Note [lane reduction]: a single accumulator serialises every addition on its latency and
-/// cannot be vectorised without reassociating floating point. The kernel keeps `lane_count`
-/// independent accumulators (lane j takes elements j, j+W, j+2W, ...), a fixed-size inner loop
-/// GCC turns into vector instructions, and folds the lanes pairwise at the end.
+/// Note [lane reduction]
+/// ~~~~~~~~~~~~~~~~~~~~~
+/// A single accumulator serialises every addition on its latency and cannot be vectorised without
+/// reassociating floating point. The kernel keeps `lane_count` independent accumulators (lane j
+/// takes elements j, j+W, j+2W, ...), a fixed-size inner loop GCC turns into vector instructions,
+/// and folds the lanes pairwise at the end.
 template <class Op>
 typename Op::acc_t run_contiguous(const Op& op, const typename Op::in_t* x, int64_t n) {
     return n >= clone_min_run ? lane_loop_simd(op, x, n) : lane_loop(op, x, n);
@@ -212,8 +219,10 @@ typename Op::acc_t run_strided(const Op& op, const char* p, int64_t stride, int6
             return run_contiguous(op, x, n);
     }
     if constexpr (requires { Op::gather_strided; }) {
-        // Note [gathered runs]: ops whose per-element step is slow (var's Welford update)
-        // copy strided elements into blocks and run their contiguous kernel on each.
+        // Note [gathered runs]
+        // ~~~~~~~~~~~~~~~~~~~~
+        // Ops whose per-element step is slow (var's Welford update) copy strided elements into
+        // blocks and run their contiguous kernel on each.
         constexpr int64_t B = 512;
         T blk[B];
         typename Op::acc_t acc = op.identity();
@@ -338,12 +347,13 @@ ISTHMUS_REDUCE_CLONES void accumulate_interleaved(const Op& op, typename Op::acc
     for (int64_t e = i; e < total; ++e) buf[(e - i) % m] = op.step(buf[(e - i) % m], x[e]);
 }
 
-/// Note [parallel pieces]: work is cut into pieces whose number depends on the sizes only,
-/// never on the thread count, and threads take pieces dynamically. A thread slowed down by
-/// another process on its core then takes fewer pieces instead of holding up the others (a
-/// static half each runs at the pace of the slowest core), and results that combine per-piece
-/// partials are bit-identical on any number of threads. Pieces hold at least `piece_elems`
-/// elements.
+/// Note [parallel pieces]
+/// ~~~~~~~~~~~~~~~~~~~~~~
+/// Work is cut into pieces whose number depends on the sizes only, never on the thread count, and
+/// threads take pieces dynamically. A thread slowed down by another process on its core then takes
+/// fewer pieces instead of holding up the others (a static half each runs at the pace of the
+/// slowest core), and results that combine per-piece partials are bit-identical on any number of
+/// threads. Pieces hold at least `piece_elems` elements.
 inline constexpr int64_t piece_elems = 16384;
 inline constexpr int64_t max_pieces = 256;
 

@@ -141,11 +141,13 @@ struct extremum_op {
     K combine(K a, K b) const { return pick<Max>(a, b); }
     T finalize(K a) const { return static_cast<T>(a); }
 
-    // Note [NaN-propagating extrema]: for float and double the lanes take the plain extreme
-    // (`x > m ? x : m`, one maxps/minps) and add `x - x` into a second set of lanes, which
-    // stays exactly 0 unless an element is NaN or infinite. Only then is the run scanned again
-    // with the NaN-aware pick(), so data without NaN and inf costs two vector instructions an
-    // element. Both loops are fixed functions of the data: any clone gives the same result.
+    // Note [NaN-propagating extrema]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // For float and double the lanes take the plain extreme (`x > m ? x : m`, one maxps/minps) and
+    // add `x - x` into a second set of lanes, which stays exactly 0 unless an element is NaN or
+    // infinite. Only then is the run scanned again with the NaN-aware pick(), so data without NaN
+    // and inf costs two vector instructions an element. Both loops are fixed functions of the data:
+    // any clone gives the same result.
     K run(const T* x, int64_t n) const requires std::is_floating_point_v<T> {
         if (n >= clone_min_run) return extremum_lanes_simd<Max>(x, n);
         K acc = identity();

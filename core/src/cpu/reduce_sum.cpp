@@ -7,16 +7,18 @@ namespace isthmus::cpu {
 
 namespace {
 
-// Note [float32 summation]: float16, bfloat16 and float32 data (and complex64) accumulate in
-// double precision: the lane kernel (Note [lane reduction]) keeps 16 double accumulators, and
-// per-thread partials combine in double. Rounding to float happens once, at the end. float32
-// sums and means first add groups of four elements in float, (x0 + x1) + (x2 + x3), and
-// convert that partial to double (Note [four-element steps]): the conversion, not the
-// addition, is what limits a sum of data in the cache, and it happens a quarter as often. The
-// partials carry three float roundings (together at most 1.2e-7 of the sum of the four
-// magnitudes), so the error of a float32 sum of 100M elements stays at a few float32
-// roundings (~1e-7 relative for same-signed data), independent of the length; NumPy's
-// pairwise summation gets O(log n) float roundings. Column sums do the same with four rows.
+// Note [float32 summation]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// float16, bfloat16 and float32 data (and complex64) accumulate in double precision: the lane
+// kernel (Note [lane reduction]) keeps 16 double accumulators, and per-thread partials combine in
+// double. Rounding to float happens once, at the end. float32 sums and means first add groups of
+// four elements in float, (x0 + x1) + (x2 + x3), and convert that partial to double
+// (Note [four-element steps]): the conversion, not the addition, is what limits a sum of data in
+// the cache, and it happens a quarter as often. The partials carry three float roundings (together
+// at most 1.2e-7 of the sum of the four magnitudes), so the error of a float32 sum of 100M elements
+// stays at a few float32 roundings (~1e-7 relative for same-signed data), independent of the
+// length; NumPy's pairwise summation gets O(log n) float roundings. Column sums do the same with
+// four rows.
 
 // Integers accumulate in uint64 so that overflow wraps as NumPy's int64 does, without the
 // undefined behaviour of signed overflow; the result is cast back to int64.

@@ -1,10 +1,11 @@
 // CPU var/std: result dtypes, the one-pass blocked variance reduction, and the older helpers
 // (squared deviations from a given mean, the final sqrt).
 
-// Note [no contraction in var]: GCC contracts a * b + c into an FMA where the target has one
-// (an AVX-512 or FMA clone would, the baseline and AVX2 ones do not), which would make the
-// clones' results differ (Note [reduction clones]). Set before any include so every function
-// of this file has it.
+// Note [no contraction in var]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// GCC contracts a * b + c into an FMA where the target has one (an AVX-512 or FMA clone would, the
+// baseline and AVX2 ones do not), which would make the clones' results differ
+// (Note [reduction clones]). Set before any include so every function of this file has it.
 #pragma GCC optimize("fp-contract=off")
 
 #include "cpu/convert.hpp"
@@ -76,11 +77,13 @@ void squared_deviation_as(const tensor& dev, void* dev_data, const tensor& x, co
     });
 }
 
-// Note [blocked variance]: var/std read their input once. A run of contiguous elements is cut
-// into blocks of `var_block` elements (a fixed blocking, independent of the thread count);
-// each block, small enough to stay in L1, gets an exact two-pass treatment in double
-// precision (its mean from lane sums, then the lane sums of squared deviations from that
-// mean), and the blocks' (count, mean, M2) merge with Chan et al.'s update
+// Note [blocked variance]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// var/std read their input once. A run of contiguous elements is cut into blocks of `var_block`
+// elements (a fixed blocking, independent of the thread count); each block, small enough to stay in
+// L1, gets an exact two-pass treatment in double precision (its mean from lane sums, then the lane
+// sums of squared deviations from that mean), and the blocks' (count, mean, M2) merge with Chan et
+// al.'s update
 //   n = na + nb, d = mb - ma, mean = ma + d nb / n, M2 = M2a + M2b + d^2 na nb / n.
 // Pieces of the input merge the same way (Note [parallel pieces]), so the result is
 // bit-identical on any number of threads. Single elements (strided fallbacks) take Welford's

@@ -4,10 +4,12 @@
 
 namespace isthmus::cpu {
 
-// Note [scatter order]: rows are written one after another in index order, so with repeated
-// indices the last value wins, as NumPy. Only the copy of a single large row is split across
-// threads, never the rows (two threads could write one element in either order); in the
-// rows-inner order (Note [gather loop order]) each element of the rest is one thread's.
+// Note [scatter order]
+// ~~~~~~~~~~~~~~~~~~~~
+// Rows are written one after another in index order, so with repeated indices the last value wins,
+// as NumPy. Only the copy of a single large row is split across threads, never the rows (two
+// threads could write one element in either order); in the rows-inner order
+// (Note [gather loop order]) each element of the rest is one thread's.
 void scatter_rows(size_t itemsize, char* dst, const char* val, const row_offsets& at, int64_t rows,
                   int64_t val_row_bytes, const strided_plan<2>& rest, bool rows_inner) {
     dispatch_item_size(itemsize, [&](auto tag) {

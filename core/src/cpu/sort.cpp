@@ -22,14 +22,15 @@
 
 namespace isthmus::cpu {
 
-// Note [sort order]: the order of NumPy's sort and of the array API: ascending puts NaNs last
-// (they count as larger than +inf); complex numbers order lexicographically by real then
-// imaginary part, with NumPy's rule for NaN parts (R + Rj < R + nanj < nan + Rj < nan + nanj).
-// Equal elements keep their order (every sort is stable, so stable=False gives the same
-// result), -0.0 and +0.0 are equal. Descending is the same order reversed for unequal
-// elements (NaNs first), equal ones still in their order: np.flip of an ascending sort of
-// np.flip(x), which is what the array API's stable descending argsort asks. float16 and
-// bfloat16 compare as float32 (exact).
+// Note [sort order]
+// ~~~~~~~~~~~~~~~~~
+// The order of NumPy's sort and of the array API: ascending puts NaNs last (they count as larger
+// than +inf); complex numbers order lexicographically by real then imaginary part, with NumPy's
+// rule for NaN parts (R + Rj < R + nanj < nan + Rj < nan + nanj). Equal elements keep their order
+// (every sort is stable, so stable=False gives the same result), -0.0 and +0.0 are equal.
+// Descending is the same order reversed for unequal elements (NaNs first), equal ones still in
+// their order: np.flip of an ascending sort of np.flip(x), which is what the array API's stable
+// descending argsort asks. float16 and bfloat16 compare as float32 (exact).
 
 namespace {
 
@@ -59,15 +60,16 @@ bool before(const K& a, const K& b) {
     }
 }
 
-// Note [radix sort]: real and integer rows sort by a least-significant-digit radix sort of
-// unsigned keys beside their positions: stable by construction, O(n) per row (one byte per
-// pass, passes whose byte is the same in every key skipped), and 5-10x faster than a
-// comparison sort on long rows (the stable merge sort NumPy and torch use for stable sorts).
-// The keys map Note [sort order] onto unsigned order (Note [radix keys] in
-// kernels/sort_keys.hpp, shared with the CUDA sort); descending sorts invert the key (NaNs
-// first, equal keys still in their order). Values are gathered from the
-// row by the sorted positions, so their bits (-0.0, NaN payloads) are the input's. Complex rows
-// and short rows use the comparison sort.
+// Note [radix sort]
+// ~~~~~~~~~~~~~~~~~
+// Real and integer rows sort by a least-significant-digit radix sort of unsigned keys beside their
+// positions: stable by construction, O(n) per row (one byte per pass, passes whose byte is the same
+// in every key skipped), and 5-10x faster than a comparison sort on long rows (the stable merge
+// sort NumPy and torch use for stable sorts). The keys map Note [sort order] onto unsigned order
+// (Note [radix keys] in kernels/sort_keys.hpp, shared with the CUDA sort); descending sorts invert
+// the key (NaNs first, equal keys still in their order). Values are gathered from the row by the
+// sorted positions, so their bits (-0.0, NaN payloads) are the input's. Complex rows and short rows
+// use the comparison sort.
 
 /// The unsigned radix key type of T, of T's size (void for complex: no radix sort).
 template <typename T>
@@ -132,14 +134,15 @@ struct radix_buffers {
     }
 };
 
-// Note [values-only radix]: a sort that returns values alone need not carry positions: the
-// keys of Note [radix keys] map every value but NaN and -0.0 one to one (NaNs share one key,
-// -0.0 takes +0.0's), so a row without those sorts its keys alone, half the bytes moved per
-// pass and no gather at the end, and the values are decoded from the sorted keys; equal keys
-// are then equal bits, so the result is the stable sort's. A row holding a value its key does
-// not give back (decoded and compared while the keys are made: a NaN or a -0.0) sorts with its
-// positions instead, which keep their bits and order. One row of 1M float32 in a loop: 7.6-7.9 ms,
-// argsort's positions 11.0 ms.
+// Note [values-only radix]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// A sort that returns values alone need not carry positions: the keys of Note [radix keys] map
+// every value but NaN and -0.0 one to one (NaNs share one key, -0.0 takes +0.0's), so a row without
+// those sorts its keys alone, half the bytes moved per pass and no gather at the end, and the
+// values are decoded from the sorted keys; equal keys are then equal bits, so the result is the
+// stable sort's. A row holding a value its key does not give back (decoded and compared while the
+// keys are made: a NaN or a -0.0) sorts with its positions instead, which keep their bits and
+// order. One row of 1M float32 in a loop: 7.6-7.9 ms, argsort's positions 11.0 ms.
 
 /// The value whose key is k, for keys that give their value back (all but NaN's and -0.0's:
 /// Note [values-only radix]).
@@ -159,14 +162,16 @@ T value_of_key(U k) {
     }
 }
 
-// Note [radix digits]: a pass sorts by one digit of the key. Digits of 11 bits (2048 counters)
-// take 3 passes for 32-bit keys and 6 for 64-bit ones, where bytes take 4 and 8; the scatter
-// into more buckets costs a little more per pass, and the counters are more to clear and sum,
-// so value sorts of rows from 4096 elements up with keys of 4 or 8 bytes use them (Note
-// [values-only radix]), shorter rows and narrower keys bytes. A standalone LSD sort of 1M
-// random float32 keys on the AVX-512 host: 8.1 ms with bytes, 5.5 ms with 11-bit digits (4096
-// keys: 0.03 and 0.02 ms). Pairs of keys and positions scatter into twice the streams, and
-// there the wider digits were slower (argsort of 1M float32 11.0 -> 11.7-12.3 ms): bytes.
+// Note [radix digits]
+// ~~~~~~~~~~~~~~~~~~~
+// A pass sorts by one digit of the key. Digits of 11 bits (2048 counters) take 3 passes for 32-bit
+// keys and 6 for 64-bit ones, where bytes take 4 and 8; the scatter into more buckets costs a
+// little more per pass, and the counters are more to clear and sum, so value sorts of rows from
+// 4096 elements up with keys of 4 or 8 bytes use them (Note [values-only radix]), shorter rows and
+// narrower keys bytes. A standalone LSD sort of 1M random float32 keys on the AVX-512 host: 8.1 ms
+// with bytes, 5.5 ms with 11-bit digits (4096 keys: 0.03 and 0.02 ms). Pairs of keys and positions
+// scatter into twice the streams, and there the wider digits were slower (argsort of 1M float32
+// 11.0 -> 11.7-12.3 ms): bytes.
 template <int Bits, typename U>
 struct digits {
     static constexpr int passes = (8 * static_cast<int>(sizeof(U)) + Bits - 1) / Bits;
@@ -263,15 +268,17 @@ void radix_positions(const T* x, int64_t n, bool descending, radix_buffers<U, I>
     }
 }
 
-// Note [one row on every thread]: rows are split over the threads whole, so a single long row
-// (fewer rows than threads) would sort on one thread and leave the others idle. Such a row runs
-// its LSD passes on every thread instead: thread t owns the t-th contiguous chunk of the
-// current array, counts the pass's digit in it, and scatters it to offsets that put its
-// elements of each digit after those of the chunks before it, so each pass stays stable; a
-// barrier separates the counting, the scatter and the next pass. Keys are made and decoded
-// chunk by chunk too. The result is the one-thread result (a stable order is unique), with the
-// same values-only and positions paths (Note [values-only radix]). Counting a pass's digit
-// again costs one read of the keys per pass, against a scatter that reads and writes them.
+// Note [one row on every thread]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Rows are split over the threads whole, so a single long row (fewer rows than threads) would sort
+// on one thread and leave the others idle. Such a row runs its LSD passes on every thread instead:
+// thread t owns the t-th contiguous chunk of the current array, counts the pass's digit in it, and
+// scatters it to offsets that put its elements of each digit after those of the chunks before it,
+// so each pass stays stable; a barrier separates the counting, the scatter and the next pass. Keys
+// are made and decoded chunk by chunk too. The result is the one-thread result (a stable order is
+// unique), with the same values-only and positions paths (Note [values-only radix]). Counting a
+// pass's digit again costs one read of the keys per pass, against a scatter that reads and writes
+// them.
 
 /// Sorts row x (n elements) on `threads` threads (Note [one row on every thread]): values
 /// alone (false, outputs untouched, when the row holds a value its key does not give back) or,
@@ -363,7 +370,7 @@ void radix_rows_threads(const T* x, int64_t n, int64_t rows, T* values, int64_t*
         const T* row = x + r * n;
         T* v = values ? values + r * n : nullptr;
         int64_t* ix = indices ? indices + r * n : nullptr;
-        if (!indices && values) { // Note [radix digits]: 11-bit digits for 4- and 8-byte keys
+        if (!indices && values) { // See Note [radix digits]: 11-bit digits for 4- and 8-byte keys
             const bool done =
                 sizeof(radix_t<T>) >= 4
                     ? radix_row_threads<11, false>(row, n, descending, b, threads, v, ix)
@@ -419,7 +426,7 @@ void radix_rows_by(const T* x, int64_t n, int64_t r0, int64_t r1, T* values, int
         const T* row = x + r * n;
         if (!indices && values && radix_values<Bits>(row, n, descending, b, values + r * n))
             continue;
-        radix_positions<8>(row, n, descending, b); // Note [radix digits]: bytes for pairs
+        radix_positions<8>(row, n, descending, b); // See Note [radix digits]: bytes for pairs
         const I* pos = b.pos.get();
         if (indices)
             for (int64_t i = 0; i < n; ++i) indices[r * n + i] = static_cast<int64_t>(pos[i]);
@@ -432,7 +439,7 @@ void radix_rows_by(const T* x, int64_t n, int64_t r0, int64_t r1, T* values, int
 template <typename T, typename I>
 void radix_rows(const T* x, int64_t n, int64_t r0, int64_t r1, T* values, int64_t* indices,
                 bool descending) {
-    // Note [radix digits]: 11-bit digits for long rows of 4- and 8-byte keys
+    // See Note [radix digits]: 11-bit digits for long rows of 4- and 8-byte keys
     if constexpr (sizeof(radix_t<T>) >= 4) {
         if (!indices && n >= radix_wide_row) {
             radix_rows_by<11, T, I>(x, n, r0, r1, values, indices, descending);

@@ -17,13 +17,14 @@ inline constexpr int64_t parallel_grain = 32768;
 
 /// A loop nest over `ndim` dimensions for N operands, byte strides, innermost dimension last.
 ///
-/// Note [strided loops]: ops never step element by element through a generic N-d index. The
-/// plan coalesces dimensions that are contiguous with each other for every operand, drops
-/// size-1 dimensions, orders dimensions so that operand 0 (the output) walks memory forward,
-/// and hands the innermost dimension to a kernel as (pointers, strides, count). The kernel's
-/// inner loop is a plain for-loop the compiler vectorises when the strides equal the item size.
-/// Outer dimensions advance as an odometer (an add per step, no division); the only divisions
-/// happen once per parallel chunk.
+/// Note [strided loops]
+/// ~~~~~~~~~~~~~~~~~~~~
+/// Ops never step element by element through a generic N-d index. The plan coalesces dimensions
+/// that are contiguous with each other for every operand, drops size-1 dimensions, orders
+/// dimensions so that operand 0 (the output) walks memory forward, and hands the innermost
+/// dimension to a kernel as (pointers, strides, count). The kernel's inner loop is a plain for-loop
+/// the compiler vectorises when the strides equal the item size. Outer dimensions advance as an
+/// odometer (an add per step, no division); the only divisions happen once per parallel chunk.
 template <int N>
 struct strided_plan {
     int ndim = 0;

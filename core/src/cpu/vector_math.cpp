@@ -6,12 +6,14 @@
 
 namespace isthmus::cpu::vmath {
 
-// Note [isa translation units]: the library targets baseline x86-64, so the vector loops live in
-// files of their own compiled with -mavx2 -mfma or -mavx512f (core/CMakeLists.txt), and are
-// reached only through the table they return, after the CPU was asked whether it runs that set.
-// Those files instantiate nothing with external linkage (no std:: templates, no inline
-// functions of shared headers): the linker could otherwise keep their AVX-512 copy of a
-// function the whole library shares, and a CPU without AVX-512 would fault in it.
+// Note [isa translation units]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The library targets baseline x86-64, so the vector loops live in files of their own compiled with
+// -mavx2 -mfma or -mavx512f (core/CMakeLists.txt), and are reached only through the table they
+// return, after the CPU was asked whether it runs that set. Those files instantiate nothing with
+// external linkage (no std:: templates, no inline functions of shared headers): the linker could
+// otherwise keep their AVX-512 copy of a function the whole library shares, and a CPU without
+// AVX-512 would fault in it.
 #if ISTHMUS_HAVE_SLEEF
 const table* avx2_table() noexcept;
 const table* avx512_table() noexcept;

@@ -408,9 +408,11 @@ void cuda_compute::matmul(const tensor& c_t, void* c, const tensor& a_t, const v
         ISTHMUS_CUDA_LAUNCHED(dev_.stream(), "gemm");
         return;
     }
-    // Note [row-major gemm]: cuBLAS is column-major; a row-major C = A B is the column-major
-    // C^T = B^T A^T, so B and A are passed in swapped order with their row lengths as leading
-    // dimensions, and nothing is transposed or copied.
+    // Note [row-major gemm]
+    // ~~~~~~~~~~~~~~~~~~~~~
+    // cuBLAS is column-major; a row-major C = A B is the column-major C^T = B^T A^T, so B and A are
+    // passed in swapped order with their row lengths as leading dimensions, and nothing is
+    // transposed or copied.
     ISTHMUS_CHECK(m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX && batch <= INT32_MAX,
                   value_error, "matmul on ", name(), ": dimensions past 2^31 are not supported by ",
                   "cuBLAS (got ", m, "x", k, " @ ", k, "x", n, ", batch ", batch, ")");
@@ -440,8 +442,10 @@ void cuda_compute::matmul(const tensor& c_t, void* c, const tensor& a_t, const v
     }
     case dtype::float16:
     case dtype::bfloat16: {
-        // Note [half gemm]: half inputs and output, float32 accumulation (the tensor cores'
-        // mode), one rounding at the end: the CPU path's result (Note [matmul dtypes]).
+        // Note [half gemm]
+        // ~~~~~~~~~~~~~~~~
+        // Half inputs and output, float32 accumulation (the tensor cores' mode), one rounding at
+        // the end: the CPU path's result (Note [matmul dtypes]).
         const float one = 1.f, zero = 0.f;
         const cudaDataType t = dt == dtype::float16 ? CUDA_R_16F : CUDA_R_16BF;
         fn = "cublasGemmStridedBatchedEx";

@@ -7,15 +7,16 @@
 
 namespace isthmus::cudak {
 
-// Note [gpu cumulative]: the input is (pre, len, post) around the axis, so line (p, j) has its
-// elements at p * len * post + i * post + j. Each line is cut into `chunks` pieces of `per`
-// elements, one thread per (line, chunk), consecutive threads on consecutive j so that reads
-// coalesce when post > 1. Pass 1 reduces each chunk into scratch slot t = (p * chunks + c) *
-// post + j; pass 2 turns each line's chunk totals into exclusive prefixes; pass 3 rescans each
-// chunk from its prefix and writes. With one chunk, passes 1 and 2 are skipped. The
-// accumulators are the CPU's (double for float32, complex128 for complex, wrapping uint64 for
-// integers), so only the
-// order of the double operations differs from the CPU's sequential scan.
+// Note [gpu cumulative]
+// ~~~~~~~~~~~~~~~~~~~~~
+// The input is (pre, len, post) around the axis, so line (p, j) has its elements at p * len *
+// post + i * post + j. Each line is cut into `chunks` pieces of `per` elements, one thread per
+// (line, chunk), consecutive threads on consecutive j so that reads coalesce when post > 1. Pass 1
+// reduces each chunk into scratch slot t = (p * chunks + c) * post + j; pass 2 turns each line's
+// chunk totals into exclusive prefixes; pass 3 rescans each chunk from its prefix and writes. With
+// one chunk, passes 1 and 2 are skipped. The accumulators are the CPU's (double for float32,
+// complex128 for complex, wrapping uint64 for integers), so only the order of the double operations
+// differs from the CPU's sequential scan.
 //
 // Pass 2 runs one thread per line when lines have few chunks (a short serial loop), and one
 // block per line otherwise (a line of one long axis has up to 131072 chunks, whose serial

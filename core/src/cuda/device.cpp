@@ -271,10 +271,12 @@ bool device::copy_from_peer(void* dst, const memory_resource& src_res, const voi
     const auto* other = dynamic_cast<const device*>(&src_res);
     if (!other) return false;
     if (nbytes == 0) return true;
-    // Note [peer copies]: the copy is queued on this device's stream, ordered both ways with the
-    // source device's stream through events (the host never waits): after the source's queued
-    // writes, and before anything the source queues later (a write to the source copy once it is
-    // unlocked must not overtake the read).
+    // Note [peer copies]
+    // ~~~~~~~~~~~~~~~~~~
+    // The copy is queued on this device's stream, ordered both ways with the source device's stream
+    // through events (the host never waits): after the source's queued writes, and before anything
+    // the source queues later (a write to the source copy once it is unlocked must not overtake the
+    // read).
     stream_after(other->ordinal(), other->stream(), stream_);
     {
         const device_guard on(ordinal_);

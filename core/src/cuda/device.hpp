@@ -15,12 +15,14 @@
 
 namespace isthmus::cudabk {
 
-/// Note [current device]: the calling thread's current CUDA device is the driver's current
-/// context, shared by every CUDA runtime in the process (this module's static cudart, a plugin's,
-/// PyTorch's, CuPy's). Setting it and leaving it set would move the same thread's next
-/// `torch.empty(..., device="cuda")` (or a plugin's default) to another GPU on a multi-GPU
-/// machine. So the module sets a device only through this guard, which puts the caller's device
-/// back when it goes out of scope (nothing is changed when the device is already current).
+/// Note [current device]
+/// ~~~~~~~~~~~~~~~~~~~~~
+/// The calling thread's current CUDA device is the driver's current context, shared by every CUDA
+/// runtime in the process (this module's static cudart, a plugin's, PyTorch's, CuPy's). Setting it
+/// and leaving it set would move the same thread's next `torch.empty(..., device="cuda")` (or a
+/// plugin's default) to another GPU on a multi-GPU machine. So the module sets a device only
+/// through this guard, which puts the caller's device back when it goes out of scope (nothing is
+/// changed when the device is already current).
 class device_guard {
 public:
     /// Makes `device` current (throws runtime_error naming the call when that fails).
@@ -49,15 +51,17 @@ const isthmus_cuda_memory_source* device_memory_source() noexcept;
 /// for on `to`, then destroyed (the driver frees it once the wait is satisfied).
 void stream_after(int from_device, cudaStream_t from, cudaStream_t to);
 
-/// Note [caching allocator]: cudaMalloc and cudaFree are slow and cudaFree synchronises the
-/// device, so freed blocks are kept in a per-device free list (sizes rounded: 512 bytes below
-/// 1 MiB, 2 MiB above) and handed out again. Every kernel and copy of a device runs on the
-/// device's one stream, so a block freed by the host while queued work still reads it is only
-/// reused by work queued later on the same stream: stream order makes reuse safe without
-/// events. When cudaMalloc fails, or the cap set by set_memory_limit would be passed, the cache
-/// is released (after a stream synchronisation) and the allocation retried once; if it still
-/// fails, allocate returns nullptr and the storage layer evicts unlocked copies to the CPU and
-/// asks again (Note [eviction retries] in core/src/storage.cpp).
+/// Note [caching allocator]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~
+/// cudaMalloc and cudaFree are slow and cudaFree synchronises the device, so freed blocks are kept
+/// in a per-device free list (sizes rounded: 512 bytes below 1 MiB, 2 MiB above) and handed out
+/// again. Every kernel and copy of a device runs on the device's one stream, so a block freed by
+/// the host while queued work still reads it is only reused by work queued later on the same
+/// stream: stream order makes reuse safe without events. When cudaMalloc fails, or the cap set by
+/// set_memory_limit would be passed, the cache is released (after a stream synchronisation) and the
+/// allocation retried once; if it still fails, allocate returns nullptr and the storage layer
+/// evicts unlocked copies to the CPU and asks again (Note [eviction retries] in
+/// core/src/storage.cpp).
 ///
 /// With a memory source set (Note [device memory source] in module_abi.h), new blocks come from
 /// the source instead, unrounded and uncached; each block remembers where it came from and goes
@@ -122,10 +126,12 @@ public:
     void free_scratch(void* p) noexcept { alloc_.deallocate(p, stream_); }
 
 private:
-    // Note [pinned staging]: transfers between pageable host memory and the device go through
-    // two page-locked buffers, used in turn: while the DMA engine moves one chunk, the CPU
-    // fills (or drains) the other. Pageable memory cannot be DMA'd directly; this is what the
-    // driver would do too, but here the chunks overlap and the host buffer is free on return.
+    // Note [pinned staging]
+    // ~~~~~~~~~~~~~~~~~~~~~
+    // Transfers between pageable host memory and the device go through two page-locked buffers,
+    // used in turn: while the DMA engine moves one chunk, the CPU fills (or drains) the other.
+    // Pageable memory cannot be DMA'd directly; this is what the driver would do too, but here the
+    // chunks overlap and the host buffer is free on return.
     static constexpr size_t stage_bytes = size_t{16} << 20;
     void ensure_staging();
 

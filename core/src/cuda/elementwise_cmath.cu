@@ -5,11 +5,12 @@ namespace isthmus::cudak {
 
 namespace {
 
-// Note [complex math file]: these 17 functions and pow, instantiated for the two complex
-// types only, are the costliest element functions to compile (thrust's complex algorithms);
-// keeping them in their own file keeps every other elementwise file's compile time unchanged
-// and lets this one build in parallel with them.
-// Only the ops of kernels.hpp's complex_math are instantiated here.
+// Note [complex math file]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// These 17 functions and pow, instantiated for the two complex types only, are the costliest
+// element functions to compile (thrust's complex algorithms); keeping them in their own file keeps
+// every other elementwise file's compile time unchanged and lets this one build in parallel with
+// them. Only the ops of kernels.hpp's complex_math are instantiated here.
 template <uop OP, kdt K>
 void run_cmath(cudaStream_t s, const space& sp, const arg& out, const arg& a) {
     if constexpr (complex_math(OP)) run_unary<OP, K>(s, sp, out, a);

@@ -7,16 +7,17 @@
 
 namespace isthmus::cudak {
 
-// Note [complex math on the device]: the CPU's complex functions are std::complex's, which
-// libstdc++ forwards to glibc (cexp, clog, csqrt, csin ... casin, catanh: C99 Annex G special
-// values, accurate to a few ulp), except log10 (log(z) / log(10)), and the CPU's own log2,
-// log1p, expm1, rsqrt and pow (core/src/cpu/elementwise_math.cpp, elementwise_arith.cpp).
-// On the device the glibc functions are thrust::complex's (FreeBSD msun's algorithms: the
-// same Annex G special values and branch cuts, a few ulp), in float for complex64 as glibc's
-// cexpf... are, and the CPU's own formulas are written out below with the same steps (even
-// the ones that matter only for signed zeros, like log1p keeping the imaginary part's sign).
-// tests/cuda/test_cuda_semantics.cu compares every function with the CPU's on the host,
-// special values and branch cuts included.
+// Note [complex math on the device]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The CPU's complex functions are std::complex's, which libstdc++ forwards to glibc (cexp, clog,
+// csqrt, csin ... casin, catanh: C99 Annex G special values, accurate to a few ulp), except log10
+// (log(z) / log(10)), and the CPU's own log2, log1p, expm1, rsqrt and pow
+// (core/src/cpu/elementwise_math.cpp, elementwise_arith.cpp). On the device the glibc functions are
+// thrust::complex's (FreeBSD msun's algorithms: the same Annex G special values and branch cuts, a
+// few ulp), in float for complex64 as glibc's cexpf... are, and the CPU's own formulas are written
+// out below with the same steps (even the ones that matter only for signed zeros, like log1p
+// keeping the imaginary part's sign). tests/cuda/test_cuda_semantics.cu compares every function
+// with the CPU's on the host, special values and branch cuts included.
 
 namespace detail {
 template <class R>
@@ -27,10 +28,12 @@ template <class R>
 ISTHMUS_HD inline cplx<R> from_tc(thrust::complex<R> z) {
     return {z.real(), z.imag()};
 }
-// Note [glibc special values]: thrust's functions follow C99 Annex G, which leaves the sign
-// of some infinite results unspecified and was revised in C11 for ctanh; where glibc (the
-// CPU) chose otherwise, the functions below patch thrust's result for those non-finite inputs
-// (found by comparing every pair of special parts in test_cuda_semantics.cu):
+// Note [glibc special values]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// thrust's functions follow C99 Annex G, which leaves the sign of some infinite results unspecified
+// and was revised in C11 for ctanh; where glibc (the CPU) chose otherwise, the functions below
+// patch thrust's result for those non-finite inputs (found by comparing every pair of special parts
+// in test_cuda_semantics.cu):
 // - log(z) with an infinite part is +inf + i atan2(y, x), also when the other part is NaN
 //   (thrust: NaN);
 // - sin(x + iy) with y infinite and x infinite or NaN is NaN + i inf (thrust: -inf);

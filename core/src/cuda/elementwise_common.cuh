@@ -16,10 +16,12 @@ struct alignas(sizeof(T) * V) vec {
 };
 
 /// The offsets of element `i` of the space in up to four operands.
-// Note [32-bit index split]: the strided paths split each element index into coordinates with a
-// division per dimension; a 64-bit division is a long software sequence on the GPU, a 32-bit one
-// a few instructions, so spaces under 2^31 elements (the branch is uniform across the launch)
-// divide in 32 bits. Broadcast operands (stride 0) make this the path of `a + b[None, :]`.
+// Note [32-bit index split]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// The strided paths split each element index into coordinates with a division per dimension; a
+// 64-bit division is a long software sequence on the GPU, a 32-bit one a few instructions, so
+// spaces under 2^31 elements (the branch is uniform across the launch) divide in 32 bits. Broadcast
+// operands (stride 0) make this the path of `a + b[None, :]`.
 template <int N>
 ISTHMUS_HD inline void offsets(const space& sp, int64_t i, const int64_t* const (&strides)[N],
                                int64_t (&off)[N]) {

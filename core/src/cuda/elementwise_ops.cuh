@@ -21,13 +21,14 @@ using elem::wrap_t;
 
 // ---- complex arithmetic ----
 
-// Note [complex special values]: the CPU computes complex products and quotients with
-// std::complex, which GCC lowers to libgcc's __mulsc3/__muldc3 and __divsc3/__divdc3: the
-// textbook formulas, then, only when both parts came out NaN, C99 Annex G's recovery of the
-// infinities and zeros hidden behind inf * 0 or inf / inf. cmul_c99 and cdiv do the same, so
-// that (inf + inf i) * 1, 1 / (inf + 1i) or 1 / 0 give the CPU's values, not NaN + NaN i.
-// cmul (plain formula) is what reductions and matrix products use, as the CPU's (NumPy's)
-// products do.
+// Note [complex special values]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The CPU computes complex products and quotients with std::complex, which GCC lowers to libgcc's
+// __mulsc3/__muldc3 and __divsc3/__divdc3: the textbook formulas, then, only when both parts came
+// out NaN, C99 Annex G's recovery of the infinities and zeros hidden behind inf * 0 or inf / inf.
+// cmul_c99 and cdiv do the same, so that (inf + inf i) * 1, 1 / (inf + 1i) or 1 / 0 give the CPU's
+// values, not NaN + NaN i. cmul (plain formula) is what reductions and matrix products use, as the
+// CPU's (NumPy's) products do.
 
 template <class R>
 ISTHMUS_HD inline cplx<R> cmul(cplx<R> a, cplx<R> b) {
@@ -369,8 +370,10 @@ ISTHMUS_HD inline auto uapply(compute_t<K> a) {
     } else if constexpr (OP == uop::reciprocal) {
         return static_cast<C>(C(1) / a);
     } else {
-        // Note [no silent kernels]: a row of the op table with GPU support (unary_ok) but no
-        // element function here stops the build instead of computing something else.
+        // Note [no silent kernels]
+        // ~~~~~~~~~~~~~~~~~~~~~~~~
+        // A row of the op table with GPU support (unary_ok) but no element function here stops the
+        // build instead of computing something else.
         static_assert(missing_element_function<OP>,
                       "uapply: add the element function of this unary op");
     }
@@ -383,11 +386,13 @@ inline constexpr int ew_block = 256;
 void launch_binary_logic(cudaStream_t s, bop op, kdt t, const space& sp, const arg& out,
                          const arg& a, const arg& b);
 
-// Note [elementwise kernel paths]: one kernel per (op, type) with three paths chosen at launch
-// (uniform branches): vectorised 16-byte loads when every tensor operand is contiguous and
-// aligned, a flat loop when contiguous but unaligned, and a strided loop (offsets from the
-// coalesced shape) otherwise. Scalars are kernel parameters, broadcast operands have stride 0.
-// Elements are loaded in their stored type, computed in the compute type, stored back.
+// Note [elementwise kernel paths]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// One kernel per (op, type) with three paths chosen at launch (uniform branches): vectorised
+// 16-byte loads when every tensor operand is contiguous and aligned, a flat loop when contiguous
+// but unaligned, and a strided loop (offsets from the coalesced shape) otherwise. Scalars are
+// kernel parameters, broadcast operands have stride 0. Elements are loaded in their stored type,
+// computed in the compute type, stored back.
 template <bop OP, kdt K>
 __global__ void binary_kernel(space sp, arg out, arg a, arg b, bool vector_ok) {
     using S = storage_t<K>;

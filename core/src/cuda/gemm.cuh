@@ -6,13 +6,14 @@
 
 namespace isthmus::cudak {
 
-// Note [integer gemm]: the CPU's exact loop (Note [integer matmul] in
-// core/src/cpu/matmul_fallback.cpp): integers accumulate in an unsigned type of at least 32
-// bits, so products and sums wrap modulo 2^bits without signed-overflow undefined behaviour,
-// and the result, cast back to the dtype, is the same modulo 2^width whatever the summation
-// order; bool is or-of-ands. Floats: half types load as float and accumulate in float
-// (Note [half gemm] in backend.cpp), float32/float64 in their type, complex with the plain
-// product formula (as BLAS).
+// Note [integer gemm]
+// ~~~~~~~~~~~~~~~~~~~
+// The CPU's exact loop (Note [integer matmul] in core/src/cpu/matmul_fallback.cpp): integers
+// accumulate in an unsigned type of at least 32 bits, so products and sums wrap modulo 2^bits
+// without signed-overflow undefined behaviour, and the result, cast back to the dtype, is the same
+// modulo 2^width whatever the summation order; bool is or-of-ands. Floats: half types load as float
+// and accumulate in float (Note [half gemm] in backend.cpp), float32/float64 in their type, complex
+// with the plain product formula (as BLAS).
 
 /// The type operands and the accumulator of the gemm kernel are held in for kdt K.
 template <kdt K, bool Int = is_int(K)>

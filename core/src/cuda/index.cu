@@ -12,12 +12,14 @@ struct alignas(8) bytes16 {
 // (every element address is a multiple of its size: misaligned device data is refused at
 // import, Note [misaligned device data] in py_boundary/src/cuda_array_interface.cpp)
 
-// Note [gpu index rows]: the op layer checks the indices and turns them into one byte offset
-// per row (core/src/ops/indexing.cpp); one thread per element of rows x rest copies one element
-// (the rest index varies fastest, so neighbouring threads touch neighbouring elements when the
-// rest dimensions are the inner ones). A scatter never sees repeated rows (the op layer keeps
-// the last row per target: Note [repeated scatter rows], ops/dispatch_kernels.cpp), so its writes
-// never race.
+// Note [gpu index rows]
+// ~~~~~~~~~~~~~~~~~~~~~
+// The op layer checks the indices and turns them into one byte offset per row
+// (core/src/ops/indexing.cpp); one thread per element of rows x rest copies one element (the rest
+// index varies fastest, so neighbouring threads touch neighbouring elements when the rest
+// dimensions are the inner ones). A scatter never sees repeated rows (the op layer keeps the last
+// row per target: Note [repeated scatter rows], ops/dispatch_kernels.cpp), so its writes never
+// race.
 template <class W, bool SCATTER>
 __global__ void index_kernel(int64_t rows, const int64_t* row_off, char* a, char* b, int64_t b_row,
                              rest_layout g) {

@@ -36,11 +36,13 @@ using bop = isthmus::binary_op;
 /// Unary ops with GPU kernels: the op table's unary_op (real and imag have none).
 using uop = isthmus::unary_op;
 
-/// Note [kernel support table]: binary_ok/unary_ok are the one list of (op, compute type)
-/// pairs with kernels, by the op table's rule column (which also decides what the op layer
-/// sends here). The backend's supports_* answer from them and the .cu files instantiate
-/// exactly these pairs (`if constexpr`), so the two can never disagree. Half types compute in
-/// float (loaded, computed in float32, rounded once on store, as the CPU path).
+/// Note [kernel support table]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+/// binary_ok/unary_ok are the one list of (op, compute type) pairs with kernels, by the op table's
+/// rule column (which also decides what the op layer sends here). The backend's supports_* answer
+/// from them and the .cu files instantiate exactly these pairs (`if constexpr`), so the two can
+/// never disagree. Half types compute in float (loaded, computed in float32, rounded once on store,
+/// as the CPU path).
 constexpr bool binary_ok(bop op, kdt t) {
     switch (rule(op)) {
     case binary_rule::arith: // bool operands never get here (logical ops or int8 instead)

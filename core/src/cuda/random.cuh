@@ -9,13 +9,14 @@
 
 namespace isthmus::cudak {
 
-// Note [gpu random]: the CPU fills element e from word e * words_per_element (+ j) of the
-// stream of Philox blocks first_block, first_block + 1, ... (block = word / 4, lane = word % 4),
-// and so does each thread here for the elements of one block. The uniform and integer maps use
-// exact integer steps and single float operations written with round-to-nearest intrinsics
-// (no fused multiply-add, which the CPU build does not use either), so they are bit-identical
-// to the CPU's; normals go through log/sqrt/cos/sin, whose last bit may differ from the host's
-// libm (equal within a few ulp).
+// Note [gpu random]
+// ~~~~~~~~~~~~~~~~~
+// The CPU fills element e from word e * words_per_element (+ j) of the stream of Philox blocks
+// first_block, first_block + 1, ... (block = word / 4, lane = word % 4), and so does each thread
+// here for the elements of one block. The uniform and integer maps use exact integer steps and
+// single float operations written with round-to-nearest intrinsics (no fused multiply-add, which
+// the CPU build does not use either), so they are bit-identical to the CPU's; normals go through
+// log/sqrt/cos/sin, whose last bit may differ from the host's libm (equal within a few ulp).
 ISTHMUS_HD inline void philox(uint64_t seed, uint64_t ctr, uint32_t (&w)[4]) {
     const uint32_t c[4] = {static_cast<uint32_t>(ctr), static_cast<uint32_t>(ctr >> 32), 0, 0};
     const uint32_t k[2] = {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};

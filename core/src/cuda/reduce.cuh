@@ -8,16 +8,17 @@
 
 namespace isthmus::cudak {
 
-// Note [gpu reductions]: the op layer hands over a contiguous (rows, cols) input. Each row is
-// split into `chunks` pieces, one block each, reduced with a grid-stride loop and a block tree;
-// with more than one chunk the partial results (in the accumulator type, 16 bytes at most) go
-// to scratch memory and a second kernel combines them per row. The accumulators are the CPU's
-// (Note [float32 summation]): sums, means and products of floating data (half types too) in
-// double, of complex data in complex128, of integers in uint64 (wrapping as NumPy's int64),
-// means of integers in double; complex products with the plain formula (NumPy's, as the CPU's
-// reduction); min/max in the compute type with NaN propagating (complex: a NaN in either part
-// wins, else lexicographic order); any/all as bytes. argmin/argmax carry (value, index,
-// is-NaN) and take one block per row (no chunks).
+// Note [gpu reductions]
+// ~~~~~~~~~~~~~~~~~~~~~
+// The op layer hands over a contiguous (rows, cols) input. Each row is split into `chunks` pieces,
+// one block each, reduced with a grid-stride loop and a block tree; with more than one chunk the
+// partial results (in the accumulator type, 16 bytes at most) go to scratch memory and a second
+// kernel combines them per row. The accumulators are the CPU's (Note [float32 summation]): sums,
+// means and products of floating data (half types too) in double, of complex data in complex128, of
+// integers in uint64 (wrapping as NumPy's int64), means of integers in double; complex products
+// with the plain formula (NumPy's, as the CPU's reduction); min/max in the compute type with NaN
+// propagating (complex: a NaN in either part wins, else lexicographic order); any/all as bytes.
+// argmin/argmax carry (value, index, is-NaN) and take one block per row (no chunks).
 constexpr kdt acc_kdt(rop op, kdt in) {
     switch (op) {
     case rop::sum:

@@ -10,17 +10,18 @@
 
 namespace isthmus::cudak {
 
-// Note [gpu sort]: the rows of a sort are sorted together by two stable radix sorts of the
-// whole tensor (CUB's DeviceRadixSort, with 64-bit item counts), each a pair sort carrying the
-// elements' flat positions: first by the element keys of Note [radix keys] (inverted for a
-// descending sort, as on the CPU), then, when there are several rows, by row number. The
-// second sort is stable, so each row's elements stay in key order, and equal keys in their
-// original order: the result of Note [sort order] row by row, for any row count and length
-// (CUB's segmented sort puts one thread block on a row, which is slow for few long rows).
-// Keys of 1, 2 and 4 bytes sort as 32-bit keys over their own bits only (CUB's end_bit), so
-// two instantiations (32- and 64-bit keys) serve every type; the row pass sorts only the bits
-// of the largest row number. A last kernel turns positions into the row's indices and gathers
-// the values. Complex rows sort on the CPU.
+// Note [gpu sort]
+// ~~~~~~~~~~~~~~~
+// The rows of a sort are sorted together by two stable radix sorts of the whole tensor (CUB's
+// DeviceRadixSort, with 64-bit item counts), each a pair sort carrying the elements' flat
+// positions: first by the element keys of Note [radix keys] (inverted for a descending sort, as on
+// the CPU), then, when there are several rows, by row number. The second sort is stable, so each
+// row's elements stay in key order, and equal keys in their original order: the result of
+// Note [sort order] row by row, for any row count and length (CUB's segmented sort puts one thread
+// block on a row, which is slow for few long rows). Keys of 1, 2 and 4 bytes sort as 32-bit keys
+// over their own bits only (CUB's end_bit), so two instantiations (32- and 64-bit keys) serve every
+// type; the row pass sorts only the bits of the largest row number. A last kernel turns positions
+// into the row's indices and gathers the values. Complex rows sort on the CPU.
 
 namespace {
 
@@ -171,7 +172,7 @@ cudaError_t run_sort(cudaStream_t s, int64_t rows, int64_t len, const void* in_v
                            pos_a, pos_b, n, int(8 * sizeof(storage_t<K>)), s);
         if (rc != cudaSuccess) return rc;
         const int64_t* final_pos = pos_b;
-        if (rows > 1) { // Note [gpu sort]: then by row, stably
+        if (rows > 1) { // See Note [gpu sort]: then by row, stably
             rc = rows > int64_t{UINT32_MAX} ? row_pass<uint64_t>(s, grid, pos_b, pos_a, n, len,
                                                                  rows, key_a, key_b, temp, l.temp)
                                             : row_pass<uint32_t>(s, grid, pos_b, pos_a, n, len,

@@ -8,12 +8,14 @@
 
 namespace isthmus::elem {
 
-// Note [element functions once]: the CPU loops (core/src/cpu/elementwise_*.cpp) and the CUDA
-// kernels (core/src/cuda/elementwise_ops.cuh) call these same functions for the semantics that
-// go beyond one instruction (wrapping integers, Python's division and modulo, NaN-propagating
-// extremes, shifts past the bit width). The CPU tests therefore exercise the code the GPU
-// runs, and tests/cuda/test_cuda_semantics.cu checks the rest of the kernels' element code on
-// the host. Only what both compilers accept belongs here: no std::complex, no exceptions.
+// Note [element functions once]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The CPU loops (core/src/cpu/elementwise_*.cpp) and the CUDA kernels
+// (core/src/cuda/elementwise_ops.cuh) call these same functions for the semantics that go beyond
+// one instruction (wrapping integers, Python's division and modulo, NaN-propagating extremes,
+// shifts past the bit width). The CPU tests therefore exercise the code the GPU runs, and
+// tests/cuda/test_cuda_semantics.cu checks the rest of the kernels' element code on the host. Only
+// what both compilers accept belongs here: no std::complex, no exceptions.
 
 /// The unsigned type integer arithmetic wraps in: at least `unsigned int`, so that small types
 /// never promote to a signed int that could overflow (uint16 * uint16).
@@ -54,9 +56,11 @@ ISTHMUS_HD inline bool is_nan(T x) {
 #define ISTHMUS_ELEM_MATH(f) std::f
 #endif
 
-// Note [integer division]: x86 traps on division by zero and on INT_MIN / -1, and NumPy gives
-// 0 (with a warning) and INT_MIN respectively. Both divisors are tested before dividing, so no
-// input can raise SIGFPE (and the GPU gives the same values).
+// Note [integer division]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// x86 traps on division by zero and on INT_MIN / -1, and NumPy gives 0 (with a warning) and INT_MIN
+// respectively. Both divisors are tested before dividing, so no input can raise SIGFPE (and the GPU
+// gives the same values).
 
 /// Python's a // b for integers.
 template <class T>
@@ -152,9 +156,11 @@ ISTHMUS_HD inline T int_pow(T a, T b) {
     return static_cast<T>(r);
 }
 
-// Note [shift counts]: C++ leaves shifts by >= the bit width (or negative) undefined; NumPy
-// defines them: a left shift gives 0, a right shift gives 0 or -1 (the sign). The count is
-// compared as unsigned, so negative counts take the same branch, as in NumPy's npy_lshift.
+// Note [shift counts]
+// ~~~~~~~~~~~~~~~~~~~
+// C++ leaves shifts by >= the bit width (or negative) undefined; NumPy defines them: a left shift
+// gives 0, a right shift gives 0 or -1 (the sign). The count is compared as unsigned, so negative
+// counts take the same branch, as in NumPy's npy_lshift.
 
 /// a << b with NumPy's counts past the width.
 template <class T>

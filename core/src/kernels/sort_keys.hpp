@@ -8,14 +8,15 @@
 
 namespace isthmus::elem {
 
-// Note [radix keys]: a radix sort orders unsigned keys; these map Note [sort order]
-// (core/src/cpu/sort.cpp) onto unsigned order, so that sorting the keys stably sorts the
-// elements: integers with the sign bit flipped; floats with their sign-magnitude bits made
-// monotonic (negative ones inverted, positive ones with the sign bit set), -0.0 keyed as +0.0
-// and every NaN as the largest key. A descending sort inverts the key (NaNs first, equal keys
-// still in their order). The CPU's radix sort (core/src/cpu/sort.cpp) and the CUDA sort
-// (core/src/cuda/sort.cu) call these same functions, so the CPU's sort tests check the GPU's
-// keys too.
+// Note [radix keys]
+// ~~~~~~~~~~~~~~~~~
+// A radix sort orders unsigned keys; these map Note [sort order] (core/src/cpu/sort.cpp) onto
+// unsigned order, so that sorting the keys stably sorts the elements: integers with the sign bit
+// flipped; floats with their sign-magnitude bits made monotonic (negative ones inverted, positive
+// ones with the sign bit set), -0.0 keyed as +0.0 and every NaN as the largest key. A descending
+// sort inverts the key (NaNs first, equal keys still in their order). The CPU's radix sort
+// (core/src/cpu/sort.cpp) and the CUDA sort (core/src/cuda/sort.cu) call these same functions, so
+// the CPU's sort tests check the GPU's keys too.
 
 /// A float's key from its bits `u` (`sign` its sign bit; NaN and zero already told apart).
 template <typename U>

@@ -10,12 +10,13 @@ namespace isthmus {
 
 namespace {
 
-// Note [creation placement]: a creation op has no inputs, so by the scheduling rule its result
-// goes to the requested resource (MEMRESOURCE_DEVICE0 = the default device, or the device of an
-// enclosing device_scope). A resource without a compute backend falls back to the CPU, as in
-// ops::pick_resource. The fill runs on that resource's backend; sequences (arange, linspace)
-// run where a backend has the linear kernel, else on the CPU (Note [one dispatch]), and the
-// result is then allocated there.
+// Note [creation placement]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// A creation op has no inputs, so by the scheduling rule its result goes to the requested resource
+// (MEMRESOURCE_DEVICE0 = the default device, or the device of an enclosing device_scope). A
+// resource without a compute backend falls back to the CPU, as in ops::pick_resource. The fill runs
+// on that resource's backend; sequences (arange, linspace) run where a backend has the linear
+// kernel, else on the CPU (Note [one dispatch]), and the result is then allocated there.
 resource_id creation_resource(resource_id requested) {
     if (requested == MEMRESOURCE_DEVICE0 && scoped_resource() >= 0) requested = scoped_resource();
     const resource_id r = resolve_resource(requested);

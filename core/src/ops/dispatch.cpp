@@ -15,11 +15,13 @@ namespace isthmus::ops {
 
 namespace {
 
-// Note [backend registry]: one slot per resource id holds a raw pointer that ops read without a
-// lock (every op asks). The CPU's slot holds the built-in CPU backend from the start; a device's
-// slot is set by backend::register_compute. Registered backends are never destroyed: the
-// registry keeps every shared_ptr it was given, also after the slot is cleared or replaced, so
-// a pointer read by an op on another thread stays valid (backends live until exit anyway).
+// Note [backend registry]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// One slot per resource id holds a raw pointer that ops read without a lock (every op asks). The
+// CPU's slot holds the built-in CPU backend from the start; a device's slot is set by
+// backend::register_compute. Registered backends are never destroyed: the registry keeps every
+// shared_ptr it was given, also after the slot is cleared or replaced, so a pointer read by an op
+// on another thread stays valid (backends live until exit anyway).
 struct backend_registry {
     std::array<std::atomic<backend::compute*>, max_resource_id + 1> slots{};
     std::mutex mu;
@@ -105,10 +107,12 @@ resource_id pick_resource(std::span<const tensor* const> inputs) {
         }
     }
     if (common.empty()) return usable(def);
-    // Note [transfer threshold]: inputs valid together only away from the default device stay
-    // there for small work (a transfer would cost more than the op) and move to the default
-    // device, when it has a backend, for work of at least transfer_threshold() elements; once
-    // moved they stay valid there, so the ops after it run there without transfers.
+    // Note [transfer threshold]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~
+    // Inputs valid together only away from the default device stay there for small work (a transfer
+    // would cost more than the op) and move to the default device, when it has a backend, for work
+    // of at least transfer_threshold() elements; once moved they stay valid there, so the ops after
+    // it run there without transfers.
     if (def != MEMRESOURCE_CPU && has_backend(def) && elements >= threshold().load()) return def;
     return usable(common.front());
 }
@@ -209,7 +213,7 @@ void register_compute(resource_id resource, std::shared_ptr<compute> backend) {
     auto& r = ops::backends();
     std::lock_guard lk(r.mu);
     auto& owner = r.owners[static_cast<size_t>(resource)];
-    if (owner) r.retired.push_back(owner); // Note [backend registry]: never destroyed
+    if (owner) r.retired.push_back(owner); // See Note [backend registry]: never destroyed
     owner = std::move(backend);
     r.slots[static_cast<size_t>(resource)].store(owner.get(), std::memory_order_release);
 }

@@ -20,11 +20,13 @@ bool has_backend(resource_id resource) noexcept;
 
 /// The resource an op with these inputs runs on.
 ///
-/// Note [scheduling rule]: (1) a pinned input decides (its memory is shared with a foreign
-/// library, so results and in-place writes belong there); (2) otherwise the resource where the
-/// inputs are valid, preferring the default device (init's) when several qualify; (3) inputs
-/// valid nowhere in common go to the default device. A resource with no compute backend falls
-/// back to the CPU. The rule is deterministic and inspectable through tensor::location().
+/// Note [scheduling rule]
+/// ~~~~~~~~~~~~~~~~~~~~~~
+/// (1) a pinned input decides (its memory is shared with a foreign library, so results and in-place
+/// writes belong there); (2) otherwise the resource where the inputs are valid, preferring the
+/// default device (init's) when several qualify; (3) inputs valid nowhere in common go to the
+/// default device. A resource with no compute backend falls back to the CPU. The rule is
+/// deterministic and inspectable through tensor::location().
 resource_id pick_resource(std::initializer_list<const tensor*> inputs);
 resource_id pick_resource(std::span<const tensor* const> inputs);
 
@@ -44,14 +46,15 @@ target cpu_target() noexcept;
 
 /// The backend that runs a kernel picked for `resource`.
 ///
-/// Note [one dispatch]: this is the whole fallback rule. An op asks the scheduling rule for a
-/// resource and this function for its backend, with a predicate saying whether a backend can
-/// run the case (its supports_* answers, plus whether the op's operands can be brought into a
-/// form it takes, Note [canonical forms]). A backend that cannot hands the op to the CPU
-/// backend, which runs every case (Note [cpu backend]); the op's inputs then reach the host
-/// through the coherence model when they are locked there. Ops have no other device/host
-/// branches: each calls the backend interface once, through the run_* helpers below or
-/// directly for kernels that need no conversion.
+/// Note [one dispatch]
+/// ~~~~~~~~~~~~~~~~~~~
+/// This is the whole fallback rule. An op asks the scheduling rule for a resource and this function
+/// for its backend, with a predicate saying whether a backend can run the case (its supports_*
+/// answers, plus whether the op's operands can be brought into a form it takes,
+/// Note [canonical forms]). A backend that cannot hands the op to the CPU backend, which runs every
+/// case (Note [cpu backend]); the op's inputs then reach the host through the coherence model when
+/// they are locked there. Ops have no other device/host branches: each calls the backend interface
+/// once, through the run_* helpers below or directly for kernels that need no conversion.
 template <typename Supports>
 target pick_backend(resource_id resource, Supports&& supports) {
     if (resource != MEMRESOURCE_CPU)
@@ -89,10 +92,12 @@ private:
 
 /// Locks a tensor for the object's lifetime without copying its handle.
 ///
-/// Note [small ops]: a 1k-element op must cost little more than allocating its output, so the
-/// dispatch avoids per-call heap work: this keeps a pointer to the caller's tensor (which
-/// outlives the op) rather than a copy of its shape and strides, and operands reuse the
-/// tensor's own strides unless they are broadcast.
+/// Note [small ops]
+/// ~~~~~~~~~~~~~~~~
+/// A 1k-element op must cost little more than allocating its output, so the dispatch avoids
+/// per-call heap work: this keeps a pointer to the caller's tensor (which outlives the op) rather
+/// than a copy of its shape and strides, and operands reuse the tensor's own strides unless they
+/// are broadcast.
 class lock_ref {
 public:
     lock_ref(const tensor& t, lock_mode mode, resource_id resource)

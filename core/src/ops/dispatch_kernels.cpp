@@ -62,9 +62,11 @@ tensor run_reduce(backend::reduce_kind kind, const tensor& t, const std::vector<
 
 std::optional<tensor> run_variance(const tensor& x, const std::vector<bool>& reduced,
                                    const shape_t& kept, dtype out_dt, double divisor, bool root) {
-    // Note [composite ops]: var/std are a fused kernel where the picked backend has one; on a
-    // backend without it they are composed of the backend's elementwise and sum kernels
-    // (reduce.cpp) rather than handed to the CPU, so device data stays on the device.
+    // Note [composite ops]
+    // ~~~~~~~~~~~~~~~~~~~~
+    // var/std are a fused kernel where the picked backend has one; on a backend without it they are
+    // composed of the backend's elementwise and sum kernels (reduce.cpp) rather than handed to the
+    // CPU, so device data stays on the device.
     const resource_id where = pick_resource({&x});
     backend::compute* be = compute_at(where);
     if (!be || !be->supports_variance(x.dtype())) {
@@ -205,10 +207,12 @@ void run_scatter(const target& tg, const tensor& v, const tensor& val,
         tg.be->scatter(isz, at, w.data(), rv.data(), val_row_bytes, rest, dst_b, val_b, rows_inner);
         return;
     }
-    // Note [repeated scatter rows]: `a[[1, 1]] = [x, y]` leaves y, as NumPy's assignment (and
-    // the CPU's sequential loop) does; a backend's parallel writes of one row would race. So
-    // only the last row writing each target offset is kept: those value rows are gathered on
-    // the backend into a compact tensor, which is then scattered without repeats.
+    // Note [repeated scatter rows]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // `a[[1, 1]] = [x, y]` leaves y, as NumPy's assignment (and the CPU's sequential loop) does; a
+    // backend's parallel writes of one row would race. So only the last row writing each target
+    // offset is kept: those value rows are gathered on the backend into a compact tensor, which is
+    // then scattered without repeats.
     std::vector<int64_t> dst_off, src_off;
     for (int64_t r = 0; r < n; ++r)
         if (last[off[static_cast<size_t>(r)]] == r) {

@@ -37,11 +37,13 @@ void check_inplace_shape(const tensor& target, const shape_t& other, std::string
                   " to ", shape_str(shape), "; the target cannot grow");
 }
 
-// Note [comparisons with out-of-range integers]: NumPy 2 compares an integer array with a Python
-// integer that its dtype cannot hold by value (uint8 == -1 is all False, int8 < 300 all True)
-// where arithmetic raises OverflowError (Note [weak integer range]): every element lies on one
-// side of such a number, so the result is one value. `scalar_left`: the scalar is the left
-// operand (-1 < u8). An empty optional when the rule does not apply.
+// Note [comparisons with out-of-range integers]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// NumPy 2 compares an integer array with a Python integer that its dtype cannot hold by value
+// (uint8 == -1 is all False, int8 < 300 all True) where arithmetic raises OverflowError
+// (Note [weak integer range]): every element lies on one side of such a number, so the result is
+// one value. `scalar_left`: the scalar is the left operand (-1 < u8). An empty optional when the
+// rule does not apply.
 std::optional<tensor> out_of_range_comparison(binary_op op, const tensor& t, const scalar& s,
                                               bool scalar_left) {
     const binary_rule r = rule(op);
@@ -133,9 +135,10 @@ void binary_inplace(binary_op op, const tensor& target, const tensor& other) {
     ops::check_writable(target, what);
     check_int_pow(sig, other);
     if (target.numel() == 0) return;
-    // Note [in-place aliasing]: an operand that is exactly the target's view is read element by
-    // element before each write, which is safe; any other overlap (a += a.t(), a += a[0]) reads
-    // from a copy, as NumPy does.
+    // Note [in-place aliasing]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~
+    // An operand that is exactly the target's view is read element by element before each write,
+    // which is safe; any other overlap (a += a.t(), a += a[0]) reads from a copy, as NumPy does.
     if (ops::overlaps_differently(target, other)) {
         const tensor copy = other.clone();
         ops::run_binary_into(sig, target, copy);

@@ -5,16 +5,17 @@
 
 namespace isthmus {
 
-// Note [nextafter by bits]: an IEEE float's neighbours are its bit pattern read as a signed
-// integer plus or minus one: +1 moves away from zero, -1 toward it, for either sign (negative
-// floats grow in magnitude as their signed pattern decreases, which is the same step in
-// two's complement). So nextafter is a few elementwise ops on an integer view of the same
-// storage (tensor::view_as) that every backend already has: step = +1 where the target lies
-// farther from zero than x on the same side ((y > x) == (x > 0)), else -1. Zero steps to the
-// smallest subnormal with y's sign; x == y gives y (so nextafter(0.0, -0.0) is -0.0); a NaN
-// operand gives NaN; inf steps to the largest finite value and the largest finite to inf by the
-// same rule. float16 and bfloat16 step in their own format, which a kernel computing in float32
-// could not do.
+// Note [nextafter by bits]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// An IEEE float's neighbours are its bit pattern read as a signed integer plus or minus one: +1
+// moves away from zero, -1 toward it, for either sign (negative floats grow in magnitude as their
+// signed pattern decreases, which is the same step in two's complement). So nextafter is a few
+// elementwise ops on an integer view of the same storage (tensor::view_as) that every backend
+// already has: step = +1 where the target lies farther from zero than x on the same side ((y > x)
+// == (x > 0)), else -1. Zero steps to the smallest subnormal with y's sign; x == y gives y (so
+// nextafter(0.0, -0.0) is -0.0); a NaN operand gives NaN; inf steps to the largest finite value and
+// the largest finite to inf by the same rule. float16 and bfloat16 step in their own format, which
+// a kernel computing in float32 could not do.
 tensor nextafter(const tensor& a, const tensor& b) {
     ISTHMUS_CHECK(a.defined() && b.defined(), value_error,
                   "nextafter: an input tensor is undefined");

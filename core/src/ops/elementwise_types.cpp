@@ -33,8 +33,10 @@ int kind_rank(dtype t) {
 
 } // namespace
 
-// Note [dtype rules by row]: the switches below are over the op table's rule and on_bool
-// columns (op_table.hpp), never over ops, so a new row needs no case here.
+// Note [dtype rules by row]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// The switches below are over the op table's rule and on_bool columns (op_table.hpp), never over
+// ops, so a new row needs no case here.
 binary_signature binary_types(binary_op op, dtype a, dtype b) {
     using R = binary_rule;
     const dtype c = promote_types(a, b);
@@ -155,8 +157,10 @@ dtype weak_scalar_dtype(dtype t, const scalar& s, std::string_view what) {
     const scalar_kind k = kind_of(s.type());
     const dtype r = promote_with_scalar(t, k);
     if (k != scalar_kind::integer || !is_integer(r)) return r;
-    // Note [weak integer range]: NEP 50 casts the Python integer to the tensor's dtype and
-    // refuses values that do not fit (NumPy raises OverflowError) instead of wrapping them.
+    // Note [weak integer range]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~
+    // NEP 50 casts the Python integer to the tensor's dtype and refuses values that do not fit
+    // (NumPy raises OverflowError) instead of wrapping them.
     if (!s.fits_integer(r)) {
         const std::string text = is_unsigned_int(s.type()) ? std::to_string(s.to<uint64_t>())
                                                            : std::to_string(s.to<int64_t>());
@@ -225,10 +229,12 @@ tensor new_output(const shape_t& shape, dtype dt, resource_id resource,
                   std::initializer_list<const tensor*> layout_from) {
     for (const tensor* t : layout_from) {
         if (!t || !same_shape(t->shape(), shape)) continue;
-        // Note [result layout]: the first full-shape input decides. C order is the cheap common
-        // case; a permuted dense input (a.t() + 1) gets a result in its own order, as NumPy's
-        // ufuncs do, instead of a C-order result that the kernel would fill by striding across
-        // the input (10x slower on large transposes).
+        // Note [result layout]
+        // ~~~~~~~~~~~~~~~~~~~~
+        // The first full-shape input decides. C order is the cheap common case; a permuted dense
+        // input (a.t() + 1) gets a result in its own order, as NumPy's ufuncs do, instead of a
+        // C-order result that the kernel would fill by striding across the input (10x slower on
+        // large transposes).
         if (t->is_contiguous() || !t->is_dense()) break;
         std::vector<size_t> order(shape.size());
         for (size_t i = 0; i < order.size(); ++i) order[i] = i;

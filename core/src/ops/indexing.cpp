@@ -94,9 +94,11 @@ void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& v
         dst.copy_from(value);
         return;
     }
-    // Note [device indexing]: the indices are checked and turned into row offsets on the host
-    // (index arrays are usually small); the gather or scatter of the rows runs where the
-    // scheduling rule puts it, on a device backend when it has the kernel.
+    // Note [device indexing]
+    // ~~~~~~~~~~~~~~~~~~~~~~
+    // The indices are checked and turned into row offsets on the host (index arrays are usually
+    // small); the gather or scatter of the rows runs where the scheduling rule puts it, on a device
+    // backend when it has the kernel.
     const ops::target tg = ops::pick_backend(
         ops::pick_resource({&target, &value_in}),
         [&](const backend::compute& be) { return be.supports_index(v.itemsize()); });
@@ -112,7 +114,7 @@ void put_parsed(const tensor& target, const parsed_subscript& p, const tensor& v
     if (rows.rows == 0 || numel_of(L.result) == 0) return;
 
     if (value.dtype() != v.dtype()) value = value.to(v.dtype());
-    // Note [overlapping copies]: a value aliasing the target is read from a copy.
+    // See Note [overlapping copies]: a value aliasing the target is read from a copy.
     if (value.storage() == target.storage()) value = value.clone();
     tensor vr = value.expand(L.result);
     int64_t row_stride = 0;

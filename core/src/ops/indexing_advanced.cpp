@@ -102,7 +102,7 @@ std::vector<bool> advanced_mask(const tensor& v, const std::vector<advanced_entr
     return m;
 }
 
-// Note [gather loop order]: rows inner when the indexed dimensions step through memory faster
+// See Note [gather loop order]: rows inner when the indexed dimensions step through memory faster
 // than every other dimension of size > 1.
 bool rows_inner(const tensor& v, const std::vector<bool>& adv_mask) {
     int64_t indexed = INT64_MAX, other = INT64_MAX;

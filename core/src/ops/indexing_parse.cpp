@@ -199,10 +199,12 @@ parsed_subscript parse_subscript(const tensor& t, const std::vector<index_item>&
             run = 1;
         }
     };
-    // Note [integers beside arrays]: with no index arrays an integer removes its dimension
-    // (a view); beside index arrays it is a 0-d index array, as in NumPy, so it takes part in
-    // broadcasting and in the "advanced entries adjacent?" rule. Either way its range is
-    // checked here, in item order, as NumPy does (even when the index arrays select nothing).
+    // Note [integers beside arrays]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // With no index arrays an integer removes its dimension (a view); beside index arrays it is a
+    // 0-d index array, as in NumPy, so it takes part in broadcasting and in the "advanced entries
+    // adjacent?" rule. Either way its range is checked here, in item order, as NumPy does (even
+    // when the index arrays select nothing).
     auto integer = [&](int64_t i) {
         const int64_t n = v.shape()[static_cast<size_t>(d)];
         ISTHMUS_CHECK(i >= -n && i < n, index_error, "index ", i, " is out of bounds for axis ",
@@ -253,8 +255,10 @@ parsed_subscript parse_subscript(const tensor& t, const std::vector<index_item>&
                 break;
             }
             if (x.dim() > 1 && merge_dims(v, d, x.dim())) {
-                // Note [flat masks]: when the masked dimensions are contiguous with each other,
-                // they are one dimension for indexing: a 1-d mask and one index array.
+                // Note [flat masks]
+                // ~~~~~~~~~~~~~~~~~
+                // When the masked dimensions are contiguous with each other, they are one dimension
+                // for indexing: a 1-d mask and one index array.
                 r.adv.push_back({d++, nonzero(x.reshape({-1}))[0], axis, false});
                 axis += x.dim();
                 break;

@@ -50,9 +50,11 @@ tensor matmul(const tensor& a, const tensor& b) {
         b.dim() == 1 ? " (size of the second)" : " (second-to-last dimension of the second)");
     const shape_t batch = batch_shape(a, b, shape_t(A.shape().begin(), A.shape().end() - 2),
                                       shape_t(B.shape().begin(), B.shape().end() - 2));
-    // Note [matmul dtypes]: float16/bfloat16 multiply with float32 accumulation and round once at
-    // the end (a backend without a half gemm, BLAS among them, gets them widened to float32);
-    // integers and bool take an exact loop in their own dtype.
+    // Note [matmul dtypes]
+    // ~~~~~~~~~~~~~~~~~~~~
+    // float16/bfloat16 multiply with float32 accumulation and round once at the end (a backend
+    // without a half gemm, BLAS among them, gets them widened to float32); integers and bool take
+    // an exact loop in their own dtype.
     const tensor C = ops::run_matmul(dt, A, B, batch);
     shape_t result = batch;
     if (a.dim() > 1) result.push_back(m);

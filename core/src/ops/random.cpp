@@ -32,8 +32,10 @@ tensor draw_real(const char* what, const shape_t& shape, dtype dt, generator* ge
     ISTHMUS_CHECK(is_inexact(dt), type_error, what, ": needs a floating or complex dtype, got ",
                   dt);
     const dtype comp = real_dtype(dt);
-    // Note [device random]: every backend draws the same Philox words and maps them as the
-    // CPU does, so a seed gives the same tensor on any of them (docs/cuda.md).
+    // Note [device random]
+    // ~~~~~~~~~~~~~~~~~~~~
+    // Every backend draws the same Philox words and maps them as the CPU does, so a seed gives the
+    // same tensor on any of them (docs/cuda.md).
     const ops::target tg =
         ops::pick_backend(random_resource(resource), [&](const backend::compute& be) {
             return be.supports_random(comp, false);

@@ -68,13 +68,15 @@ tensor reduction(const char* op, reduce_kind kind, const tensor& t, const reduce
     return finish(run_kind(kind, t, p), p, keepdims);
 }
 
-// Note [variance]: the sum of |x - mean|^2 over the reduced axes divided by max(N - ddof, 0).
-// A backend with a fused kernel computes it (the CPU: one pass over the input, exact two-pass
-// blocks merged by Chan's update, Note [blocked variance] in cpu/reduce_var.cpp); on the others
-// it is composed of their kernels as NumPy's two passes (Note [composite ops]): the mean, then
-// the deviations in the work dtype (float32 for float32/complex64/half inputs, else float64),
-// their squares summed and divided once. float16/bfloat16 inputs are widened to float32 first
-// so that the mean is not rounded to half precision.
+// Note [variance]
+// ~~~~~~~~~~~~~~~
+// The sum of |x - mean|^2 over the reduced axes divided by max(N - ddof, 0). A backend with a fused
+// kernel computes it (the CPU: one pass over the input, exact two-pass blocks merged by Chan's
+// update, Note [blocked variance] in cpu/reduce_var.cpp); on the others it is composed of their
+// kernels as NumPy's two passes (Note [composite ops]): the mean, then the deviations in the work
+// dtype (float32 for float32/complex64/half inputs, else float64), their squares summed and divided
+// once. float16/bfloat16 inputs are widened to float32 first so that the mean is not rounded to
+// half precision.
 tensor variance(const char* op, const tensor& t, const reduce_axes& axes, bool keepdims,
                 int64_t ddof, bool root) {
     const axes_plan p = plan_axes(op, t, axes);

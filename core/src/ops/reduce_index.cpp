@@ -37,9 +37,11 @@ tensor arg_flat(const char* op, bool is_max, const tensor& t) {
     return arg_along(op, is_max, t.contiguous().view({t.numel()}), 0, false);
 }
 
-// Note [cumulative dtypes]: the input is converted to the compute dtype (int64 for bool and
-// signed integers, uint64 for unsigned, float32 for float16/bfloat16, else its own) and made
-// contiguous, so the kernel exists for six dtypes only; half results are cast back.
+// Note [cumulative dtypes]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// The input is converted to the compute dtype (int64 for bool and signed integers, uint64 for
+// unsigned, float32 for float16/bfloat16, else its own) and made contiguous, so the kernel exists
+// for six dtypes only; half results are cast back.
 tensor cumulative(const char* op, bool is_prod, const tensor& t, int64_t axis) {
     ISTHMUS_CHECK(t.defined(), value_error, op, ": the input tensor is undefined");
     const int64_t rank = t.dim();

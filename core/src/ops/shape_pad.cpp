@@ -59,10 +59,12 @@ int64_t source_of(pad_mode m, int64_t x, int64_t n) {
 
 } // namespace
 
-// Note [pad by slabs]: the interior is one strided copy; borders are filled axis by axis, each
-// axis over the full extent of the axes already padded and the interior of the others, so
-// corners come out as NumPy's. A constant border is a fill per side; an edge border one
-// broadcast copy per side; mirrored and periodic borders one slab copy per border position.
+// Note [pad by slabs]
+// ~~~~~~~~~~~~~~~~~~~
+// The interior is one strided copy; borders are filled axis by axis, each axis over the full extent
+// of the axes already padded and the interior of the others, so corners come out as NumPy's. A
+// constant border is a fill per side; an edge border one broadcast copy per side; mirrored and
+// periodic borders one slab copy per border position.
 tensor pad(const tensor& t, const std::vector<std::pair<int64_t, int64_t>>& pad_width,
            pad_mode mode, const scalar& value) {
     ISTHMUS_CHECK(t.defined(), value_error, "pad: the tensor is undefined");
@@ -83,9 +85,11 @@ tensor pad(const tensor& t, const std::vector<std::pair<int64_t, int64_t>>& pad_
                       mode_name(mode), "' (only 'constant' can)");
         shape[d] += pw[d].first + pw[d].second;
     }
-    // Note [copying shape ops]: concat, stack, pad, tile and repeat allocate their result where
-    // the scheduling rule puts their inputs and fill it with copies and fills, which run on a
-    // device backend there (the copy kernel) or on the CPU.
+    // Note [copying shape ops]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~
+    // concat, stack, pad, tile and repeat allocate their result where the scheduling rule puts
+    // their inputs and fill it with copies and fills, which run on a device backend there (the copy
+    // kernel) or on the CPU.
     tensor out = tensor::empty(shape, t.dtype(), ops::pick_resource({&t}));
     if (out.numel() == 0) return out;
     tensor interior = out;

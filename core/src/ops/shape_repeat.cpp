@@ -5,11 +5,13 @@
 
 namespace isthmus {
 
-// Note [repeat as a broadcast copy]: tile and repeat with one count are a single copy from a
-// stride-0 view. tile views t as (1, s0, 1, s1, ...) expanded to (r0, s0, r1, s1, ...);
-// repeat views it as (..., s_a, 1, ...) expanded to (..., s_a, r, ...). The copy into a fresh
-// contiguous tensor is one multi-threaded strided loop, and the result is reshaped (a view) to
-// merge the pairs. Per-element counts become an index array and a take.
+// Note [repeat as a broadcast copy]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// tile and repeat with one count are a single copy from a stride-0 view. tile views t as (1, s0, 1,
+// s1, ...) expanded to (r0, s0, r1, s1, ...); repeat views it as (..., s_a, 1, ...) expanded to
+// (..., s_a, r, ...). The copy into a fresh contiguous tensor is one multi-threaded strided loop,
+// and the result is reshaped (a view) to merge the pairs. Per-element counts become an index array
+// and a take.
 
 tensor tile(const tensor& t, const shape_t& reps) {
     ISTHMUS_CHECK(t.defined(), value_error, "tile: the tensor is undefined");

@@ -66,17 +66,18 @@ ISTHMUS_API tensor copy(const tensor& t);
 
 /// A seedable source of random numbers: Philox4x32-10, counter based.
 ///
-/// Note [counter-based random numbers]: each 128-bit Philox block is a pure function of
-/// (seed, block index): key = (seed low 32 bits, seed high 32 bits), counter = (index low,
-/// index high, 0, 0). A draw of n elements reserves a run of blocks starting at the
-/// generator's offset, and element i takes 32-bit words i * w .. i * w + w - 1 of that run
-/// (word j is lane j % 4 of block offset + j / 4), w = 1 for float32 / float16 / bfloat16
-/// values and 2 for float64 values and integers (complex: per real component). Uniforms use
-/// the top 24 (53 for float64) bits; normals pair consecutive elements through Box-Muller;
-/// integers map 64 bits onto the range by multiply-shift. So every element depends only on
-/// (seed, offset, i): results are identical across runs, thread counts and, later, devices.
-/// The offset advances by the blocks used, so consecutive draws differ. Draws from several
-/// threads are safe (reserve is atomic); reseeding while another thread draws is not.
+/// Note [counter-based random numbers]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+/// Each 128-bit Philox block is a pure function of (seed, block index): key = (seed low 32 bits,
+/// seed high 32 bits), counter = (index low, index high, 0, 0). A draw of n elements reserves a run
+/// of blocks starting at the generator's offset, and element i takes 32-bit words i * w .. i * w +
+/// w - 1 of that run (word j is lane j % 4 of block offset + j / 4), w = 1 for float32 / float16 /
+/// bfloat16 values and 2 for float64 values and integers (complex: per real component). Uniforms
+/// use the top 24 (53 for float64) bits; normals pair consecutive elements through Box-Muller;
+/// integers map 64 bits onto the range by multiply-shift. So every element depends only on (seed,
+/// offset, i): results are identical across runs, thread counts and, later, devices. The offset
+/// advances by the blocks used, so consecutive draws differ. Draws from several threads are safe
+/// (reserve is atomic); reseeding while another thread draws is not.
 class ISTHMUS_API generator {
 public:
     /// The seed a fresh generator (and the default one) starts from.

@@ -14,15 +14,16 @@
 
 namespace isthmus {
 
-// Note [elementwise semantics]: every op follows NumPy 2: operands broadcast, dtypes promote
-// with promote_types, and a `scalar` operand is always *weak* (NEP 50: it takes the tensor's
-// dtype within its kind; an integer scalar outside that dtype's range raises value_error, where
-// NumPy raises OverflowError). Wrap a number in a 0-d tensor (scalar::to_tensor) for a strong
-// operand. Integer overflow wraps; integer division or modulo by zero gives 0 (NumPy warns),
-// and INT_MIN // -1 gives INT_MIN; nothing traps. Results are new dense tensors, C-contiguous
-// unless the first full-shape input is a permuted dense view (a.t() + 1): then, like NumPy's
-// order='K', the result takes that dimension order. In-place forms write into an existing
-// tensor with NumPy's "same_kind" casting rule.
+// Note [elementwise semantics]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Every op follows NumPy 2: operands broadcast, dtypes promote with promote_types, and a `scalar`
+// operand is always *weak* (NEP 50: it takes the tensor's dtype within its kind; an integer scalar
+// outside that dtype's range raises value_error, where NumPy raises OverflowError). Wrap a number
+// in a 0-d tensor (scalar::to_tensor) for a strong operand. Integer overflow wraps; integer
+// division or modulo by zero gives 0 (NumPy warns), and INT_MIN // -1 gives INT_MIN; nothing traps.
+// Results are new dense tensors, C-contiguous unless the first full-shape input is a permuted dense
+// view (a.t() + 1): then, like NumPy's order='K', the result takes that dimension order. In-place
+// forms write into an existing tensor with NumPy's "same_kind" casting rule.
 
 /// The op's C++ name, its row's `name` column ("add", "floor_div"; Python's are NumPy's).
 ISTHMUS_API std::string_view name(binary_op op) noexcept;
@@ -154,12 +155,13 @@ ISTHMUS_BINARY_OPS(ISTHMUS_ELEMENTWISE_BINARY_ROW)
 ISTHMUS_UNARY_OPS(ISTHMUS_ELEMENTWISE_UNARY_ROW)
 #undef ISTHMUS_ELEMENTWISE_UNARY_ROW
 
-// Note [tensor operators]: + - * / % & | ^ << >> and unary - ~ are NumPy's operators (so `/` is
-// true division and `%` takes the sign of the divisor, unlike C++ on integers); compound
-// assignment (+= ...) writes into the left tensor's memory like NumPy's in-place operators, so
-// `t.slice(0, 1, 3) += 1` updates t. Comparisons are the named functions eq/ne/lt/le/gt/ge:
-// operator== on tensors would return a tensor, which surprises C++ code and containers.
-// clang-format off
+// Note [tensor operators]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// + - * / % & | ^ << >> and unary - ~ are NumPy's operators (so `/` is true division and `%` takes
+// the sign of the divisor, unlike C++ on integers); compound assignment (+= ...) writes into the
+// left tensor's memory like NumPy's in-place operators, so `t.slice(0, 1, 3) += 1` updates t.
+// Comparisons are the named functions eq/ne/lt/le/gt/ge: operator== on tensors would return a
+// tensor, which surprises C++ code and containers. clang-format off
 #define ISTHMUS_ELEMENTWISE_OPERATOR(sym, op)                                                      \
     template <typename A, typename B>                                                              \
         requires detail::binary_operands<A, B>                                                     \

@@ -5,18 +5,19 @@
 
 #include <cstring>
 
-// Note [F16C conversions]: float16 data computes in float32 (the elementwise executor converts
-// blocks both ways), and the portable conversion (float16_t in isthmus/half.hpp) takes tens of
-// instructions per element: a float16 add ran at a tenth of torch's speed. x86 CPUs since
-// 2012 (and every AVX2 one) convert 8 values per instruction, rounding to nearest even as the
-// portable code does, subnormals, overflow to inf and signed zeros included. Two things
-// differ, and the loops fix them in the (rare) blocks that hold a NaN: vcvtps2ph keeps the top
-// of a NaN's payload where the portable code writes `sign | 0x7e00`, and vcvtph2ps quiets a
-// signalling NaN where the portable code keeps its bits; so both directions give the portable
-// code's bits for every input (tests/core/test_convert_f16c.cpp checks all 65536 halves and
-// the rounding boundaries). Like the vector math files (Note [isa translation units]), this
-// file is compiled for its instruction set alone and calls no inline function it shares with
-// the rest of the library; it is reached only through f16c_usable().
+// Note [F16C conversions]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// float16 data computes in float32 (the elementwise executor converts blocks both ways), and the
+// portable conversion (float16_t in isthmus/half.hpp) takes tens of instructions per element: a
+// float16 add ran at a tenth of torch's speed. x86 CPUs since 2012 (and every AVX2 one) convert 8
+// values per instruction, rounding to nearest even as the portable code does, subnormals, overflow
+// to inf and signed zeros included. Two things differ, and the loops fix them in the (rare) blocks
+// that hold a NaN: vcvtps2ph keeps the top of a NaN's payload where the portable code writes `sign
+// | 0x7e00`, and vcvtph2ps quiets a signalling NaN where the portable code keeps its bits; so both
+// directions give the portable code's bits for every input (tests/core/test_convert_f16c.cpp checks
+// all 65536 halves and the rounding boundaries). Like the vector math files
+// (Note [isa translation units]), this file is compiled for its instruction set alone and calls no
+// inline function it shares with the rest of the library; it is reached only through f16c_usable().
 
 namespace isthmus::cpu {
 

@@ -1,7 +1,7 @@
 // Internal: pow on vectors of doubles (float64 in double-double), written once for every set.
 //
 // Included by simd/vector_math_loops.hpp; instantiated there with the including file's
-// `lanes<double>`, which has the operations below (Note [isa translation units]: everything
+// `lanes<double>`, which has the operations below (see Note [isa translation units]: everything
 // here has internal linkage). The file is compiled with
 // -ffp-contract=off (core/CMakeLists.txt): the error-free sums below must round exactly as
 // written, so every fused multiply-add is spelled out.
@@ -14,11 +14,13 @@
 namespace isthmus::cpu::vmath {
 namespace {
 
-// Note [float64 pow in double-double]: SLEEF's 1-ulp pow takes 5.5-5.9 ns per element in the
-// cache on an AVX-512 Xeon, twice NumPy's (SVML's); this kernel computes pow(x, y) =
-// exp(y log x) for a positive normal x, a finite y and a normal result in about half of that,
-// lane by lane, and leaves every other lane (x <= 0, denormal, inf or NaN; y inf or NaN; a
-// result beyond e^+-708) to SLEEF's pow, blended in, so C99's special cases stay SLEEF's.
+// Note [float64 pow in double-double]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// SLEEF's 1-ulp pow takes 5.5-5.9 ns per element in the cache on an AVX-512 Xeon, twice NumPy's
+// (SVML's); this kernel computes pow(x, y) = exp(y log x) for a positive normal x, a finite y and a
+// normal result in about half of that, lane by lane, and leaves every other lane (x <= 0, denormal,
+// inf or NaN; y inf or NaN; a result beyond e^+-708) to SLEEF's pow, blended in, so C99's special
+// cases stay SLEEF's.
 //
 // log x: x = 2^k z with z in [0.703125, 1.40625), split into 16 cells by the top four mantissa
 // bits of x's bits minus pow_tables::log_offset; per cell a table gives 1/c (c the midpoint; 1
@@ -110,20 +112,21 @@ struct pow_kernel {
         return L::from_bits(L::iadd(L::bits(res), L::template sll<48>(L::isub(m, j))));
     }
 
-    // Note [pow by small exponents]: x ** 2, x ** 0.5, x ** -1 and x ** 3 are everyday code, and
-    // a product, a square root or a quotient gives them in one correctly rounded step where
-    // exp(y log x) takes a hundred (torch and NumPy take such shortcuts too). The lanes whose
-    // exponent is 2, 3, -1 or 0.5 (float32 also -2 and -0.5) get x * x, x^3, 1 / x and
-    // sqrt(x), with pow's own values where the shortcut's differ (pow(-0, 0.5) = +0 and
-    // pow(-inf, 0.5) = +inf, where sqrt gives -0 and NaN). Lane by lane, whatever the other
-    // lanes hold, so an element's result still depends on its own inputs only (Note [vector
-    // math]); a vector whose lanes all take a shortcut skips the kernel, and a scalar exponent
-    // runs its shortcut's own loop (binary_loop's splat_loop). float64: x * x, 1 / x
-    // and sqrt are correctly rounded, x^3 is (x * x as a double-double) * x with one rounding.
-    // float32 data computes in double and rounds once to float: x * x, x^3 = (x * x) * x and
-    // 1 / (x * x) act on the exact square, and one operation of double rounded to float is
-    // correctly rounded (53 >= 2 * 24 + 2), so all but -0.5 (two roundings in double, then
-    // one to float) are correctly rounded.
+    // Note [pow by small exponents]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // x ** 2, x ** 0.5, x ** -1 and x ** 3 are everyday code, and a product, a square root or a
+    // quotient gives them in one correctly rounded step where exp(y log x) takes a hundred (torch
+    // and NumPy take such shortcuts too). The lanes whose exponent is 2, 3, -1 or 0.5 (float32 also
+    // -2 and -0.5) get x * x, x^3, 1 / x and sqrt(x), with pow's own values where the shortcut's
+    // differ (pow(-0, 0.5) = +0 and pow(-inf, 0.5) = +inf, where sqrt gives -0 and NaN). Lane by
+    // lane, whatever the other lanes hold, so an element's result still depends on its own inputs
+    // only (Note [vector math]); a vector whose lanes all take a shortcut skips the kernel, and a
+    // scalar exponent runs its shortcut's own loop (binary_loop's splat_loop). float64: x * x, 1 /
+    // x and sqrt are correctly rounded, x^3 is (x * x as a double-double) * x with one rounding.
+    // float32 data computes in double and rounds once to float: x * x, x^3 = (x * x) * x and 1 /
+    // (x * x) act on the exact square, and one operation of double rounded to float is correctly
+    // rounded (53 >= 2 * 24 + 2), so all but -0.5 (two roundings in double, then one to float) are
+    // correctly rounded.
 
     // The shortcuts, one per exponent (float32 data takes them in double: `F32`).
     static V square(V x) { return L::mul(x, x); }

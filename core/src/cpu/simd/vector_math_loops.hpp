@@ -24,11 +24,13 @@
 namespace isthmus::cpu::vmath {
 namespace {
 
-// Note [vector math]: every element goes through the vector function, the tail too (padded
-// into a full vector with copies of the block's first element), and strided operands are
-// gathered into a small buffer first. A SLEEF lane depends on its own input only, so an
-// element's result is the same whichever block, thread or position it falls in: results are
-// bit-identical on any number of threads and for any layout.
+// Note [vector math]
+// ~~~~~~~~~~~~~~~~~~
+// Every element goes through the vector function, the tail too (padded into a full vector with
+// copies of the block's first element), and strided operands are gathered into a small buffer
+// first. A SLEEF lane depends on its own input only, so an element's result is the same whichever
+// block, thread or position it falls in: results are bit-identical on any number of threads and for
+// any layout.
 
 /// The loop of unary functor F (F::f on vectors) on T: p[0] out, p[1] a.
 template <class T, class F>
@@ -95,12 +97,14 @@ void binary_loop(char** p, const int64_t* s, int64_t n) {
 #define ISTHMUS_VM_CAT(a, b, c, d, e) ISTHMUS_VM_CAT_(a, b, c, d, e)
 #define ISTHMUS_VM_SLEEF(FN, T, U) ISTHMUS_VM_CAT(Sleef_, FN, T, U, ISTHMUS_VM_ISA)
 
-// Note [vector math sources]: each function on each type comes from one of two maintained
-// vector math libraries, whichever ran faster on this instruction set (the measurements are in
-// docs/ops.md, "Vectorised math"): SLEEF (the library PyTorch uses; its _u35 functions, 3.5 ulp,
-// where it has them, else the _u10 ones, 1.0 ulp, or erfc's _u15), or glibc's libmvec (Intel's
-// SVML algorithms contributed to glibc 2.22 and 2.35, the ones NumPy's own SIMD loops use;
-// glibc documents them to 4 ulp). The including file lists the choice per row:
+// Note [vector math sources]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Each function on each type comes from one of two maintained vector math libraries, whichever ran
+// faster on this instruction set (the measurements are in docs/ops.md, "Vectorised math"): SLEEF
+// (the library PyTorch uses; its _u35 functions, 3.5 ulp, where it has them, else the _u10 ones,
+// 1.0 ulp, or erfc's _u15), or glibc's libmvec (Intel's SVML algorithms contributed to glibc 2.22
+// and 2.35, the ones NumPy's own SIMD loops use; glibc documents them to 4 ulp). The including file
+// lists the choice per row:
 //   ISTHMUS_VM_UNARY_SOURCES(X), ISTHMUS_VM_BINARY_SOURCES(X): X(fn, sleef_accuracy, f32, f64)
 // with f32/f64 either `sleef` or `mvec`. A build without libmvec (glibc before 2.35, another C
 // library) takes SLEEF for every row; a row is never left without a loop. pow stays SLEEF's
@@ -191,22 +195,24 @@ ISTHMUS_VM_BINARY_SOURCES(ISTHMUS_VM_BINARY)
 #undef ISTHMUS_VM_CAT
 #undef ISTHMUS_VM_CAT_
 
-// Note [float32 pow through double]: SLEEF's and libmvec's float32 pow run at a third of
-// NumPy's speed (SVML's powf). For a positive finite base and a finite exponent, pow(a, b) is
-// exp(b log a) computed in double by pow_kernel::f32 (simd/pow_kernel.hpp: the float64 kernel's
-// tables and steps without its double-double parts): its relative error (~2^-50, times |b log
-// a| <= ~104 where the result neither overflows nor underflows) stays below 2^-40, so the one
-// rounding to float gives the correctly rounded result except within 2^-17 ulp of a halfway
-// point (exact results, like 3 ** -1 or 2 ** 10, come out exact), and double -> float
-// conversion rounds overflow to inf and underflow to the right denormal. Lanes with a base <=
-// 0, inf or NaN, or an infinite or NaN exponent (pow's special cases: signs of odd integer
-// powers, 0 ** -y, 1 ** NaN ...) take SLEEF's powf, blended in lane by lane, so each element's
-// result still depends on its own inputs only (Note [vector math]). 1.5-1.7x SLEEF's powf.
+// Note [float32 pow through double]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// SLEEF's and libmvec's float32 pow run at a third of NumPy's speed (SVML's powf). For a positive
+// finite base and a finite exponent, pow(a, b) is exp(b log a) computed in double by
+// pow_kernel::f32 (simd/pow_kernel.hpp: the float64 kernel's tables and steps without its
+// double-double parts): its relative error (~2^-50, times |b log a| <= ~104 where the result
+// neither overflows nor underflows) stays below 2^-40, so the one rounding to float gives the
+// correctly rounded result except within 2^-17 ulp of a halfway point (exact results, like 3 ** -1
+// or 2 ** 10, come out exact), and double -> float conversion rounds overflow to inf and underflow
+// to the right denormal. Lanes with a base <= 0, inf or NaN, or an infinite or NaN exponent (pow's
+// special cases: signs of odd integer powers, 0 ** -y, 1 ** NaN ...) take SLEEF's powf, blended in
+// lane by lane, so each element's result still depends on its own inputs only (Note [vector math]).
+// 1.5-1.7x SLEEF's powf.
 struct pow_f32_v {
     static ISTHMUS_VM_VF f(ISTHMUS_VM_VF a, ISTHMUS_VM_VF b) {
         using L = lanes<float>;
         using K = pow_kernel<lanes<double>>;
-        // Note [pow by small exponents]: the lanes with a shortcut, tested on the floats
+        // See Note [pow by small exponents]: the lanes with a shortcut, tested on the floats
         auto fast = L::eq(b, static_cast<float>(K::shortcut_exponent[0]));
         for (int k = 1; k < K::shortcut_count<true>; ++k)
             fast = L::mask_or(fast, L::eq(b, static_cast<float>(K::shortcut_exponent[k])));
