@@ -18,11 +18,13 @@ int32_t code_of(dtype dt) noexcept;
 /// Throws type_error for codes isthmus has no dtype for.
 dtype dtype_of_code(int32_t code);
 
-/// Note [call context]: every host -> plugin call gets one. It records the first error (code,
-/// message, and the original C++ exception when a host callback failed, so a Python exception
-/// raised in an event handler comes back as itself), owns what the plugin allocates through
-/// new_tensor / new_string (so nothing leaks when the plugin fails half way), and is shared by
-/// the threads of a parallel_do (hence the mutex on the rarely used paths).
+/// Note [call context]
+/// ~~~~~~~~~~~~~~~~~~~
+/// Every host -> plugin call gets one. It records the first error (code, message, and the original
+/// C++ exception when a host callback failed, so a Python exception raised in an event handler
+/// comes back as itself), owns what the plugin allocates through new_tensor / new_string (so
+/// nothing leaks when the plugin fails half way), and is shared by the threads of a parallel_do
+/// (hence the mutex on the rarely used paths).
 struct call_context {
     isthmus_call base; // first member: an isthmus_call* is a call_context*
     std::mutex mu;

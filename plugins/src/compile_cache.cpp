@@ -389,15 +389,16 @@ std::string meta_text(uintmax_t size, const std::string& hash, const std::string
     return "isthmus-plugin-cache-1\nsize " + std::to_string(size) + "\nhash " + hash + "\n" + extra;
 }
 
-// Note [interruptible compiles]: a cold compile takes seconds (tens with nvcc), so compile_string
-// waits for the compiler, and for another process's cache lock, in 10 ms steps, asking an
-// interrupt_check between them (the host's poll: Ctrl-C in Python, Note [interrupting long
-// operations]). When the host stops the operation the compiler's process group is sent SIGTERM
-// and reaped, its partial output and log removed, the cache lock released, and
-// isthmus::interrupted thrown: the cache holds what it held before (no entry, or the old one).
-// The compiler runs in a process group of its own so that the signal reaches the driver's
-// children (cc1plus, as, ld, nvcc's stages) too; a terminal's Ctrl-C therefore reaches only the
-// host, which decides.
+// Note [interruptible compiles]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A cold compile takes seconds (tens with nvcc), so compile_string waits for the compiler, and for
+// another process's cache lock, in 10 ms steps, asking an interrupt_check between them (the host's
+// poll: Ctrl-C in Python, Note [interrupting long operations]). When the host stops the operation
+// the compiler's process group is sent SIGTERM and reaped, its partial output and log removed, the
+// cache lock released, and isthmus::interrupted thrown: the cache holds what it held before (no
+// entry, or the old one). The compiler runs in a process group of its own so that the signal
+// reaches the driver's children (cc1plus, as, ld, nvcc's stages) too; a terminal's Ctrl-C therefore
+// reaches only the host, which decides.
 constexpr auto k_wait_step = std::chrono::milliseconds(10);
 
 file_lock::file_lock(const fs::path& p, interrupt_check& ic, slow_compile_reporter& rep) {
@@ -487,7 +488,7 @@ void run_compilers(std::vector<compiler_run>& runs, interrupt_check& ic,
                    slow_compile_reporter& rep) {
     std::vector<pid_t> pids;
     std::vector<bool> done;
-    std::vector<unique_fd> logs; // Note [cache trust model]: no log is opened by a name
+    std::vector<unique_fd> logs; // See Note [cache trust model]: no log is opened by a name
     try {
         for (auto& r : runs) {
             temp_file log = make_temp(r.log, ".");

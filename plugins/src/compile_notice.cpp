@@ -47,7 +47,7 @@ void notify(const compile_notice& n) {
             h(n);
         else
             default_handler(n);
-    } catch (...) { // Note [compile notices]: never fails the compile
+    } catch (...) { // See Note [compile notices]: never fails the compile
     }
 }
 

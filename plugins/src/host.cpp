@@ -210,10 +210,11 @@ std::string kernel::to_string() const {
     return "<kernel " + std::string(k_->signature) + " from plugin " + lib_->name() + ">";
 }
 
-// Note [parallel_do placement]: the kernel runs where the scheduling rule puts its tensor
-// arguments (isthmus::choose_resource, docs/memory-model.md: pinned copies, then where every
-// input is valid, the transfer threshold, a device_scope override). Fixed-vector arguments do
-// not count: they are read on the host. Then:
+// Note [parallel_do placement]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The kernel runs where the scheduling rule puts its tensor arguments (isthmus::choose_resource,
+// docs/memory-model.md: pinned copies, then where every input is valid, the transfer threshold, a
+// device_scope override). Fixed-vector arguments do not count: they are read on the host. Then:
 //  - on a CUDA device, when the kernel has a CUDA launcher: every tensor argument is locked on
 //    that device, the launcher enqueues the whole range on the device's stream
 //    (isthmus::cuda::stream) and returns without waiting; the locks are released at once, which
@@ -225,11 +226,13 @@ std::string kernel::to_string() const {
 //    when that is a GPU, else on cuda:0 once CUDA is initialised; without CUDA it raises
 //    runtime_error saying so.
 //
-// Note [kernel shape rules]: which shapes parallel_do checks against dims before running. In
-// general none: a kernel body may read any element of any argument (a gather, a stencil, a
-// reduction over a row), may write a sub-block or a strided subset of a larger output, and may
-// test its own bounds, so no rule relating dims to the arguments' shapes holds for every
-// correct kernel, and a guessed rule would refuse correct ones. The sound checks are:
+// Note [kernel shape rules]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// Which shapes parallel_do checks against dims before running. In general none: a kernel body may
+// read any element of any argument (a gather, a stencil, a reduction over a row), may write a
+// sub-block or a strided subset of a larger output, and may test its own bounds, so no rule
+// relating dims to the arguments' shapes holds for every correct kernel, and a guessed rule would
+// refuse correct ones. The sound checks are:
 //  - dims: 1 to 4 sizes, the kernel's position rank, none negative, and a product that fits
 //    int64 (value_error);
 //  - each argument's kind, dtype and rank, and each integer's range (type_error and
@@ -243,11 +246,13 @@ std::string kernel::to_string() const {
 // mode (Note [checked mode]), so `parallel_do((100, 100), x4x4, y4x4, k)` with undeclared
 // unchecked views is an index_error in checked mode, and undefined behaviour otherwise.
 //
-// Note [parallel_do on the CPU]: the iteration space is flattened in C order and cut into
-// contiguous blocks, several per OpenMP thread (dynamic schedule, for uneven bodies); each block
-// is one call of the kernel's launcher, which loops over its positions with the body inlined.
-// The host never calls per element. Small spaces (below k_serial_cutoff positions) run as one
-// block on the calling thread. The first error stops the remaining blocks.
+// Note [parallel_do on the CPU]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The iteration space is flattened in C order and cut into contiguous blocks, several per OpenMP
+// thread (dynamic schedule, for uneven bodies); each block is one call of the kernel's launcher,
+// which loops over its positions with the body inlined. The host never calls per element. Small
+// spaces (below k_serial_cutoff positions) run as one block on the calling thread. The first error
+// stops the remaining blocks.
 void parallel_do(const shape_t& dims, std::span<const value> args, const kernel& k) {
     const isthmus_kernel* ak = k.abi();
     const std::string& nm = k.name();
@@ -350,15 +355,16 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
         if (ctx.failed()) ctx.rethrow(nm + ": ");
         return;
     }
-    // Note [interruptible launches]: the range is cut into blocks of at most k_block_items
-    // items (and at least 8 per thread), run by the OpenMP threads in turn; between blocks each
-    // thread checks the launch's interrupt_check, and the calling thread polls the host, so a
-    // Ctrl-C stops a long kernel after the blocks under way (Note [interrupting long
-    // operations]). A kernel of fewer than k_serial_cutoff items runs as one call. Blocks of
-    // 65536 (4096 before) keep the per-block costs (the OpenMP dispatch, the launcher's argument
-    // checks and conversions) near 1% of a memory-bound kernel's block: saxpy over 10M float32
-    // 2.85 -> 2.2-2.4 ms on two threads; a body of 10 us per position still sees a stop within
-    // 0.7 s.
+    // Note [interruptible launches]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // The range is cut into blocks of at most k_block_items items (and at least 8 per thread), run
+    // by the OpenMP threads in turn; between blocks each thread checks the launch's
+    // interrupt_check, and the calling thread polls the host, so a Ctrl-C stops a long kernel after
+    // the blocks under way (Note [interrupting long operations]). A kernel of fewer than
+    // k_serial_cutoff items runs as one call. Blocks of 65536 (4096 before) keep the per-block
+    // costs (the OpenMP dispatch, the launcher's argument checks and conversions) near 1% of a
+    // memory-bound kernel's block: saxpy over 10M float32 2.85 -> 2.2-2.4 ms on two threads; a body
+    // of 10 us per position still sees a stop within 0.7 s.
     constexpr int64_t k_serial_cutoff = 4096;
     constexpr int64_t k_block_items = int64_t{1} << 16;
     const int threads = omp_get_max_threads();

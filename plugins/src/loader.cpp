@@ -25,12 +25,13 @@ library::library(std::unique_ptr<impl> p, const isthmus_plugin* desc, std::strin
     : impl_(std::move(p)), desc_(desc), name_(desc->name ? desc->name : "?"),
       path_(std::move(path)) {}
 
-// Note [no unload]: a loaded plugin is never unloaded. Its code may still be referenced by
-// objects the host holds (types' destroy functions, callbacks stored in events, thread_local
-// destructors, atexit handlers of C++ statics), and unloading under them is a classic crash at
-// exit. The registry keeps every library for the life of the process, so "keep libraries
-// loaded while any of their functions may run" holds trivially; loading one file twice returns
-// the same library.
+// Note [no unload]
+// ~~~~~~~~~~~~~~~~
+// A loaded plugin is never unloaded. Its code may still be referenced by objects the host holds
+// (types' destroy functions, callbacks stored in events, thread_local destructors, atexit handlers
+// of C++ statics), and unloading under them is a classic crash at exit. The registry keeps every
+// library for the life of the process, so "keep libraries loaded while any of their functions may
+// run" holds trivially; loading one file twice returns the same library.
 library::~library() = default;
 
 namespace {
@@ -87,10 +88,12 @@ void validate(const isthmus_plugin& d, const std::string& path) {
     ISTHMUS_CHECK(!(d.name && !*d.name && d.description), runtime_error, "load plugin: \"", path,
                   "\" failed to define itself: ", d.description ? d.description : "");
     ISTHMUS_CHECK(d.name && *d.name, runtime_error, "plugin ", path, " has no name");
-    // Note [descriptor validation]: every string the host prints or compares must be there
-    // (doc strings may be NULL), every count non-negative (a function's nparams may be -1,
-    // variadic) and every array there when its count is positive. That the arrays are as long
-    // as their counts say, the host cannot see: it is the plugin's part of the contract.
+    // Note [descriptor validation]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // Every string the host prints or compares must be there (doc strings may be NULL), every count
+    // non-negative (a function's nparams may be -1, variadic) and every array there when its count
+    // is positive. That the arrays are as long as their counts say, the host cannot see: it is the
+    // plugin's part of the contract.
     const auto bad = [&](const std::string& what) {
         ISTHMUS_THROW(runtime_error, "plugin ", path, ": ", what);
     };

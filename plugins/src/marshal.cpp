@@ -195,12 +195,14 @@ int32_t host_end_call(isthmus_call* call, char* message, int64_t capacity) {
 
 std::atomic<python_bridge> g_bridge{nullptr};
 
-// Note [call_python]: plugin code calls a Python function by its qualified name
-// ("numpy.linalg.norm", "math.hypot", "mymodule.f"); the arguments convert like a callback's
-// (tensors are copied), the result like a callback's result (numbers, strings, None, tensors
-// locked for reading until the call ends). The bridge takes the GIL itself, so this works from
-// a plugin function called by Python (GIL held) and from a parallel_do body (GIL released). A
-// Python exception is recorded with its exception_ptr, so it reaches a Python caller as itself.
+// Note [call_python]
+// ~~~~~~~~~~~~~~~~~~
+// Plugin code calls a Python function by its qualified name ("numpy.linalg.norm", "math.hypot",
+// "mymodule.f"); the arguments convert like a callback's (tensors are copied), the result like a
+// callback's result (numbers, strings, None, tensors locked for reading until the call ends). The
+// bridge takes the GIL itself, so this works from a plugin function called by Python (GIL held) and
+// from a parallel_do body (GIL released). A Python exception is recorded with its exception_ptr, so
+// it reaches a Python caller as itself.
 int host_call_python(isthmus_call* call, const char* qualified_name, const isthmus_value* args,
                      int32_t nargs, isthmus_value* result) {
     call_context& ctx = call_context::of(call);
@@ -257,8 +259,8 @@ uint32_t host_call_flags(isthmus_call* call) {
     return call ? call_context::of(call).flags : 0;
 }
 
-// Note [tuple results in the ABI]: u.tup fits inside the union's size, so isthmus_value's layout
-// is the one older plugins were built with.
+// See Note [tuple results in the ABI]: u.tup fits inside the union's size, so isthmus_value's
+// layout is the one older plugins were built with.
 static_assert(sizeof(isthmus_value::u) == sizeof(isthmus_tensor),
               "isthmus_value's union must keep the size of isthmus_tensor");
 static_assert(offsetof(isthmus_host, new_tuple) ==
@@ -507,8 +509,10 @@ void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_val
             code_of(slot.t.dtype()) != p->dtype && !writes)
             slot.t = slot.t.to(dtype_of_code(p->dtype)); // a read-only view of another dtype
         slot.mode = writes ? lock_mode::readwrite : lock_mode::read;
-        // Note [where arguments are locked]: on the launcher's device, except fixed vectors,
-        // which the author layer reads on the host to fill a vec (a few elements).
+        // Note [where arguments are locked]
+        // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+        // On the launcher's device, except fixed vectors, which the author layer reads on the host
+        // to fill a vec (a few elements).
         if (p && p->kind == ISTHMUS_PARAM_VEC) where = MEMRESOURCE_CPU;
         const int ordinal = where == MEMRESOURCE_CPU ? -1 : cuda_ordinal(where);
         ISTHMUS_CHECK(where == MEMRESOURCE_CPU || ordinal >= 0, value_error,

@@ -15,12 +15,14 @@ namespace isthmus::plugins {
 
 namespace fs = std::filesystem;
 
-// Note [NVRTC plugins]: nvcc spends most of a CUDA plugin's cold compile in its front ends and
-// host compiler (unsharp.cu: 7.6 s with the support object), while NVRTC, the runtime compiler,
-// turns the same device code into a cubin in about 0.4 s and needs no toolkit at run time
-// (PyPI's nvidia-cuda-nvrtc is enough). It compiles device code only, though: no host functions
-// at all ("host functions are not allowed in JIT mode"), no standard library, and no way to name
-// a kernel instantiated on a lambda's closure type. So CUDA source takes two passes at once:
+// Note [NVRTC plugins]
+// ~~~~~~~~~~~~~~~~~~~~
+// nvcc spends most of a CUDA plugin's cold compile in its front ends and host compiler (unsharp.cu:
+// 7.6 s with the support object), while NVRTC, the runtime compiler, turns the same device code
+// into a cubin in about 0.4 s and needs no toolkit at run time (PyPI's nvidia-cuda-nvrtc is
+// enough). It compiles device code only, though: no host functions at all ("host functions are not
+// allowed in JIT mode"), no standard library, and no way to name a kernel instantiated on a
+// lambda's closure type. So CUDA source takes two passes at once:
 //   - the host pass is the plugin as C++ (g++, the precompiled layer and support object of C++
 //     plugins): the ISTHMUS_PLUGIN body, the CPU launchers, and for each kernel declared with
 //     ISTHMUS_KERNEL a CUDA launcher that launches NVRTC's entry through the driver (Note
@@ -137,9 +139,11 @@ std::string nvrtc_library() {
     return find_nvrtc().library;
 }
 
-// Note [finding NVRTC]: a cached CUDA plugin's key holds NVRTC's identity, so even a cache hit
-// finds the library; opening it (some 100 MB, about 6 ms) waits for the first compile. Files
-// are located by name; only the last resort, the loader's own search, has to open one.
+// Note [finding NVRTC]
+// ~~~~~~~~~~~~~~~~~~~~
+// A cached CUDA plugin's key holds NVRTC's identity, so even a cache hit finds the library; opening
+// it (some 100 MB, about 6 ms) waits for the first compile. Files are located by name; only the
+// last resort, the loader's own search, has to open one.
 const nvrtc_found& find_nvrtc() {
     std::lock_guard lk(g_mu);
     if (!g_found.library.empty()) return g_found;
@@ -322,12 +326,14 @@ size_t skip_space(const std::string& s, size_t i) {
 
 } // namespace
 
-// Note [NVRTC device pass]: the host part of a CUDA plugin is its ISTHMUS_PLUGIN definition
-// (registrations, m.def lambdas on strings and vectors), which NVRTC cannot compile. The device
-// pass gets the same text with each `ISTHMUS_PLUGIN(...) { ... }` replaced by blanks (found by
-// a lexer that skips comments and literals), keeping every line break, so NVRTC's diagnostics
-// carry the source's own line numbers. Other host-only code at namespace scope (helpers on
-// std::string, #include <vector>) is the author's to fence with `#ifndef ISTHMUS_DEVICE_PASS`.
+// Note [NVRTC device pass]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// The host part of a CUDA plugin is its ISTHMUS_PLUGIN definition (registrations, m.def lambdas on
+// strings and vectors), which NVRTC cannot compile. The device pass gets the same text with each
+// `ISTHMUS_PLUGIN(...) { ... }` replaced by blanks (found by a lexer that skips comments and
+// literals), keeping every line break, so NVRTC's diagnostics carry the source's own line numbers.
+// Other host-only code at namespace scope (helpers on std::string, #include <vector>) is the
+// author's to fence with `#ifndef ISTHMUS_DEVICE_PASS`.
 std::string device_pass_source(const std::string& text) {
     std::string s = text;
     static const std::string key = "ISTHMUS_PLUGIN";

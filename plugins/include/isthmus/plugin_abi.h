@@ -3,14 +3,16 @@
 #define ISTHMUS_PLUGIN_ABI_H
 
 /*
- * Note [plugin ABI]: a plugin is a shared library exporting one symbol,
- * `isthmus_plugin_entry`, laid out as a Boost.DLL alias: a `const void*` variable in the
- * "boostdll" section holding the address of an `isthmus_plugin_entry_fn`. The host calls it
- * once after loading and receives an `isthmus_plugin` descriptor listing functions, kernels and
- * object types. Everything crossing the boundary is a plain C struct from this header: no C++
- * types, no exceptions, no allocator is shared. So a plugin built by another compiler (or
- * nvcc) loads fine, and it links neither libisthmus nor Python; the host reaches the plugin
- * through the descriptor, and the plugin reaches the host through the `isthmus_host` table.
+ * Note [plugin ABI]
+ * ~~~~~~~~~~~~~~~~~
+ * A plugin is a shared library exporting one symbol, `isthmus_plugin_entry`, laid out as a
+ * Boost.DLL alias: a `const void*` variable in the "boostdll" section holding the address of an
+ * `isthmus_plugin_entry_fn`. The host calls it once after loading and receives an `isthmus_plugin`
+ * descriptor listing functions, kernels and object types. Everything crossing the boundary is a
+ * plain C struct from this header: no C++ types, no exceptions, no allocator is shared. So a plugin
+ * built by another compiler (or nvcc) loads fine, and it links neither libisthmus nor Python; the
+ * host reaches the plugin through the descriptor, and the plugin reaches the host through the
+ * `isthmus_host` table.
  *
  * Versioning rules (docs/plugins.md):
  *  - ISTHMUS_PLUGIN_ABI_VERSION is one integer. The host refuses a plugin whose descriptor
@@ -236,36 +238,38 @@ typedef struct isthmus_host {
 #define ISTHMUS_CALL_CHECKED 1u
 
 /*
- * Note [checked mode in the ABI]: checked mode reaches a plugin as a per-call flag that the
- * plugin reads once per call (a function call, a kernel chunk) through `call_flags`, which took
- * the first of the reserved slots of `isthmus_host`. The plugin says that it honours the flag
- * with ISTHMUS_FEATURE_CHECKED_MODE in `isthmus_plugin.features`, a field appended to that
- * struct. Both changes are the kind the versioning rules allow within one version: a slot that
- * every older host leaves zero (NULL: "no flags") and a field at the end of a struct carrying
- * `struct_size` (a smaller struct_size: "no features"). So the version stays 1: plugins built
- * against the older header load and run as before (they ignore the flag and say so by having no
- * features), and new plugins run in older hosts (no slot: never checked). A new error code
- * (ISTHMUS_ERR_OVERFLOW) is appended the same way: an older host maps it to RuntimeError.
+ * Note [checked mode in the ABI]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Checked mode reaches a plugin as a per-call flag that the plugin reads once per call (a function
+ * call, a kernel chunk) through `call_flags`, which took the first of the reserved slots of
+ * `isthmus_host`. The plugin says that it honours the flag with ISTHMUS_FEATURE_CHECKED_MODE in
+ * `isthmus_plugin.features`, a field appended to that struct. Both changes are the kind the
+ * versioning rules allow within one version: a slot that every older host leaves zero (NULL: "no
+ * flags") and a field at the end of a struct carrying `struct_size` (a smaller struct_size: "no
+ * features"). So the version stays 1: plugins built against the older header load and run as before
+ * (they ignore the flag and say so by having no features), and new plugins run in older hosts (no
+ * slot: never checked). A new error code (ISTHMUS_ERR_OVERFLOW) is appended the same way: an older
+ * host maps it to RuntimeError.
  */
 
 /*
- * Note [tuple results in the ABI]: a function may return several values (std::tuple or
- * std::pair in the author layer; a Python tuple, a 1-d cell in a C++ host). They cross as one
- * value of kind ISTHMUS_VALUE_TUPLE = 9 whose `u.tup` points at `size` item values. The item
- * array belongs to the host: the plugin asks for it with `new_tuple`, which took the second of
- * the reserved slots of `isthmus_host` (after `call_flags`), and the host accepts no other
- * item array (a tuple in the plugin's own memory would dangle once the function returned).
- * Items are results like any other (tensors from new_tensor, strings from new_string,
- * numbers, objects), or tuples from new_tuple (nested at most 64 deep); a tuple may appear
- * once in a result (so none contains itself). `u.tup` lies inside the union's existing size,
- * so `isthmus_value` keeps its layout. All within version 1, by the versioning rules: a new
- * kind value, a union member that changes no size, a reserved slot older hosts leave NULL.
- * Plugins built against the older header never make the kind and run as before; a new plugin
- * returning a tuple in an older host finds the slot NULL and reports an error naming it
- * (the author layer: "this host cannot take several results ..."), before anything is
- * returned. A host never passes a tuple to a plugin (plugin calls take no cells); a plugin may
- * hand one to a host callback (an event's arguments: a Python tuple), and call_python refuses
- * one as an argument.
+ * Note [tuple results in the ABI]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A function may return several values (std::tuple or std::pair in the author layer; a Python
+ * tuple, a 1-d cell in a C++ host). They cross as one value of kind ISTHMUS_VALUE_TUPLE = 9 whose
+ * `u.tup` points at `size` item values. The item array belongs to the host: the plugin asks for it
+ * with `new_tuple`, which took the second of the reserved slots of `isthmus_host` (after
+ * `call_flags`), and the host accepts no other item array (a tuple in the plugin's own memory would
+ * dangle once the function returned). Items are results like any other (tensors from new_tensor,
+ * strings from new_string, numbers, objects), or tuples from new_tuple (nested at most 64 deep); a
+ * tuple may appear once in a result (so none contains itself). `u.tup` lies inside the union's
+ * existing size, so `isthmus_value` keeps its layout. All within version 1, by the versioning
+ * rules: a new kind value, a union member that changes no size, a reserved slot older hosts leave
+ * NULL. Plugins built against the older header never make the kind and run as before; a new plugin
+ * returning a tuple in an older host finds the slot NULL and reports an error naming it (the author
+ * layer: "this host cannot take several results ..."), before anything is returned. A host never
+ * passes a tuple to a plugin (plugin calls take no cells); a plugin may hand one to a host callback
+ * (an event's arguments: a Python tuple), and call_python refuses one as an argument.
  */
 
 /* ---- what a plugin describes -------------------------------------------------------------- */
@@ -358,11 +362,12 @@ typedef int (*isthmus_kernel_launch)(const struct isthmus_kernel* self, isthmus_
  * parallel_do with the whole range. Returns 0, or non-zero after set_error (a launch failure,
  * or an error the launcher chose to wait for, such as a 'checked access out of bounds).
  *
- * Note [CUDA launcher slot]: ABI version 1 reserved this slot as `void* launch_cuda`, always
- * NULL. It now holds this function pointer type, at the same position and with the same size;
- * NULL still means "no CUDA launcher". So plugins built against the older header stay valid
- * (their NULL reads as "CPU only") and the ABI version does not change: no field moved and no
- * meaning of an existing value changed.
+ * Note [CUDA launcher slot]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * ABI version 1 reserved this slot as `void* launch_cuda`, always NULL. It now holds this function
+ * pointer type, at the same position and with the same size; NULL still means "no CUDA launcher".
+ * So plugins built against the older header stay valid (their NULL reads as "CPU only") and the ABI
+ * version does not change: no field moved and no meaning of an existing value changed.
  */
 typedef int (*isthmus_kernel_launch_cuda)(const struct isthmus_kernel* self, isthmus_call* call,
                                           const isthmus_range* range, const isthmus_value* args,

@@ -32,16 +32,18 @@ private:
     std::string diagnostics_;
 };
 
-/// Note [checked mode]: in checked mode every 'unchecked view of a plugin kernel or function
-/// bounds-checks each access, and an access outside the tensor raises index_error naming the
-/// kernel, the argument (position and name), the index and the shape, instead of reading or
-/// writing outside the tensor (on the GPU too: Note [checked access on the GPU] in plugin.hpp).
-/// It is meant for debugging: it costs a test per access while on, and nothing while off (Note
-/// [view checks]). It is on for a call when the calling thread is inside a checked_scope (the
-/// innermost decides), else when the environment variable ISTHMUS_CHECKED is 1 (read once, when
-/// first needed). Plugins honour it without recompiling when they were built with this
-/// version's plugin.hpp; older plugins and plugins written against the C ABI alone run
-/// unchecked (library::features() says which; parallel_do logs it once per library).
+/// Note [checked mode]
+/// ~~~~~~~~~~~~~~~~~~~
+/// In checked mode every 'unchecked view of a plugin kernel or function bounds-checks each access,
+/// and an access outside the tensor raises index_error naming the kernel, the argument (position
+/// and name), the index and the shape, instead of reading or writing outside the tensor (on the GPU
+/// too: Note [checked access on the GPU] in plugin.hpp). It is meant for debugging: it costs a test
+/// per access while on, and nothing while off (Note [view checks]). It is on for a call when the
+/// calling thread is inside a checked_scope (the innermost decides), else when the environment
+/// variable ISTHMUS_CHECKED is 1 (read once, when first needed). Plugins honour it without
+/// recompiling when they were built with this version's plugin.hpp; older plugins and plugins
+/// written against the C ABI alone run unchecked (library::features() says which; parallel_do logs
+/// it once per library).
 
 /// Whether plugin calls made from this thread run in checked mode now (Note [checked mode]).
 ISTHMUS_API bool checked();
@@ -101,10 +103,12 @@ public:
     /// Calls the function; throws the typed error the plugin reported (type_error for arguments
     /// no overload accepts, before anything runs).
     value call(std::span<const value> args) const;
-    /// Note [scalar fast path]: the overload a call whose arguments are all plain numbers
-    /// goes straight to (one overload, every parameter a bool, integer or real number); NULL
-    /// when the function has no such overload. Callers marshal numbers themselves and use
-    /// call_abi, skipping runtime values, overload resolution and argument slots.
+    /// Note [scalar fast path]
+    /// ~~~~~~~~~~~~~~~~~~~~~~~
+    /// The overload a call whose arguments are all plain numbers goes straight to (one overload,
+    /// every parameter a bool, integer or real number); NULL when the function has no such
+    /// overload. Callers marshal numbers themselves and use call_abi, skipping runtime values,
+    /// overload resolution and argument slots.
     const isthmus_function* scalar_overload() const noexcept { return scalar_; }
     /// Calls overload `f` with already-marshalled ABI arguments (numbers only: nothing is
     /// locked); throws the typed error the plugin reported.
@@ -357,9 +361,11 @@ typed_function<Sig> typed(const library& lib, const std::string& name) {
 }
 
 namespace detail {
-/// Note [call_python bridge]: the host table's call_python slot converts ABI values and hands
-/// the call to this bridge, which the Python module installs when it initialises (libisthmus
-/// with Python); without it, call_python reports that Python is unavailable.
+/// Note [call_python bridge]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~~
+/// The host table's call_python slot converts ABI values and hands the call to this bridge, which
+/// the Python module installs when it initialises (libisthmus with Python); without it, call_python
+/// reports that Python is unavailable.
 using python_bridge = value (*)(const std::string& qualified_name, std::span<const value> args);
 void set_python_bridge(python_bridge fn) noexcept;
 } // namespace detail

@@ -85,11 +85,14 @@ R apply_args(F& f, isthmus_call* call, const isthmus_value* args, std::index_seq
     }
 }
 
-/// A function's result as an ABI value. Note [view results]: a view borrows memory of the
-/// call's arguments and keeps its shape and strides in itself, so handed to the host as it is
-/// the descriptor would point into a dead object and at memory the result does not own. A view
-/// result is therefore copied into a new tensor of the host's (what NumPy's functions return
-/// for a computed array); other results convert as to_abi does.
+/// A function's result as an ABI value.
+///
+/// Note [view results]
+/// ~~~~~~~~~~~~~~~~~~~
+/// A view borrows memory of the call's arguments and keeps its shape and strides in itself, so
+/// handed to the host as it is the descriptor would point into a dead object and at memory the
+/// result does not own. A view result is therefore copied into a new tensor of the host's (what
+/// NumPy's functions return for a computed array); other results convert as to_abi does.
 template <typename R>
 isthmus_value result_to_abi(const R& r) {
     if constexpr (is_view<R>::value) {
@@ -220,10 +223,11 @@ void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
     run_positions<Checked, P>(f, r, std::get<I>(converted)...);
 }
 
-// Note [checked loops are cold]: checked mode is for finding a kernel's bad index (Note [view
-// checks]), and its loop checks every access, so it never earns -O3's vectoriser, yet it was
-// optimised like the fast loop in every plugin compile: a third of a small kernel's compile.
-// Marked cold, it is optimised for size.
+// Note [checked loops are cold]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Checked mode is for finding a kernel's bad index (Note [view checks]), and its loop checks every
+// access, so it never earns -O3's vectoriser, yet it was optimised like the fast loop in every
+// plugin compile: a third of a small kernel's compile. Marked cold, it is optimised for size.
 template <typename F, typename Tuple, size_t... I>
 [[gnu::cold, gnu::noinline]] void checked_kernel_loop(F& f, const isthmus_range& r,
                                                       const isthmus_value* args,
@@ -302,8 +306,10 @@ struct is_checked_view<view<T, N, access::checked>> : std::true_type {};
 
 } // namespace detail
 
-/// Note [device kernels]: whether m.kernel() also generates a CUDA launcher for a body of type
-/// F. Only in a translation unit nvcc compiles (elsewhere always false), and then for
+/// Note [device kernels]
+/// ~~~~~~~~~~~~~~~~~~~~~
+/// Whether m.kernel() also generates a CUDA launcher for a body of type F. Only in a translation
+/// unit nvcc compiles (elsewhere always false), and then for
 ///  - an extended `[] __host__ __device__ (...) {...}` lambda (nvcc's --extended-lambda; a
 ///    plain lambda is host-only and gets the CPU launcher alone), and
 ///  - a function object type that says so with a member `using device_kernel = void;` (its
@@ -480,7 +486,7 @@ int kernel_impl_cuda(const isthmus_kernel* self, isthmus_call* call, const isthm
 }
 #endif
 
-// Note [NVRTC launcher]: a kernel declared with ISTHMUS_KERNEL in a plugin that
+// See Note [NVRTC launcher]: a kernel declared with ISTHMUS_KERNEL in a plugin that
 // compile_string built with NVRTC (Note [NVRTC plugins] in plugins/src/nvrtc_compile.cpp) has
 // its device code beside the plugin's library in the cache (<entry>.sm_XY.cubin per
 // architecture, <entry>.ptx), and its host side is ordinary C++ from g++. Its CUDA launcher
@@ -599,12 +605,13 @@ R callback::call(const A&... args) const {
     return detail::result_as<R>(r);
 }
 
-/// Note [call_python in plugins]: calls a Python function by its qualified name through the
-/// host (isthmus_host.call_python), with no link to Python or libisthmus:
-/// `double n = ip::call_python<double>("numpy.linalg.norm", x);` for a view `x`. The module is
-/// imported ("numpy.linalg", else "numpy"), the host takes the GIL (so this works from
-/// functions called by Python and from parallel_do bodies alike); arguments are numbers,
-/// strings, views (copied for Python) and isthmus_values; the result converts to R as in
+/// Note [call_python in plugins]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+/// Calls a Python function by its qualified name through the host (isthmus_host.call_python), with
+/// no link to Python or libisthmus: `double n = ip::call_python<double>("numpy.linalg.norm", x);`
+/// for a view `x`. The module is imported ("numpy.linalg", else "numpy"), the host takes the GIL
+/// (so this works from functions called by Python and from parallel_do bodies alike); arguments are
+/// numbers, strings, views (copied for Python) and isthmus_values; the result converts to R as in
 /// callback::call (a tensor result as a read-only view, valid until the running call returns).
 /// Throws when the host has no Python; a Python exception reaches a Python caller as itself.
 template <typename R = void, typename... A>

@@ -28,31 +28,35 @@
 #include <cuda_runtime.h>
 #endif
 
-// Note [setup code is cold]: a plugin's setup (the module builder, the descriptor, signatures)
-// runs once at load, and its error texts only on errors, yet they were optimised at -O3 in every
-// plugin compile: most of the optimiser's time once the messages were cheap. Marked cold, GCC
-// and Clang optimise them for size, which is faster to compile; the kernels and call wrappers
-// they register are separate functions and keep -O3. Nothing a call runs on its normal path may
-// be cold, though: GCC predicts a path through a call of a cold function as never taken, so a
-// cold view check in a kernel's argument conversion made every kernel loop after it "unlikely
-// executed", optimised for size and never vectorised (saxpy over 10M float32 ran scalar).
-// Such functions are ISTHMUS_PLUGIN_SUPPORT_CALL; errors, messages and setup stay cold.
+// Note [setup code is cold]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// A plugin's setup (the module builder, the descriptor, signatures) runs once at load, and its
+// error texts only on errors, yet they were optimised at -O3 in every plugin compile: most of the
+// optimiser's time once the messages were cheap. Marked cold, GCC and Clang optimise them for size,
+// which is faster to compile; the kernels and call wrappers they register are separate functions
+// and keep -O3. Nothing a call runs on its normal path may be cold, though: GCC predicts a path
+// through a call of a cold function as never taken, so a cold view check in a kernel's argument
+// conversion made every kernel loop after it "unlikely executed", optimised for size and never
+// vectorised (saxpy over 10M float32 ran scalar). Such functions are ISTHMUS_PLUGIN_SUPPORT_CALL;
+// errors, messages and setup stay cold.
 #if defined(__GNUC__) || defined(__clang__)
 #define ISTHMUS_PLUGIN_SETUP __attribute__((cold))
 #else
 #define ISTHMUS_PLUGIN_SETUP
 #endif
 
-// Note [support object]: the author layer's non-template code (the module builder, the
-// descriptor, error reporting and messages) is the same in every plugin, yet a header-only layer
-// compiles it again in each: about 0.75 s of the optimiser per compile_string call with the
-// precompiled header present, most of an empty plugin's compile. Its functions are declared
-// ISTHMUS_PLUGIN_SUPPORT and defined in isthmus/plugin/support_code.hpp, after Asio's separate
-// compilation: by default they are inline and the umbrella header includes their definitions (a
-// CMake-built or nvcc-built plugin sees no difference); with ISTHMUS_PLUGIN_SEPARATE defined
-// they are hidden external declarations, and the plugin cache compiles the definitions once per
-// key into an object that every compile_string plugin with that key links (Note [precompiled
-// plugin header] in plugins/src/precompiled_header.cpp).
+// Note [support object]
+// ~~~~~~~~~~~~~~~~~~~~~
+// The author layer's non-template code (the module builder, the descriptor, error reporting and
+// messages) is the same in every plugin, yet a header-only layer compiles it again in each: about
+// 0.75 s of the optimiser per compile_string call with the precompiled header present, most of an
+// empty plugin's compile. Its functions are declared ISTHMUS_PLUGIN_SUPPORT and defined in
+// isthmus/plugin/support_code.hpp, after Asio's separate compilation: by default they are inline
+// and the umbrella header includes their definitions (a CMake-built or nvcc-built plugin sees no
+// difference); with ISTHMUS_PLUGIN_SEPARATE defined they are hidden external declarations, and the
+// plugin cache compiles the definitions once per key into an object that every compile_string
+// plugin with that key links (Note [precompiled plugin header] in
+// plugins/src/precompiled_header.cpp).
 #if defined(ISTHMUS_PLUGIN_SEPARATE)
 #define ISTHMUS_PLUGIN_SUPPORT ISTHMUS_PLUGIN_SETUP __attribute__((visibility("hidden")))
 #else
@@ -142,13 +146,14 @@ inline uint32_t call_flags(isthmus_call* call) noexcept {
 /// Reports the exception in flight to the host; returns the non-zero status to return.
 ISTHMUS_PLUGIN_SUPPORT int report(isthmus_call* call) noexcept;
 
-// Note [cheap messages]: error texts are built by cat(...) in every plugin. A fold that
-// converted and appended each piece inline gave every distinct argument list its own copy of
-// std::string's growth and std::to_string, all optimised at -O3 in every plugin compile (clang's
-// -ftime-trace of the color_temperature kernel: the cat family was a third of the optimiser's
-// time). Each piece now goes through one of a few out-of-line, cold overloads, so an
-// instantiation of cat is only a row of calls.
-// Out of line and cold: their definitions in support_code.hpp add noinline.
+// Note [cheap messages]
+// ~~~~~~~~~~~~~~~~~~~~~
+// Error texts are built by cat(...) in every plugin. A fold that converted and appended each piece
+// inline gave every distinct argument list its own copy of std::string's growth and std::to_string,
+// all optimised at -O3 in every plugin compile (clang's -ftime-trace of the color_temperature
+// kernel: the cat family was a third of the optimiser's time). Each piece now goes through one of a
+// few out-of-line, cold overloads, so an instantiation of cat is only a row of calls. Out of line
+// and cold: their definitions in support_code.hpp add noinline.
 ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, const char* x);
 ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, const std::string& x);
 ISTHMUS_PLUGIN_SUPPORT void put(std::string& s, std::string_view x);

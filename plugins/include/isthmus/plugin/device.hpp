@@ -2,15 +2,16 @@
 // NVRTC.
 #pragma once
 
-// Note [device layer]: a kernel body, and everything it can touch, is compiled by three
-// compilers: g++ (the CPU launcher), nvcc (CMake-built and nvcc-compiled .cu plugins) and NVRTC
-// (the device pass of compile_string(lang="cuda"), Note [NVRTC plugins] in
-// plugins/src/nvrtc_compile.cpp). NVRTC compiles device code only and has no standard library,
-// so this header uses neither: under NVRTC (__CUDACC_RTC__) it defines the fixed-width integer
-// types itself and includes nothing but plugin_abi.h; elsewhere it is included by
-// isthmus/plugin/core.hpp, after the declarations its host-side members call. Each type here
-// has one definition for all three compilers, so a view or an argument block laid out by the
-// host compiler is the same bytes the device code reads.
+// Note [device layer]
+// ~~~~~~~~~~~~~~~~~~~
+// A kernel body, and everything it can touch, is compiled by three compilers: g++ (the CPU
+// launcher), nvcc (CMake-built and nvcc-compiled .cu plugins) and NVRTC (the device pass of
+// compile_string(lang="cuda"), Note [NVRTC plugins] in plugins/src/nvrtc_compile.cpp). NVRTC
+// compiles device code only and has no standard library, so this header uses neither: under NVRTC
+// (__CUDACC_RTC__) it defines the fixed-width integer types itself and includes nothing but
+// plugin_abi.h; elsewhere it is included by isthmus/plugin/core.hpp, after the declarations its
+// host-side members call. Each type here has one definition for all three compilers, so a view or
+// an argument block laid out by the host compiler is the same bytes the device code reads.
 
 #if defined(__CUDACC_RTC__)
 typedef signed char int8_t;
@@ -24,14 +25,15 @@ typedef unsigned long long uint64_t;
 #include "isthmus/plugin_abi.h"
 #endif
 
-// Note [one kernel body for CPU and GPU]: what a kernel body touches (vec / ivec, view
-// accessors, the access modifiers' index maps) is marked ISTHMUS_HD, which is
-// `__host__ __device__` under nvcc and NVRTC and nothing for other compilers, so a plain C++
-// plugin is unchanged and a .cu plugin can call the same body on both sides. In a translation
-// unit that nvcc compiles, m.kernel() also generates a CUDA launcher when the body is
-// device-callable (see is_device_kernel in calls.hpp); a kernel declared with ISTHMUS_KERNEL
-// gets one from NVRTC's device code (Note [NVRTC plugins]); the CPU launcher is always
-// generated.
+// Note [one kernel body for CPU and GPU]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// What a kernel body touches (vec / ivec, view accessors, the access modifiers' index maps) is
+// marked ISTHMUS_HD, which is `__host__ __device__` under nvcc and NVRTC and nothing for other
+// compilers, so a plain C++ plugin is unchanged and a .cu plugin can call the same body on both
+// sides. In a translation unit that nvcc compiles, m.kernel() also generates a CUDA launcher when
+// the body is device-callable (see is_device_kernel in calls.hpp); a kernel declared with
+// ISTHMUS_KERNEL gets one from NVRTC's device code (Note [NVRTC plugins]); the CPU launcher is
+// always generated.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define ISTHMUS_HD __host__ __device__
 #else
@@ -135,14 +137,15 @@ enum class access {
 
 namespace detail {
 
-/// Note [view checks]: every element access of a view goes through map_index, which maps one
-/// index of one dimension by the view's access modifier and says whether there is an element
-/// at all. It fails for a 'checked index outside [0, size), for any index into a dimension of
-/// size 0 under 'clamped, 'circular and 'mirror (they have nothing to clamp, wrap or reflect
-/// to), and, in checked mode only, for an 'unchecked index outside [0, size). A failure goes to
-/// the view's cold path: on the CPU it throws index_error with the message below; on the GPU it
-/// records the failure and ends the thread (Note [checked access on the GPU]). Either way a
-/// failed access never touches memory.
+/// Note [view checks]
+/// ~~~~~~~~~~~~~~~~~~
+/// Every element access of a view goes through map_index, which maps one index of one dimension by
+/// the view's access modifier and says whether there is an element at all. It fails for a 'checked
+/// index outside [0, size), for any index into a dimension of size 0 under 'clamped, 'circular and
+/// 'mirror (they have nothing to clamp, wrap or reflect to), and, in checked mode only, for an
+/// 'unchecked index outside [0, size). A failure goes to the view's cold path: on the CPU it throws
+/// index_error with the message below; on the GPU it records the failure and ends the thread
+/// (Note [checked access on the GPU]). Either way a failed access never touches memory.
 ///
 /// Checked mode (ISTHMUS_CALL_CHECKED, see Note [checked mode in the ABI]) is bit 0 of each
 /// view's tag, set by the launcher when it binds the arguments (the other bits hold the
@@ -185,20 +188,21 @@ ISTHMUS_HD inline bool map_index(int64_t i, int64_t n, bool checked_mode, int64_
     }
 }
 
-/// Note [checked access on the GPU]: device code cannot throw, so a failed view access on the
-/// GPU (Note [view checks]) records the first failure here (one record per plugin module and
-/// device, claimed with atomicCAS: the view's modifier, the argument, the dimension, and up to
-/// 8 indices and sizes), and the thread then ends (PTX `exit`), so it reads and writes nothing
-/// more: neither the element that is not there nor, with a value it never got, any other. (The
-/// access returns a scratch element, which is never reached; the grid-stride loop's other
-/// positions of that thread do not run, and the launch fails anyway.) Kernel bodies must not
-/// use block barriers, which the grid-stride loop rules out already. Other threads run on; what
-/// they write is written, as on the CPU where other blocks run on until they see the first
-/// error. A launch that can fail this way waits: the CUDA launcher clears the record, launches,
-/// reads the record back and syncs the stream, and then raises index_error with the CPU's
-/// message. That is every launch of a kernel with a 'checked view, every launch in checked
-/// mode, and a launch where a 'clamped, 'circular or 'mirror view has an empty dimension; other
-/// launches return as soon as they are queued.
+/// Note [checked access on the GPU]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+/// Device code cannot throw, so a failed view access on the GPU (Note [view checks]) records the
+/// first failure here (one record per plugin module and device, claimed with atomicCAS: the view's
+/// modifier, the argument, the dimension, and up to 8 indices and sizes), and the thread then ends
+/// (PTX `exit`), so it reads and writes nothing more: neither the element that is not there nor,
+/// with a value it never got, any other. (The access returns a scratch element, which is never
+/// reached; the grid-stride loop's other positions of that thread do not run, and the launch fails
+/// anyway.) Kernel bodies must not use block barriers, which the grid-stride loop rules out
+/// already. Other threads run on; what they write is written, as on the CPU where other blocks run
+/// on until they see the first error. A launch that can fail this way waits: the CUDA launcher
+/// clears the record, launches, reads the record back and syncs the stream, and then raises
+/// index_error with the CPU's message. That is every launch of a kernel with a 'checked view, every
+/// launch in checked mode, and a launch where a 'clamped, 'circular or 'mirror view has an empty
+/// dimension; other launches return as soon as they are queued.
 struct device_index_error {
     unsigned int failed;
     int modifier;
@@ -420,13 +424,15 @@ ISTHMUS_HD inline void position_of(P& pos, int64_t i, const isthmus_range& r) {
 }
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-// Note [CUDA launcher]: one thread per position in a grid-stride loop over [begin, end) of the
-// range; each thread turns its linear position into the position P (an ivec in C order, the
-// last dimension fastest, or an integer for 1-d) and calls the body, inlined. Arguments are
-// converted once on the host and copied into the kernel's parameters by value (views carry
-// pointer, shape and strides). Instantiated once per value of Checked, the launch's checked
-// mode, which each view copy holds as a constant (Note [view checks]). The kernels nvcc
-// generates (device_loop in calls.hpp) and NVRTC's entries (ISTHMUS_KERNEL) both run it.
+// Note [CUDA launcher]
+// ~~~~~~~~~~~~~~~~~~~~
+// One thread per position in a grid-stride loop over [begin, end) of the range; each thread turns
+// its linear position into the position P (an ivec in C order, the last dimension fastest, or an
+// integer for 1-d) and calls the body, inlined. Arguments are converted once on the host and copied
+// into the kernel's parameters by value (views carry pointer, shape and strides). Instantiated once
+// per value of Checked, the launch's checked mode, which each view copy holds as a constant
+// (Note [view checks]). The kernels nvcc generates (device_loop in calls.hpp) and NVRTC's entries
+// (ISTHMUS_KERNEL) both run it.
 template <bool Checked, typename P, typename F, typename... V>
 __device__ inline void grid_loop(F f, const isthmus_range& r, const V&... v) {
     const int64_t count = r.end - r.begin;
@@ -447,15 +453,16 @@ __device__ inline void grid_loop(F f, const isthmus_range& r, const V&... v) {
 
 // ---- kernels declared with ISTHMUS_KERNEL -------------------------------------------------
 
-/// Note [argument blocks]: an NVRTC kernel entry is `extern "C"` (so the host names it without
-/// a mangled name) and so cannot be a template; it takes its arguments as one by-value block,
-/// the kernel's parameters but the position, in order. The block is a chain of {head, tail}
-/// structs of the parameters' own types (views, numbers, vec), laid out the same by the host
-/// compiler and by NVRTC: the types are defined once (this header) and the x86-64 and NVPTX
-/// ABIs give them the same sizes and alignments (long double, which differs, is refused).
-/// The host builds it from the converted arguments and passes its address as the launch's
-/// second parameter. tests/python/test_compile_nvrtc.py compares the host's sizeof with the
-/// parameter size NVRTC writes in the PTX.
+/// Note [argument blocks]
+/// ~~~~~~~~~~~~~~~~~~~~~~
+/// An NVRTC kernel entry is `extern "C"` (so the host names it without a mangled name) and so
+/// cannot be a template; it takes its arguments as one by-value block, the kernel's parameters but
+/// the position, in order. The block is a chain of {head, tail} structs of the parameters' own
+/// types (views, numbers, vec), laid out the same by the host compiler and by NVRTC: the types are
+/// defined once (this header) and the x86-64 and NVPTX ABIs give them the same sizes and alignments
+/// (long double, which differs, is refused). The host builds it from the converted arguments and
+/// passes its address as the launch's second parameter. tests/python/test_compile_nvrtc.py compares
+/// the host's sizeof with the parameter size NVRTC writes in the PTX.
 template <typename... V>
 struct args_block {};
 template <typename H, typename... T>
@@ -501,9 +508,11 @@ __device__ inline void run_block(const F& f, const isthmus_range& r, const args_
 
 } // namespace isthmus::plugin
 
-/// Note [NVRTC kernel entries]: under NVRTC, ISTHMUS_KERNEL also emits the kernel's two device
-/// entries, `isthmus_kernel_NAME` and `isthmus_kernel_NAME_checked` (the launch's checked mode
-/// as a constant, Note [view checks]); elsewhere nothing.
+/// Note [NVRTC kernel entries]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+/// Under NVRTC, ISTHMUS_KERNEL also emits the kernel's two device entries, `isthmus_kernel_NAME`
+/// and `isthmus_kernel_NAME_checked` (the launch's checked mode as a constant, Note [view checks]);
+/// elsewhere nothing.
 #if defined(__CUDACC_RTC__)
 #define ISTHMUS_KERNEL_ENTRIES_(NAME)                                                              \
     extern "C" __global__ void isthmus_kernel_##NAME(                                              \

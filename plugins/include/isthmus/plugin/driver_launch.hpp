@@ -215,7 +215,7 @@ ISTHMUS_PLUGIN_SUPPORT_CALL void launch_device_entry(const entry_launch& l) {
         cu::function fn = nullptr;
         cu_check(a, a.module_get_function(&fn, pd.mod, name.c_str()), l,
                  cat("finding entry ", name).c_str());
-        // Note [argument blocks]: the device code must read the block the host writes.
+        // See Note [argument blocks]: the device code must read the block the host writes.
         size_t offset = 0, size = 0;
         if (a.func_param_info && a.func_param_info(fn, 1, &offset, &size) == 0 &&
             size != l.block_size)

@@ -132,9 +132,11 @@ struct arg_caster {
         } else if constexpr (std::is_integral_v<T>) {
             if (v.kind != ISTHMUS_VALUE_INT && v.kind != ISTHMUS_VALUE_BOOL)
                 bad_arg("an integer", v);
-            // Note [integer parameters]: an integer that does not fit T is an error (NumPy 2's
-            // rule for Python integers), never a wrapped value. The host checks first, naming
-            // the parameter; this is the check for hosts and callers that do not.
+            // Note [integer parameters]
+            // ~~~~~~~~~~~~~~~~~~~~~~~~~
+            // An integer that does not fit T is an error (NumPy 2's rule for Python integers),
+            // never a wrapped value. The host checks first, naming the parameter; this is the check
+            // for hosts and callers that do not.
             if (v.dtype == ISTHMUS_DT_UINT64) {
                 const auto u = static_cast<uint64_t>(v.u.i);
                 if (!std::in_range<T>(u))
