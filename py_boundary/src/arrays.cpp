@@ -44,10 +44,12 @@ py::object asarray_with_copy(py::handle obj, copy_policy policy) {
 
 namespace {
 
-// Note [array release]: a tensor that wraps a NumPy array owns one reference to the array,
-// dropped when the storage dies. That may happen on any thread (whichever drops the last view),
-// with or without the GIL, so the deleter takes the GIL itself; at interpreter shutdown it leaks
-// the reference instead of touching a finalizing interpreter.
+// Note [array release]
+// ~~~~~~~~~~~~~~~~~~~~
+// A tensor that wraps a NumPy array owns one reference to the array, dropped when the storage dies.
+// That may happen on any thread (whichever drops the last view), with or without the GIL, so the
+// deleter takes the GIL itself; at interpreter shutdown it leaks the reference instead of touching
+// a finalizing interpreter.
 struct py_ref_deleter {
     void operator()(PyObject* o) const noexcept {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -87,10 +89,12 @@ tensor tensor_from_array(py::handle obj, copy_policy policy, std::optional<dtype
     const bool aligned = (flags & np_aligned) != 0;
     const bool writeable = (flags & np_writeable) != 0;
 
-    // Note [wrapping rules]: an array is shared without a copy when isthmus can address it as a
-    // tensor and write to it: native byte order, aligned, strides that are whole elements, and
-    // writeable. A read-only array is copied rather than wrapped, since isthmus tensors are
-    // always writable (copy=False then raises ValueError).
+    // Note [wrapping rules]
+    // ~~~~~~~~~~~~~~~~~~~~~
+    // An array is shared without a copy when isthmus can address it as a tensor and write to it:
+    // native byte order, aligned, strides that are whole elements, and writeable. A read-only array
+    // is copied rather than wrapped, since isthmus tensors are always writable (copy=False then
+    // raises ValueError).
     if (policy != copy_policy::always && dst_dt == src_dt) {
         const char* why = !native       ? "it is not in native byte order"
                           : !aligned    ? "it is not aligned"

@@ -18,9 +18,11 @@
 
 namespace isthmus::boundary {
 
-// Note [cuda array interface]: `__cuda_array_interface__` is a dict describing device memory
-// (shape, typestr, descr, data=(pointer, readonly), strides in bytes or None for C order,
-// version 3, stream). Unlike DLPack it has no owner object and no deleter, so:
+// Note [cuda array interface]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// `__cuda_array_interface__` is a dict describing device memory (shape, typestr, descr,
+// data=(pointer, readonly), strides in bytes or None for C order, version 3, stream). Unlike DLPack
+// it has no owner object and no deleter, so:
 // - Export: the first access pins the storage to its CUDA device for the rest of that qvalue's
 //   life (a weakref callback unpins), as `__array_interface__` does on the CPU; the consumer
 //   (torch.as_tensor, CuPy, Numba) keeps the qvalue alive. `stream` is isthmus's stream for the
@@ -254,8 +256,10 @@ tensor tensor_from_cuda_array_interface(py::handle obj, py::handle raw, copy_pol
         }
     }
     const resource_id res = cuda_resource(dev);
-    // Note [misaligned device data]: the GPU kernels load whole elements (a complex64 as one
-    // 8-byte word), and so would a copy kernel: misaligned device data is refused, not copied.
+    // Note [misaligned device data]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // The GPU kernels load whole elements (a complex64 as one 8-byte word), and so would a copy
+    // kernel: misaligned device data is refused, not copied.
     ISTHMUS_CHECK(ptr % static_cast<uintptr_t>(isz) == 0, value_error,
                   "__cuda_array_interface__: the CUDA data pointer ", reinterpret_cast<void*>(ptr),
                   " is not aligned to its ", isz,
@@ -265,7 +269,7 @@ tensor tensor_from_cuda_array_interface(py::handle obj, py::handle raw, copy_pol
     ISTHMUS_CHECK(!why || policy != copy_policy::never, value_error,
                   "cannot share the CUDA array without a copy: ", why,
                   "; pass copy=None (or True) to allow a copy");
-    // Note [cuda array interface]: the producer's work on its stream comes first.
+    // See Note [cuda array interface]: the producer's work on its stream comes first.
     if (stream) cuda::stream_wait_for(dev, stream);
     if (numel == 0) return tensor::empty(shape, dt, res);
     void* p = reinterpret_cast<void*>(ptr);

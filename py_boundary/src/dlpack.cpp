@@ -10,7 +10,9 @@
 
 namespace isthmus::boundary {
 
-// Note [dlpack cuda]: device memory crosses without a copy in both directions.
+// Note [dlpack cuda]
+// ~~~~~~~~~~~~~~~~~~
+// Device memory crosses without a copy in both directions.
 // - Where a value is exported from (`__dlpack_device__`): tensor::location(), i.e. the resource
 //   the storage is pinned to, else the default device when the data is valid there, else the
 //   lowest resource holding a valid copy (the CPU before any GPU). A location on cuda:n reports
@@ -27,7 +29,9 @@ namespace isthmus::boundary {
 //   is checked with cuda::pointer_device, so a producer that mislabels host memory is refused.
 //   kDLCPU, kDLCUDAHost, kDLROCMHost and kDLCUDAManaged are host memory, wrapped on the CPU.
 //
-// Note [dlpack streams]: the DLPack/array-API rules, as producer and as consumer.
+// Note [dlpack streams]
+// ~~~~~~~~~~~~~~~~~~~~~
+// The DLPack/array-API rules, as producer and as consumer.
 // - Export of CUDA data: `stream` is the consumer's stream. None means the legacy default stream
 //   (1), 1 and 2 are the legacy and per-thread default streams, larger ints are cudaStream_t
 //   handles: that stream is made to wait (cudaStreamWaitEvent on an event recorded on isthmus's

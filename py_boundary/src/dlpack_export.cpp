@@ -15,18 +15,20 @@
 
 namespace isthmus::boundary {
 
-// Note [dlpack export]: `A.__dlpack__()` hands the consumer a capsule holding a
-// DLManagedTensor(Versioned) whose manager_ctx is an export_ctx: the storage handle (keeping the
-// memory alive) plus the shape/strides arrays the DLTensor points into (Note [export context]).
-// Making it pins the storage to the exported device, the CPU or a CUDA device (Note [export pins]
-// in buffer.cpp, Note [dlpack cuda], docs/memory-model.md "Pinning"); the deleter unpins and frees
-// it. The deleter runs exactly once: called by the consumer when it is done with the memory (after
-// renaming the capsule "used_dltensor[_versioned]"), or by the capsule's destructor when no
-// consumer ever took it. It needs no GIL and may run on any thread. The capsule is versioned
-// (DLPack 1.x) when the consumer passes max_version >= (1, 0), else legacy (DLPack 0.x, no flags).
-// READ_ONLY is set on read-only broadcast views only (Note [read-only broadcast views]); IS_COPIED
-// is set on copies (copy=True, scalars, Note [negative strides]). `data` is element 0's address and
-// byte_offset is 0, as NumPy and PyTorch do on the CPU.
+// Note [dlpack export]
+// ~~~~~~~~~~~~~~~~~~~~
+// `A.__dlpack__()` hands the consumer a capsule holding a DLManagedTensor(Versioned) whose
+// manager_ctx is an export_ctx: the storage handle (keeping the memory alive) plus the
+// shape/strides arrays the DLTensor points into (Note [export context]). Making it pins the storage
+// to the exported device, the CPU or a CUDA device (Note [export pins] in buffer.cpp,
+// Note [dlpack cuda], docs/memory-model.md "Pinning"); the deleter unpins and frees it. The deleter
+// runs exactly once: called by the consumer when it is done with the memory (after renaming the
+// capsule "used_dltensor[_versioned]"), or by the capsule's destructor when no consumer ever took
+// it. It needs no GIL and may run on any thread. The capsule is versioned (DLPack 1.x) when the
+// consumer passes max_version >= (1, 0), else legacy (DLPack 0.x, no flags). READ_ONLY is set on
+// read-only broadcast views only (Note [read-only broadcast views]); IS_COPIED is set on copies
+// (copy=True, scalars, Note [negative strides]). `data` is element 0's address and byte_offset is
+// 0, as NumPy and PyTorch do on the CPU.
 //
 
 namespace {
@@ -119,10 +121,11 @@ std::optional<int> export_device_arg(py::handle dl_device) {
 
 // ---- export ----
 
-// Note [export context]: one heap block per export. The context keeps the storage (not a
-// tensor: the shape and strides live here once) and holds the shape and strides the DLTensor
-// points into, inline up to `inline_dims` dimensions (a second block beyond), so an export costs
-// this block and the capsule.
+// Note [export context]
+// ~~~~~~~~~~~~~~~~~~~~~
+// One heap block per export. The context keeps the storage (not a tensor: the shape and strides
+// live here once) and holds the shape and strides the DLTensor points into, inline up to
+// `inline_dims` dimensions (a second block beyond), so an export costs this block and the capsule.
 struct export_ctx {
     static constexpr int64_t inline_dims = 8;
 
@@ -223,7 +226,7 @@ py::object dlpack_export(const value& v, py::handle stream, py::handle max_versi
                                           "exported through DLPack, this value is a ",
                                           v.kind_name()));
 
-    // Note [dlpack cuda]: from where the data is, or from the device the consumer asked for.
+    // See Note [dlpack cuda]: from where the data is, or from the device the consumer asked for.
     const int source = v.is_tensor() ? cuda_ordinal(v.as_tensor().location()) : -1;
     const int target = asked.value_or(source);
     void* wait_stream = nullptr;
@@ -239,8 +242,10 @@ py::object dlpack_export(const value& v, py::handle stream, py::handle max_versi
     if (v.is_tensor()) {
         const tensor& t = v.as_tensor();
         exported = &t;
-        // Note [negative strides]: DLPack allows negative strides, but common consumers do not
-        // (PyTorch 2.x aborts the process on them), so such views are exported as a copy.
+        // Note [negative strides]
+        // ~~~~~~~~~~~~~~~~~~~~~~~
+        // DLPack allows negative strides, but common consumers do not (PyTorch 2.x aborts the
+        // process on them), so such views are exported as a copy.
         const resource_id pinned = t.storage()->pinned_to();
         const bool negative = has_negative_stride(t);
         const bool elsewhere = pinned != -1 && pinned != resource;
@@ -276,7 +281,7 @@ py::object dlpack_export(const value& v, py::handle stream, py::handle max_versi
         copied = true;
     }
     py::object cap = export_capsule(*exported, versioned, copied, resource, wait_stream);
-    // Note [dlpack streams]: the consumer's stream waits for isthmus's work (the pinning
+    // See Note [dlpack streams]: the consumer's stream waits for isthmus's work (the pinning
     // transfer or the copy included); on error the capsule's destructor gives the pin back.
     if (wait_stream) cuda::make_stream_wait(wait_stream, target);
     return cap;
@@ -289,7 +294,7 @@ namespace {
 // consumer's stream for device exports (nullptr: none), waited for at release.
 py::object export_capsule(const tensor& t, bool versioned, bool copied, resource_id resource,
                           void* consumer) {
-    // Note [read-only broadcast views]: the versioned capsule carries the read-only flag; a
+    // See Note [read-only broadcast views]: the versioned capsule carries the read-only flag; a
     // legacy one cannot, so a broadcast view is refused there (NumPy refuses read-only arrays
     // the same way) rather than handed out as writable memory.
     if (!versioned && !t.is_writable())
@@ -358,7 +363,7 @@ py::object export_capsule(const tensor& t, bool versioned, bool copied, resource
 
 py::tuple dlpack_device(const value& v) {
     if (v.is_tensor()) {
-        // Note [dlpack cuda]: where tensor::location() is.
+        // See Note [dlpack cuda]: where tensor::location() is.
         const int n = cuda_ordinal(v.as_tensor().location());
         if (n >= 0) return py::make_tuple(static_cast<int>(dl::kDLCUDA), n);
     } else if (!v.is_scalar()) {

@@ -21,17 +21,18 @@
 
 namespace isthmus::boundary {
 
-// Note [dlpack import]: `q.from_dlpack(x)` calls
-// `x.__dlpack__(max_version=(1, 1), copy=..., dl_device=...)`, falling back to a bare
-// `x.__dlpack__()` for producers that predate those keywords (TypeError). It renames the capsule
-// "used_..." and wraps the memory without a copy (tensor::wrap: pinned to the CPU or to the
-// CUDA device, the producer's deleter as the release callback, run once when the last view of the
-// storage is gone). Everything is validated before the capsule is renamed, so a capsule refused
+// Note [dlpack import]
+// ~~~~~~~~~~~~~~~~~~~~
+// `q.from_dlpack(x)` calls `x.__dlpack__(max_version=(1, 1), copy=..., dl_device=...)`, falling
+// back to a bare `x.__dlpack__()` for producers that predate those keywords (TypeError). It renames
+// the capsule "used_..." and wraps the memory without a copy (tensor::wrap: pinned to the CPU or to
+// the CUDA device, the producer's deleter as the release callback, run once when the last view of
+// the storage is gone). Everything is validated before the capsule is renamed, so a capsule refused
 // with an error still belongs to its producer, whose capsule destructor frees it. A copy is made
 // instead (and the deleter called at once) when the tensor is read-only (isthmus tensors are
 // writable, as for NumPy arrays: Note [wrapping rules]), misaligned (host memory only: misaligned
-// device data raises ValueError, Note [misaligned device data]), empty, or copy=True was asked
-// and the producer did not set IS_COPIED; with copy=False those cases raise ValueError.
+// device data raises ValueError, Note [misaligned device data]), empty, or copy=True was asked and
+// the producer did not set IS_COPIED; with copy=False those cases raise ValueError.
 
 namespace {
 
@@ -183,7 +184,7 @@ void parse_managed(parsed_capsule& out, void* managed) {
         t = &static_cast<dl::DLManagedTensor*>(out.owner.managed)->dl_tensor;
     }
 
-    // Note [dlpack cuda]: host memory is wrapped on the CPU, CUDA memory on its device.
+    // See Note [dlpack cuda]: host memory is wrapped on the CPU, CUDA memory on its device.
     if (t->device.device_type == dl::kDLCUDA) {
         out.cuda_device = t->device.device_id;
         require_cuda(
@@ -208,7 +209,7 @@ void parse_managed(parsed_capsule& out, void* managed) {
                       " in dimension ", i);
         out.shape.push_back(n);
     }
-    // Note [checked sizes]: the same rule as every other shape, zero-size dimensions included.
+    // See Note [checked sizes]: the same rule as every other shape, zero-size dimensions included.
     const int64_t numel = checked_numel(out.shape, itemsize(out.dt), "from_dlpack");
     if (t->strides) {
         for (int32_t i = 0; i < t->ndim; ++i) out.strides.push_back(t->strides[i]);
@@ -326,7 +327,7 @@ tensor consume_parsed(parsed_capsule& pc, copy_policy policy, PyObject* cap) {
                     pc.dt == dtype::bool_
                         ? bools_from_bytes(pc.data, pc.shape, pc.strides, resource)
                         : tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource, {}));
-                // Note [dlpack streams]: the copy is queued on isthmus's stream; the producer
+                // See Note [dlpack streams]: the copy is queued on isthmus's stream; the producer
                 // gets its memory back only after it (Note [import hand-back]).
                 if (dev >= 0) hand_back(dev, pc.exchange_stream);
             }
@@ -400,21 +401,22 @@ tensor on_device(tensor t, std::optional<int> want, copy_policy policy) {
     return to_resource(t, resource, true);
 }
 
-// Note [dlpack exchange api]: DLPack 1.2 added a table of C functions that a producer's type
-// carries as `__dlpack_c_exchange_api__` (a capsule named "dlpack_exchange_api"; torch.Tensor has
-// one). Importing through it skips the Python-level `__dlpack__` and `__dlpack_device__` calls
-// (torch's are Python functions costing microseconds, which every `A + t` would pay): the table's
+// Note [dlpack exchange api]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// DLPack 1.2 added a table of C functions that a producer's type carries as
+// `__dlpack_c_exchange_api__` (a capsule named "dlpack_exchange_api"; torch.Tensor has one).
+// Importing through it skips the Python-level `__dlpack__` and `__dlpack_device__` calls (torch's
+// are Python functions costing microseconds, which every `A + t` would pay): the table's
 // managed_tensor_from_py_object_no_sync hands over a versioned managed tensor directly, parsed and
 // taken like a capsule's (it is ours from the start, so an error releases it here). Streams: the
-// function does not synchronise, so for CUDA data isthmus's stream waits (an event, no host
-// wait) for the producer's current_work_stream on that device, the order `__dlpack__(stream=)`
-// would have given (Note [dlpack streams]). A refusal is a BufferError (the producer's own, or
-// one carrying the first line of its message). Tables are looked up once per type (the spec keeps
-// them alive for the process); a table is used when it, or one in its prev_api chain, has major
-// version 1. The path serves `from_dlpack(x)` without `device=` (which asks the producer to
-// move the data) and every inbound conversion of such tensors; the producer's own checks of
-// `__dlpack__` are skipped, so torch's requires_grad and conjugate/negative bits are checked
-// before (tensor_from_dlpack).
+// function does not synchronise, so for CUDA data isthmus's stream waits (an event, no host wait)
+// for the producer's current_work_stream on that device, the order `__dlpack__(stream=)` would have
+// given (Note [dlpack streams]). A refusal is a BufferError (the producer's own, or one carrying
+// the first line of its message). Tables are looked up once per type (the spec keeps them alive for
+// the process); a table is used when it, or one in its prev_api chain, has major version 1. The
+// path serves `from_dlpack(x)` without `device=` (which asks the producer to move the data) and
+// every inbound conversion of such tensors; the producer's own checks of `__dlpack__` are skipped,
+// so torch's requires_grad and conjugate/negative bits are checked before (tensor_from_dlpack).
 const dl::DLPackExchangeAPI* exchange_api_of(PyTypeObject* type) {
     struct entry {
         PyTypeObject* type;
@@ -535,13 +537,15 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device)
     if (PyCapsule_CheckExact(obj.ptr()))
         return on_device(consume_capsule(obj, policy), want, policy);
 
-    // Note [requires grad at the boundary]: a tensor that requires grad is refused only where
-    // autograd would miss isthmus's reads and writes: while torch's grad mode is on. Inside
-    // torch.autograd.Function.forward and backward, under torch.no_grad() and in inference
-    // mode, torch records nothing for its own ops either, so the tensor is shared as it is (the
-    // Quadrants pattern: a kernel called on the tensors a Function receives), through
-    // t.detach() (the same memory; torch's own __dlpack__ refuses a tensor that requires grad
-    // in any mode). A tensor-like object without torch imported counts as grad mode on.
+    // Note [requires grad at the boundary]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // A tensor that requires grad is refused only where autograd would miss isthmus's reads and
+    // writes: while torch's grad mode is on. Inside torch.autograd.Function.forward and backward,
+    // under torch.no_grad() and in inference mode, torch records nothing for its own ops either, so
+    // the tensor is shared as it is (the Quadrants pattern: a kernel called on the tensors a
+    // Function receives), through t.detach() (the same memory; torch's own __dlpack__ refuses a
+    // tensor that requires grad in any mode). A tensor-like object without torch imported counts as
+    // grad mode on.
     static PyObject* const requires_grad = PyUnicode_InternFromString("requires_grad");
     auto rg = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), requires_grad));
     if (!rg) {
@@ -554,9 +558,11 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device)
                 "q.torch.from_tensor(t), which detaches");
         return tensor_from_dlpack(obj.attr("detach")(), policy, device);
     }
-    // Note [conjugate and negative views]: torch tensors with the conjugate or negative bit set
-    // cannot be exported (their memory holds the unconjugated, unnegated values): resolving the
-    // bit is a copy, made when copies are allowed and refused (ValueError) with copy=False.
+    // Note [conjugate and negative views]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // torch tensors with the conjugate or negative bit set cannot be exported (their memory holds
+    // the unconjugated, unnegated values): resolving the bit is a copy, made when copies are
+    // allowed and refused (ValueError) with copy=False.
     py::object resolved;
     if (rg) { // torch-like
         static PyObject* const is_conj = PyUnicode_InternFromString("is_conj");
@@ -598,7 +604,7 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device)
         return on_device(tensor_from_cuda_array_interface(obj, interface, policy), want, policy);
     }
 
-    // Note [dlpack streams]: the producer's device decides whether a stream is passed.
+    // See Note [dlpack streams]: the producer's device decides whether a stream is passed.
     int source = -1;
     static PyObject* const device_attr = PyUnicode_InternFromString("__dlpack_device__");
     if (PyObject_HasAttr(obj.ptr(), device_attr) == 1) {

@@ -13,8 +13,10 @@
 namespace isthmus::boundary {
 
 py::module_& numpy() {
-    // Note [leaked module handles]: kept for the process's life (never destroyed at exit, when
-    // the interpreter may already be gone).
+    // Note [leaked module handles]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // Kept for the process's life (never destroyed at exit, when the interpreter may already be
+    // gone).
     static py::module_* np = new py::module_(py::module_::import("numpy"));
     return *np;
 }

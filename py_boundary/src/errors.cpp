@@ -9,14 +9,15 @@
 
 namespace isthmus {
 
-// Note [exception round trip]: a C++ exception thrown by a C++ callback that Python called
-// (py_callback, py_function) becomes the matching Python exception (Note [error mapping]:
-// value_error -> ValueError, ...; other std::exceptions -> RuntimeError), so Python code can catch
-// it. The exception_ptr travels with the Python exception object, in a capsule attribute
-// `__isthmus_cpp_exception__`; when the exception reaches C++ again (a pyvalue operation fails with
-// it), the original C++ exception is rethrown, with its own type and message, instead of a
-// python_error. A python_error thrown by a callback restores its own Python exception unchanged, so
-// Python sees what was raised.
+// Note [exception round trip]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A C++ exception thrown by a C++ callback that Python called (py_callback, py_function) becomes
+// the matching Python exception (see Note [error mapping]: value_error -> ValueError, ...; other
+// std::exceptions -> RuntimeError), so Python code can catch it. The exception_ptr travels with the
+// Python exception object, in a capsule attribute `__isthmus_cpp_exception__`; when the exception
+// reaches C++ again (a pyvalue operation fails with it), the original C++ exception is rethrown,
+// with its own type and message, instead of a python_error. A python_error thrown by a callback
+// restores its own Python exception unchanged, so Python sees what was raised.
 namespace {
 
 constexpr const char* cpp_exception_attr = "__isthmus_cpp_exception__";
@@ -139,17 +140,18 @@ void python_error::restore() const {
 
 namespace boundary {
 
-// Note [error mapping]: the C++ hierarchy (core/include/isthmus/error.hpp) maps one to one onto
-// Python's built-in exceptions, message unchanged, so Python code catches what it would catch
-// from NumPy: value_error -> ValueError, type_error -> TypeError, index_error -> IndexError,
-// overflow_error -> OverflowError, memory_error -> MemoryError, not_implemented_error ->
-// NotImplementedError, interrupted -> KeyboardInterrupt (or what the signal handler raised),
-// and runtime_error, internal_error and the base error -> RuntimeError. An
-// isthmus::python_error (a Python exception that C++ code met through pyvalue) raises the original
-// exception again. This is the only mapping: pybind11's translator (registered once, globally,
-// so that functions bound by later layers such as plugins raise the same types), the C
-// callbacks (buffer protocol, raw methods, number slots) and the embedding's C++ callbacks all
-// use it.
+// Note [error mapping]
+// ~~~~~~~~~~~~~~~~~~~~
+// The C++ hierarchy (core/include/isthmus/error.hpp) maps one to one onto Python's built-in
+// exceptions, message unchanged, so Python code catches what it would catch from NumPy:
+// value_error -> ValueError, type_error -> TypeError, index_error -> IndexError, overflow_error ->
+// OverflowError, memory_error -> MemoryError, not_implemented_error -> NotImplementedError,
+// interrupted -> KeyboardInterrupt (or what the signal handler raised), and runtime_error,
+// internal_error and the base error -> RuntimeError. An isthmus::python_error (a Python exception
+// that C++ code met through pyvalue) raises the original exception again. This is the only mapping:
+// pybind11's translator (registered once, globally, so that functions bound by later layers such as
+// plugins raise the same types), the C callbacks (buffer protocol, raw methods, number slots) and
+// the embedding's C++ callbacks all use it.
 namespace {
 
 // Raises the Python exception for an isthmus error; rethrows anything else.
@@ -211,7 +213,7 @@ void throw_python_error() {
         Py_DECREF(type);
         throw python_error(n, "", "", nullptr);
     }
-    // Note [exception round trip]: the original C++ exception, when there is one.
+    // See Note [exception round trip]: the original C++ exception, when there is one.
     if (PyObject* cap = PyObject_GetAttrString(val, cpp_exception_attr)) {
         auto* p = static_cast<std::exception_ptr*>(PyCapsule_GetPointer(cap, capsule_name));
         std::exception_ptr original = p ? *p : std::exception_ptr();

@@ -9,19 +9,20 @@
 
 namespace isthmus {
 
-// Note [static TLS for the GIL record]: every pyvalue operation reads t_gil_holder (Note [GIL
-// fast path]). In a shared library the default (general-dynamic) model reads it through a call
-// to __tls_get_addr, which was a third of pyvalue's overhead over a bare pybind11 call
-// (bench/README.md). The initial-exec model makes the read one instruction at a fixed offset
-// from the thread pointer; the price is that the library's TLS block (112 bytes: this record,
-// pybind11's and a few of the runtime's) must fit glibc's static TLS reserve when the library
-// is dlopen'd (`import isthmus`). glibc keeps a surplus for exactly this use (512 bytes or more
-// since 2.32, the rtld.optional_static_tls tunable), as libGL and jemalloc rely on; a process
-// that has spent it gets "cannot allocate memory in static TLS block" at import, which
-// GLIBC_TUNABLES=glibc.rtld.optional_static_tls=<bytes> raises. C++ programs that link the
-// library directly get the block at startup and cannot fail this way. TLS descriptors
-// (-mtls-dialect=gnu2) would avoid the reserve, but glibc before 2.39 clobbers vector registers
-// in their slow path.
+// Note [static TLS for the GIL record]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Every pyvalue operation reads t_gil_holder (Note [GIL fast path]). In a shared library the
+// default (general-dynamic) model reads it through a call to __tls_get_addr, which was a third of
+// pyvalue's overhead over a bare pybind11 call (bench/README.md). The initial-exec model makes the
+// read one instruction at a fixed offset from the thread pointer; the price is that the library's
+// TLS block (112 bytes: this record, pybind11's and a few of the runtime's) must fit glibc's static
+// TLS reserve when the library is dlopen'd (`import isthmus`). glibc keeps a surplus for exactly
+// this use (512 bytes or more since 2.32, the rtld.optional_static_tls tunable), as libGL and
+// jemalloc rely on; a process that has spent it gets "cannot allocate memory in static TLS block"
+// at import, which GLIBC_TUNABLES=glibc.rtld.optional_static_tls=<bytes> raises. C++ programs that
+// link the library directly get the block at startup and cannot fail this way. TLS descriptors
+// (-mtls-dialect=gnu2) would avoid the reserve, but glibc before 2.39 clobbers vector registers in
+// their slow path.
 thread_local constinit PyThreadState* boundary::t_gil_holder = nullptr;
 
 constinit boundary::native_counters boundary::g_native_counters;
@@ -52,7 +53,7 @@ void detail::incref(_object* o) noexcept {
     incref_slow(o); // out of line: the fast path needs no stack frame
 }
 
-// Note [deferred decref]: a reference dropped on a thread without the GIL used to take the GIL
+// See Note [deferred decref]: a reference dropped on a thread without the GIL used to take the GIL
 // for one Py_DECREF (a PyGILState_Ensure/Release pair, ~50 ns), and the most common case is
 // the result of a call made from such a thread, dropped right after the call gave the GIL
 // back: every such call paid for the GIL twice. Now the reference goes into a pending list
@@ -113,7 +114,7 @@ void boundary::drain_pending_decrefs() noexcept {
 namespace {
 
 [[gnu::noinline]] void decref_slow(PyObject* o) noexcept {
-    if (!boundary::python_alive()) return; // Note [never finalise]: leak at exit
+    if (!boundary::python_alive()) return; // See Note [never finalise]: leak at exit
     if (boundary::this_thread_holds_gil()) {
         Py_DECREF(o);
         return;

@@ -26,14 +26,15 @@ thread_local stashed_exception t_stash;
 // handlers; recorded when the module is imported.
 std::atomic<unsigned long> g_main_thread{0};
 
-// Note [Python's interrupt poll]: called from the thread that started a long operation. Only
-// Python's main thread runs signal handlers, so on any other thread the poll answers at once,
-// without the GIL: a C++ thread of an embedding program never waits for the GIL here. On the
-// main thread, which may or may not hold the GIL (small ops keep it, long ones release it),
-// PyGILState_Ensure takes it in either case, and PyErr_CheckSignals runs the Python handlers
-// of pending signals: the default SIGINT handler raises KeyboardInterrupt, a user's handler
-// may raise anything or nothing. A raised exception is stashed and the operation stops; the
-// binding's error translation raises it again.
+// Note [Python's interrupt poll]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Called from the thread that started a long operation. Only Python's main thread runs signal
+// handlers, so on any other thread the poll answers at once, without the GIL: a C++ thread of an
+// embedding program never waits for the GIL here. On the main thread, which may or may not hold the
+// GIL (small ops keep it, long ones release it), PyGILState_Ensure takes it in either case, and
+// PyErr_CheckSignals runs the Python handlers of pending signals: the default SIGINT handler raises
+// KeyboardInterrupt, a user's handler may raise anything or nothing. A raised exception is stashed
+// and the operation stops; the binding's error translation raises it again.
 bool poll_python_signals() noexcept {
     if (PyThread_get_thread_ident() != g_main_thread.load(std::memory_order_relaxed)) return false;
     if (Py_IsInitialized() == 0) return false;

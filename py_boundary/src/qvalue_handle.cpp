@@ -11,13 +11,14 @@
 
 namespace isthmus::boundary {
 
-// Note [qvalue type]: qvalue is a CPython type the project owns (made by the module,
-// cpp_in_py/src/qvalue_type.cpp), not a pybind11 class: its instances hold the value inline
-// (qvalue_object), so reading an operand is a type compare and a field address, and making a
-// result is one tp_alloc and a placement new, with no binding library's instance registry in
-// between. pybind11 still binds the methods and module functions: its caster for
-// isthmus::value (qvalue_handle.hpp) goes through this layout, so `const value&` parameters
-// and `value` results work as before.
+// Note [qvalue type]
+// ~~~~~~~~~~~~~~~~~~
+// qvalue is a CPython type the project owns (made by the module, cpp_in_py/src/qvalue_type.cpp),
+// not a pybind11 class: its instances hold the value inline (qvalue_object), so reading an operand
+// is a type compare and a field address, and making a result is one tp_alloc and a placement new,
+// with no binding library's instance registry in between. pybind11 still binds the methods and
+// module functions: its caster for isthmus::value (qvalue_handle.hpp) goes through this layout, so
+// `const value&` parameters and `value` results work as before.
 namespace {
 std::atomic<PyTypeObject*> g_type{nullptr};
 } // namespace
@@ -42,16 +43,20 @@ py::object qvalue_of(value v) {
     return py::reinterpret_steal<py::object>(o);
 }
 
-// Note [outbound rule]: runtime values leave for Python through one of three doors
-// (docs/boundary.md, "The outbound rule"): op results as qvalues (result_out: a tensor qvalue,
-// or a scalar qvalue where NumPy gives a scalar: ops whose operands were all scalars, full
-// reductions, an integer for every dimension), values handed to Python code as native objects
-// (plugin results and C++ to_py: Python numbers, str, None; tensors as qvalues or, for C++
-// hosts, NumPy arrays over the same memory), and explicit copies (A.to_py()).
-// Note [device 0-d results]: a 0-d result that is valid only on a device (a full reduction of a
-// GPU value) stays a 0-d tensor there, as CuPy and torch keep theirs: a scalar lives on the
-// host, so making one would wait for the GPU and copy on every reduction of a device pipeline.
-// float(), int(), bool(), .item() and NumPy read it when asked.
+// Note [outbound rule]
+// ~~~~~~~~~~~~~~~~~~~~
+// Runtime values leave for Python through one of three doors (docs/boundary.md, "The outbound
+// rule"): op results as qvalues (result_out: a tensor qvalue, or a scalar qvalue where NumPy gives
+// a scalar: ops whose operands were all scalars, full reductions, an integer for every dimension),
+// values handed to Python code as native objects (plugin results and C++ to_py: Python numbers,
+// str, None; tensors as qvalues or, for C++ hosts, NumPy arrays over the same memory), and explicit
+// copies (A.to_py()).
+// Note [device 0-d results]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// A 0-d result that is valid only on a device (a full reduction of a GPU value) stays a 0-d tensor
+// there, as CuPy and torch keep theirs: a scalar lives on the host, so making one would wait for
+// the GPU and copy on every reduction of a device pipeline. float(), int(), bool(), .item() and
+// NumPy read it when asked.
 py::object result_out(tensor r, result_form f) {
     if (f == result_form::scalar_if_0d && r.dim() == 0 &&
         (!r.storage() || r.storage()->valid_on(MEMRESOURCE_CPU)))

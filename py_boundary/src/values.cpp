@@ -85,8 +85,10 @@ scalar scalar_from_py(py::handle obj, std::optional<dtype> dt) {
                       " out of bounds for ", dt ? std::string(name(*dt)) : std::string("int64"),
                       " (isthmus numbers are at most 64 bits)");
     }
-    // Note [numpy float scalars]: np.float64 and np.complex128 subclass Python's float and
-    // complex; they keep their dtype (the NumPy-scalar branch below), not the `scalar` precision.
+    // Note [numpy float scalars]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // np.float64 and np.complex128 subclass Python's float and complex; they keep their dtype (the
+    // NumPy-scalar branch below), not the `scalar` precision.
     const bool numpy_scalar = !PyFloat_CheckExact(o) && !PyComplex_CheckExact(o) &&
                               (PyFloat_Check(o) || PyComplex_Check(o)) && is_numpy_scalar(obj);
     if (PyFloat_Check(o) && !numpy_scalar) {
@@ -146,14 +148,16 @@ scalar scalar_from_tensor(const tensor& t) {
 
 namespace {
 
-// Note [lists]: a list (or tuple) becomes a tensor through np.asarray, so nested lists get
-// NumPy's shape rules and dtype inference, with one exception that follows Quasar: Python
-// floats make `scalar` tensors (float32 unless init(precision="float64")) and complex numbers
-// `cscalar` ones, where NumPy would pick float64/complex128. Integers stay int64 and booleans
-// bool, as in NumPy. A list that holds a string or a qvalue at its top level becomes a 1-d cell
-// (Quasar's {...}) of the converted elements instead. A list of integers that NumPy makes
-// float64 (it mixes values past int64's and uint64's ranges) stays float64: the scalar dtype
-// is only for lists that hold floats (a fuzz finding: float32 would round the integers).
+// Note [lists]
+// ~~~~~~~~~~~~
+// A list (or tuple) becomes a tensor through np.asarray, so nested lists get NumPy's shape rules
+// and dtype inference, with one exception that follows Quasar: Python floats make `scalar` tensors
+// (float32 unless init(precision="float64")) and complex numbers `cscalar` ones, where NumPy would
+// pick float64/complex128. Integers stay int64 and booleans bool, as in NumPy. A list that holds a
+// string or a qvalue at its top level becomes a 1-d cell (Quasar's {...}) of the converted elements
+// instead. A list of integers that NumPy makes float64 (it mixes values past int64's and uint64's
+// ranges) stays float64: the scalar dtype is only for lists that hold floats (a fuzz finding:
+// float32 would round the integers).
 bool list_is_cell(py::handle seq) {
     for (py::handle item : seq)
         if (py::isinstance<py::str>(item) || is_qvalue(item)) return true;
@@ -178,11 +182,13 @@ bool holds_inexact(py::handle obj) {
 // list that contains itself (or nests thousands deep) raises RecursionError instead of
 // overflowing the C stack. See Note [cell cycles].
 //
-// Note [native nesting limit]: Python's limit alone is not enough. It counts Python frames and
-// any library may raise it (torch.compile's inductor raises it to 2000), while a level of these
-// conversions takes more C stack than a Python frame: after an inductor compile, a cell nested
-// 1e5 deep crashed the process in to_py instead of raising. So the guard also caps
-// the nesting of conversions on this thread at max_nesting, whatever the interpreter allows.
+// Note [native nesting limit]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Python's limit alone is not enough. It counts Python frames and any library may raise it
+// (torch.compile's inductor raises it to 2000), while a level of these conversions takes more C
+// stack than a Python frame: after an inductor compile, a cell nested 1e5 deep crashed the process
+// in to_py instead of raising. So the guard also caps the nesting of conversions on this thread at
+// max_nesting, whatever the interpreter allows.
 class recursion_guard {
 public:
     static constexpr int max_nesting = 1000;
@@ -237,10 +243,12 @@ value copy_value(const value& v, std::optional<dtype> dt) {
 
 } // namespace
 
-// Note [inbound rule]: every entry point that takes a Python object where a runtime value goes
-// (q.value, q.asvalue, q.from_py, module functions, operators' array operands, plugin arguments,
-// C++ from_py<tensor>) converts it here, so one kind of object meets one rule everywhere
-// (docs/boundary.md has the table). In order:
+// Note [inbound rule]
+// ~~~~~~~~~~~~~~~~~~~
+// Every entry point that takes a Python object where a runtime value goes (q.value, q.asvalue,
+// q.from_py, module functions, operators' array operands, plugin arguments, C++ from_py<tensor>)
+// converts it here, so one kind of object meets one rule everywhere (docs/boundary.md has the
+// table). In order:
 // - a qvalue: the value itself (a copy for copy=always or another dtype; ValueError for that
 //   with copy=never);
 // - None, str: the none and string values (no dtype);
@@ -363,7 +371,7 @@ value value_from_py(py::handle obj, std::optional<dtype> dt) {
 }
 
 value assigned_value(py::handle item, dtype target) {
-    // Note [exact number conversion]: A[i] = 300 on int8 raises as NumPy 2 does.
+    // See Note [exact number conversion]: A[i] = 300 on int8 raises as NumPy 2 does.
     PyObject* o = item.ptr();
     if (PyBool_Check(o) || PyLong_Check(o) ||
         ((PyFloat_Check(o) || PyComplex_Check(o)) && !is_numpy_scalar(item)))

@@ -3,12 +3,14 @@
 
 #include <cstdint>
 
-// Note [dlpack abi]: these are the plain C structs and constants of the DLPack specification
-// (https://dmlc.github.io/dlpack), declared here so the module needs no third-party header.
-// Layouts and enumerator values are fixed by the spec and must never change: producers and
-// consumers built by other compilers (NumPy, PyTorch, CuPy, JAX) read them byte for byte. Only
-// what isthmus uses is declared; the static_asserts below pin the x86-64/aarch64 layouts.
-// The names keep the spec's spelling so they can be checked against it at a glance.
+// Note [dlpack abi]
+// ~~~~~~~~~~~~~~~~~
+// These are the plain C structs and constants of the DLPack specification
+// (https://dmlc.github.io/dlpack), declared here so the module needs no third-party header. Layouts
+// and enumerator values are fixed by the spec and must never change: producers and consumers built
+// by other compilers (NumPy, PyTorch, CuPy, JAX) read them byte for byte. Only what isthmus uses is
+// declared; the static_asserts below pin the x86-64/aarch64 layouts. The names keep the spec's
+// spelling so they can be checked against it at a glance.
 namespace isthmus::boundary::dlpack {
 
 /// The DLPack ABI version isthmus produces in versioned capsules (and the newest it reads).

@@ -43,17 +43,19 @@ inline void* cai_producer_stream(std::optional<int64_t> s) {
     return reinterpret_cast<void*>(static_cast<uintptr_t>(*s));
 }
 
-/// Note [export release order]: when a consumer lets go of exported device memory (a DLPack
-/// deleter, a `__cuda_array_interface__` exporter's death), its last kernels reading it may
-/// still be queued on its stream, while isthmus may free the storage at once and hand the
-/// block to its next allocation (the caching allocator reuses blocks in isthmus's stream
-/// order only). So isthmus's stream first waits (an event, no host wait) for the stream this
-/// returns: the DLPack consumer's stream (nullptr after stream=-1: the consumer took charge of
-/// ordering), or for the array interface, which names no consumer stream, the legacy default
-/// stream (its work also waits for every blocking stream: PyTorch's and CuPy's default streams
-/// are covered, work on non-blocking streams must be synchronised by the user). The consumer
-/// stream must still exist when the tensor is released, which DLPack consumers that use the
-/// stream they named guarantee; 2 (the per-thread default stream) means the releasing thread's.
+/// Note [export release order]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+/// When a consumer lets go of exported device memory (a DLPack deleter, a
+/// `__cuda_array_interface__` exporter's death), its last kernels reading it may still be queued on
+/// its stream, while isthmus may free the storage at once and hand the block to its next allocation
+/// (the caching allocator reuses blocks in isthmus's stream order only). So isthmus's stream first
+/// waits (an event, no host wait) for the stream this returns: the DLPack consumer's stream
+/// (nullptr after stream=-1: the consumer took charge of ordering), or for the array interface,
+/// which names no consumer stream, the legacy default stream (its work also waits for every
+/// blocking stream: PyTorch's and CuPy's default streams are covered, work on non-blocking streams
+/// must be synchronised by the user). The consumer stream must still exist when the tensor is
+/// released, which DLPack consumers that use the stream they named guarantee; 2 (the per-thread
+/// default stream) means the releasing thread's.
 inline void* release_wait_stream(bool dlpack, void* consumer_stream) {
     return dlpack ? consumer_stream : reinterpret_cast<void*>(legacy_default_stream);
 }
@@ -73,18 +75,19 @@ struct import_hand_back {
     void* producer_stream; ///< otherwise this stream waits (an event) for isthmus's stream
 };
 
-/// Note [import hand-back]: DLPack gives the memory back through the deleter and has no way to
-/// hand a stream back with it, yet isthmus's kernels reading or writing an imported tensor may
-/// still be queued when the last view dies, and the producer may reuse or read the memory at
-/// once. When the import came through an exchange table, the producer's work stream at import
-/// time is known (torch's current stream: the one isthmus's stream waited for before using the
-/// data); that stream is made to wait for isthmus's stream through an event, so the producer's
-/// later work (torch reading what a plugin kernel wrote, overwriting what an op read, its
-/// allocator reusing the block) is ordered after isthmus's, as if the call had run on torch's
-/// current stream, and the host never waits. That stream must still exist at release, which
-/// torch's streams (taken from its pool, never destroyed) do. Other imports (a producer's
-/// `__dlpack__`, bare capsules) name no stream to hand back on: the host waits for isthmus's
-/// stream (a stream sync, not a device sync) before the deleter runs.
+/// Note [import hand-back]
+/// ~~~~~~~~~~~~~~~~~~~~~~~
+/// DLPack gives the memory back through the deleter and has no way to hand a stream back with it,
+/// yet isthmus's kernels reading or writing an imported tensor may still be queued when the last
+/// view dies, and the producer may reuse or read the memory at once. When the import came through
+/// an exchange table, the producer's work stream at import time is known (torch's current stream:
+/// the one isthmus's stream waited for before using the data); that stream is made to wait for
+/// isthmus's stream through an event, so the producer's later work (torch reading what a plugin
+/// kernel wrote, overwriting what an op read, its allocator reusing the block) is ordered after
+/// isthmus's, as if the call had run on torch's current stream, and the host never waits. That
+/// stream must still exist at release, which torch's streams (taken from its pool, never destroyed)
+/// do. Other imports (a producer's `__dlpack__`, bare capsules) name no stream to hand back on: the
+/// host waits for isthmus's stream (a stream sync, not a device sync) before the deleter runs.
 inline import_hand_back hand_back_plan(std::optional<void*> exchange_stream) {
     if (!exchange_stream) return {true, nullptr};
     return {false, exchange_producer_stream(*exchange_stream)};

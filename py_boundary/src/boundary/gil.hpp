@@ -84,9 +84,11 @@ inline native_counters& native_stats() noexcept {
 
 /// Releases the GIL for native work (like py::gil_scoped_release) and counts the threads inside.
 ///
-/// Note [native sections]: every binding that computes (ops, copies, transfers) runs its native
-/// part inside a native_section, so other Python threads run meanwhile and two threads doing
-/// large ops use two cores. The section also counts how many threads are inside at once, which
+/// Note [native sections]
+/// ~~~~~~~~~~~~~~~~~~~~~~
+/// Every binding that computes (ops, copies, transfers) runs its native part inside a
+/// native_section, so other Python threads run meanwhile and two threads doing large ops use two
+/// cores. The section also counts how many threads are inside at once, which
 /// `isthmus._native_stats()` reports: the GIL test proves overlap by that count rather than by
 /// timing. Three relaxed atomic operations per section cost a few nanoseconds.
 class native_section {
