@@ -6,14 +6,16 @@ from typing import Any
 
 from . import _isthmus as _q
 
-# Note [unique by sorting]: unique is composed from isthmus's ops, so it runs where x is: a
-# stable argsort of the flattened x, a "head" mask where a sorted element differs from the one
-# before it, the heads' positions (nonzero), and from them the values, the first occurrences
-# (the stable sort keeps equal elements in their order, so a group's head is its smallest
-# index), the counts (differences of the heads' positions) and the inverse indices (the running
-# count of heads, scattered back to the elements' places). NaN != NaN, so every NaN is its own
-# value unless `equal_nan` (NumPy's default, not the array API's) joins the NaNs, which sort
-# last, into one. -0.0 == 0.0 are one value, the first in sorted order kept.
+# Note [unique by sorting]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# unique is composed from isthmus's ops, so it runs where x is: a stable argsort of the flattened x,
+# a "head" mask where a sorted element differs from the one before it, the heads' positions
+# (nonzero), and from them the values, the first occurrences (the stable sort keeps equal elements
+# in their order, so a group's head is its smallest index), the counts (differences of the heads'
+# positions) and the inverse indices (the running count of heads, scattered back to the elements'
+# places). NaN != NaN, so every NaN is its own value unless `equal_nan` (NumPy's default, not the
+# array API's) joins the NaNs, which sort last, into one. -0.0 == 0.0 are one value, the first in
+# sorted order kept.
 
 
 def unique_parts(x: Any, inverse: bool, equal_nan: bool) -> tuple[Any, Any, Any, Any]:

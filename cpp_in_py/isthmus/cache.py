@@ -54,7 +54,7 @@
 # removing it while a waiting compile has it open would let that compile lock the removed file
 # while the next one locks a new file of the same name, and both would build at once. Lock-only
 # stems are not entries (`list` and `size` skip them). The lock is opened as compile_string opens
-# it (Note [cache trust model]: O_NOFOLLOW, mode 0600, a planted symlink or another user's file
+# it (see Note [cache trust model]: O_NOFOLLOW, mode 0600, a planted symlink or another user's file
 # removed first); clearing removes a planted symlink itself, never what it names. What the lock
 # cannot cover: a process whose lock-free fast path has just validated a .so may find it gone
 # when it opens it (it then raises); clear the cache when no compile is starting.
@@ -423,7 +423,7 @@ def _remove_entry(d, entry):
 
 
 def _open_lock(lock):
-    """The entry's lock file, opened as compile_string opens it (Note [cache trust model]: no
+    """The entry's lock file, opened as compile_string opens it (See Note [cache trust model]: no
     symlink followed, mode 0600); a planted one (a symlink, a FIFO, another user's file) is
     removed first."""
     for attempt in (0, 1):

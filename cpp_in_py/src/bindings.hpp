@@ -31,10 +31,11 @@ namespace isthmus::pymod {
 
 namespace py = pybind11;
 
-// Note [one boundary]: the conversions between Python objects and runtime values, the qvalue
-// type handle, the error mapping, the session state and the GIL sections are the Python
-// boundary's (py_boundary/), shared with the embedded interpreter (py_in_cpp/); the module's
-// files use them by their plain names.
+// Note [one boundary]
+// ~~~~~~~~~~~~~~~~~~~
+// The conversions between Python objects and runtime values, the qvalue type handle, the error
+// mapping, the session state and the GIL sections are the Python boundary's (py_boundary/), shared
+// with the embedded interpreter (py_in_cpp/); the module's files use them by their plain names.
 using namespace ::isthmus::boundary;
 
 // ---- the qvalue type (qvalue_type.cpp) ----
@@ -93,9 +94,11 @@ struct operand {
         own.emplace(std::move(made));
         tp = &*own;
     }
-    /// Note [operand lifetime]: only a tensor inside a live qvalue may be borrowed (the
-    /// caller's reference keeps it alive for the whole op); every tensor made during the
-    /// conversion (lists, arrays, DLPack) is moved in with `set`, so the operand owns it.
+    /// Note [operand lifetime]
+    /// ~~~~~~~~~~~~~~~~~~~~~~~
+    /// Only a tensor inside a live qvalue may be borrowed (the caller's reference keeps it alive
+    /// for the whole op); every tensor made during the conversion (lists, arrays, DLPack) is moved
+    /// in with `set`, so the operand owns it.
     void borrow(const tensor& in_qvalue) { tp = &in_qvalue; }
     /// The operand as a tensor beside a tensor of dtype `other`: a scalar becomes a 0-d tensor
     /// of the dtype it promotes to weakly (NEP 50: float32 beside 0.3 stays float32).

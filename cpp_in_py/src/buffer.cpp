@@ -8,9 +8,11 @@
 
 namespace isthmus::pymod {
 
-// Note [export pins]: memory that NumPy can see must stay put (docs/memory-model.md, "Pinning").
-// Every live export therefore holds a small owner object (export_owner) that pins the storage
-// to the CPU when it is made and unpins it when it is destroyed:
+// Note [export pins]
+// ~~~~~~~~~~~~~~~~~~
+// Memory that NumPy can see must stay put (docs/memory-model.md, "Pinning"). Every live export
+// therefore holds a small owner object (export_owner) that pins the storage to the CPU when it is
+// made and unpins it when it is destroyed:
 // - the buffer protocol puts the owner in Py_buffer::obj, so NumPy's array (through its
 //   memoryview base) keeps it, and PyBuffer_Release drops it when the last view is gone; the
 //   exporting qvalue itself may die first;
@@ -95,7 +97,7 @@ int qvalue_getbuffer(PyObject* self, Py_buffer* view, int flags) {
             throw py::buffer_error("the tensor is not Fortran-contiguous");
         if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c_contig && !f_contig)
             throw py::buffer_error("the tensor is not contiguous (use A.contiguous())");
-        // Note [read-only broadcast views]: exported read-only; a consumer that needs to write
+        // See Note [read-only broadcast views]: exported read-only; a consumer that needs to write
         // gets BufferError, as for a read-only NumPy array.
         if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE && !t.is_writable())
             throw py::buffer_error("the tensor is a read-only broadcast view (copy it first)");

@@ -45,11 +45,13 @@ void keyword_args(const char* fn, keyword_names<N>& kw, PyObject* const* args, P
     }
 }
 
-// Note [raw dlpack method]: consumers call `x.__dlpack__(max_version=..., ...)` with keywords on
-// every exchange (torch.from_dlpack always passes max_version); pybind11's keyword matching made
-// that call cost more than the export itself. `__dlpack__` is therefore a METH_FASTCALL |
-// METH_KEYWORDS method parsing its four keyword-only arguments by hand, then calling
-// dlpack_export as the pybind11 binding did. `__dlpack_device__`, asked first, is raw too.
+// Note [raw dlpack method]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// Consumers call `x.__dlpack__(max_version=..., ...)` with keywords on every exchange
+// (torch.from_dlpack always passes max_version); pybind11's keyword matching made that call cost
+// more than the export itself. `__dlpack__` is therefore a METH_FASTCALL | METH_KEYWORDS method
+// parsing its four keyword-only arguments by hand, then calling dlpack_export as the pybind11
+// binding did. `__dlpack_device__`, asked first, is raw too.
 PyObject* raw_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                      PyObject* kwnames) noexcept {
     try {
@@ -149,7 +151,7 @@ void bind_dlpack(py::module_& m) {
     qvalue_class cls(m.attr("qvalue"));
     set_raw_method(cls, raw_dlpack_def);        // Note [raw dlpack method]
     set_raw_method(cls, raw_dlpack_device_def); // asked before every __dlpack__ call
-    // Note [raw dlpack method]: q.from_dlpack is a raw FASTCALL function too
+    // See Note [raw dlpack method]: q.from_dlpack is a raw FASTCALL function too
     PyObject* fn = PyCFunction_NewEx(&raw_from_dlpack_def, nullptr, m.attr("__name__").ptr());
     if (!fn) throw py::error_already_set();
     m.attr("from_dlpack") = py::reinterpret_steal<py::object>(fn);

@@ -187,8 +187,10 @@ void bind_functions(py::module_& m) {
             ISTHMUS_CHECK(d != 0 && s != 0, value_error, "memcpy: null ", d == 0 ? "dst" : "src",
                           "_ptr with nbytes = ", n);
             native_section nogil;
-            // Note [memcpy overlap]: memmove, so overlapping ranges (two views of one tensor)
-            // copy as if through a temporary instead of being undefined.
+            // Note [memcpy overlap]
+            // ~~~~~~~~~~~~~~~~~~~~~
+            // memmove, so overlapping ranges (two views of one tensor) copy as if through a
+            // temporary instead of being undefined.
             std::memmove(reinterpret_cast<void*>(d), reinterpret_cast<const void*>(s),
                          static_cast<size_t>(n));
         },

@@ -16,13 +16,15 @@ namespace isthmus::pymod {
 
 namespace {
 
-// Note [init state]: PyQuasar requires init() before anything else, and so do we: value
-// constructors, module functions and qvalue methods that touch data check the state and raise
-// RuntimeError naming init(). Constants, the qvalue and qtype classes, metadata attributes
-// (shape, dtype, ...), repr and unlock() stay usable, so that values made before destroy()
-// can still be inspected and released. destroy() ends the session; init() may start a new
-// one (nothing process-wide is torn down: NumPy and the interpreter stay as they are).
-// The state itself is the boundary's (boundary/session.hpp), which checks it for the exchanges.
+// Note [init state]
+// ~~~~~~~~~~~~~~~~~
+// PyQuasar requires init() before anything else, and so do we: value constructors, module functions
+// and qvalue methods that touch data check the state and raise RuntimeError naming init().
+// Constants, the qvalue and qtype classes, metadata attributes (shape, dtype, ...), repr and
+// unlock() stay usable, so that values made before destroy() can still be inspected and released.
+// destroy() ends the session; init() may start a new one (nothing process-wide is torn down: NumPy
+// and the interpreter stay as they are). The state itself is the boundary's (boundary/session.hpp),
+// which checks it for the exchanges.
 using state = session_state;
 std::mutex g_mu;
 std::string g_device;
@@ -42,9 +44,11 @@ std::pair<std::string, int> parse_device(const std::string& given) {
     return {*n < 0 ? std::string("cpu") : "cuda:" + std::to_string(*n), *n};
 }
 
-// Note [init cuda]: init("cuda[:N]") loads the CUDA backend module and makes device N the
-// default resource; on a machine without a driver or GPU it raises RuntimeError naming the
-// cause (isthmus::cuda::init), and nothing changes: init("cpu") still works.
+// Note [init cuda]
+// ~~~~~~~~~~~~~~~~
+// init("cuda[:N]") loads the CUDA backend module and makes device N the default resource; on a
+// machine without a driver or GPU it raises RuntimeError naming the cause (isthmus::cuda::init),
+// and nothing changes: init("cpu") still works.
 void check_device_available(int cuda_device, const std::string& given) {
     if (cuda_device >= 0 && !cuda::available())
         ISTHMUS_THROW(runtime_error, "init(device=\"", given,
@@ -220,7 +224,7 @@ PYBIND11_MODULE(_isthmus, m) {
             return d;
         },
         py::arg("device") = 0, "The CUDA caching allocator's figures for a device.");
-    // Note [device memory source]: q.cuda_memory_source (isthmus/cuda_memory.py) builds the
+    // See Note [device memory source]: q.cuda_memory_source (isthmus/cuda_memory.py) builds the
     // functions, these set them; addresses of C functions with the module ABI's signatures.
     m.def(
         "_cuda_set_memory_source",

@@ -18,12 +18,14 @@
 
 namespace isthmus::pymod {
 
-// Note [module functions]: every function takes any array-like where a tensor goes (a qvalue,
-// a NumPy array or scalar, a Python number or (nested) list, later torch tensors through
-// asvalue), shares arrays without copying where the layout allows, and returns qvalues.
-// Elementwise functions follow the operators exactly (weak Python scalars, NumPy promotion); a
-// 0-d result of scalar inputs comes back as a scalar qvalue, as NumPy returns its scalars.
-// Names are NumPy's, with the common aliases (arcsin/asin, concatenate/concat, clip/clamp).
+// Note [module functions]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// Every function takes any array-like where a tensor goes (a qvalue, a NumPy array or scalar, a
+// Python number or (nested) list, later torch tensors through asvalue), shares arrays without
+// copying where the layout allows, and returns qvalues. Elementwise functions follow the operators
+// exactly (weak Python scalars, NumPy promotion); a 0-d result of scalar inputs comes back as a
+// scalar qvalue, as NumPy returns its scalars. Names are NumPy's, with the common aliases
+// (arcsin/asin, concatenate/concat, clip/clamp).
 
 tensor tensor_arg(py::handle obj, const char* fn) {
     return tensor_in(obj, {copy_policy::if_needed, std::nullopt, fn}); // Note [inbound rule]
@@ -61,9 +63,11 @@ namespace {
 
 // ---- elementwise ----
 
-// Note [functions from the op table]: the elementwise functions are the rows of the op table
-// (isthmus/ops/op_table.hpp): the first Python name is NumPy's, the others are aliases whose
-// docstring says so, and q._op_table() hands the rows to the tests and tools.
+// Note [functions from the op table]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The elementwise functions are the rows of the op table (isthmus/ops/op_table.hpp): the first
+// Python name is NumPy's, the others are aliases whose docstring says so, and q._op_table() hands
+// the rows to the tests and tools.
 
 struct unary_row {
     unary_op op;

@@ -16,11 +16,13 @@ namespace {
 
 // ---- native_function: a plugin function as a vectorcall Python object ---------------------------
 
-// Note [native_function fast path]: plugin functions are a small CPython type with vectorcall,
-// not pybind11 functions: a call converts the positional arguments straight from the vector
-// (Python floats and ints without any temporary Python objects), resolves the overload and calls
-// the plugin; no argument tuple, no pybind11 dispatcher. That is what keeps a Python -> plugin
-// call within the cost of a bare pybind11 call (bench/plugin_calls.py).
+// Note [native_function fast path]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Plugin functions are a small CPython type with vectorcall, not pybind11 functions: a call
+// converts the positional arguments straight from the vector (Python floats and ints without any
+// temporary Python objects), resolves the overload and calls the plugin; no argument tuple, no
+// pybind11 dispatcher. That is what keeps a Python -> plugin call within the cost of a bare
+// pybind11 call (bench/plugin_calls.py).
 struct native_function_object {
     PyObject_HEAD vectorcallfunc vectorcall;
     std::shared_ptr<pl::function>* fn;

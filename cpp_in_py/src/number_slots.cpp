@@ -3,15 +3,17 @@
 
 namespace isthmus::pymod {
 
-// Note [number slots]: qvalue's arithmetic operators are the number slots of its own type
-// (Note [qvalue type]), plain functions calling the operator code: `a + b` costs no lookup of
-// `__add__` / `__radd__` and no argument dispatch. The methods (`__add__`, ...) stay in the
-// class for explicit calls (`a.__add__(b)`), for NumPy's deferral check (`__array_priority__`
-// with a reflected method present) and for help(); adding them resets the slots to CPython's
-// generic wrappers, so the slots are set here after every binder. A slot receives the operands
-// in expression order whichever of them is the qvalue (CPython calls `type(b)->nb_add(a, b)`
-// for the reflected case), which is exactly apply_binary's order. Comparisons go through the
-// methods (rich comparison also handles strings and cells).
+// Note [number slots]
+// ~~~~~~~~~~~~~~~~~~~
+// qvalue's arithmetic operators are the number slots of its own type (Note [qvalue type]), plain
+// functions calling the operator code: `a + b` costs no lookup of `__add__` / `__radd__` and no
+// argument dispatch. The methods (`__add__`, ...) stay in the class for explicit calls
+// (`a.__add__(b)`), for NumPy's deferral check (`__array_priority__` with a reflected method
+// present) and for help(); adding them resets the slots to CPython's generic wrappers, so the slots
+// are set here after every binder. A slot receives the operands in expression order whichever of
+// them is the qvalue (CPython calls `type(b)->nb_add(a, b)` for the reflected case), which is
+// exactly apply_binary's order. Comparisons go through the methods (rich comparison also handles
+// strings and cells).
 
 namespace {
 

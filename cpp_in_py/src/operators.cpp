@@ -13,13 +13,15 @@
 
 namespace isthmus::pymod {
 
-// Note [operands]: the other operand of a qvalue operator may be a qvalue, a Python number, a
-// NumPy scalar, a NumPy array, a DLPack producer (a torch tensor) or a list. Python numbers and
-// scalar qvalues are *weak* scalars (NEP 50: the tensor's dtype wins within its kind), as
-// Quasar's scalars are numbers written in code; NumPy scalars are strong (0-d tensors of their
-// dtype), as in NumPy 2, and so are 0-d torch tensors. Arrays and torch tensors are shared
-// without a copy where possible (asvalue); lists convert as value() does. Anything else gives
-// NotImplemented, so Python tries the other operand's reflected method or raises TypeError.
+// Note [operands]
+// ~~~~~~~~~~~~~~~
+// The other operand of a qvalue operator may be a qvalue, a Python number, a NumPy scalar, a NumPy
+// array, a DLPack producer (a torch tensor) or a list. Python numbers and scalar qvalues are *weak*
+// scalars (NEP 50: the tensor's dtype wins within its kind), as Quasar's scalars are numbers
+// written in code; NumPy scalars are strong (0-d tensors of their dtype), as in NumPy 2, and so are
+// 0-d torch tensors. Arrays and torch tensors are shared without a copy where possible (asvalue);
+// lists convert as value() does. Anything else gives NotImplemented, so Python tries the other
+// operand's reflected method or raises TypeError.
 namespace {
 
 // An object that is none of the known kinds but offers its memory or an array (the buffer
@@ -64,11 +66,12 @@ bool to_operand(py::handle obj, operand& out) {
         return true;
     }
     if ((PyFloat_Check(o) || PyComplex_Check(o)) && !is_numpy_scalar(obj)) {
-        // Note [python numbers at full precision]: a Python float is a double. Read at the
-        // `scalar` precision (float32 by default) it lost its low bits before a float64 tensor
-        // saw it: float64 x + 0.1 added 0.100000001490116. As a weak scalar only its kind
-        // counts for the result's dtype (NEP 50), so it is kept exact; where it meets only
-        // other scalars, scalar_precision() rounds it as before.
+        // Note [python numbers at full precision]
+        // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+        // A Python float is a double. Read at the `scalar` precision (float32 by default) it lost
+        // its low bits before a float64 tensor saw it: float64 x + 0.1 added 0.100000001490116. As
+        // a weak scalar only its kind counts for the result's dtype (NEP 50), so it is kept exact;
+        // where it meets only other scalars, scalar_precision() rounds it as before.
         out.is_scalar = true;
         out.python_number = true;
         out.s = PyFloat_Check(o)
@@ -97,12 +100,14 @@ bool to_operand(py::handle obj, operand& out) {
 
 namespace {
 
-// Note [small ops keep the GIL]: releasing and re-taking the GIL costs about as much as a whole
-// 1k-element add, and no other thread gets meaningful work done in that window, so ops whose
-// output is known to be small run with the GIL held (NumPy's ufuncs do the same below a size
-// threshold). They are still counted as native sections, so _native_stats() reports every op.
-// Broadcasting two tensors of different shapes can make a large output from small inputs, so
-// only same-shape and tensor-with-scalar ops qualify.
+// Note [small ops keep the GIL]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Releasing and re-taking the GIL costs about as much as a whole 1k-element add, and no other
+// thread gets meaningful work done in that window, so ops whose output is known to be small run
+// with the GIL held (NumPy's ufuncs do the same below a size threshold). They are still counted as
+// native sections, so _native_stats() reports every op. Broadcasting two tensors of different
+// shapes can make a large output from small inputs, so only same-shape and tensor-with-scalar ops
+// qualify.
 constexpr int64_t keep_gil_below = 8192; // elements
 
 class op_section {
@@ -150,7 +155,7 @@ py::object apply_binary(binary_op op, py::handle a, py::handle b) {
     tensor r;
     {
         op_section nogil(small_binary(x, y));
-        // Note [python numbers at full precision]: beside a scalar qvalue, a Python number is
+        // See Note [python numbers at full precision]: beside a scalar qvalue, a Python number is
         // the weak side (NEP 50: float32 scalar + 2 stays float32); two Python numbers (module
         // functions) take the `scalar` precision.
         if (x.is_scalar && y.is_scalar && x.python_number != y.python_number)

@@ -37,10 +37,12 @@ std::string name_of(resource_id r) {
     return get_resource(r).name();
 }
 
-// Note [device scope object]: `with q.device("cuda:1"):` enters an isthmus::device_scope on the
-// calling thread and leaves it at the end of the block. The object is single-use at a time
-// (entering it twice without leaving raises), and leaving it on another thread than the one
-// that entered it raises, since scopes are per thread.
+// Note [device scope object]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// `with q.device("cuda:1"):` enters an isthmus::device_scope on the calling thread and leaves it at
+// the end of the block. The object is single-use at a time (entering it twice without leaving
+// raises), and leaving it on another thread than the one that entered it raises, since scopes are
+// per thread.
 class py_device_scope {
 public:
     py_device_scope(resource_id r, std::string name) : resource_(r), name_(std::move(name)) {}
