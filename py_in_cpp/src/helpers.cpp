@@ -144,11 +144,13 @@ pyfunction pyfunc(const pyvalue& f) {
 
 // ---- C++ callbacks ----
 
-// Note [callbacks]: a C++ callable becomes a built-in function object (PyCFunction with
-// METH_VARARGS | METH_KEYWORDS) whose `self` is a capsule owning the std::function; the
-// method definition is allocated once per callback and lives as long as the capsule. The call
-// runs with the GIL held (Python holds it when it calls us); C++ exceptions are translated by
-// embed::raise_in_python (Note [exception round trip]).
+// Note [callbacks]
+// ~~~~~~~~~~~~~~~~
+// A C++ callable becomes a built-in function object (PyCFunction with METH_VARARGS | METH_KEYWORDS)
+// whose `self` is a capsule owning the std::function; the method definition is allocated once per
+// callback and lives as long as the capsule. The call runs with the GIL held (Python holds it when
+// it calls us); C++ exceptions are translated by embed::raise_in_python
+// (Note [exception round trip]).
 namespace {
 struct callback_data {
     std::function<pyvalue(const pyvalue&, const pyvalue&)> fn;

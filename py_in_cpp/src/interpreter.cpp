@@ -9,15 +9,19 @@
 
 namespace isthmus {
 
-// Note [never finalise]: the interpreter is started at most once per process and never
-// finalised: NumPy (and most C extensions) cannot be initialised twice in one process, and
-// pyvalues held in static storage may be destroyed after main returns. Destroying a pyvalue
-// after the interpreter is gone leaks the reference instead (detail::decref).
+// Note [never finalise]
+// ~~~~~~~~~~~~~~~~~~~~~
+// The interpreter is started at most once per process and never finalised: NumPy (and most C
+// extensions) cannot be initialised twice in one process, and pyvalues held in static storage may
+// be destroyed after main returns. Destroying a pyvalue after the interpreter is gone leaks the
+// reference instead (detail::decref).
 //
-// Note [start and attach]: ensure() checks Py_IsInitialized(). When isthmus was imported by
-// python3 (or the host started Python itself) it attaches: nothing is started, and pyvalue
-// operations take the GIL through PyGILState, which works on the interpreter's own threads and
-// on threads Python has never seen. Otherwise it starts the interpreter from a PyConfig:
+// Note [start and attach]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// ensure() checks Py_IsInitialized(). When isthmus was imported by python3 (or the host started
+// Python itself) it attaches: nothing is started, and pyvalue operations take the GIL through
+// PyGILState, which works on the interpreter's own threads and on threads Python has never seen.
+// Otherwise it starts the interpreter from a PyConfig:
 // - signal handlers stay the host's (install_signal_handlers = 0), argv is not parsed;
 // - virtual environments: Python finds a venv through the pyvenv.cfg next to its executable,
 //   and a C++ host's executable is not python; when $VIRTUAL_ENV names a venv, its
@@ -48,26 +52,27 @@ void start_interpreter() {
         ISTHMUS_THROW(runtime_error, "could not start the Python interpreter: ",
                       status.err_msg ? status.err_msg : "unknown error",
                       status.func ? std::string(" (in ") + status.func + ")" : std::string());
-    (void)PyEval_SaveThread(); // Note [start and attach]: release the GIL
+    (void)PyEval_SaveThread(); // See Note [start and attach]: release the GIL
 }
 
 } // namespace
 
-// Note [GIL fast path]: PyGILState_Ensure/Release cost ~10-20 ns each even when the thread
-// already holds the GIL (a TSS lookup, the holder check, the counter), and a C++ -> Python call
-// through pyvalue used to pay them for the call, for each converted argument and for each
-// reference it dropped. Now an isthmus scope that takes the GIL (gil_acquire: python::gil,
-// pyapi::operator(), the exported operations) records the thread state it took it under in
-// the thread-local t_gil_holder, and restores the enclosing scope's record when it ends; a C++
-// callback entered from Python records the calling thread state the same way (python_holds).
-// Nested operations then check `t_gil_holder && current thread state == t_gil_holder`: a
-// thread-local read and one pointer compare, no PyGILState call. The check proves the GIL is
-// held, not merely that a scope is open: whoever releases the GIL inside a scope
+// Note [GIL fast path]
+// ~~~~~~~~~~~~~~~~~~~~
+// PyGILState_Ensure/Release cost ~10-20 ns each even when the thread already holds the GIL (a TSS
+// lookup, the holder check, the counter), and a C++ -> Python call through pyvalue used to pay them
+// for the call, for each converted argument and for each reference it dropped. Now an isthmus scope
+// that takes the GIL (gil_acquire: python::gil, pyapi::operator(), the exported operations) records
+// the thread state it took it under in the thread-local t_gil_holder, and restores the enclosing
+// scope's record when it ends; a C++ callback entered from Python records the calling thread state
+// the same way (python_holds). Nested operations then check `t_gil_holder && current thread state
+// == t_gil_holder`: a thread-local read and one pointer compare, no PyGILState call. The check
+// proves the GIL is held, not merely that a scope is open: whoever releases the GIL inside a scope
 // (python::nogil, pybind11's gil_scoped_release, Py_BEGIN_ALLOW_THREADS in an extension,
-// time.sleep) detaches the thread state, so the current one is null or another thread's and
-// the operation falls back to PyGILState_Ensure, which re-takes the GIL correctly. The recorded
-// thread state cannot be freed and reused by another thread while the record lives: the scope
-// that recorded it holds a PyGILState count on it (or Python holds it for the running call).
+// time.sleep) detaches the thread state, so the current one is null or another thread's and the
+// operation falls back to PyGILState_Ensure, which re-takes the GIL correctly. The recorded thread
+// state cannot be freed and reused by another thread while the record lives: the scope that
+// recorded it holds a PyGILState count on it (or Python holds it for the running call).
 detail::gil_token embed::gil_acquire() {
     python::ensure();
     const detail::gil_token t{static_cast<int>(PyGILState_Ensure()), t_gil_holder};
@@ -133,10 +138,11 @@ void add_sys_path(const std::string& dir) {
     if (has == 0 && PyList_Insert(path, 0, d.get()) < 0) embed::throw_python_error();
 }
 
-// Note [the native module in a C++ host]: qvalues (runtime values seen from Python) are
-// instances of classes that the `_isthmus` extension module registers when it is imported;
-// its init function lives in this very library. In a C++ host nothing imports it, so
-// import_isthmus() does, in this order:
+// Note [the native module in a C++ host]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// qvalues (runtime values seen from Python) are instances of classes that the `_isthmus` extension
+// module registers when it is imported; its init function lives in this very library. In a C++ host
+// nothing imports it, so import_isthmus() does, in this order:
 // 1. `isthmus._isthmus` already in sys.modules (the library was imported by Python, or an
 //    earlier call): use it;
 // 2. the isthmus package is importable from sys.path: `import isthmus` (its _isthmus file is

@@ -43,15 +43,16 @@ std::string tname(PyObject* o) {
     return Py_TYPE(o)->tp_name;
 }
 
-// Note [tensor hand-over]: to_numpy(t) makes a NumPy array over t's memory in constant time:
-// the storage is pinned to the CPU (docs/memory-model.md, "Pinning"), element 0's address is
-// taken, and the array is created over it with t's shape and byte strides; its base is a
-// capsule owning a tensor handle and the pin. The capsule dies with the last NumPy view of the
-// memory (views of views keep their base), which unpins; the tensor handle keeps the storage
-// alive that long. torch.from_numpy on that array shares the same memory (it keeps the array
-// alive), so a torch tensor is the same hand-over plus one torch call. This is the path
-// cpp_in_py's buffer export uses, built here directly so that it needs neither the qvalue
-// class nor q.init() in a C++ host.
+// Note [tensor hand-over]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// to_numpy(t) makes a NumPy array over t's memory in constant time: the storage is pinned to the
+// CPU (docs/memory-model.md, "Pinning"), element 0's address is taken, and the array is created
+// over it with t's shape and byte strides; its base is a capsule owning a tensor handle and the
+// pin. The capsule dies with the last NumPy view of the memory (views of views keep their base),
+// which unpins; the tensor handle keeps the storage alive that long. torch.from_numpy on that array
+// shares the same memory (it keeps the array alive), so a torch tensor is the same hand-over plus
+// one torch call. This is the path cpp_in_py's buffer export uses, built here directly so that it
+// needs neither the qvalue class nor q.init() in a C++ host.
 struct handover {
     tensor t;
     bool pinned = false;
@@ -110,15 +111,16 @@ pyvalue to_numpy(const tensor& t) {
     });
 }
 
-// Note [to_torch through DLPack]: to_torch hands torch a DLPack capsule made here
-// (torch._C._from_dlpack, the C function behind torch.from_dlpack) rather than calling
-// torch.from_numpy on a NumPy view: no NumPy array is built, and torch's DLPack import is
-// cheaper than its from_numpy (measured: ~0.6 us against ~0.8 us, bench/README.md). The capsule
-// pins the storage to the CPU until torch drops the memory, as the NumPy view does. Tensors with
-// negative strides (which torch's DLPack import does not accept) and empty tensors keep the
-// NumPy route, so the results are the same as before. A tensor located on a CUDA device (and not
-// pinned elsewhere) crosses as a CUDA tensor on that device, torch's current stream made to wait
-// for isthmus's stream (the DLPack stream rules, Note [dlpack streams] in
+// Note [to_torch through DLPack]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// to_torch hands torch a DLPack capsule made here (torch._C._from_dlpack, the C function behind
+// torch.from_dlpack) rather than calling torch.from_numpy on a NumPy view: no NumPy array is built,
+// and torch's DLPack import is cheaper than its from_numpy (measured: ~0.6 us against ~0.8 us,
+// bench/README.md). The capsule pins the storage to the CPU until torch drops the memory, as the
+// NumPy view does. Tensors with negative strides (which torch's DLPack import does not accept) and
+// empty tensors keep the NumPy route, so the results are the same as before. A tensor located on a
+// CUDA device (and not pinned elsewhere) crosses as a CUDA tensor on that device, torch's current
+// stream made to wait for isthmus's stream (the DLPack stream rules, Note [dlpack streams] in
 // py_boundary/src/dlpack.cpp).
 pyvalue to_torch(const tensor& t) {
     ISTHMUS_CHECK(t.defined(), value_error, "to_torch: the tensor is undefined");
@@ -169,7 +171,7 @@ tensor tensor_from_py(const pyvalue& obj, bool allow_copy) {
                           v.kind_name(), ", not a tensor");
             return v.as_tensor();
         }
-        // Note [inbound rule]: arrays, torch tensors (DLPack, CPU and CUDA), buffers and lists
+        // See Note [inbound rule]: arrays, torch tensors (DLPack, CPU and CUDA), buffers and lists
         // as every Python entry point takes them.
         return boundary::tensor_in(h, {policy, std::nullopt, "from_py<tensor>"});
     });
@@ -202,11 +204,13 @@ pyvalue py_str(std::string_view v) {
     return embed::check(PyUnicode_FromStringAndSize(v.data(), Py_ssize_t(v.size())));
 }
 
-// Note [strict numbers]: from_py follows Python's own rules for implicit conversion: integers
-// accept int, bool and anything with __index__ (NumPy integers), never float or str; floating
-// types accept anything with __float__ or __index__ (int, NumPy scalars, 0-d arrays), never
-// str; bool accepts only bool and NumPy bool (not 0/1, as pybind11 without convert). Out of
-// range values raise value_error instead of wrapping.
+// Note [strict numbers]
+// ~~~~~~~~~~~~~~~~~~~~~
+// from_py follows Python's own rules for implicit conversion: integers accept int, bool and
+// anything with __index__ (NumPy integers), never float or str; floating types accept anything with
+// __float__ or __index__ (int, NumPy scalars, 0-d arrays), never str; bool accepts only bool and
+// NumPy bool (not 0/1, as pybind11 without convert). Out of range values raise value_error instead
+// of wrapping.
 long long as_long(_object* o, long long lo, long long hi, const char* target) {
     gil_hold g;
     if (PyFloat_Check(o) || PyUnicode_Check(o) || !PyIndex_Check(o))
@@ -356,10 +360,11 @@ scalar scalar_from_py(const pyvalue& v) {
 // ---- runtime values ----
 
 namespace {
-// Note [Python objects in runtime values]: a Python object that has no runtime counterpart
-// (a function, a module, a dict) is carried in a value as an `object` of kind "pyvalue", so
-// it survives a round trip through C++ code that passes values along (value_to_py returns the
-// same object).
+// Note [Python objects in runtime values]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A Python object that has no runtime counterpart (a function, a module, a dict) is carried in a
+// value as an `object` of kind "pyvalue", so it survives a round trip through C++ code that passes
+// values along (value_to_py returns the same object).
 class py_object final : public object {
 public:
     explicit py_object(pyvalue v) : v_(std::move(v)) {}

@@ -5,13 +5,15 @@
 
 namespace isthmus {
 
-// Note [GIL per operation]: every exported operation makes sure the calling thread holds the
-// GIL and restores the previous state on return, so a pyvalue works on any thread, the GIL
-// holder or not. When an enclosing isthmus scope holds it (python::gil, a C++ callback, or a
-// template that took it once for a whole call) this is a thread-local check (Note [GIL fast
-// path] in interpreter.cpp); otherwise one PyGILState_Ensure/Release pair. References are
-// dropped the same way, so a pyvalue may be destroyed on a thread without the GIL; after the
-// interpreter is gone (process exit) they are leaked instead (Note [never finalise]).
+// Note [GIL per operation]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// Every exported operation makes sure the calling thread holds the GIL and restores the previous
+// state on return, so a pyvalue works on any thread, the GIL holder or not. When an enclosing
+// isthmus scope holds it (python::gil, a C++ callback, or a template that took it once for a whole
+// call) this is a thread-local check (Note [GIL fast path] in interpreter.cpp); otherwise one
+// PyGILState_Ensure/Release pair. References are dropped the same way, so a pyvalue may be
+// destroyed on a thread without the GIL; after the interpreter is gone (process exit) they are
+// leaked instead (Note [never finalise]).
 namespace detail {
 
 namespace {
@@ -38,17 +40,21 @@ void gil_release(gil_token t) noexcept {
     if (t.state >= 0) embed::gil_restore(t);
 }
 
-// Note [vectorcall]: calls go through PyObject_Vectorcall with the arguments on the stack
-// (keyword values after the positional ones, their names in one tuple), the same protocol
-// CPython uses between Python functions, so a call through pyvalue builds no argument tuple
-// or dict. PY_VECTORCALL_ARGUMENTS_OFFSET lets bound methods prepend `self` in place.
+// Note [vectorcall]
+// ~~~~~~~~~~~~~~~~~
+// Calls go through PyObject_Vectorcall with the arguments on the stack (keyword values after the
+// positional ones, their names in one tuple), the same protocol CPython uses between Python
+// functions, so a call through pyvalue builds no argument tuple or dict.
+// PY_VECTORCALL_ARGUMENTS_OFFSET lets bound methods prepend `self` in place.
 //
-// Note [call arguments]: a call proves once that its thread holds the GIL (gil_hold here) and
-// converts C++ numbers to Python inside that section, with no further checks; pyvalue
-// arguments are passed borrowed. Only other argument types (strings, containers, tensors,
-// user converters) are converted before the call, under a gil_scope the template opens, whose
-// GIL this call's check then finds. Measured: the template's scope and a check per converted
-// argument were half of pyvalue's overhead over a bare pybind11 call (bench/README.md).
+// Note [call arguments]
+// ~~~~~~~~~~~~~~~~~~~~~
+// A call proves once that its thread holds the GIL (gil_hold here) and converts C++ numbers to
+// Python inside that section, with no further checks; pyvalue arguments are passed borrowed. Only
+// other argument types (strings, containers, tensors, user converters) are converted before the
+// call, under a gil_scope the template opens, whose GIL this call's check then finds. Measured: the
+// template's scope and a check per converted argument were half of pyvalue's overhead over a bare
+// pybind11 call (bench/README.md).
 namespace {
 
 /// A new reference to a number argument's Python number (objects are passed as they are).
@@ -421,7 +427,7 @@ pyvalue pyimport(std::string_view name) {
 
 pyvalue builtins() {
     embed::gil_hold g;
-    static PyObject* mod = nullptr; // Note [never finalise]: kept for the process's life
+    static PyObject* mod = nullptr; // See Note [never finalise]: kept for the process's life
     if (!mod) mod = pyimport("builtins").release();
     return pyvalue::borrow(mod);
 }

@@ -419,7 +419,7 @@ pyvalue pyapi<D>::operator()(Args&&... args) const {
     if constexpr (sizeof...(Args) == 0) {
         return detail::call0(f);
     } else if constexpr ((detail::direct_call_arg_v<Args> && ...)) {
-        // Note [call arguments]: numbers and objects go to the call as they are
+        // See Note [call arguments]: numbers and objects go to the call as they are
         const detail::call_arg a[] = {detail::call_arg(std::forward<Args>(args))...};
         return detail::call(f, a, sizeof...(Args));
     } else {

@@ -23,9 +23,11 @@ ISTHMUS_API void with(const pyvalue& ctx, const std::function<void(pyvalue&)>& b
 /// reported to stderr while unwinding.
 class ISTHMUS_API with_guard {
 public:
-    // Note [uncaught count in the caller]: std::uncaught_exceptions() is read here, inline, in
-    // the caller's code. A toolchain that links the C++ runtime statically gives the program
-    // and libisthmus a count each, and only the program's sees an exception the program throws.
+    // Note [uncaught count in the caller]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // std::uncaught_exceptions() is read here, inline, in the caller's code. A toolchain that links
+    // the C++ runtime statically gives the program and libisthmus a count each, and only the
+    // program's sees an exception the program throws.
     explicit with_guard(pyvalue ctx) : uncaught_(std::uncaught_exceptions()) {
         enter(std::move(ctx));
     }
