@@ -148,7 +148,7 @@ TEST_CASE("safety: deeply nested cells free without deep recursion") {
     }
     CHECK(top.to_string().find("{...}") != std::string::npos);
     cur = value();
-    top = value(); // Note [cell teardown]: must not overflow the stack
+    top = value(); // See Note [cell teardown]: must not overflow the stack
     CHECK(top.is_none());
 }
 

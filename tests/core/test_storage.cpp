@@ -562,7 +562,7 @@ TEST_CASE("storage: a write elsewhere is written back into wrapped host memory o
             s->unlock(LOCK_WRITE, DEV);
             CHECK(data == std::vector<int32_t>{10, 20, 30, 40});
             CHECK(dev->bytes_to_host == 16u);
-            // Note [copies away from a pin]: the device copy is trusted only while locked.
+            // See Note [copies away from a pin]: the device copy is trusted only while locked.
             CHECK(s->valid_resources() == ids{CPU});
         }
         SUBCASE("readwrite lock, nested") {

@@ -32,11 +32,13 @@ struct fn_case {
     std::vector<std::pair<double, double>> ranges;
 };
 
-// Note [vector math bounds]: each loop carries the bound its library documents (vm::source:
-// SLEEF's _u10 functions 1.0 ulp over their whole domain, _u15 1.5, _u35 3.5; libmvec 4; sqrt
-// correctly rounded, 0.5; rsqrt, 1 / sqrt, two roundings of a relative 2^-p each, up to 2 ulp
-// near the bottom of a binade). The test allows exactly that, measured against glibc's long
-// double functions, which are ~2^11 times finer than double's.
+// Note [vector math bounds]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// Each loop carries the bound its library documents (vm::source: SLEEF's _u10 functions 1.0 ulp
+// over their whole domain, _u15 1.5, _u35 3.5; libmvec 4; sqrt correctly rounded, 0.5; rsqrt, 1 /
+// sqrt, two roundings of a relative 2^-p each, up to 2 ulp near the bottom of a binade). The test
+// allows exactly that, measured against glibc's long double functions, which are ~2^11 times finer
+// than double's.
 const std::vector<fn_case>& unary_cases() {
     static const std::vector<fn_case> c = {
         {vm::fn::exp, "exp", [](ld x) { return expl(x); }, {{-100, 88}, {-1e-3, 1e-3}}},
@@ -516,7 +518,7 @@ bool same_bits(float a, float b) {
     return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-// Note [pow by small exponents]: a scalar exponent with a shortcut, an array of the same
+// See Note [pow by small exponents]: a scalar exponent with a shortcut, an array of the same
 // exponent and the same exponent among other lanes give the same bits; the results are
 // correctly rounded (float64 x^3 within 0.5 ulp + 2^-9 of long double's), with C99's values
 // for zeros, infinities, NaN and negative bases.

@@ -22,12 +22,14 @@ namespace cuda_ops_test {
 
 using namespace isthmus;
 
-// Note [cross-backend tests]: each case builds its inputs on the CPU, then runs the same op
-// under device_scope(CPU) (the reference) and under device_scope(cuda:0): the inputs are copied
-// to the GPU by the coherence model and the op runs there. The GPU result must still be valid
-// only on the GPU (so no silent CPU fallback passes) and equal the CPU's within the dtype's
-// tolerance: exact for integers, bool and casts, a few units in the last place for floats
-// (transcendental functions differ between CUDA and glibc by an ulp or two).
+// Note [cross-backend tests]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Each case builds its inputs on the CPU, then runs the same op under device_scope(CPU) (the
+// reference) and under device_scope(cuda:0): the inputs are copied to the GPU by the coherence
+// model and the op runs there. The GPU result must still be valid only on the GPU (so no silent CPU
+// fallback passes) and equal the CPU's within the dtype's tolerance: exact for integers, bool and
+// casts, a few units in the last place for floats (transcendental functions differ between CUDA and
+// glibc by an ulp or two).
 
 inline const std::vector<dtype> every_dtype = {
     dtype::bool_,    dtype::int8,    dtype::int16,   dtype::int32,     dtype::int64,

@@ -84,7 +84,7 @@ TEST_CASE("cuda: ops on the GPU match the CPU" * doctest::skip(!cuda::available(
 
 TEST_CASE("cuda: transfers through the staging buffers, around their 16 MiB chunks" *
           doctest::skip(!cuda::available())) {
-    // Note [pinned staging]: chunks of 16 MiB through two pinned buffers used in turn; one
+    // See Note [pinned staging]: chunks of 16 MiB through two pinned buffers used in turn; one
     // chunk, a chunk and 4 bytes, and three chunks (both buffers reused, an uneven tail).
     cuda::init(0);
     const size_t chunk = (size_t{16} << 20) / sizeof(float);

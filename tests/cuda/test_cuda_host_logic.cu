@@ -23,11 +23,13 @@
 
 namespace k = isthmus::cudak;
 
-// Note [host logic test]: the kernels' per-thread steps are __host__ __device__ functions
-// (cumulative.cuh, index.cuh, plugin.hpp's position_of); this suite runs them on the host,
-// thread by thread and phase by phase in the order the kernels' barriers and launches impose,
-// against plain sequential references. What only a GPU shows (races, the launch itself, the
-// hardware's rounding) stays with tests/cuda/test_cuda_ops.cpp and tests/python/test_cuda.py.
+// Note [host logic test]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// The kernels' per-thread steps are __host__ __device__ functions (cumulative.cuh, index.cuh,
+// plugin.hpp's position_of); this suite runs them on the host, thread by thread and phase by phase
+// in the order the kernels' barriers and launches impose, against plain sequential references. What
+// only a GPU shows (races, the launch itself, the hardware's rounding) stays with
+// tests/cuda/test_cuda_ops.cpp and tests/python/test_cuda.py.
 
 namespace {
 

@@ -22,12 +22,13 @@
 using namespace isthmus;
 namespace k = isthmus::cudak;
 
-// Note [element semantics test]: the kernels of core/src/cuda compute each element with
-// host-and-device functions (bapply, uapply, convert, the random maps). This suite calls those
-// same functions on the host, element by element over CPU tensors, and compares with the CPU
-// ops: the GPU's arithmetic, casting and random streams are checked on machines without a GPU.
-// What it cannot check (indexing, vector loads, reductions, launches) is covered by
-// test_cuda_ops.cpp on a GPU.
+// Note [element semantics test]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The kernels of core/src/cuda compute each element with host-and-device functions (bapply, uapply,
+// convert, the random maps). This suite calls those same functions on the host, element by element
+// over CPU tensors, and compares with the CPU ops: the GPU's arithmetic, casting and random streams
+// are checked on machines without a GPU. What it cannot check (indexing, vector loads, reductions,
+// launches) is covered by test_cuda_ops.cpp on a GPU.
 
 namespace {
 

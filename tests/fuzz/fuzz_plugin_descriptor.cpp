@@ -1,12 +1,13 @@
 // libFuzzer target: plugin descriptors built from fuzz bytes, through the loader's validation
 // and then every host path that reads a descriptor (listings, lookups, calls, kernel launches).
 //
-// Note [descriptor fuzzing through load]: the validator is private to plugins/src/loader.cpp,
-// so the target goes through the public load(): a shim plugin (fuzz_plugin_shim.c) returns the
-// descriptor this file builds, and each input loads the shim under a fresh hard-link name (the
-// loader keys its registry by path; glibc maps the one file once, so the shim's global is
-// shared by all names). Descriptors must stay valid while the registry holds their library, so
-// each is kept (a few hundred bytes per input).
+// Note [descriptor fuzzing through load]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The validator is private to plugins/src/loader.cpp, so the target goes through the public load():
+// a shim plugin (fuzz_plugin_shim.c) returns the descriptor this file builds, and each input loads
+// the shim under a fresh hard-link name (the loader keys its registry by path; glibc maps the one
+// file once, so the shim's global is shared by all names). Descriptors must stay valid while the
+// registry holds their library, so each is kept (a few hundred bytes per input).
 #include "fuzz_support.hpp"
 
 #include "isthmus/ops/creation.hpp"

@@ -49,7 +49,7 @@ TEST_CASE("missing files, non-plugins and ABI mismatches are refused with clear 
 }
 
 TEST_CASE("malformed descriptors are refused with a runtime_error naming the fault") {
-    // Note [descriptor validation]: NULL strings the host reads, negative counts, NULL arrays.
+    // See Note [descriptor validation]: NULL strings the host reads, negative counts, NULL arrays.
     const std::vector<std::pair<int, std::string>> cases = {
         {1, "function 0 f signature is NULL"},
         {2, "function count is -2"},

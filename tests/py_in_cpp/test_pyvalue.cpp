@@ -65,7 +65,7 @@ TEST_CASE("calls: positional, keyword (both spellings), bad arguments") {
 }
 
 TEST_CASE("calls: C++ numbers become Python numbers inside the call, references balanced") {
-    // Note [call arguments]: numbers are converted by the call itself, other types before it
+    // See Note [call arguments]: numbers are converted by the call itself, other types before it
     pyvalue show = pyeval("lambda *a, **k: (tuple((type(x).__name__, x) for x in a), k)");
     pyvalue r = show(int8_t(-5), uint64_t(18446744073709551615ull), int64_t(INT64_MIN), true, 1.5f,
                      2.25, static_cast<long double>(0.5), 'c', static_cast<unsigned char>(7),

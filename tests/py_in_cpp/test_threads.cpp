@@ -80,7 +80,7 @@ TEST_CASE("pyvalues made on one thread, destroyed on another without the GIL") {
 }
 
 TEST_CASE("references dropped without the GIL wait for the next taker, bounded (deferred decref)") {
-    // Note [deferred decref]: objects whose last reference a GIL-less thread drops are
+    // See Note [deferred decref]: objects whose last reference a GIL-less thread drops are
     // finalised when a thread next takes the GIL through isthmus, or at
     // drop_pending_references(); past 256 waiting they are dropped at once.
     pyvalue g = pyexec(R"(
@@ -148,7 +148,7 @@ t = threading.Thread(target=spin)
 }
 
 TEST_CASE("the GIL fast path notices every release of the GIL inside a scope") {
-    // Note [GIL fast path]: inside python::gil, operations only check that the thread still
+    // See Note [GIL fast path]: inside python::gil, operations only check that the thread still
     // holds the GIL; releasing it inside the scope (nogil, or Python code that drops it) must
     // send them back to PyGILState_Ensure.
     pyvalue g = pyexec("import time\ndef f(x):\n    return x + 1\n");

@@ -31,7 +31,7 @@ TEST_CASE("a torch tensor becomes a runtime tensor on the same memory") {
     CHECK(t.dtype() == dtype::float64);
     t.fill(2.0);
     CHECK(pt.attr("sum")().attr("item")().cast<double>() == 12.0);
-    // Note [inbound rule]: a tensor that requires grad is refused (BufferError, as every Python
+    // See Note [inbound rule]: a tensor that requires grad is refused (BufferError, as every Python
     // entry point refuses it); its detach() shares the same memory
     pyvalue w = torch.attr("ones")(3, "requires_grad"_kw = pybool(true));
     auto refused = python_error_of([&] { (void)from_py<tensor>(w); });

@@ -121,7 +121,7 @@ def test_deeply_nested_cells_free_and_print():
 
 
 def test_deep_cells_raise_whatever_the_recursion_limit(run_python):
-    # Note [native nesting limit]: a library raising sys.setrecursionlimit (torch.compile's
+    # See Note [native nesting limit]: a library raising sys.setrecursionlimit (torch.compile's
     # inductor does) must not turn RecursionError into a C stack overflow
     res = run_python("""
         import sys

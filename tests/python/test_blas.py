@@ -139,7 +139,7 @@ def test_openblas_num_threads_wins_for_blas(run_python, monkeypatch):
     assert t == {"blas": 1, "omp": 2}
 
 
-# Note [one BLAS pool for the process]: NumPy's own OpenBLAS (0.3.28 or newer, a pthread build)
+# See Note [one BLAS pool for the process]: NumPy's own OpenBLAS (0.3.28 or newer, a pthread build)
 # runs its threaded products on isthmus's OpenMP pool once isthmus is imported.
 SHARED_SNIPPET = """
     import json, os, threading

@@ -216,7 +216,7 @@ def test_cuda_module_on_gpu_values_matches_cpu(cu_image):
 
 @pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
 def test_kernel_op_on_torch_tensors_is_ordered_on_torchs_stream(cu_image):
-    # Note [import hand-back]: a plugin kernel writing a torch CUDA tensor is ordered on torch's
+    # See Note [import hand-back]: a plugin kernel writing a torch CUDA tensor is ordered on torch's
     # current stream both ways by events: it waits for torch's pending work on its operands,
     # and torch's later work on that stream waits for it, with no host wait in between.
     torch = pytest.importorskip("torch")

@@ -134,7 +134,7 @@ def test_the_device_code_is_in_the_cache(rt_image, rt_cache):
 
 
 def test_argument_blocks_match_the_device_code(rt_image, rt_cache):
-    """Note [argument blocks]: the host's sizeof of each kernel's block (g++) is the size of the
+    """See Note [argument blocks]: the host's sizeof of each kernel's block (g++) is the size of the
     entry's second parameter in NVRTC's PTX."""
     ptx = entry_files(rt_cache, "rt_image")[".ptx"].read_text()
     device = {m.group(1): int(m.group(2)) for m in re.finditer(

@@ -417,7 +417,7 @@ def test_to_tensor_device_semantics(init_device):
 
 @needs_torch_gpu
 def test_misaligned_device_data_is_refused(init_device):
-    # Note [misaligned device data]: a complex64 at a 4-byte boundary would fault in any kernel
+    # See Note [misaligned device data]: a complex64 at a 4-byte boundary would fault in any kernel
     # (a copy kernel too), so both protocols refuse it with ValueError instead of copying.
     t = torch.zeros(32, device="cuda")
     cai = dict(t.__cuda_array_interface__, data=(t.data_ptr() + 4, False), typestr="<c8",

@@ -76,7 +76,7 @@ def test_release_waits_for_isthmus_work(init_device):
 
 @needs_torch_gpu
 def test_import_hand_back_orders_torch_after_isthmus_without_a_host_wait(init_device):
-    # Note [import hand-back]: when isthmus lets go of a torch tensor imported through torch's
+    # See Note [import hand-back]: when isthmus lets go of a torch tensor imported through torch's
     # exchange table, torch's stream at import time waits (an event) for isthmus's work on it.
     n = 1 << 22
     ours = torch.cuda.ExternalStream(q.cuda_stream())
@@ -109,7 +109,7 @@ def _reuse_block_of(n):
 
 @needs_torch_gpu
 def test_dlpack_export_release_orders_block_reuse_after_the_consumer(init_device):
-    # Note [export release order]: when torch lets go of an exported tensor while its kernels
+    # See Note [export release order]: when torch lets go of an exported tensor while its kernels
     # reading it are still queued, isthmus's stream waits for torch's stream before the freed
     # block is written by isthmus again.
     n = 1 << 22

@@ -7,7 +7,7 @@ import isthmus as q
 
 
 def test_two_threads_are_inside_native_code_at_once():
-    # Note [native sections]: each binding counts the threads inside its GIL-free part; the
+    # See Note [native sections]: each binding counts the threads inside its GIL-free part; the
     # most seen at once proves the overlap without timing anything.
     a = q.value(np.random.default_rng(0).normal(size=4_000_000).astype(np.float32))
     start = threading.Barrier(2)

@@ -164,7 +164,7 @@ def test_plugin_arguments_follow_the_rule(good, kind):
     ref = as_numpy(x)
     if ref.ndim != 1 or ref.dtype != np.float64:
         pytest.skip("fill_inplace takes a 1-d float64 view")
-    if memory != SHARED:  # Note [written arguments]: a written copy would be lost
+    if memory != SHARED:  # See Note [written arguments]: a written copy would be lost
         with pytest.raises(ValueError, match=r"argument 1 \(y\) is written"):
             good.fill_inplace(x, 7.0)
         np.testing.assert_array_equal(as_numpy(x), ref)

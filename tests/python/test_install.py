@@ -33,11 +33,13 @@ def test_pip_install_into_fresh_venv(tmp_path):
     venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
     py = str(env_dir / "bin" / "python")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    # Note [a quick wheel]: this test checks the packaging (layout, stubs, BLAS, NumPy 1); the
-    # code it packages is the code the rest of the suite tests, built optimised. So the wheel
-    # here is built without CUDA (the CUDA sources compile in the build under test) and without
-    # optimisation (-O0, no debug info): the optimised build took 460 s of the CI's 2 cores,
-    # most of it in the optimiser on the kernels' templates.
+    # Note [a quick wheel]
+    # ~~~~~~~~~~~~~~~~~~~~
+    # This test checks the packaging (layout, stubs, BLAS, NumPy 1); the code it packages is the
+    # code the rest of the suite tests, built optimised. So the wheel here is built without CUDA
+    # (the CUDA sources compile in the build under test) and without optimisation (-O0, no debug
+    # info): the optimised build took 460 s of the CI's 2 cores, most of it in the optimiser on the
+    # kernels' templates.
     env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_ROOT_USER_ACTION="ignore",
                CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2),
                CMAKE_ARGS=(env.get("CMAKE_ARGS", "") + " -DISTHMUS_CUDA=OFF"

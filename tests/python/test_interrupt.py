@@ -172,7 +172,7 @@ def test_ctrl_c_in_a_child_process_raises_keyboard_interrupt():
 
 
 def test_ctrl_c_stops_a_compile_and_leaves_the_cache_usable(tmp_path):
-    # Note [interruptible compiles]: SIGINT during a cold compile_string stops the compiler (a
+    # See Note [interruptible compiles]: SIGINT during a cold compile_string stops the compiler (a
     # stand-in that would take a minute), raises KeyboardInterrupt within about a second, leaves
     # no partial entry behind, and the same entry then compiles with the real compiler.
     slow = tmp_path / "slow-cxx"
@@ -227,10 +227,10 @@ def test_ctrl_c_stops_a_compile_and_leaves_the_cache_usable(tmp_path):
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="the precompiled layer is built by GCC")
 def test_ctrl_c_while_the_precompiled_layer_builds(tmp_path):
-    # Note [precompiled plugin header]: the second cold compile builds the header and the support
-    # object at once (two compilers). SIGINT then stops both (stand-ins that would take a
-    # minute), raises KeyboardInterrupt, and leaves neither half of the layer nor the plugin's
-    # entry behind; the next cold compile builds the layer for real and uses it.
+    # See Note [precompiled plugin header]: the second cold compile builds the header and the
+    # support object at once (two compilers). SIGINT then stops both (stand-ins that would take a
+    # minute), raises KeyboardInterrupt, and leaves neither half of the layer nor the plugin's entry
+    # behind; the next cold compile builds the layer for real and uses it.
     slow_flag = tmp_path / "slow"
     slow_flag.write_text("")
     pidfile = tmp_path / "layer.pids"

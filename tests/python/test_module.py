@@ -30,7 +30,7 @@ def test_library_does_not_link_libpython():
 
 
 def test_library_keeps_the_cpp_runtime_private():
-    # Note [static libstdc++]: built by a toolchain that links libstdc++ statically, the library
+    # See Note [static libstdc++]: built by a toolchain that links libstdc++ statically, the library
     # must not export its copy (std::locale's facet ids are GNU_UNIQUE, process-wide), or a
     # libstdc++.so loaded after it binds to them.
     lib = os.path.realpath(q._isthmus.__file__)

@@ -238,7 +238,7 @@ def test_from_py_copy_keyword():
     C = q.from_py(x, copy=True)
     assert address(C) != x.ctypes.data
     assert address(q.from_py(x, copy=False)) == x.ctypes.data
-    # Note [inbound rule]: Python floats take the `scalar` precision wherever they cross, in
+    # See Note [inbound rule]: Python floats take the `scalar` precision wherever they cross, in
     # lists too (q.value, operators and from_py agree); NumPy arrays keep their dtype
     assert q.from_py([1.0, 2.0]).dtype == np.float32
     assert q.from_py(np.array([1.0, 2.0])).dtype == np.float64

@@ -173,7 +173,7 @@ def test_numpy_float_scalars_are_strong_and_exact():
 
 @pytest.mark.parametrize("op", BINARY)
 def test_python_floats_keep_their_precision_beside_float64(op):
-    # Note [python numbers at full precision]: 0.1 was read at the `scalar` precision (float32)
+    # See Note [python numbers at full precision]: 0.1 was read at the `scalar` precision (float32)
     # before a float64 tensor saw it, so x + 0.1 added 0.100000001490116
     x = np.random.default_rng(7).uniform(1, 3, 11)
     X = q.value(x)
@@ -244,7 +244,7 @@ COMPARISONS = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, 
                     reason="NumPy 1 casts the Python integer instead of comparing by value")
 @pytest.mark.parametrize("dt", ["uint8", "int8", "int16", "uint32", "int64", "uint64"])
 def test_comparisons_with_integers_out_of_the_dtype_range(dt):
-    # Note [comparisons with out-of-range integers]: by value, as NumPy 2 (uint8 == -1 is all
+    # See Note [comparisons with out-of-range integers]: by value, as NumPy 2 (uint8 == -1 is all
     # False), where arithmetic with such a number raises OverflowError
     x = np.array([0, 1, 100, np.iinfo(dt).max], dt)
     X = q.value(x)

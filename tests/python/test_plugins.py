@@ -237,7 +237,7 @@ ISTHMUS_PLUGIN(view_results, m) {
 
 
 def test_a_view_returned_by_a_function_comes_back_as_a_copy(tmp_path, monkeypatch):
-    # Note [view results]: the view's descriptor lived in the plugin's stack frame; it used to
+    # See Note [view results]: the view's descriptor lived in the plugin's stack frame; it used to
     # reach the host dangling (garbage shape and strides, memory the result did not own).
     monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(tmp_path / "cache"))
     q.compile_string("view_results", VIEW_RESULTS)

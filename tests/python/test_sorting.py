@@ -75,7 +75,7 @@ def test_long_rows_take_the_radix_sort(dtype):
 @pytest.mark.parametrize("dtype", [d for d in DTYPES if np.dtype(d).kind != "c"])
 @pytest.mark.parametrize("n", [300, 5000])
 def test_values_only_sorts_keys_alone_and_keeps_bits(dtype, n):
-    # Note [values-only radix]: long rows without NaN or -0.0 sort their keys alone and decode
+    # See Note [values-only radix]: long rows without NaN or -0.0 sort their keys alone and decode
     # the values (in 11-bit digits from 4096 elements: Note [radix digits]); a row with one NaN
     # or one -0.0 (here at its end) keeps its positions. Either way the bits are those of
     # NumPy's stable sort.
@@ -136,7 +136,7 @@ ONE_ROW_SNIPPET = """
 
 @pytest.mark.parametrize("threads", ["2", "3"])
 def test_one_long_row_sorts_on_every_thread(run_python, monkeypatch, threads):
-    # Note [one row on every thread]: fewer rows than threads, each of 65536 elements or more:
+    # See Note [one row on every thread]: fewer rows than threads, each of 65536 elements or more:
     # the row's passes run on all threads (chunks of uneven length with 3), with the same bits
     # and positions as NumPy's stable sort on either path (Note [values-only radix])
     monkeypatch.setenv("OMP_NUM_THREADS", threads)

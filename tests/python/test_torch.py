@@ -142,7 +142,7 @@ def test_0d_and_empty():
 @pytest.mark.skipif(not hasattr(torch.Tensor, "__dlpack_c_exchange_api__"),
                     reason="this torch has no DLPack exchange table")
 def test_torch_tensors_cross_through_the_exchange_table(monkeypatch):
-    # Note [dlpack exchange api]: torch's C table, not its Python __dlpack__/__dlpack_device__
+    # See Note [dlpack exchange api]: torch's C table, not its Python __dlpack__/__dlpack_device__
     def refuse(*args, **kwargs):
         raise AssertionError("__dlpack__ was called")
 
@@ -169,7 +169,7 @@ def test_generic_path_for_other_tensor_types():
     assert address(P) == p.data_ptr()
     np.testing.assert_array_equal(P.to_py(), p.detach().numpy())
     c = torch.randn(3, dtype=torch.complex64)
-    # Note [inbound rule]: a conjugate view is resolved into a copy wherever it crosses (as
+    # See Note [inbound rule]: a conjugate view is resolved into a copy wherever it crosses (as
     # q.torch.from_tensor and C++ from_py<tensor> always did); copy=False refuses
     np.testing.assert_array_equal(q.from_dlpack(c.conj()).to_py(), np.conj(c.numpy()))
     np.testing.assert_allclose((q.value([1, 2, 3]) + c.conj()).to_py(),

@@ -230,7 +230,7 @@ def check(case):
     elif exp is not None:
         got = np.asarray(v)
         assert got.dtype == exp.dtype, f"dtype {got.dtype} != {exp.dtype}; {describe(c)}"
-        if exp.dtype == bool:  # Note [bool bytes]: nonzero bytes read as true, stored as 1
+        if exp.dtype == bool:  # See Note [bool bytes]: nonzero bytes read as true, stored as 1
             exp = exp.view(np.uint8) != 0
             check_bools(v, exp, c)
         assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(exp).tobytes(), \
