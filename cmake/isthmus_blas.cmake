@@ -3,16 +3,17 @@
 # core/src/cpu/matmul_blas.hpp uses. Also sets ISTHMUS_BLAS_RPATH: where an installed
 # libisthmus finds the library at run time (empty for a library on the system path).
 #
-# Note [which blas]: the CPU matmul links scipy-openblas32, the OpenBLAS build that NumPy and
-# SciPy ship on PyPI (DYNAMIC_ARCH: kernels for every x86 generation, chosen at load time from
-# CPUID; 32-bit integers; every symbol prefixed `scipy_`). A distribution's OpenBLAS is only as
-# new as the distribution: Debian 12's 0.3.21 has fallen back to its generic "Prescott" kernels
-# on a Zen 4 host, 4.6x slower than NumPy on a 2048 float32 matmul (docs/threads.md). The
-# pip package is asked for its paths through the configured Python, installed by scripts/deps
-# and listed as a dependency of the wheel (pyproject.toml), so a newer CPU needs only a newer
-# wheel. AUTO takes it when it is installed and otherwise falls back, with a warning, to the
-# system OpenBLAS (find_package(BLAS), BLA_VENDOR OpenBLAS); SCIPY requires it; SYSTEM never
-# looks for it.
+# Note [which blas]
+# ~~~~~~~~~~~~~~~~~
+# The CPU matmul links scipy-openblas32, the OpenBLAS build that NumPy and SciPy ship on PyPI
+# (DYNAMIC_ARCH: kernels for every x86 generation, chosen at load time from CPUID; 32-bit integers;
+# every symbol prefixed `scipy_`). A distribution's OpenBLAS is only as new as the distribution:
+# Debian 12's 0.3.21 has fallen back to its generic "Prescott" kernels on a Zen 4 host, 4.6x slower
+# than NumPy on a 2048 float32 matmul (docs/threads.md). The pip package is asked for its paths
+# through the configured Python, installed by scripts/deps and listed as a dependency of the wheel
+# (pyproject.toml), so a newer CPU needs only a newer wheel. AUTO takes it when it is installed and
+# otherwise falls back, with a warning, to the system OpenBLAS (find_package(BLAS), BLA_VENDOR
+# OpenBLAS); SCIPY requires it; SYSTEM never looks for it.
 set(ISTHMUS_BLAS "AUTO" CACHE STRING
   "BLAS for the CPU matmul: AUTO (scipy-openblas32 when its Python package is installed, else the system OpenBLAS), SCIPY or SYSTEM")
 set_property(CACHE ISTHMUS_BLAS PROPERTY STRINGS AUTO SCIPY SYSTEM)

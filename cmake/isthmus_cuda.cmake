@@ -16,13 +16,15 @@ if(NOT ISTHMUS_CUDA STREQUAL "OFF")
   endif()
 endif()
 if(ISTHMUS_HAVE_CUDA)
-  # Note [cuda architectures]: where a GPU is present (nvidia-smi lists one), SASS for the
-  # H100/H200 (sm_90) plus compute_90 PTX, which the driver compiles for newer GPUs. On a machine
-  # without a GPU (the development and CI machines) PTX only: the device code is still compiled
-  # and checked by nvcc's front end and NVVM, and skipping ptxas saves about 40% of every .cu
-  # file (a third of the CI's build time went to CUDA); nothing here could run the SASS, and a
-  # GPU that loads the PTX compiles it once (the driver caches it). Builds meant for other
-  # machines (packages) name their architectures: -DCMAKE_CUDA_ARCHITECTURES=...
+  # Note [cuda architectures]
+  # ~~~~~~~~~~~~~~~~~~~~~~~~~
+  # where a GPU is present (nvidia-smi lists one), SASS for the H100/H200 (sm_90) plus compute_90
+  # PTX, which the driver compiles for newer GPUs. On a machine without a GPU (the development and
+  # CI machines) PTX only: the device code is still compiled and checked by nvcc's front end and
+  # NVVM, and skipping ptxas saves about 40% of every .cu file (a third of the CI's build time went
+  # to CUDA); nothing here could run the SASS, and a GPU that loads the PTX compiles it once (the
+  # driver caches it). Builds meant for other machines (packages) name their architectures:
+  # -DCMAKE_CUDA_ARCHITECTURES=...
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
     set(_isthmus_gpu_here FALSE)
     find_program(_isthmus_nvidia_smi nvidia-smi)

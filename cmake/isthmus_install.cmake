@@ -7,25 +7,28 @@ set(ISTHMUS_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/isthmus" CACHE STRIN
     "Where isthmusConfig.cmake is installed, relative to the prefix")
 mark_as_advanced(ISTHMUS_INSTALL_CMAKEDIR)
 
-# Note [installed interface]: in the build tree `isthmus` reaches the runtime through the static
-# isthmus_core archive, linked whole-archive under $<BUILD_INTERFACE:...>; the installed target
-# is the shared library alone, so isthmus_core never appears in the export set. What the
-# archive brought to build-tree users must be restated for installed users here: the include
-# directory and C++20 are on `isthmus` itself (core/CMakeLists.txt); the threads dependency of
-# the public headers (std::mutex in storage.hpp) is added below, and isthmusConfig.cmake finds
-# Threads before it loads the targets. OpenMP is a private dependency of the .so (libgomp is
-# a DT_NEEDED entry) and is not part of the interface.
+# Note [installed interface]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# In the build tree `isthmus` reaches the runtime through the static isthmus_core archive, linked
+# whole-archive under $<BUILD_INTERFACE:...>; the installed target is the shared library alone, so
+# isthmus_core never appears in the export set. What the archive brought to build-tree users must be
+# restated for installed users here: the include directory and C++20 are on `isthmus` itself
+# (core/CMakeLists.txt); the threads dependency of the public headers (std::mutex in storage.hpp) is
+# added below, and isthmusConfig.cmake finds Threads before it loads the targets. OpenMP is a
+# private dependency of the .so (libgomp is a DT_NEEDED entry) and is not part of the interface.
 target_link_libraries(isthmus INTERFACE Threads::Threads)
 
-# Note [libpython hook]: a C++ host that embeds Python must link libpython itself, while the
-# same libisthmus.so imported as a Python module must not carry it (DESIGN.md, "One library,
-# two directions"). So libisthmus.so never links libpython; the exported isthmus::isthmus adds
-# it for C++ hosts, the way pybind11::embed does. The Python layer (cpp_in_py/CMakeLists.txt,
-# whose bindings leave Python symbols undefined in the library) turns this on by setting
-# ISTHMUS_EXPORT_LIBPYTHON to ON and ISTHMUS_EXPORT_PYTHON_VERSION to the X.Y it was built
-# against, before this file is included; isthmusConfig.cmake then finds that Python's
-# Development.Embed component and appends Python::Python to isthmus::isthmus. (In the build
-# tree, `isthmus` carries $<BUILD_INTERFACE:Python::Python> itself.)
+# Note [libpython hook]
+# ~~~~~~~~~~~~~~~~~~~~~
+# A C++ host that embeds Python must link libpython itself, while the same libisthmus.so imported as
+# a Python module must not carry it (DESIGN.md, "One library, two directions"). So libisthmus.so
+# never links libpython; the exported isthmus::isthmus adds it for C++ hosts, the way
+# pybind11::embed does. The Python layer (cpp_in_py/CMakeLists.txt, whose bindings leave Python
+# symbols undefined in the library) turns this on by setting ISTHMUS_EXPORT_LIBPYTHON to ON and
+# ISTHMUS_EXPORT_PYTHON_VERSION to the X.Y it was built against, before this file is included;
+# isthmusConfig.cmake then finds that Python's Development.Embed component and appends
+# Python::Python to isthmus::isthmus. (In the build tree, `isthmus` carries
+# $<BUILD_INTERFACE:Python::Python> itself.)
 if(NOT DEFINED ISTHMUS_EXPORT_LIBPYTHON)
   set(ISTHMUS_EXPORT_LIBPYTHON OFF)
 endif()

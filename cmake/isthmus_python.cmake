@@ -1,13 +1,14 @@
 # Python and pybind11 for the three Python layers (py_boundary, py_in_cpp, cpp_in_py), found once
 # at the top level so that their imported targets are visible in every layer's directory.
 
-# Note [one library, no libpython]: the Python layers are object files added to the shared
-# library `isthmus`; nothing links libpython. They see the Python headers through
-# pybind11::module (Python::Module, which on Linux carries include directories only), and
-# libisthmus.so keeps its Python symbols undefined: the python3 process that imports the module
-# supplies them. C++ programs that link `isthmus` get libpython from the target's interface
-# instead (top-level CMakeLists.txt), the way pybind11::embed does. `-Wl,--no-undefined` must
-# therefore never be set on `isthmus`.
+# Note [one library, no libpython]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The Python layers are object files added to the shared library `isthmus`; nothing links libpython.
+# They see the Python headers through pybind11::module (Python::Module, which on Linux carries
+# include directories only), and libisthmus.so keeps its Python symbols undefined: the python3
+# process that imports the module supplies them. C++ programs that link `isthmus` get libpython from
+# the target's interface instead (top-level CMakeLists.txt), the way pybind11::embed does.
+# `-Wl,--no-undefined` must therefore never be set on `isthmus`.
 find_package(Python 3.11 REQUIRED COMPONENTS Interpreter Development)
 # Linked (through `isthmus`) by targets in other directories: examples/, tests/.
 set_property(TARGET Python::Python PROPERTY IMPORTED_GLOBAL TRUE)

@@ -63,7 +63,7 @@ if(ISTHMUS_SANITIZE)
   # -Wno-unknown-warning-option: isthmus_warnings() spells GCC's -Wshadow=local.
   add_compile_options(${ISTHMUS_SANITIZE_FLAGS} -fsanitize=fuzzer-no-link
     $<$<COMPILE_LANGUAGE:C,CXX>:-Wno-unknown-warning-option>)
-  # Note [one ASan runtime]: the shared runtime for executables but the fuzz targets.
+  # See Note [one ASan runtime]: the shared runtime for executables but the fuzz targets.
   set(_exe "$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>")
   set(_static "$<BOOL:$<TARGET_PROPERTY:ISTHMUS_STATIC_ASAN>>")
   add_link_options(${ISTHMUS_SANITIZE_FLAGS}
@@ -89,12 +89,14 @@ function(isthmus_sanitize_python_test test)
   endif()
 endfunction()
 
-# Note [sanitizer bindings at -O0]: the Python layers (py_boundary, cpp_in_py, py_in_cpp) are
-# pybind11 templates instantiated for every binding; under ASan at -O1 their unity files took
-# 218 s of clang, two fifths of the sanitizer build, and 2.2x less at -O0. ASan and UBSan check
-# every access and operation at any optimisation level, and the Python suites' time is in the
-# interpreter and the kernels, not in the binding glue, so in that build they compile at -O0
-# (as the CPU kernels do: Note [sanitizer kernels at -O0] in core/CMakeLists.txt).
+# Note [sanitizer bindings at -O0]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The Python layers (py_boundary, cpp_in_py, py_in_cpp) are pybind11 templates instantiated for
+# every binding; under ASan at -O1 their unity files took 218 s of clang, two fifths of the
+# sanitizer build, and 2.2x less at -O0. ASan and UBSan check every access and operation at any
+# optimisation level, and the Python suites' time is in the interpreter and the kernels, not in the
+# binding glue, so in that build they compile at -O0 (as the CPU kernels do:
+# Note [sanitizer kernels at -O0] in core/CMakeLists.txt).
 function(isthmus_sanitize_at_o0 target)
   if(ISTHMUS_SANITIZE)
     target_compile_options(${target} PRIVATE -O0)

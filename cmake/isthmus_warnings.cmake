@@ -4,8 +4,10 @@ function(isthmus_warnings target)
     target_compile_options(${target} PRIVATE
       $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor
         -Wno-unused-parameter>)
-    # Note [GCC 12 -Wrestrict]: GCC 12 at -O3 warns falsely inside std::string's operator+
-    # (GCC bug 105329); the warning is silenced for that compiler only.
+    # Note [GCC 12 -Wrestrict]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~
+    # GCC 12 at -O3 warns falsely inside std::string's operator+ (GCC bug 105329); the warning is
+    # silenced for that compiler only.
     if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
       target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-restrict>)
     endif()

@@ -2,9 +2,11 @@
 # in site-packages holds the library itself under the extension-module name, the Python files,
 # the stubs and the public headers. Included by cpp_in_py/CMakeLists.txt instead of staging.
 
-# Note [wheel library name]: in a wheel the one library *is* the extension module, so it is built
-# under that name (no lib prefix, no SONAME version links) and installed once. C++ hosts use the
-# CMake install (cmake --install, find_package(isthmus)) rather than the wheel.
+# Note [wheel library name]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# In a wheel the one library *is* the extension module, so it is built under that name (no lib
+# prefix, no SONAME version links) and installed once. C++ hosts use the CMake install (cmake
+# --install, find_package(isthmus)) rather than the wheel.
 set_target_properties(isthmus PROPERTIES
   OUTPUT_NAME "_isthmus"
   PREFIX ""
