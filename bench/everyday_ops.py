@@ -71,7 +71,7 @@ def cases():
     yield "float16 a + a", lambda: qh + qh, lambda: h + h, lambda: th + th
     yield "float16 exp", lambda: q.exp(qh), lambda: np.exp(h), lambda: torch.exp(th)
     yield "float16 sum", lambda: q.sum(qh), lambda: np.sum(h), lambda: torch.sum(th)
-    # Note [division by a scalar integer]
+    # See Note [division by a scalar integer]
     for dt, x in ints.items():
         qx, tx = q.asvalue(x), T(x)
         name = np.dtype(dt).name

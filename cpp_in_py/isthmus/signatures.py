@@ -300,7 +300,7 @@ def docstring(obj):
 
 
 # Note [__text_signature__ through __getattr__]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # `type` defines __text_signature__ as a read-only attribute of every class, so assigning a
 # property of that name to a class raises AttributeError. Instances do not see the metaclass's
 # attribute, though: fn.__text_signature__ finds nothing in native_function's own dictionaries

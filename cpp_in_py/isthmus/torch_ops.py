@@ -301,7 +301,7 @@ def _attach_backward(entry: _Entry, backward: Any, diff: tuple[int, ...],
     bwd_schema = f"({', '.join(params)}) -> " + (
         f"({', '.join(['Tensor'] * len(diff))})" if len(diff) > 1 else "Tensor")
     bwd_name = f"{ns}::{op_name}_backward"
-    if backward_fake is None:  # each gradient like its input: cast to it (Note [devices ...])
+    if backward_fake is None:  # each gradient cast like its input (Note [devices and dtypes])
         results = _Results(bwd_name, len(diff), diff, None, names, cast=True,
                            what="one gradient per differentiable input")
         fake_rule = _fake_rule(tuple(names[i] for i in diff) if len(diff) > 1 else names[diff[0]],

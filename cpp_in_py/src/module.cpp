@@ -84,7 +84,7 @@ void init(const std::string& device, py::handle precision, bool load_compiler,
     check_device_available(cuda_device, device);
     const dtype prec = parse_precision(precision);
     if (!load_compiler_alias.is_none()) load_compiler = load_compiler_alias.cast<bool>();
-    (void)load_compiler; // Note [load_compiler]: accepted for the seed's API; no compiler yet.
+    (void)load_compiler; // accepted for compatibility; unused
     std::lock_guard lk(g_mu);
     if (session() == state::running) {
         ISTHMUS_CHECK(dev == g_device && prec == g_precision, runtime_error,

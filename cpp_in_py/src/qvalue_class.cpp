@@ -92,7 +92,7 @@ size_t cell_index(const cell& c, py::handle key) {
 }
 
 // Note [subscripts of scalar values]
-// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // Indexing a tensor down to one element gives a scalar value, and a scalar indexes as a 0-d
 // array, as NumPy's scalars do: `s[()]` is s itself, `s[...]` a 0-d tensor, `s[True]` a
 // one-element tensor; keys a 0-d array refuses raise its IndexError. The array API standard and

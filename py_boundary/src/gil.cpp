@@ -53,20 +53,21 @@ void detail::incref(_object* o) noexcept {
     incref_slow(o); // out of line: the fast path needs no stack frame
 }
 
-// See Note [deferred decref]: a reference dropped on a thread without the GIL used to take the GIL
-// for one Py_DECREF (a PyGILState_Ensure/Release pair, ~50 ns), and the most common case is
-// the result of a call made from such a thread, dropped right after the call gave the GIL
-// back: every such call paid for the GIL twice. Now the reference goes into a pending list
-// (a spin lock and a push) and is dropped by the next thread that takes the GIL through
-// isthmus (boundary::drain_pending_decrefs in gil_acquire; PyO3's reference pool works the
-// same way). When the list reaches 16 entries, CPython's main thread is also asked to drop
-// them at its next check for pending calls (Py_AddPendingCall, which needs no GIL; asking on
-// every drop cost more than the GIL pair it saves), and past 256 they are dropped at once
-// under the GIL, so memory held this way stays bounded. What changes for users: an object
-// whose last reference a GIL-less thread drops is finalised later, on another thread (as when
-// Python's cyclic collector frees it): at the latest when a thread next takes the GIL through
-// isthmus, or at python::drop_pending_references(); after the interpreter is gone references
-// are leaked as before (Note [never finalise]).
+// Note [deferred decref]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// A reference dropped on a thread without the GIL used to take the GIL for one Py_DECREF (a
+// PyGILState_Ensure/Release pair, ~50 ns), and the most common case is the result of a call made
+// from such a thread, dropped right after the call gave the GIL back: every such call paid for the
+// GIL twice. Now the reference goes into a pending list (a spin lock and a push) and is dropped by
+// the next thread that takes the GIL through isthmus (boundary::drain_pending_decrefs in
+// gil_acquire; PyO3's reference pool works the same way). When the list reaches 16 entries,
+// CPython's main thread is also asked to drop them at its next check for pending calls
+// (Py_AddPendingCall, which needs no GIL; asking on every drop cost more than the GIL pair it
+// saves), and past 256 they are dropped at once under the GIL, so memory held this way stays
+// bounded. What changes for users: an object whose last reference a GIL-less thread drops is
+// finalised later, on another thread (as when Python's cyclic collector frees it): at the latest
+// when a thread next takes the GIL through isthmus, or at python::drop_pending_references(); after
+// the interpreter is gone references are leaked as before (Note [never finalise]).
 namespace {
 
 struct pending_decrefs {
@@ -119,7 +120,7 @@ namespace {
         Py_DECREF(o);
         return;
     }
-    // Note [deferred decref]
+    // See Note [deferred decref]
     pending_decrefs& p = pending();
     size_t n = 0;
     p.lock();

@@ -28,17 +28,19 @@ def runtime():
     q.destroy()
 
 
+# Note [module fixtures under worksteal]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# pytest-xdist's worksteal can hand a worker a module's tests in two runs with another module
+# between them; pytest then tears the module-scoped fixtures down and sets them up again in the
+# same process. A fixture that compiles a plugin into a fresh temporary cache each time then
+# imports a second library defining the same names, which isthmus refuses ("already has").
+# Caches (and sources) made through worker_dir are the same directory the second time, so the
+# compile is a cache hit and returns the module already imported.
 @pytest.fixture(scope="session")
 def worker_dir(tmp_path_factory):
     """worker_dir(name): one directory per name for this test process.
 
-    Note [module fixtures under worksteal]: pytest-xdist's worksteal can hand a worker a
-    module's tests in two runs with another module between them; pytest then tears the
-    module-scoped fixtures down and sets them up again in the same process. A fixture that
-    compiles a plugin into a fresh temporary cache each time then imports a second library
-    defining the same names, which isthmus refuses ("already has"). Caches (and sources) made
-    through worker_dir are the same directory the second time, so the compile is a cache hit
-    and returns the module already imported."""
+    See Note [module fixtures under worksteal] above."""
     made = {}
 
     def get(name):

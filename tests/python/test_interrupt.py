@@ -54,8 +54,8 @@ def sigusr1_raises_stop():
 
 
 # How soon a stop must come. A 6144^3 product is about 2^38 multiply-adds (over 10 s on two
-# idle cores) and runs in panels of 2^32 with a poll between them (Note [interruptible
-# products]: about a second each); on a quiet machine a stop comes within one panel. 6 s leaves
+# idle cores) and runs in panels of 2^32 with a poll between them (see Note
+# [interruptible products]: about a second each); on a quiet machine a stop comes within one panel. 6 s leaves
 # room for a parallel test run (a pytest worker per core, Note [parallel pytest]) and for ASan,
 # and is still well inside one product.
 STOP_WITHIN = 6.0

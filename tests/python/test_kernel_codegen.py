@@ -60,8 +60,8 @@ def test_position_loops_inline_the_body(kernels):
         calls = [ln for ln in body if re.search(r"\bcall", ln) and "operator()" in ln]
         assert not calls, f"the position loop calls the body out of line:\n{name}\n" + \
             "\n".join(calls)
-    # the saxpy loop over unit strides is vectorised (packed float multiplies or FMAs; Note
-    # [setup code is cold]: a cold call before it once made the loop scalar)
+    # the saxpy loop over unit strides is vectorised (packed float multiplies or FMAs; see
+    # Note [setup code is cold]: a cold call before it once made the loop scalar)
     saxpy = [body for n, body in loops.items() if "float const, 1" in n]
     assert saxpy
     assert any(re.search(r"\bv?(fmadd\w*|mul)ps\b", ln) for body in saxpy for ln in body), \

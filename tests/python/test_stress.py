@@ -67,8 +67,14 @@ def heap():
     return m.uordblks + m.hblkhd
 
 
+# Note [leak check]
+# ~~~~~~~~~~~~~~~~~
+# A cycle runs WARMUP times, then CYCLES times (ISTHMUS_STRESS_CYCLES, default 1e5), and the
+# growth over the CYCLES runs must stay below LIMIT_RSS of resident memory and LIMIT_HEAP of
+# malloc'ed bytes (glibc mallinfo2). A leak of one 1 KiB buffer per cycle is 100 MB over 1e5
+# cycles, far past both limits; allocator noise stays in the low megabytes once warm.
 def assert_flat(cycle, name):
-    """Note [leak check]: runs `cycle` WARMUP times, then CYCLES times, and bounds the growth."""
+    """Runs `cycle` WARMUP times, then CYCLES times, and bounds the growth (Note [leak check])."""
     for _ in range(WARMUP):
         cycle()
     gc.collect()

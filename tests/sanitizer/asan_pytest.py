@@ -24,9 +24,12 @@ CANNOT_RUN = {
         INDUCTOR,
 }
 
-# Note [sanitizer time budget] (docs/testing.md, "Time in CI"): tests that spend their time in
-# compilers (NVRTC and the instrumented g++ stand-in, a minute under ASan) or in a training loop,
-# where the native code they reach runs under ASan in other tests; the normal suite runs them.
+# Note [sanitizer time budget]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The sanitizer run leaves out tests that spend their time in compilers (NVRTC and the
+# instrumented g++ stand-in, a minute under ASan) or in a training loop, where the native code
+# they reach runs under ASan in other tests; the normal suite runs them (docs/testing.md, "Time
+# in CI").
 NVRTC_ELSEWHERE = ("compiles its own NVRTC plugins (tens of seconds under ASan); NVRTC's compile "
                    "path runs under ASan in this file's shared module (rt_image) and in ctest")
 RUN_IN_THE_NORMAL_SUITE = {

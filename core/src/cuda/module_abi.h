@@ -8,27 +8,32 @@
 extern "C" {
 #endif
 
-/* Note [cuda module abi]: libisthmus never links CUDA. isthmus::cuda::init() dlopens
- * libisthmus_cuda.so and calls its one exported symbol, ISTHMUS_CUDA_ENTRY, which fills this
- * table. Each function reports failure by returning nonzero and writing a message into `err`
- * (never by throwing across the boundary). The module reaches the runtime (register_resource,
- * register_compute, storages, errors) through libisthmus's exported C++ API, resolved when it is
- * loaded. Bump the version whenever the table or the C++ interfaces the module implements change
- * (backend::compute's vtable, isthmus/backend.hpp); a mismatch is refused with a clear error.
- * Version 3: one backend interface for the CPU and CUDA (tensor-shaped reduce, cumulative, copy,
- * fill and matmul entries, index_rows, optional entries, features). Version 4: memory sources
- * (set_memory_source). */
+/* Note [cuda module abi]
+ * ~~~~~~~~~~~~~~~~~~~~~~
+ * libisthmus never links CUDA. isthmus::cuda::init() dlopens libisthmus_cuda.so and calls its one
+ * exported symbol, ISTHMUS_CUDA_ENTRY, which fills this table. Each function reports failure by
+ * returning nonzero and writing a message into `err` (never by throwing across the boundary). The
+ * module reaches the runtime (register_resource, register_compute, storages, errors) through
+ * libisthmus's exported C++ API, resolved when it is loaded. Bump the version whenever the table or
+ * the C++ interfaces the module implements change (backend::compute's vtable, isthmus/backend.hpp);
+ * a mismatch is refused with a clear error. Version 3: one backend interface for the CPU and CUDA
+ * (tensor-shaped reduce, cumulative, copy, fill and matmul entries, index_rows, optional entries,
+ * features). Version 4: memory sources (set_memory_source).
+ */
 #define ISTHMUS_CUDA_MODULE_VERSION 4
 #define ISTHMUS_CUDA_ENTRY "isthmus_cuda_module_v4"
 
-/* Note [device memory source]: where the devices' new memory comes from. By default the
- * module's caching allocator takes it from cudaMalloc and keeps freed blocks for reuse (Note
- * [caching allocator]). A source replaces that for new allocations: `allocate` is called with the
- * device current and the device's stream (blocks are used in that stream's order, which is what
- * stream-ordered pools such as PyTorch's caching allocator expect), returns NULL when it has no
- * memory (the storage layer then evicts and asks again) and never throws; `deallocate` gets the
- * block back with the size asked for. Each block goes back to the source that gave it, so sources
- * can be changed at any time; a source and its functions must stay valid for the process. */
+/* Note [device memory source]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Where the devices' new memory comes from. By default the module's caching allocator takes it from
+ * cudaMalloc and keeps freed blocks for reuse (Note [caching allocator]). A source replaces that
+ * for new allocations: `allocate` is called with the device current and the device's stream (blocks
+ * are used in that stream's order, which is what stream-ordered pools such as PyTorch's caching
+ * allocator expect), returns NULL when it has no memory (the storage layer then evicts and asks
+ * again) and never throws; `deallocate` gets the block back with the size asked for. Each block
+ * goes back to the source that gave it, so sources can be changed at any time; a source and its
+ * functions must stay valid for the process.
+ */
 typedef struct isthmus_cuda_memory_source {
     void* (*allocate)(void* ctx, size_t nbytes, int device, void* stream);
     void (*deallocate)(void* ctx, void* ptr, size_t nbytes, int device, void* stream);

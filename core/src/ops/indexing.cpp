@@ -44,7 +44,7 @@ tensor strip_leading_ones(tensor value, int64_t rank) {
 }
 
 // Note [extra value dimensions in advanced assignment]
-// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // With an index array, NumPy's mapiter reshapes a value of more dimensions than the indexed
 // result to its trailing `rank` dimensions. The reshape holds when the leading dimensions are
 // all 1 (the usual rule) and also when the trailing part is empty, since then both sides hold

@@ -486,15 +486,16 @@ int kernel_impl_cuda(const isthmus_kernel* self, isthmus_call* call, const isthm
 }
 #endif
 
-// See Note [NVRTC launcher]: a kernel declared with ISTHMUS_KERNEL in a plugin that
-// compile_string built with NVRTC (Note [NVRTC plugins] in plugins/src/nvrtc_compile.cpp) has
-// its device code beside the plugin's library in the cache (<entry>.sm_XY.cubin per
-// architecture, <entry>.ptx), and its host side is ordinary C++ from g++. Its CUDA launcher
-// converts and binds the arguments as the nvcc launcher does, packs them into the kernel's
-// argument block (Note [argument blocks]) and hands the block to launch_device_entry, which
-// loads the module through the CUDA driver (once per device) and launches the entry by name
-// on the host's stream. Registered only when the library has device code beside it (a C++
-// plugin that uses ISTHMUS_KERNEL runs on the CPU).
+// Note [NVRTC launcher]
+// ~~~~~~~~~~~~~~~~~~~~~
+// A kernel declared with ISTHMUS_KERNEL in a plugin that compile_string built with NVRTC
+// (Note [NVRTC plugins] in plugins/src/nvrtc_compile.cpp) has its device code beside the plugin's
+// library in the cache (<entry>.sm_XY.cubin per architecture, <entry>.ptx), and its host side is
+// ordinary C++ from g++. Its CUDA launcher converts and binds the arguments as the nvcc launcher
+// does, packs them into the kernel's argument block (Note [argument blocks]) and hands the block to
+// launch_device_entry, which loads the module through the CUDA driver (once per device) and
+// launches the entry by name on the host's stream. Registered only when the library has device code
+// beside it (a C++ plugin that uses ISTHMUS_KERNEL runs on the CPU).
 
 template <typename F>
 concept has_device_entry = requires {
