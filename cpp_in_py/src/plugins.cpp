@@ -79,13 +79,14 @@ value big_int_value(py::handle h, const isthmus_param* p) {
                                                                      : "int64 and uint64");
 }
 
-// Note [plugin argument conversion]: Python numbers convert exactly (float -> float64 scalar,
-// int -> int64, bool, complex -> complex128), not through the `scalar` precision, so a float64
-// plugin parameter sees the Python float unrounded. An int beyond int64 follows Note [integer
-// parameters] with the parameter `p` when the caller knows it (NULL: unknown). qvalues pass as
-// they are; Python callables become host callbacks; native objects pass their instance.
-// Everything else (arrays and torch tensors shared zero-copy, lists, buffers) follows the
-// inbound rule through asvalue() (Note [inbound rule]).
+// Note [plugin argument conversion]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Python numbers convert exactly (float -> float64 scalar, int -> int64, bool, complex ->
+// complex128), not through the `scalar` precision, so a float64 plugin parameter sees the Python
+// float unrounded. An int beyond int64 follows Note [integer parameters] with the parameter `p`
+// when the caller knows it (NULL: unknown). qvalues pass as they are; Python callables become host
+// callbacks; native objects pass their instance. Everything else (arrays and torch tensors shared
+// zero-copy, lists, buffers) follows the inbound rule through asvalue() (Note [inbound rule]).
 } // namespace
 
 value arg_value(py::handle h, const isthmus_param* p) {
@@ -237,44 +238,89 @@ namespace {
 
 std::mutex g_mu;
 std::map<std::string, py::object>* g_modules = nullptr; // library path -> module (never freed)
+// plugin name -> the names its latest imported library added to `isthmus` (never freed)
+std::map<std::string, std::vector<std::string>>* g_names_of = nullptr;
 
-// Note [native names on q]: import_native adds every function and kernel of the plugin to the
-// `isthmus` package as well (PyQuasar's q.color_temperature). A name that isthmus already has
-// (a built-in, or a function of another plugin) raises ValueError before any name is added;
-// importing the same library again is a no-op returning the same module.
+// The plugin name of a function or kernel on `isthmus`, or "" for anything else.
+std::string plugin_of(py::handle obj) {
+    if (!py::hasattr(obj, "plugin") || !py::hasattr(obj, "plugin_path")) return {};
+    return py::str(obj.attr("plugin")).cast<std::string>();
+}
+
+// Note [native names on q]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// import_native adds every function and kernel of the plugin to the `isthmus` package as well
+// (PyQuasar's q.color_temperature). A name that isthmus already has (a built-in, or a function of
+// another plugin) raises ValueError before any name is added; importing the same library again
+// returns the same module, whose names become the current ones again (See Note [the edit loop]).
+//
+// Note [the edit loop]
+// ~~~~~~~~~~~~~~~~~~~~
+// A notebook user edits a kernel and runs compile_string again under the same plugin name: the
+// new library (another cache entry) replaces the old one's names on `isthmus`, and names the
+// new version no longer defines are removed. The old library stays loaded for as long as
+// anything refers to it (its module, a q.native_function or kernel held in a variable, a
+// native object, a value it made), so those keep working with the old code; new lookups through
+// `q.<name>` or the new module reach the new code. Only a plugin of the same name replaces:
+// a name defined by another plugin, or by isthmus itself, stays an error.
+// Puts `names` (a plugin's functions and kernels) on `isthmus` for plugin `plugin`: refuses a
+// name isthmus or another plugin has, replaces an earlier version's (Note [the edit loop]) and
+// removes the earlier version's names that `names` lacks.
+void install_names(py::module_& q, const std::string& plugin, const std::string& path,
+                   const std::vector<std::pair<std::string, py::object>>& names) {
+    for (const auto& [n, obj] : names) {
+        if (!py::hasattr(q, n.c_str())) continue;
+        py::object existing = q.attr(n.c_str());
+        if (plugin_of(existing) == plugin) continue; // an earlier version: replaced
+        std::string from = "isthmus itself";
+        if (py::hasattr(existing, "plugin_path"))
+            from = "plugin " + py::str(existing.attr("plugin_path")).cast<std::string>();
+        ISTHMUS_THROW(value_error, "import_native: plugin ", plugin, " (", path, ") defines \"", n,
+                      "\", which isthmus already has (from ", from, "); rename it in the plugin");
+    }
+    std::vector<std::string>& added = (*g_names_of)[plugin];
+    for (const auto& old : added) {
+        const bool kept = std::any_of(names.begin(), names.end(),
+                                      [&](const auto& nv) { return nv.first == old; });
+        if (!kept && py::hasattr(q, old.c_str()) && plugin_of(q.attr(old.c_str())) == plugin)
+            py::delattr(q, old.c_str());
+    }
+    added.clear();
+    for (const auto& [n, obj] : names) {
+        added.push_back(n);
+        q.attr(n.c_str()) = obj;
+    }
+}
+
 py::object import_library(const std::shared_ptr<pl::library>& lib) {
     std::lock_guard lk(g_mu);
     if (!g_modules) g_modules = new std::map<std::string, py::object>();
-    if (auto it = g_modules->find(lib->path()); it != g_modules->end()) return it->second;
-
+    if (!g_names_of) g_names_of = new std::map<std::string, std::vector<std::string>>();
     py::module_ q = py::module_::import("isthmus");
     std::vector<std::pair<std::string, py::object>> names;
+    if (auto it = g_modules->find(lib->path()); it != g_modules->end()) {
+        // Imported before: its names become the current ones again (an edit undone).
+        py::object mod = it->second;
+        for (const char* group : {"functions", "kernels"})
+            for (py::handle n : mod.attr(group))
+                names.emplace_back(n.cast<std::string>(), mod.attr(n));
+        install_names(q, lib->name(), lib->path(), names);
+        return mod;
+    }
     for (const auto& n : lib->function_names())
         names.emplace_back(n, wrap_function(lib->get_function(n)));
     for (const auto& n : lib->kernel_names())
         names.emplace_back(n, py::cast(native_kernel{lib->get_kernel(n)}));
-    for (const auto& [n, obj] : names) {
-        if (!py::hasattr(q, n.c_str())) continue;
-        py::object existing = q.attr(n.c_str());
-        std::string from = "isthmus itself";
-        if (py::hasattr(existing, "plugin_path"))
-            from = "plugin " + py::str(existing.attr("plugin_path")).cast<std::string>();
-        ISTHMUS_THROW(value_error, "import_native: plugin ", lib->name(), " (", lib->path(),
-                      ") defines \"", n, "\", which isthmus already has (from ", from,
-                      "); rename it in the plugin");
-    }
     py::module_ types = py::module_::import("types");
     py::object mod = types.attr("ModuleType")(lib->name(), lib->describe());
+    install_names(q, lib->name(), lib->path(), names);
     mod.attr("__file__") = lib->path();
     py::list fnames, knames;
     for (const auto& f : lib->function_names()) fnames.append(f);
     for (const auto& k : lib->kernel_names()) knames.append(k);
     mod.attr("functions") = py::tuple(fnames);
     mod.attr("kernels") = py::tuple(knames);
-    for (const auto& [n, obj] : names) {
-        mod.attr(n.c_str()) = obj;
-        q.attr(n.c_str()) = obj;
-    }
+    for (const auto& [n, obj] : names) mod.attr(n.c_str()) = obj;
     g_modules->emplace(lib->path(), mod);
     return mod;
 }

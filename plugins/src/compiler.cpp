@@ -24,7 +24,9 @@ namespace isthmus::plugins {
 
 namespace fs = std::filesystem;
 
-// Note [plugin cache]: compile_string keys its output by a 64-bit FNV-1a hash of
+// Note [plugin cache]
+// ~~~~~~~~~~~~~~~~~~~
+// compile_string keys its output by a 64-bit FNV-1a hash of
 //   - the source text and the plugin name,
 //   - the compiler flags (the fixed ones below plus compile_options::flags),
 //   - the compiler's identity: its resolved path, file size and modification time (cheap to
@@ -56,24 +58,28 @@ constexpr const char* k_fixed_flags[] = {"-std=c++20",
                                          "-fvisibility=hidden",
                                          "-Wl," ISTHMUS_PRIVATE_RUNTIME};
 
-// Note [support object in CUDA plugins]: nvcc cannot load GCC's precompiled header, but the
-// plugin's host side can link the author layer's support object (Note [support object]), which
-// nvcc's front ends then skip: unsharp.cu took 10.2 s of nvcc cold and 7.5 s with it (cudafe++
-// 2.8 -> 2.2 s, cicc 2.2 -> 1.9 s, the host g++ 4.3 -> 2.6 s). The object is the C++ layer of
-// nvcc's default host compiler (`g++`) with the C++ plugins' fixed flags, so a C++ compile with
-// g++ and no extra flags shares it; the layout of every type the support code touches is the
-// same with and without __CUDACC__ (that macro only adds device attributes and launchers).
-// Like the C++ layer it is built by the second cold compile that would use it.
+// Note [support object in CUDA plugins]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// nvcc cannot load GCC's precompiled header, but the plugin's host side can link the author layer's
+// support object (Note [support object]), which nvcc's front ends then skip: unsharp.cu took 10.2 s
+// of nvcc cold and 7.5 s with it (cudafe++ 2.8 -> 2.2 s, cicc 2.2 -> 1.9 s, the host g++ 4.3 -> 2.6
+// s). The object is the C++ layer of nvcc's default host compiler (`g++`) with the C++ plugins'
+// fixed flags, so a C++ compile with g++ and no extra flags shares it; the layout of every type the
+// support code touches is the same with and without __CUDACC__ (that macro only adds device
+// attributes and launchers). Like the C++ layer it is built by the second cold compile that would
+// use it.
 
-// Note [CUDA plugins]: CUDA source whose kernels are declared with ISTHMUS_KERNEL compiles
-// through NVRTC and the C++ compiler (Note [NVRTC plugins] in nvrtc_compile.cpp); other CUDA
-// source (extended lambda kernels), or any with cuda_compiler="nvcc", through nvcc. nvcc links the
-// CUDA runtime statically (its default), so the plugin needs only the driver at run time, like
-// libisthmus_cuda.so; the host hands it a stream of the primary context, which every runtime in the
-// process shares. Flags: C++20, extended lambdas (`[] __host__ __device__` kernel bodies), relaxed
-// constexpr (std:: constexpr helpers in device code), PIC and hidden visibility for the host side,
-// and SASS for each architecture in $ISTHMUS_CUDA_ARCH (default "90": H100/H200) plus PTX of the
-// last one, which the driver compiles for newer GPUs.
+// Note [CUDA plugins]
+// ~~~~~~~~~~~~~~~~~~~
+// CUDA source whose kernels are declared with ISTHMUS_KERNEL compiles through NVRTC and the C++
+// compiler (Note [NVRTC plugins] in nvrtc_compile.cpp); other CUDA source (extended lambda
+// kernels), or any with cuda_compiler="nvcc", through nvcc. nvcc links the CUDA runtime statically
+// (its default), so the plugin needs only the driver at run time, like libisthmus_cuda.so; the host
+// hands it a stream of the primary context, which every runtime in the process shares. Flags:
+// C++20, extended lambdas (`[] __host__ __device__` kernel bodies), relaxed constexpr (std::
+// constexpr helpers in device code), PIC and hidden visibility for the host side, and SASS for each
+// architecture in $ISTHMUS_CUDA_ARCH (default "90": H100/H200) plus PTX of the last one, which the
+// driver compiles for newer GPUs.
 constexpr const char* k_nvcc_flags[] = {"-std=c++20",
                                         "-O3",
                                         "-shared",
@@ -209,10 +215,12 @@ std::string author_layer_text(const std::string& include_dir) {
     return text;
 }
 
-// Note [plugin include dir]: compiled plugins include isthmus/plugin.hpp. It is looked up in
-// $ISTHMUS_PLUGIN_INCLUDE_DIR, then next to the loaded libisthmus.so as installed
-// (<prefix>/lib/libisthmus.so -> <prefix>/include), then in the source tree this library was
-// built from (ISTHMUS_PLUGIN_SOURCE_INCLUDE_DIR, compiled in), which serves the build tree.
+// Note [plugin include dir]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// Compiled plugins include isthmus/plugin.hpp. It is looked up in $ISTHMUS_PLUGIN_INCLUDE_DIR, then
+// next to the loaded libisthmus.so as installed (<prefix>/lib/libisthmus.so -> <prefix>/include),
+// then in the source tree this library was built from (ISTHMUS_PLUGIN_SOURCE_INCLUDE_DIR, compiled
+// in), which serves the build tree.
 std::string plugin_include_dir() {
     auto has_header = [](const fs::path& d) {
         std::error_code ec;
@@ -450,7 +458,7 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
             argv.push_back(tmp_so.string());
             std::string output;
             int rc = 0;
-            std::optional<device_code> dev; // Note [NVRTC plugins]: the device pass runs beside
+            std::optional<device_code> dev; // See Note [NVRTC plugins]: the device pass runs beside
             {
                 std::jthread device_pass;
                 if (nvrtc) {
@@ -512,7 +520,15 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
 
 std::shared_ptr<library> compile_string(const std::string& name, const std::string& source,
                                         const compile_options& opts) {
-    return compile_source(name, source, opts, language_of(opts.language, "compile_string"));
+    std::shared_ptr<library> lib =
+        compile_source(name, source, opts, language_of(opts.language, "compile_string"));
+    // The name is the plugin's identity (the cache entry, the edit loop's replacement, messages):
+    // a source that declares another name is a mistake, not a rename.
+    ISTHMUS_CHECK(lib->name() == name, value_error, "compile_string(\"", name,
+                  "\"): the source declares the plugin \"", lib->name(), "\" (ISTHMUS_PLUGIN(",
+                  lib->name(), ", m)); use one name in both places: compile_string(\"", lib->name(),
+                  "\", ...) or ISTHMUS_PLUGIN(", name, ", m)");
+    return lib;
 }
 
 std::shared_ptr<library> compile_file(const std::string& path, const compile_options& opts) {

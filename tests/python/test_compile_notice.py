@@ -105,3 +105,28 @@ print(q.cn_plus4(1.0))
     assert res.stdout.strip() == "5.0"
     said = [line for line in res.stderr.splitlines() if "compiling plugin 'cn_stderr'" in line]
     assert len(said) == (1 if verbose == "1" else 0), res.stderr
+
+
+@pytest.mark.parametrize("setup, where", [
+    ("logging.basicConfig()", "stderr"),  # WARNING: an INFO record would vanish
+    ("logging.basicConfig(level=logging.INFO, format='LOG %(name)s %(message)s')", "log"),
+    ("logging.basicConfig(level=logging.INFO); "
+     "logging.getLogger('isthmus.compile').setLevel(logging.ERROR)", "stderr"),
+    ("logging.getLogger().addHandler(logging.NullHandler())", "stderr"),
+])
+def test_the_notice_reaches_the_user_whatever_logging_says(run_python, tmp_path, setup, where):
+    code = f"""
+import logging, os
+os.environ["ISTHMUS_CACHE_DIR"] = {str(tmp_path / "cache")!r}
+os.environ["ISTHMUS_COMPILE_NOTICE_SECONDS"] = "0"
+{setup}
+import isthmus as q
+q.init("cpu")
+q.compile_string("cn_cfg", {SOURCE.format(name="cn_cfg", fn="cn_plus5", k=5)!r})
+print(q.cn_plus5(1.0))
+"""
+    res = run_python(code)
+    assert res.stdout.strip() == "6.0"
+    said = [line for line in res.stderr.splitlines() if "compiling plugin 'cn_cfg'" in line]
+    assert len(said) == 1, res.stderr  # once, by the record or by the direct line
+    assert said[0].startswith("LOG isthmus.compile") == (where == "log"), said

@@ -35,7 +35,8 @@ ISTHMUS_PLUGIN(sig_probe, m) {
           {"a", "b"});
     m.def("sig_mixed", [](ip::vec3 v, int32_t n, std::string s, ip::view<const double, 2> x,
                           bool flag, ip::callback f) { return v; },
-          {"v", "lambda", "s", "x", "flag"});
+          {"v", "lambda", "s", "x", "flag", "f"});
+    m.def("sig_unnamed", [](double a, int64_t b) { return a * b; });
     m.def("sig_arity", [](double a) { return a; }, {"a"});
     m.def("sig_arity", [](double a, double b) { return a * b; }, {"a", "b"});
     m.def("sig_label", [](std::shared_ptr<sig_button> b) { return b->label; }, {"b"});
@@ -80,7 +81,9 @@ def test_signature_of_a_function_with_overloads(plugin):
 def test_signature_maps_every_parameter_type(plugin):
     assert params(plugin.sig_mixed) == [
         ("v", POS, TENSOR | Sequence[float]), ("lambda_", POS, int), ("s", POS, str),
-        ("x", POS, TENSOR), ("flag", POS, bool), ("arg5", POS, Callable[..., Any])]
+        ("x", POS, TENSOR), ("flag", POS, bool), ("f", POS, Callable[..., Any])]
+    # no name list: arg0, arg1, ... (a list of another length fails to load: test_edit_loop.py)
+    assert params(plugin.sig_unnamed) == [("arg0", POS, float), ("arg1", POS, int)]
     assert inspect.signature(plugin.sig_mixed).return_annotation is q.qvalue
     assert params(plugin.sig_label) == [("b", POS, q.native_object)]
     assert inspect.signature(plugin.sig_label).return_annotation is str
@@ -269,7 +272,7 @@ def test_overloads_give_the_descriptor_records(plugin):
     assert mixed["lambda"]["kind"] == "int" and mixed["lambda"]["dtype"] == "int32"
     assert mixed["x"]["kind"] == "tensor" and mixed["x"]["ndim"] == 2
     assert mixed["x"]["dtype"] == "float64" and "read" in mixed["x"]["flags"]
-    assert mixed["arg5"]["kind"] == "callback"
+    assert mixed["f"]["kind"] == "callback"
     assert plugin.sig_label.overloads[0]["params"][0]["type"] == "sig_button"
     [k] = plugin.sig_scale.overloads
     assert [p["name"] for p in k["params"]] == ["x", "y", "s"] and k["pos_ndim"] == 1

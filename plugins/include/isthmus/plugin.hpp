@@ -1,12 +1,14 @@
 // The header-only C++ layer for plugin authors: typed functions, kernels, views, object types.
 #pragma once
 
-// Note [author layer]: this header depends on plugin_abi.h and the standard library only, so a
-// plugin links neither libisthmus nor Python. It turns typed C++ callables into the C
-// descriptors of the ABI: argument conversion is generated per parameter type at compile time,
-// kernels get a launcher whose per-element loop calls the body directly (inlined; the host
-// never calls per element), and every C++ exception is caught at the boundary and reported as
-// a message through the host's set_error, never propagated into the host.
+// Note [author layer]
+// ~~~~~~~~~~~~~~~~~~~
+// This header depends on plugin_abi.h and the standard library only, so a plugin links neither
+// libisthmus nor Python. It turns typed C++ callables into the C descriptors of the ABI: argument
+// conversion is generated per parameter type at compile time, kernels get a launcher whose
+// per-element loop calls the body directly (inlined; the host never calls per element), and every
+// C++ exception is caught at the boundary and reported as a message through the host's set_error,
+// never propagated into the host.
 //
 //     #include <isthmus/plugin.hpp>
 //     namespace ip = isthmus::plugin;
@@ -113,11 +115,12 @@ public:
         if constexpr (is_device_kernel<std::decay_t<F>>::value)
             launch_cuda = &detail::kernel_impl_cuda<F>;
 #else
-        // Note [NVRTC launcher]
+        // See Note [NVRTC launcher] (isthmus/plugin/calls.hpp)
         if constexpr (detail::has_device_entry<std::decay_t<F>>)
             if (detail::has_device_code()) launch_cuda = &detail::kernel_impl_entry<F>;
 #endif
-        return add_kernel(name, doc, params_of<A>(params, n - 1), pos_ndim, &detail::kernel_impl<F>,
+        return add_kernel(name, doc, params_of<A>(name, params, n - 1), pos_ndim,
+                          &detail::kernel_impl<F>,
                           launch_cuda, keep_callable(std::move(f)));
     }
     /// An object type T (instances shared by the host and the plugin as shared_ptr<T>).
@@ -160,17 +163,19 @@ private:
     /// The parameter table of a callable with parameter types A: C++ parameters [skip, skip + n)
     /// named from `given` (else "arg<k>"), kept as long as the module.
     template <typename A>
-    ISTHMUS_PLUGIN_SETUP std::vector<isthmus_param>& params_of(const names& given, size_t n,
+    ISTHMUS_PLUGIN_SETUP std::vector<isthmus_param>& params_of(const char* what,
+                                                               const names& given, size_t n,
                                                                size_t skip = 0) {
         return [&]<size_t... I>(std::index_sequence<I...>)->std::vector<isthmus_param>& {
             const std::array<isthmus_param, sizeof...(I)> all{
                 detail::describe_param<std::tuple_element_t<I, A>>(nullptr)...};
-            return named_params(all.data(), given, n, skip);
+            return named_params(what, all.data(), given, n, skip);
         }
         (std::make_index_sequence<std::tuple_size_v<A>>{});
     }
     ISTHMUS_PLUGIN_SUPPORT std::vector<isthmus_param>&
-    named_params(const isthmus_param* all, const names& given, size_t n, size_t skip);
+    named_params(const char* what, const isthmus_param* all, const names& given, size_t n,
+                 size_t skip);
     /// Registers a kernel whose parameter table is `ps` (kept by params_of).
     ISTHMUS_PLUGIN_SUPPORT kernel_def add_kernel(const char* name, const char* doc,
                                                  std::vector<isthmus_param>& ps, int32_t pos_ndim,
@@ -191,7 +196,7 @@ private:
         using tr = detail::fn_traits<std::decay_t<F>>;
         constexpr size_t n = std::tuple_size_v<typename tr::args>;
         add_function_entry(into, name, doc, result,
-                           params_of<typename tr::args>(params, n - skip, skip),
+                           params_of<typename tr::args>(name, params, n - skip, skip),
                            &detail::function_impl<F>, keep_callable(std::move(f)));
     }
 
@@ -332,10 +337,11 @@ type_builder<T>::event(const char* name, isthmus::plugin::event<A...> T::*member
 }
 
 namespace detail {
-/// Note [plugin definition errors]: an exception thrown while a plugin defines itself (a bad
-/// at_position name, out of memory) must not cross the C entry point. The entry point then
-/// returns a descriptor with an empty name and the message as its description, which the host
-/// refuses with that message.
+/// Note [plugin definition errors]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+/// An exception thrown while a plugin defines itself (a bad at_position name, out of memory) must
+/// not cross the C entry point. The entry point then returns a descriptor with an empty name and
+/// the message as its description, which the host refuses with that message.
 ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* define_plugin(plugin::module& m,
                                                            void (*define)(plugin::module&));
 } // namespace detail

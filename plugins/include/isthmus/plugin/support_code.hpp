@@ -266,7 +266,15 @@ ISTHMUS_PLUGIN_SUPPORT void* plugin::module::keep(std::shared_ptr<void> p) {
 }
 
 ISTHMUS_PLUGIN_SUPPORT std::vector<isthmus_param>&
-plugin::module::named_params(const isthmus_param* all, const names& given, size_t n, size_t skip) {
+plugin::module::named_params(const char* what, const isthmus_param* all, const names& given,
+                             size_t n, size_t skip) {
+    // A name list that does not match the parameters once gave arg<k> to the missing ones and
+    // dropped the extra ones without a word: the plugin now fails to load, saying which.
+    if (!given.empty() && given.size() != n)
+        throw value_error(detail::cat("\"", what, "\" names ", given.size(),
+                                      " parameter(s) but has ", n,
+                                      "; give one name per parameter, in order (a kernel's "
+                                      "position takes none), or no list for arg0, arg1, ..."));
     std::vector<isthmus_param>& ps = st_.params.emplace_back();
     for (size_t k = 0; k < n; ++k) {
         ps.push_back(all[skip + k]);
