@@ -200,14 +200,25 @@ template <typename P, typename F, typename... V>
 // one element along their last dimension (C-contiguous arrays, rows of a matrix): for those
 // the unchecked loop runs on copies whose last stride is the literal 1, a second instance of
 // the loop that the compiler vectorises as a loop over plain pointers; other layouts take the
-// general loop. Both compute the same values in the same order per position. Checked mode
-// keeps one loop (it checks every access and is not meant to be fast).
+// general loop. Both compute the same values in the same order per position. The same copy
+// also knows that its 'clamped, 'circular and 'mirror views have no empty dimension (checked
+// once per block): their index maps then lose the test and the failure path an empty
+// dimension needs, which kept the compiler from optimising the accesses (a 3x3 clamped blur
+// 1.8x slower than clamping the indices by hand). Checked mode keeps one loop (it checks every
+// access and is not meant to be fast).
+template <typename P, typename F, typename... V>
+[[gnu::always_inline]] inline void fast_position_loop(F& f, const isthmus_range& r, V... v) {
+    (view_binding::assume_nonempty(v), ...);
+    position_loop<P>(f, r, v...);
+}
+
 template <bool Checked, typename P, typename F, typename... V>
 [[gnu::always_inline]] inline void run_positions(F& f, const isthmus_range& r, V... v) {
     ((v = view_binding::rebound<Checked>(v)), ...);
     if constexpr (!Checked) {
-        if ((view_binding::unit_inner(v) && ...)) {
-            position_loop<P>(f, r, view_binding::with_unit_inner(v)...);
+        if ((view_binding::unit_inner(v) && ...) &&
+            !(view_binding::empty_modifier_view(v) || ...)) {
+            fast_position_loop<P>(f, r, view_binding::with_unit_inner(v)...);
             return;
         }
     }

@@ -387,6 +387,19 @@ struct view_binding {
         }
         return true;
     }
+    /// Tells the compiler that a 'clamped, 'circular or 'mirror view `v` has no empty
+    /// dimension, for a view where empty_modifier_view(v) is false: its index maps then need no
+    /// test for an empty dimension, and the access no failure path. See Note [unit-stride
+    /// loops].
+    template <typename V>
+    ISTHMUS_HD static void assume_nonempty(const V& v) {
+        if constexpr (requires { V::modifier; }) {
+            if constexpr (V::modifier != access::unchecked && V::modifier != access::checked)
+                for (int d = 0; d < V::rank; ++d)
+                    if (v.shape_[d] <= 0) __builtin_unreachable();
+        }
+        (void)v;
+    }
     /// `v` with the literal 1 as its last stride, for a view where unit_inner(v) holds: the
     /// compiler then sees the constant and vectorises along it. See Note [unit-stride loops].
     template <typename V>
