@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -357,16 +358,21 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
     }
     // Note [interruptible launches]
     // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-    // The range is cut into blocks of at most k_block_items items (and at least 8 per thread), run
-    // by the OpenMP threads in turn; between blocks each thread checks the launch's
-    // interrupt_check, and the calling thread polls the host, so a Ctrl-C stops a long kernel after
-    // the blocks under way (Note [interrupting long operations]). A kernel of fewer than
-    // k_serial_cutoff items runs as one call. Blocks of 65536 (4096 before) keep the per-block
-    // costs (the OpenMP dispatch, the launcher's argument checks and conversions) near 1% of a
-    // memory-bound kernel's block: saxpy over 10M float32 2.85 -> 2.2-2.4 ms on two threads; a body
-    // of 10 us per position still sees a stop within 0.7 s.
+    // The OpenMP threads take blocks of the range in turn from a shared cursor; between blocks
+    // each thread checks the launch's interrupt_check, and the calling thread polls the host, so
+    // a Ctrl-C stops a long kernel after the blocks under way (Note [interrupting long
+    // operations]). Block sizes follow the body: they start at k_min_block positions and double
+    // while a block takes under a millisecond, up to k_max_block (and to a quarter of a thread's
+    // share, so every thread gets work), and halve again when one takes over 20 ms. A
+    // memory-bound body so runs in blocks of 65536, where the per-block costs (the cursor, the
+    // launcher's argument checks and conversions) are near 1% (saxpy over 10M float32 2.85 ->
+    // 2.2-2.4 ms on two threads against fixed blocks of 4096), and a slow body in blocks of
+    // 4096 or less time, so a stop still arrives within about one small block. A block's size
+    // changes which thread runs a position, never its result. A kernel of fewer than
+    // k_serial_cutoff items runs as one call.
     constexpr int64_t k_serial_cutoff = 4096;
-    constexpr int64_t k_block_items = int64_t{1} << 16;
+    constexpr int64_t k_min_block = 4096;
+    constexpr int64_t k_max_block = int64_t{1} << 16;
     const int threads = omp_get_max_threads();
     interrupt_check ic;
     if (total < k_serial_cutoff) {
@@ -376,29 +382,47 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
         if (ak->launch_cpu(ak, &ctx.base, &r, vals.data(), n) != 0 && !ctx.failed())
             ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
     } else {
-        const int64_t blocks = std::max<int64_t>(
-            std::min<int64_t>(total / 1024, int64_t{threads} * 8), total / k_block_items);
-        const int64_t per = (total + blocks - 1) / blocks;
+        using clock = std::chrono::steady_clock;
+        const int64_t cap =
+            std::clamp<int64_t>(total / (int64_t{threads} * 4), k_min_block, k_max_block);
+        std::atomic<int64_t> cursor{0};
+        std::atomic<int64_t> size{k_min_block};
         std::atomic<bool> stop{false};
-        auto block = [&](int64_t b) {
-            if (stop.load(std::memory_order_relaxed) || ic.stop()) return;
-            isthmus_range r = base;
-            r.begin = b * per;
-            r.end = std::min(total, r.begin + per);
-            if (r.begin >= r.end) return;
-            if (ak->launch_cpu(ak, &ctx.base, &r, vals.data(), n) != 0) {
-                if (!ctx.failed())
-                    ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
-                stop.store(true, std::memory_order_relaxed);
+        auto work = [&] {
+            while (!stop.load(std::memory_order_relaxed) && !ic.stop()) {
+                const int64_t s = size.load(std::memory_order_relaxed);
+                int64_t b = cursor.load(std::memory_order_relaxed);
+                do {
+                    if (b >= total) return;
+                } while (!cursor.compare_exchange_weak(b, b + std::min(s, total - b),
+                                                       std::memory_order_relaxed));
+                isthmus_range r = base;
+                r.begin = b;
+                r.end = b + std::min(s, total - b);
+                const clock::time_point t0 = clock::now();
+                if (ak->launch_cpu(ak, &ctx.base, &r, vals.data(), n) != 0) {
+                    if (!ctx.failed())
+                        ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
+                    stop.store(true, std::memory_order_relaxed);
+                    return;
+                }
+                const clock::duration took = clock::now() - t0;
+                int64_t expected = s;
+                if (took < std::chrono::milliseconds(1) && s < cap)
+                    size.compare_exchange_strong(expected, std::min(cap, 2 * s),
+                                                 std::memory_order_relaxed);
+                else if (took > std::chrono::milliseconds(20) && s > k_min_block)
+                    size.compare_exchange_strong(expected, std::max(k_min_block, s / 2),
+                                                 std::memory_order_relaxed);
             }
         };
         if (threads > 1) {
             openmp_region([&] {
-#pragma omp parallel for schedule(dynamic, 1)
-                for (int64_t b = 0; b < blocks; ++b) block(b);
+#pragma omp parallel num_threads(threads)
+                work();
             });
         } else {
-            for (int64_t b = 0; b < blocks; ++b) block(b);
+            work();
         }
     }
     if (ctx.failed()) ctx.rethrow(nm + ": ");

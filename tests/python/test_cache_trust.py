@@ -78,8 +78,9 @@ def seed(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
     assert value_of(r) == 2.0 * OURS
     ours = stem_of(r)
     assert ours != foreign and ours.startswith(NAME + "-")
-    (seen,) = d.glob("isthmus-pch-*.seen")
-    return d, ours, foreign, seen.name[:-len(".seen")]
+    # (a compiler other than g++, as under the sanitizer gate, builds no precompiled layer)
+    seen = next(iter(d.glob("isthmus-pch-*.seen")), None)
+    return d, ours, foreign, seen.name[:-len(".seen")] if seen else None
 
 
 def fresh_cache(tmp_path, name="cache"):
@@ -112,6 +113,8 @@ def snapshot(victims):
 @needs_gcc
 def test_symlinks_planted_at_every_name_a_build_writes_are_not_written_through(seed, tmp_path):
     seed_dir, ours, _, pch = seed
+    if pch is None:
+        pytest.skip("this compiler builds no precompiled layer")
     d, victims = fresh_cache(tmp_path), tmp_path / "victims"
     victims.mkdir()
     # the precompiled layer's mark: this cold compile builds the layer too, so its names count

@@ -240,7 +240,9 @@ def test_zero_stride_imports_are_read_only_everywhere():
 # ---- DLPack byte_offset ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("offset", [2**63, 2**63 + 8, 2**62, 2**47, 2**40])
+# (offsets past the 47-bit user address space: a smaller one may land in memory that is mapped,
+# such as AddressSanitizer's shadow, which no check can tell from the producer's)
+@pytest.mark.parametrize("offset", [2**63, 2**63 + 8, 2**62, 2**56, 2**47])
 def test_dlpack_byte_offset_far_away_is_refused(offset):
     x = np.arange(4.0)
     p = Producer(x)

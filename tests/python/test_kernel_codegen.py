@@ -1,6 +1,7 @@
 """Kernel loops compile to what a hand-written loop compiles to (Note [the fast loop is hot],
 Note [unit-stride loops]): the object code of a compiled kernel has the body inlined into its
 position loop, and both loop instances (unit last stride, any strides) give NumPy's values."""
+import os
 import re
 import shutil
 import subprocess
@@ -52,6 +53,8 @@ def functions(library):
 
 
 @pytest.mark.skipif(shutil.which("objdump") is None, reason="needs binutils' objdump")
+@pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""),
+                    reason="under the sanitizer gate plugins are compiled instrumented by clang")
 def test_position_loops_inline_the_body(kernels):
     funcs = functions(kernels.codegen_saxpy.plugin_path)
     loops = {n: body for n, body in funcs.items() if "fast_kernel_loop<" in n}
