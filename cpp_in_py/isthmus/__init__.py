@@ -23,7 +23,7 @@ from . import pickling  # noqa: E402  (See Note [qvalue pickle payload])
 from . import signatures  # noqa: E402  (See Note [plugin signatures])
 from . import _array_api_object  # noqa: E402  (the namespace itself: docs/array-api.md)
 from .cuda_memory import cuda_memory_source  # noqa: E402,F401  (Note [torch memory bridge])
-from .images import ImageFileError, imread, imshow, imwrite  # noqa: E402,F401
+from .images import ImageFileError, imread, imshow, imwrite, run_gui  # noqa: E402,F401
 from .pickling import unpickle_device  # noqa: E402,F401
 
 # NumPy's OpenBLAS (loaded by now) runs its threaded products on isthmus's OpenMP pool, so that

@@ -610,6 +610,7 @@ from . import images as images
 from .images import ImageFileError as ImageFileError
 from .images import imread as imread
 from .images import imshow as imshow
+from .images import run_gui as run_gui
 from .images import imwrite as imwrite
 
 # ---- the array API standard's namespace (docs/array-api.md), imported on first use ----

@@ -1,6 +1,6 @@
 """Image files and display: ``q.imread``, ``q.imwrite`` (Pillow) and ``q.imshow`` (matplotlib).
 
-The seed's (PyQuasar's) image functions (docs/images.md):
+The PyQuasar manual's image functions (docs/images.md):
 
     img = q.imread("lena_big.tif")       # float32 (the `scalar` dtype), H x W x 3, 0..255
     q.imwrite("out.png", img * 0.5)      # rounded and clipped to 8 bits; format from the name
@@ -20,12 +20,12 @@ import numpy as np
 
 from . import _isthmus
 
-__all__ = ["ImageFileError", "imread", "imwrite", "imshow"]
+__all__ = ["ImageFileError", "imread", "imwrite", "imshow", "run_gui"]
 
 # Note [image values]
 # ~~~~~~~~~~~~~~~~~~~
-# The seed reads an image with q.imread, mixes it with colours written as `[1, 0.2, 0] * 255`
-# and shows the result with q.imshow: images are values on the 0..255 scale (255 is full
+# The PyQuasar manual reads an image with q.imread, mixes it with colours written as
+# `[1, 0.2, 0] * 255` and shows the result with q.imshow: images are values on the 0..255 scale (255 is full
 # intensity), in the `scalar` dtype (float32, or float64 under init(precision="float64")),
 # as Quasar's imread returns them. So:
 #
@@ -357,8 +357,8 @@ def imread(file: Any, mode: str | None = None, *, dtype: Any = None, frame: int 
     mode: None keeps the file's channels (Note [imread layouts]); "L" (gray, 2-D), "LA",
       "RGB" or "RGBA" converts.
     dtype: None gives the `scalar` dtype (float32, or float64 after init(precision="float64"))
-      with values on the 0..255 scale, as the seed's imread: 16-bit files are scaled by
-      255/65535, keeping their precision. Any float dtype does the same; "uint8" and "uint16"
+      with values on the 0..255 scale, as the PyQuasar manual's imread: 16-bit files are
+      scaled by 255/65535, keeping their precision. Any float dtype does the same; "uint8" and "uint16"
       give integer levels (0..255, 0..65535). See Note [image values].
     frame: which frame of a multi-frame file (GIF, TIFF, ...), negative counting from the end;
       None stacks all frames into an (N, H, W[, C]) value, refused (ImageFileError) when the
@@ -578,16 +578,16 @@ def imshow(img: Any, range: Any = None, *, ax: Any = None, title: str | None = N
 
     img: (H, W) or (H, W, 1) gray (the "gray" colormap unless cmap= says otherwise), (H, W, 2)
       gray + alpha, (H, W, 3) RGB or (H, W, 4) RGBA; a qvalue or anything q.asvalue takes.
-    range: the values shown as black and white: None for the seed's 0..255 (0..65535 for
-      uint16), "auto" for the image's finite minimum and maximum, or a pair (low, high), as
-      the seed's imshow(img, [low, high]). Gray images keep their values (the artist's data is
+    range: the values shown as black and white: None for the PyQuasar manual's 0..255
+      (0..65535 for uint16), "auto" for the image's finite minimum and maximum, or a pair (low, high), as
+      the manual's imshow(img, [low, high]). Gray images keep their values (the artist's data is
       the image; NaN shows in the colormap's "bad" colour); colour images are mapped to 0..1
       and clipped (NaN shows black), since matplotlib takes colour as 0..1.
     ax: the matplotlib Axes to draw in; by default a new pyplot figure, axes hidden.
     title: the axes' title.
     block: on an interactive backend the figures are shown at once, with plt.show(block=block):
-      False returns immediately, True waits until the windows are closed (the seed's
-      q.run_gui()). On a non-interactive backend (Agg, on machines without a display and in
+      False returns immediately, True waits until the windows are closed, as q.run_gui()
+      does. On a non-interactive backend (Agg, on machines without a display and in
       tests) nothing is shown and nothing blocks: save with ``im.figure.savefig(path)``.
     kwargs: passed to Axes.imshow (interpolation defaults to "nearest": one square per pixel).
 
@@ -621,3 +621,19 @@ def imshow(img: Any, range: Any = None, *, ax: Any = None, title: str | None = N
     if _interactive_backend(plt):
         plt.show(block=block)
     return image
+
+
+def run_gui() -> None:
+    """Runs the GUI event loop until every open image window is closed, then returns.
+
+    The PyQuasar manual ends its examples with ``q.imshow(img); q.run_gui()``: imshow draws (and,
+    with ``block=False``, returns at once), run_gui waits for the user. It returns at once where
+    no window can open or none is open: a non-interactive matplotlib backend (Agg, the default on
+    machines without a display and in tests; save with ``im.figure.savefig(path)``) or no
+    figure. Raises ModuleNotFoundError when matplotlib is not installed.
+    """
+    plt = _pyplot()
+    if not plt.get_fignums() or not _interactive_backend(plt):
+        return
+    plt.show(block=True)
+

@@ -577,3 +577,22 @@ def test_cuda_values_are_copied_to_the_host(tmp_path):
     # moved or pinned to the host
     assert g._pinned_to() == -1
     np.testing.assert_array_equal(pil_levels(tmp_path / "g.png"), levels8(img))
+
+
+@needs_mpl
+def test_run_gui_waits_for_windows_only_where_they_can_open(plt, monkeypatch):
+    shows = []
+    monkeypatch.setattr(plt, "show", lambda *a, **k: shows.append(k))
+    from isthmus import images
+
+    q.run_gui()  # no figure: returns at once
+    q.imshow(random_image("RGB", np.uint8))
+    q.run_gui()  # Agg: no window can open, returns at once
+    assert shows == []
+    monkeypatch.setattr(images, "_interactive_backend", lambda plt: True)
+    q.run_gui()  # a screen backend with a figure open: the event loop until windows close
+    assert shows == [{"block": True}]
+    plt.close("all")
+    q.run_gui()  # every window closed: nothing to wait for
+    assert shows == [{"block": True}]
+    assert "run_gui" in q.__all__ and q.run_gui is images.run_gui
