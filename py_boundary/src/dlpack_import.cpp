@@ -13,11 +13,11 @@
 #include <pybind11/numpy.h>
 
 #include <cstring>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <iterator>
 #include <limits>
 #include <optional>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace isthmus::boundary {
 
@@ -114,21 +114,19 @@ bool page_mapped(uintptr_t p) {
 
 // Refuses a host view whose lowest or highest byte lies on an unmapped page (See Note [dlpack
 // byte offset]); the strides were checked not to overflow.
-void check_host_mapped(const char* data, const shape_t& shape, const shape_t& strides,
-                       size_t isz) {
+void check_host_mapped(const char* data, const shape_t& shape, const shape_t& strides, size_t isz) {
     int64_t lo = 0, hi = 0; // element offsets from data
     for (size_t i = 0; i < shape.size(); ++i)
         (strides[i] < 0 ? lo : hi) += strides[i] * (shape[i] - 1);
     const auto base = reinterpret_cast<uintptr_t>(data);
     const uintptr_t first = base + static_cast<uintptr_t>(lo * static_cast<int64_t>(isz));
-    const uintptr_t last = base + static_cast<uintptr_t>(hi * static_cast<int64_t>(isz)) +
-                           (isz - 1);
+    const uintptr_t last =
+        base + static_cast<uintptr_t>(hi * static_cast<int64_t>(isz)) + (isz - 1);
     ISTHMUS_CHECK((lo == 0 || first < base) && last >= base && page_mapped(first) &&
                       page_mapped(last),
                   value_error, "from_dlpack: malformed DLPack tensor: data + byte_offset (",
-                  static_cast<const void*>(data),
-                  ") is not mapped memory of this process for its ", shape_str(shape),
-                  " elements");
+                  static_cast<const void*>(data), ") is not mapped memory of this process for its ",
+                  shape_str(shape), " elements");
 }
 
 // Reads and checks a capsule without consuming it (so an error leaves it to its producer).

@@ -428,7 +428,8 @@ pyvalue value_to_py(const value& v) {
     }
     case value_kind::object: {
         if (auto p = std::dynamic_pointer_cast<py_object>(v.as_object())) return p->get();
-        python::import_isthmus(); // registers the qvalue class (Note [the native module in a C++ host])
+        // registers the qvalue class (See Note [the native module in a C++ host])
+        python::import_isthmus();
         gil_hold g;
         return guarded([&] {
             py::object q = boundary::qvalue_of(v);

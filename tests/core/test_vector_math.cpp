@@ -378,7 +378,7 @@ TEST_CASE("vector math: every function has a loop and a source with its library'
         if (lib == "sleef_u35") return s.bound_ulp == 3.5;
         if (lib == "libmvec") return s.bound_ulp == 4.0;
         if (lib == "instruction") return s.bound_ulp == 0.5 || s.bound_ulp == 2.0;
-        if (lib == "float64") return s.bound_ulp == 1.0;       // Note [float32 pow through double]
+        if (lib == "float64") return s.bound_ulp == 1.0; // Note [float32 pow through double]
         // See Note [float64 pow in double-double].
         if (lib == "double-double") return s.bound_ulp == 1.0;
         return false;

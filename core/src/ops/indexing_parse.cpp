@@ -1,6 +1,6 @@
 // Parsing NumPy-style subscripts: the basic view and the advanced entries, by NumPy's rules.
-#include "ops/indexing_internal.hpp"
 #include "isthmus/ops/creation.hpp"
+#include "ops/indexing_internal.hpp"
 
 #include <algorithm>
 #include <limits>

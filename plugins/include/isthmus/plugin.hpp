@@ -120,8 +120,7 @@ public:
             if (detail::has_device_code()) launch_cuda = &detail::kernel_impl_entry<F>;
 #endif
         return add_kernel(name, doc, params_of<A>(name, params, n - 1), pos_ndim,
-                          &detail::kernel_impl<F>,
-                          launch_cuda, keep_callable(std::move(f)));
+                          &detail::kernel_impl<F>, launch_cuda, keep_callable(std::move(f)));
     }
     /// An object type T (instances shared by the host and the plugin as shared_ptr<T>).
     template <typename T>
@@ -163,9 +162,8 @@ private:
     /// The parameter table of a callable with parameter types A: C++ parameters [skip, skip + n)
     /// named from `given` (else "arg<k>"), kept as long as the module.
     template <typename A>
-    ISTHMUS_PLUGIN_SETUP std::vector<isthmus_param>& params_of(const char* what,
-                                                               const names& given, size_t n,
-                                                               size_t skip = 0) {
+    ISTHMUS_PLUGIN_SETUP std::vector<isthmus_param>& params_of(const char* what, const names& given,
+                                                               size_t n, size_t skip = 0) {
         return [&]<size_t... I>(std::index_sequence<I...>)->std::vector<isthmus_param>& {
             const std::array<isthmus_param, sizeof...(I)> all{
                 detail::describe_param<std::tuple_element_t<I, A>>(nullptr)...};
@@ -173,9 +171,10 @@ private:
         }
         (std::make_index_sequence<std::tuple_size_v<A>>{});
     }
-    ISTHMUS_PLUGIN_SUPPORT std::vector<isthmus_param>&
-    named_params(const char* what, const isthmus_param* all, const names& given, size_t n,
-                 size_t skip);
+    ISTHMUS_PLUGIN_SUPPORT std::vector<isthmus_param>& named_params(const char* what,
+                                                                    const isthmus_param* all,
+                                                                    const names& given, size_t n,
+                                                                    size_t skip);
     /// Registers a kernel whose parameter table is `ps` (kept by params_of).
     ISTHMUS_PLUGIN_SUPPORT kernel_def add_kernel(const char* name, const char* doc,
                                                  std::vector<isthmus_param>& ps, int32_t pos_ndim,

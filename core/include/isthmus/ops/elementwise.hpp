@@ -161,7 +161,8 @@ ISTHMUS_UNARY_OPS(ISTHMUS_ELEMENTWISE_UNARY_ROW)
 // the sign of the divisor, unlike C++ on integers); compound assignment (+= ...) writes into the
 // left tensor's memory like NumPy's in-place operators, so `t.slice(0, 1, 3) += 1` updates t.
 // Comparisons are the named functions eq/ne/lt/le/gt/ge: operator== on tensors would return a
-// tensor, which surprises C++ code and containers. clang-format off
+// tensor, which surprises C++ code and containers.
+// clang-format off
 #define ISTHMUS_ELEMENTWISE_OPERATOR(sym, op)                                                      \
     template <typename A, typename B>                                                              \
         requires detail::binary_operands<A, B>                                                     \
