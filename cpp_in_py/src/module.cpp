@@ -22,7 +22,7 @@ namespace {
 // and qvalue methods that touch data check the state and raise RuntimeError naming init().
 // Constants, the qvalue and qtype classes, metadata attributes (shape, dtype, ...), repr and
 // unlock() stay usable, so that values made before destroy() can still be inspected and released.
-// destroy() ends the session; init() may start a new one (nothing process-wide is torn down: NumPy
+// destroy() ends the runtime; init() may start it again (nothing process-wide is torn down: NumPy
 // and the interpreter stay as they are). The state itself is the boundary's (boundary/session.hpp),
 // which checks it for the exchanges.
 using state = session_state;

@@ -41,6 +41,12 @@ struct call_context {
         bool tuple = false;
     };
     std::vector<std::unique_ptr<owned>> results;
+    /// Keeps `o` for the call's life as the owner of the result `out` describes.
+    void hand_out(std::unique_ptr<owned> o, isthmus_value& out) {
+        out.owner = o.get();
+        std::lock_guard lk(mu);
+        results.push_back(std::move(o));
+    }
 
     call_context();
     ~call_context();

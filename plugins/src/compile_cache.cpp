@@ -156,33 +156,34 @@ bool trusted_owner(uid_t uid) {
     return uid == ::geteuid() || uid == 0;
 }
 
-// All of a descriptor's bytes from offset 0 (pread: the offset of a log the compiler shares stays).
-bool read_fd(int fd, std::string& out) {
-    out.clear();
+// Calls chunk(data, n) on a descriptor's bytes from offset 0, in order (pread: the offset of a
+// log the compiler shares stays). False on a read error.
+template <typename F>
+bool read_chunks(int fd, F&& chunk) {
     char buf[1 << 16];
     for (off_t at = 0;;) {
         const ssize_t n = ::pread(fd, buf, sizeof buf, at);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return false;
         if (n == 0) return true;
-        out.append(buf, static_cast<size_t>(n));
+        chunk(buf, static_cast<size_t>(n));
         at += n;
     }
 }
 
+// All of a descriptor's bytes from offset 0.
+bool read_fd(int fd, std::string& out) {
+    out.clear();
+    return read_chunks(fd, [&](const char* p, size_t n) { out.append(p, n); });
+}
+
 // The FNV-1a hash of a descriptor's bytes and their count.
 bool hash_fd(int fd, fnv& f, uintmax_t& size) {
-    char buf[1 << 16];
     size = 0;
-    for (off_t at = 0;;) {
-        const ssize_t n = ::pread(fd, buf, sizeof buf, at);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return false;
-        if (n == 0) return true;
-        f.add(buf, static_cast<size_t>(n));
-        size += static_cast<uintmax_t>(n);
-        at += n;
-    }
+    return read_chunks(fd, [&](const char* p, size_t n) {
+        f.add(p, n);
+        size += n;
+    });
 }
 
 bool write_fd(int fd, const std::string& s) {

@@ -107,9 +107,7 @@ int host_new_tensor(isthmus_call* call, int32_t code, int32_t ndim, const int64_
         out->dtype = code;
         out->u.t = {
             p, ISTHMUS_DEVICE_CPU, 0, code, ndim, o->t.shape().data(), o->t.strides().data()};
-        out->owner = o.get();
-        std::lock_guard lk(ctx.mu);
-        ctx.results.push_back(std::move(o));
+        ctx.hand_out(std::move(o), *out);
         return 0;
     } catch (const std::exception& e) {
         ctx.fail(ISTHMUS_ERR_MEMORY, e.what());
@@ -127,9 +125,7 @@ int host_new_string(isthmus_call* call, const char* data, int64_t size, isthmus_
         out->dtype = ISTHMUS_DT_ANY;
         out->u.s.data = o->s.data();
         out->u.s.size = size;
-        out->owner = o.get();
-        std::lock_guard lk(ctx.mu);
-        ctx.results.push_back(std::move(o));
+        ctx.hand_out(std::move(o), *out);
         return 0;
     } catch (const std::exception& e) {
         ctx.fail(ISTHMUS_ERR_MEMORY, e.what());
@@ -156,9 +152,7 @@ int host_new_tuple(isthmus_call* call, int64_t size, isthmus_value* out) {
         out->dtype = ISTHMUS_DT_ANY;
         out->u.tup.items = o->items.data();
         out->u.tup.size = size;
-        out->owner = o.get();
-        std::lock_guard lk(ctx.mu);
-        ctx.results.push_back(std::move(o));
+        ctx.hand_out(std::move(o), *out);
         return 0;
     } catch (const value_error& e) {
         ctx.fail(ISTHMUS_ERR_VALUE, e.what());

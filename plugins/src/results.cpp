@@ -163,9 +163,7 @@ void marshal_result(const value& v, call_context& ctx, isthmus_value& out) {
                       "None or a tensor, got ",
                       describe(v));
     }
-    out.owner = o.get();
-    std::lock_guard lk(ctx.mu);
-    ctx.results.push_back(std::move(o));
+    ctx.hand_out(std::move(o), out);
 }
 
 // ---- host callables as ABI callbacks -----------------------------------------------------------

@@ -5,7 +5,7 @@ rebuilt, never loaded, even with a .meta that matches it; a directory writable b
 the sticky bit is refused; `python -m isthmus.cache list` says why it refuses an entry.
 
 Every compile runs in a fresh process (a plugin's names can be imported once per process), and
-the compiles are few: a seed cache holds our plugin and a "foreign" one of the same name whose
+the compiles are few: a primed cache holds our plugin and a "foreign" one of the same name whose
 function returns another value, so the result tells which library ran."""
 import io
 import json
@@ -66,11 +66,11 @@ def stem_of(r):
 
 
 @pytest.fixture(scope="module")
-def seed(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
+def primed(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
     """A cache holding the foreign plugin and ours (same name, other keys) and the precompiled
     layer's first mark (`.seen`, whose stem the planted-names test needs). Returns (dir, stem
     of ours, stem of the foreign one, stem of the precompiled layer)."""
-    d = worker_dir("trust_seed")
+    d = worker_dir("trust_primed")
     r = compile_in_fresh_process(d, FOREIGN)
     assert value_of(r) == 2.0 * FOREIGN
     foreign = stem_of(r)
@@ -89,11 +89,11 @@ def fresh_cache(tmp_path, name="cache"):
     return d
 
 
-def copy_entry(seed_dir, stem, d):
-    """A valid copy of the seed's entry `stem` in `d` (a copy is valid: the .meta checks the
+def copy_entry(primed_dir, stem, d):
+    """A valid copy of the primed cache's entry `stem` in `d` (a copy is valid: the .meta checks the
     .so, not the directory)."""
     for suffix in (".so", ".meta", ".cpp"):
-        shutil.copyfile(seed_dir / (stem + suffix), d / (stem + suffix))
+        shutil.copyfile(primed_dir / (stem + suffix), d / (stem + suffix))
 
 
 def listing(d, *flags):
@@ -111,8 +111,8 @@ def snapshot(victims):
 
 
 @needs_gcc
-def test_symlinks_planted_at_every_name_a_build_writes_are_not_written_through(seed, tmp_path):
-    seed_dir, ours, _, pch = seed
+def test_symlinks_planted_at_every_name_a_build_writes_are_not_written_through(primed, tmp_path):
+    primed_dir, ours, _, pch = primed
     if pch is None:
         pytest.skip("this compiler builds no precompiled layer")
     d, victims = fresh_cache(tmp_path), tmp_path / "victims"
@@ -154,11 +154,11 @@ def test_symlinks_planted_at_every_name_a_build_writes_are_not_written_through(s
     assert entries[ours]["state"] == "complete" and entries[pch]["state"] == "complete"
 
 
-def plant_foreign_so(seed, d, how):
-    """Puts the seed's foreign library at our entry's .so in `d` in the way `how`, with a
+def plant_foreign_so(primed, d, how):
+    """Puts the primed cache's foreign library at our entry's .so in `d` in the way `how`, with a
     .meta that matches it (a copy of the foreign entry's)."""
-    seed_dir, ours, foreign, _ = seed
-    so, target = d / f"{ours}.so", seed_dir / f"{foreign}.so"
+    primed_dir, ours, foreign, _ = primed
+    so, target = d / f"{ours}.so", primed_dir / f"{foreign}.so"
     if how == "symlink":
         os.symlink(target, so)
     elif how == "hard link":
@@ -169,7 +169,7 @@ def plant_foreign_so(seed, d, how):
             os.chmod(so, 0o757)
         elif how == "foreign owner":
             os.chown(so, 65534, 65534)
-    shutil.copyfile(seed_dir / f"{foreign}.meta", d / f"{ours}.meta")
+    shutil.copyfile(primed_dir / f"{foreign}.meta", d / f"{ours}.meta")
     return so, target
 
 
@@ -182,10 +182,10 @@ REFUSALS = [
 
 
 @pytest.mark.parametrize("how, reason", REFUSALS)
-def test_a_foreign_so_with_a_matching_meta_is_rebuilt_not_loaded(seed, tmp_path, how, reason):
-    seed_dir, ours, foreign, _ = seed
+def test_a_foreign_so_with_a_matching_meta_is_rebuilt_not_loaded(primed, tmp_path, how, reason):
+    primed_dir, ours, foreign, _ = primed
     d = fresh_cache(tmp_path)
-    so, target = plant_foreign_so(seed, d, how)
+    so, target = plant_foreign_so(primed, d, how)
     foreign_bytes = target.read_bytes()
     entries, text = listing(d, "--verify")
     assert entries[ours]["state"] == "refused" and not entries[ours]["complete"]
@@ -207,14 +207,14 @@ def test_a_foreign_so_with_a_matching_meta_is_rebuilt_not_loaded(seed, tmp_path,
     pytest.param("meta foreign owner", ".meta has a foreign owner (uid 65534)",
                  marks=needs_root),
 ])
-def test_list_names_why_it_refuses_an_entry(seed, tmp_path, plant, reason):
-    seed_dir, ours, _, _ = seed
+def test_list_names_why_it_refuses_an_entry(primed, tmp_path, plant, reason):
+    primed_dir, ours, _, _ = primed
     d = fresh_cache(tmp_path)
-    copy_entry(seed_dir, ours, d)
+    copy_entry(primed_dir, ours, d)
     so, meta = d / f"{ours}.so", d / f"{ours}.meta"
     if plant == "meta symlink":
         meta.unlink()
-        os.symlink(seed_dir / f"{ours}.meta", meta)
+        os.symlink(primed_dir / f"{ours}.meta", meta)
     elif plant == "so fifo":
         so.unlink()
         os.mkfifo(so)
@@ -228,10 +228,10 @@ def test_list_names_why_it_refuses_an_entry(seed, tmp_path, plant, reason):
         assert not entries[ours]["complete"] and f"refused: {reason}" in text
 
 
-def test_a_directory_writable_by_others_needs_the_sticky_bit(seed, tmp_path):
-    seed_dir, ours, _, _ = seed
+def test_a_directory_writable_by_others_needs_the_sticky_bit(primed, tmp_path):
+    primed_dir, ours, _, _ = primed
     d = fresh_cache(tmp_path)
-    copy_entry(seed_dir, ours, d)
+    copy_entry(primed_dir, ours, d)
     os.chmod(d, 0o777)
     before = sorted(p.name for p in d.iterdir())
     entries, _ = listing(d, "--verify")

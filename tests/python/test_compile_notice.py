@@ -89,22 +89,29 @@ def test_waiting_for_another_process_lock_is_reported(cache, caplog):
     assert mod is not None
 
 
-@pytest.mark.parametrize("verbose", ["1", "0"])
-def test_without_logging_configured_the_word_goes_to_stderr(run_python, tmp_path, verbose):
+def notices_in_fresh_process(run_python, tmp_path, name, setup):
+    """Compiles plugin `name` cold in a fresh process after the lines `setup`; returns the
+    stderr lines that announce its compile."""
     code = f"""
-import os
+import logging, os
 os.environ["ISTHMUS_CACHE_DIR"] = {str(tmp_path / "cache")!r}
 os.environ["ISTHMUS_COMPILE_NOTICE_SECONDS"] = "0"
-os.environ["ISTHMUS_VERBOSE"] = {verbose!r}
+{setup}
 import isthmus as q
 q.init("cpu")
-q.compile_string("cn_stderr", {SOURCE.format(name="cn_stderr", fn="cn_plus4", k=4)!r})
-print(q.cn_plus4(1.0))
+q.compile_string({name!r}, {SOURCE.format(name=name, fn=name + "_plus4", k=4)!r})
+print(q.{name}_plus4(1.0))
 """
     res = run_python(code)
     assert res.stdout.strip() == "5.0"
-    said = [line for line in res.stderr.splitlines() if "compiling plugin 'cn_stderr'" in line]
-    assert len(said) == (1 if verbose == "1" else 0), res.stderr
+    return [line for line in res.stderr.splitlines() if f"compiling plugin '{name}'" in line]
+
+
+@pytest.mark.parametrize("verbose", ["1", "0"])
+def test_without_logging_configured_the_word_goes_to_stderr(run_python, tmp_path, verbose):
+    said = notices_in_fresh_process(run_python, tmp_path, "cn_stderr",
+                                    f'os.environ["ISTHMUS_VERBOSE"] = {verbose!r}')
+    assert len(said) == (1 if verbose == "1" else 0), said
 
 
 @pytest.mark.parametrize("setup, where", [
@@ -115,18 +122,6 @@ print(q.cn_plus4(1.0))
     ("logging.getLogger().addHandler(logging.NullHandler())", "stderr"),
 ])
 def test_the_notice_reaches_the_user_whatever_logging_says(run_python, tmp_path, setup, where):
-    code = f"""
-import logging, os
-os.environ["ISTHMUS_CACHE_DIR"] = {str(tmp_path / "cache")!r}
-os.environ["ISTHMUS_COMPILE_NOTICE_SECONDS"] = "0"
-{setup}
-import isthmus as q
-q.init("cpu")
-q.compile_string("cn_cfg", {SOURCE.format(name="cn_cfg", fn="cn_plus5", k=5)!r})
-print(q.cn_plus5(1.0))
-"""
-    res = run_python(code)
-    assert res.stdout.strip() == "6.0"
-    said = [line for line in res.stderr.splitlines() if "compiling plugin 'cn_cfg'" in line]
-    assert len(said) == 1, res.stderr  # once, by the record or by the direct line
+    said = notices_in_fresh_process(run_python, tmp_path, "cn_cfg", setup)
+    assert len(said) == 1, said  # once, by the record or by the direct line
     assert said[0].startswith("LOG isthmus.compile") == (where == "log"), said
