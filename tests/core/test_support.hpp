@@ -2,9 +2,13 @@
 #pragma once
 
 #include <doctest/doctest.h>
+#include <isthmus/memory.hpp>
+#include <isthmus/storage.hpp>
 #include <isthmus/tensor.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <omp.h>
 #include <random>
 #include <string>
@@ -45,3 +49,84 @@ struct threads_guard {
     int saved = omp_get_max_threads();
     ~threads_guard() { omp_set_num_threads(saved); }
 };
+
+/// Helpers of the storage suites (test_storage_*.cpp): CPU and a fake device, byte patterns.
+namespace storage_helpers {
+
+constexpr isthmus::resource_id CPU = isthmus::MEMRESOURCE_CPU;
+constexpr isthmus::resource_id DEV = isthmus::MEMRESOURCE_DEVICE2;
+
+// Writes `n` bytes of a pattern derived from `seed` through a CPU write lock.
+inline void write_cpu(isthmus::storage& s, unsigned char seed) {
+    auto* p = static_cast<unsigned char*>(s.lock(isthmus::LOCK_WRITE, CPU));
+    for (size_t i = 0; i < s.nbytes(); ++i) p[i] = static_cast<unsigned char>(seed + i);
+    s.unlock(isthmus::LOCK_WRITE, CPU);
+}
+
+// Writes the pattern through a write lock on `r` (the fake device's memory is host memory).
+inline void write_on(isthmus::storage& s, isthmus::resource_id r, unsigned char seed) {
+    auto* p = static_cast<unsigned char*>(s.lock(isthmus::LOCK_WRITE, r));
+    for (size_t i = 0; i < s.nbytes(); ++i) p[i] = static_cast<unsigned char>(seed + i);
+    s.unlock(isthmus::LOCK_WRITE, r);
+}
+
+// True when the copy on `r` (read-locked for the check) holds the pattern of `seed`.
+inline bool holds(isthmus::storage& s, isthmus::resource_id r, unsigned char seed) {
+    auto* p = static_cast<const unsigned char*>(s.lock(isthmus::LOCK_READ, r));
+    bool ok = true;
+    for (size_t i = 0; i < s.nbytes(); ++i) ok &= p[i] == static_cast<unsigned char>(seed + i);
+    s.unlock(isthmus::LOCK_READ, r);
+    return ok;
+}
+
+inline bool same_states(const std::vector<isthmus::copy_state>& a,
+                        const std::vector<isthmus::copy_state>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].resource != b[i].resource || a[i].allocated != b[i].allocated ||
+            a[i].valid != b[i].valid || a[i].owned != b[i].owned ||
+            a[i].read_locks != b[i].read_locks || a[i].write_locks != b[i].write_locks)
+            return false;
+    return true;
+}
+
+using ids = std::vector<isthmus::resource_id>;
+
+} // namespace storage_helpers
+
+/// Helpers of the view suites (test_tensor_views_*.cpp): iota tensors, layouts, slice bounds.
+namespace views_helpers {
+
+constexpr isthmus::resource_id CPU = isthmus::MEMRESOURCE_CPU;
+constexpr isthmus::resource_id DEV = isthmus::MEMRESOURCE_DEVICE2;
+// Python's omitted slice bounds.
+constexpr int64_t NONE_HI = std::numeric_limits<int64_t>::max();
+constexpr int64_t NONE_LO = std::numeric_limits<int64_t>::min();
+
+// A float32 tensor holding 0, 1, 2, ... in C order.
+inline isthmus::tensor iota(const isthmus::shape_t& shape,
+                            isthmus::dtype dt = isthmus::dtype::float32) {
+    std::vector<float> v(static_cast<size_t>(isthmus::numel_of(shape)));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
+    isthmus::tensor t = isthmus::tensor::from_vector(v, shape);
+    return dt == isthmus::dtype::float32 ? t : t.to(dt);
+}
+
+inline std::vector<double> vals(const isthmus::tensor& t) {
+    return t.to_vector<double>();
+}
+using dv = std::vector<double>;
+
+inline bool same_storage(const isthmus::tensor& a, const isthmus::tensor& b) {
+    return a.storage() == b.storage();
+}
+
+// Checks shape, strides and offset of a view in one go.
+inline void check_layout(const isthmus::tensor& t, const isthmus::shape_t& shape,
+                         const isthmus::shape_t& strides, int64_t offset) {
+    CHECK(t.shape() == shape);
+    CHECK(t.strides() == strides);
+    CHECK(t.offset() == offset);
+}
+
+} // namespace views_helpers
