@@ -1,0 +1,165 @@
+// The CPU kernel launcher: position loops (the unit-stride fast loop and the cold checked loop),
+// argument device checks and kernel_impl.
+#pragma once
+
+#include "isthmus/plugin/callables.hpp"
+
+namespace isthmus::plugin {
+
+namespace detail {
+
+// Kernel launcher: converts the arguments once per chunk, then loops over the chunk's linear
+// positions with the body called directly (inlined by the compiler). Instantiated once per
+// value of Checked, the call's checked mode, which the views then hold as a constant (Note
+// [view checks]).
+// The loop over a chunk's positions, on by-value copies of the converted arguments: their
+// addresses never escape (the conversions ran out of line), so the compiler keeps the views'
+// fields in registers and vectorises the body as if the views were plain pointers, and the
+// checked-mode bit it stores here is a constant it folds away (Note [view checks]).
+template <typename P, typename F, typename... V>
+[[gnu::always_inline]] inline void position_loop(F& f, const isthmus_range& r, V... v) {
+    if constexpr (std::is_integral_v<P>) {
+        for (int64_t i = r.begin; i < r.end; ++i) f(v..., static_cast<P>(i));
+    } else {
+        constexpr int N = P::size();
+        P pos{};
+        position_of(pos, r.begin, r);
+        const int64_t last = r.dims[N - 1];
+        int64_t i = r.begin;
+        while (i < r.end) {
+            // Run along the last dimension without carries, then carry once.
+            const int64_t run = std::min<int64_t>(last - pos[N - 1], r.end - i);
+            for (int64_t k = 0; k < run; ++k) {
+                f(v..., pos);
+                ++pos[N - 1];
+            }
+            i += run;
+            pos[N - 1] = 0;
+            for (int d = N - 2; d >= 0; --d) {
+                if (++pos[d] < r.dims[d]) break;
+                pos[d] = 0;
+            }
+        }
+    }
+}
+
+// Note [unit-stride loops]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// A view's strides are runtime values, so a loop over positions indexes memory with a
+// multiply the vectoriser cannot turn into vector loads. Most launches pass views that step by
+// one element along their last dimension (C-contiguous arrays, rows of a matrix): for those
+// the unchecked loop runs on copies whose last stride is the literal 1, a second instance of
+// the loop that the compiler vectorises as a loop over plain pointers; other layouts take the
+// general loop. Both compute the same values in the same order per position. The same copy
+// also knows that its 'clamped, 'circular and 'mirror views have no empty dimension (checked
+// once per block): their index maps then lose the test and the failure path an empty
+// dimension needs, which kept the compiler from optimising the accesses (a 3x3 clamped blur
+// 1.8x slower than clamping the indices by hand). Checked mode keeps one loop (it checks every
+// access and is not meant to be fast).
+template <typename P, typename F, typename... V>
+[[gnu::always_inline]] inline void fast_position_loop(F& f, const isthmus_range& r, V... v) {
+    (view_binding::assume_nonempty(v), ...);
+    position_loop<P>(f, r, v...);
+}
+
+template <bool Checked, typename P, typename F, typename... V>
+[[gnu::always_inline]] inline void run_positions(F& f, const isthmus_range& r, V... v) {
+    ((v = view_binding::rebound<Checked>(v)), ...);
+    if constexpr (!Checked) {
+        if ((view_binding::unit_inner(v) && ...) &&
+            !(view_binding::empty_modifier_view(v) || ...)) {
+            fast_position_loop<P>(f, r, view_binding::with_unit_inner(v)...);
+            return;
+        }
+    }
+    position_loop<P>(f, r, v...);
+}
+
+template <bool Checked, typename F, typename Tuple, size_t... I>
+void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
+                 std::index_sequence<I...>) {
+    using P = std::remove_cvref_t<std::tuple_element_t<sizeof...(I), Tuple>>;
+    auto converted = std::make_tuple(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);
+    (view_binding::bind(std::get<I>(converted), static_cast<int32_t>(I), Checked), ...);
+    run_positions<Checked, P>(f, r, std::get<I>(converted)...);
+}
+
+// Note [checked loops are cold]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Checked mode is for finding a kernel's bad index (Note [view checks]), and its loop checks every
+// access, so it never earns -O3's vectoriser, yet it was optimised like the fast loop in every
+// plugin compile: a third of a small kernel's compile. Marked cold, it is optimised for size.
+template <typename F, typename Tuple, size_t... I>
+[[gnu::cold, gnu::noinline]] void checked_kernel_loop(F& f, const isthmus_range& r,
+                                                      const isthmus_value* args,
+                                                      std::index_sequence<I...> is) {
+    kernel_loop<true, F, Tuple>(f, r, args, is);
+}
+
+// Note [the fast loop is hot]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// kernel_impl's unchecked loop once shared a function with its argument checks, its error
+// paths and the cold checked loop, and GCC's partitioning moved it to kernel_impl's .cold part;
+// GCC does not inline into cold code, so the body became an out-of-line call per position that
+// copied every view (saxpy over 10M floats 40x NumPy's time). The loop is a function of its
+// own, marked hot, and flattened: everything it calls, the body first, is inlined into it, so
+// the loop is the one a hand-written loop over the views compiles to (unit strides vectorise
+// where the body allows). tests/plugins_cpp/test_kernel_codegen.cpp checks the object code.
+template <typename F, typename Tuple, size_t... I>
+[[gnu::hot, gnu::noinline, gnu::flatten]] void fast_kernel_loop(F& f, const isthmus_range& r,
+                                                                const isthmus_value* args,
+                                                                std::index_sequence<I...> is) {
+    kernel_loop<false, F, Tuple>(f, r, args, is);
+}
+
+/// "the CPU", "cuda:1": a device for messages.
+ISTHMUS_PLUGIN_SUPPORT std::string device_text(int32_t type, int32_t id);
+
+/// Checks that a tensor the body sees through parameter type P lives where the launcher runs
+/// (a host bug otherwise: the host locks tensors on the launcher's device).
+template <typename P>
+void check_device(const isthmus_kernel* self, const isthmus_value& v, size_t index, int32_t type,
+                  int32_t id) {
+    using T = std::remove_cvref_t<P>;
+    if constexpr (is_view<T>::value || std::is_same_v<T, isthmus_tensor>) {
+        if (v.kind != ISTHMUS_VALUE_TENSOR) return;
+        const isthmus_tensor& t = v.u.t;
+        if (t.device_type != type || (type == ISTHMUS_DEVICE_CUDA && t.device_id != id))
+            throw value_error(cat(self->signature, ": ", arg_label(static_cast<int64_t>(index)),
+                                  " is a tensor on ", device_text(t.device_type, t.device_id),
+                                  " but the kernel runs on ", device_text(type, id)));
+    }
+}
+
+template <typename Tuple, size_t... I>
+void check_devices(const isthmus_kernel* self, const isthmus_value* args, int32_t type, int32_t id,
+                   std::index_sequence<I...>) {
+    (check_device<std::tuple_element_t<I, Tuple>>(self, args[I], I, type, id), ...);
+}
+
+template <typename F>
+int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_range* range,
+                const isthmus_value* args, int32_t nargs) noexcept {
+    using tr = fn_traits<std::decay_t<F>>;
+    constexpr size_t n = std::tuple_size_v<typename tr::args> - 1;
+    call_scope scope(call, self->params, self->nparams);
+    try {
+        if (static_cast<size_t>(nargs) != n)
+            throw type_error(cat(self->signature, ": expected ", n, " argument(s), got ", nargs));
+        check_devices<typename tr::args>(self, args, ISTHMUS_DEVICE_CPU, 0,
+                                         std::make_index_sequence<n>{});
+        F& f = *static_cast<F*>(self->data);
+        if (ISTHMUS_UNLIKELY(call_flags(call) & ISTHMUS_CALL_CHECKED))
+            checked_kernel_loop<F, typename tr::args>(f, *range, args,
+                                                      std::make_index_sequence<n>{});
+        else
+            fast_kernel_loop<F, typename tr::args>(f, *range, args, std::make_index_sequence<n>{});
+        return 0;
+    } catch (...) {
+        return report(call);
+    }
+}
+
+} // namespace detail
+
+} // namespace isthmus::plugin
