@@ -10,7 +10,7 @@
 #include <type_traits>
 
 // ISTHMUS_HD marks the element functions callable on the device and on the host: the kernels
-// use them, and tests/cuda/test_cuda_semantics.cu checks them against the CPU kernels on a
+// use them, and tests/cuda/test_cuda_semantics_*.cu checks them against the CPU kernels on a
 // machine without a GPU.
 #include "kernels/host_device.hpp"
 

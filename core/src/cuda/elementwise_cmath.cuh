@@ -16,7 +16,7 @@ namespace isthmus::cudak {
 // thrust::complex's (FreeBSD msun's algorithms: the same Annex G special values and branch cuts, a
 // few ulp), in float for complex64 as glibc's cexpf... are, and the CPU's own formulas are written
 // out below with the same steps (even the ones that matter only for signed zeros, like log1p
-// keeping the imaginary part's sign). tests/cuda/test_cuda_semantics.cu compares every function
+// keeping the imaginary part's sign). tests/cuda/test_cuda_semantics_*.cu compares every function
 // with the CPU's on the host, special values and branch cuts included.
 
 namespace detail {
@@ -33,7 +33,7 @@ ISTHMUS_HD inline cplx<R> from_tc(thrust::complex<R> z) {
 // thrust's functions follow C99 Annex G, which leaves the sign of some infinite results unspecified
 // and was revised in C11 for ctanh; where glibc (the CPU) chose otherwise, the functions below
 // patch thrust's result for those non-finite inputs (found by comparing every pair of special parts
-// in test_cuda_semantics.cu):
+// in tests/cuda/test_cuda_semantics_elementwise.cu):
 // - log(z) with an infinite part is +inf + i atan2(y, x), also when the other part is NaN
 //   (thrust: NaN);
 // - sin(x + iy) with y infinite and x infinite or NaN is NaN + i inf (thrust: -inf);

@@ -14,8 +14,8 @@ namespace isthmus::elem {
 // (core/src/cuda/elementwise_ops.cuh) call these same functions for the semantics that go beyond
 // one instruction (wrapping integers, Python's division and modulo, NaN-propagating extremes,
 // shifts past the bit width). The CPU tests therefore exercise the code the GPU runs, and
-// tests/cuda/test_cuda_semantics.cu checks the rest of the kernels' element code on the host. Only
-// what both compilers accept belongs here: no std::complex, no exceptions.
+// tests/cuda/test_cuda_semantics_*.cu check the rest of the kernels' element code on the host.
+// Only what both compilers accept belongs here: no std::complex, no exceptions.
 
 /// The unsigned type integer arithmetic wraps in: at least `unsigned int`, so that small types
 /// never promote to a signed int that could overflow (uint16 * uint16).
