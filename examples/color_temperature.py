@@ -1,4 +1,4 @@
-"""The seed's Example 3: a color_temperature kernel compiled from a string, run with parallel_do.
+"""The PyQuasar manual's Example 3: a color_temperature kernel compiled from a string, run with parallel_do.
 
 Compiles the kernel with q.compile_string, runs it over an RGB image with q.parallel_do, checks
 the result against NumPy, writes the input and output images as PNG files with q.imwrite and
@@ -80,7 +80,7 @@ def main():
     print("compiled:", mod.color_temperature.signature)
     in_path = out_dir / "color_temperature_in.png"
     write_and_check(in_path, synthetic_image())
-    img_in = q.imread(in_path)  # the seed's img_in = q.imread("lena_big.tif"): float32, 0..255
+    img_in = q.imread(in_path)  # the manual's img_in = q.imread("lena_big.tif"): float32, 0..255
     for temp in (1, -2):
         img_out = apply(img_in, temp)
         err = float(np.abs(np.asarray(img_out) - reference(np.asarray(img_in), temp)).max())

@@ -1,4 +1,4 @@
-"""The seed's custom PyTorch layer: mapping_forward / mapping_backward compiled into a plugin.
+"""The PyQuasar manual's custom PyTorch layer: mapping_forward / mapping_backward compiled into a plugin.
 
 y = a[x] looks each input value up in a 256-entry table `a` (clamped indices); the backward pass
 scatters the output gradient into the table. The pair becomes a torch.autograd.Function through
@@ -71,7 +71,7 @@ def main(steps=300, backend="inductor"):
     assert gradcheck(mapping, (w64, x64), eps=1e-6, atol=1e-6)
     print("gradcheck (float64): passed")
 
-    # Training, as in the seed: fit the table so that y_pred = w[x] approximates cos(x).
+    # Training, as in the PyQuasar manual: fit the table so that y_pred = w[x] approximates cos(x).
     dtype = torch.float32
     N, D_in = 1, 1000
     x = torch.floor(torch.rand(N, D_in, dtype=dtype) * 255)

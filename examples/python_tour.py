@@ -8,7 +8,7 @@ import isthmus as q
 
 q.init("cpu")
 
-# The seed's example 1: two values added in the native runtime, then brought to NumPy.
+# The PyQuasar manual's example 1: two values added in the native runtime, then brought to NumPy.
 a = q.value([5, 4, 3, 2, 1]) + q.value(2.0)
 print("value([5,4,3,2,1]) + value(2.0) =", a.to_py())
 
