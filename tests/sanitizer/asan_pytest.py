@@ -51,6 +51,10 @@ CANNOT_RUN_FILES = {
         "starts Dask and Ray clusters: their worker processes and Ray's own C++ servers (raylet, "
         "GCS) inherit LD_PRELOAD of the ASan runtime, which is meant for instrumented programs; "
         "the isthmus code these tests reach (pickling) runs under ASan in test_pickle.py",
+    "tests/python/test_doc_snippets.py":
+        "runs the documentation's snippets in fresh interpreters and compiles its C++ programs "
+        "against the normal build's library; its Dask and Ray page starts clusters (as "
+        "test_scale_out.py); the code the snippets reach runs under ASan in the other tests",
 }
 
 
