@@ -1,9 +1,9 @@
-"""Compile times of compile_string beside the compiler itself, as ratios (issue 18's targets).
+"""Compile times of compile_string beside the compiler itself, as ratios, with their targets.
 
 Usage (after a build):
     PYTHONPATH=build/python python3 bench/compile_times.py [--repeat N]
 Rows, each the best of N (default 3) in fresh cache directories, wall time of the call:
-  - the seed's color_temperature kernel, cold, without the precompiled header (the first
+  - the PyQuasar manual's color_temperature kernel, cold, without the precompiled header (the first
     compile into an empty cache, or ISTHMUS_PLUGIN_PCH=0);
   - the compile that builds the precompiled header (the second cold one with the same flags);
   - cold with the precompiled header present (every later edit of a kernel);
@@ -224,7 +224,7 @@ def main():
         print(f"{'CuPy RawModule compile (CUDA)':36}{raw:10.3f}{raw / empty:12.1f}x")
     else:
         print("CuPy RawModule: not measured (CuPy or a GPU missing)")
-    print("targets (issue 18): header present <= 1.0 s, the header's build <= 3 s, "
+    print("targets: header present <= 1.0 s, the header's build <= 3 s, "
           "cached load < 5 ms; CUDA: NVRTC device compile <= 1.0 s, cached load < 5 ms")
 
 

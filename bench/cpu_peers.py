@@ -1,5 +1,5 @@
 """CPU peer benchmark: isthmus beside NumPy and PyTorch, one process, large elementwise ops,
-math functions, casts, reductions and sorts (the targets of the CPU performance issue).
+math functions, casts, reductions and sorts.
 
 Usage (after a build):
     PYTHONPATH=build/python python3 bench/cpu_peers.py [--quick] [--only NAME] [--reps N]

@@ -6,7 +6,7 @@ Usage (after a build):
 
 Every case calls an op on small tensors (16 float32 elements: the call, not the arithmetic, is
 timed) `--calls` times in a loop; the figure is the median over `--reps` runs of the time per
-call, the runs interleaved across cases. Ratios are over torch's own custom_op (the issue's
+call, the runs interleaved across cases. Ratios are over torch's own custom_op (the
 target: isthmus's custom op at most as slow as it). CPU tensors: a plugin function runs on the
 host. Not a test: timings never gate anything.
 """
