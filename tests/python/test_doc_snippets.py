@@ -177,3 +177,13 @@ def test_marks_are_read_and_misplaced_marks_are_refused(tmp_path, monkeypatch):
     bad.write_text("```python\nx = 1\n")
     with pytest.raises(ValueError, match="unclosed"):
         ds.snippets(bad)
+
+
+def test_readme_indexes_every_docs_page():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = {target for _, target in ds.relative_links(ROOT / "README.md")}
+    missing = [f"docs/{p.name}" for p in sorted((ROOT / "docs").glob("*.md"))
+               if f"docs/{p.name}" not in listed]
+    assert not missing, ("README.md's documentation index lacks a line for: " +
+                         ", ".join(missing))
+    assert "## Documentation" in readme
