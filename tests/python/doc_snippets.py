@@ -52,6 +52,8 @@ def snippets(page):
     """The fenced blocks of one Markdown page, with the mark written right before each."""
     lines = page.read_text(encoding="utf-8").splitlines()
     found = []
+    marks = {n for n, text in enumerate(lines) if _MARK.match(text)}
+    used = set()
     i = 0
     while i < len(lines):
         m = _FENCE.match(lines[i])
@@ -76,7 +78,12 @@ def snippets(page):
             mm = _MARK.match(lines[before])
             if mm:
                 mark, reason = mm.group(1), (mm.group(2) or "").strip()
+                used.add(before)
         found.append(Snippet(page, start + 1, language, "\n".join(body) + "\n", mark, reason))
+    stray = sorted(marks - used)
+    if stray:
+        raise ValueError(f"{page.relative_to(ROOT)}:{stray[0] + 1}: a snippet mark must come "
+                         "right before a ``` fence (blank lines allowed)")
     return found
 
 

@@ -161,7 +161,7 @@ def test_relative_links_resolve(page):
     assert not broken, "links to files that do not exist:\n" + "\n".join(broken)
 
 
-def test_marks_are_read_and_misplaced_marks_are_refused(tmp_path, monkeypatch):
+def test_marks_links_and_fences_are_read_and_misplaced_marks_refused(tmp_path, monkeypatch):
     page = tmp_path / "page.md"
     page.write_text("text\n\n<!-- snippet: skip (needs a CUDA GPU) -->\n```python\nx = 1\n```\n"
                     "<!-- snippet: fragment -->\n\n```cpp\nint f();\n```\n```python\ny = 2\n```\n"
@@ -176,6 +176,9 @@ def test_marks_are_read_and_misplaced_marks_are_refused(tmp_path, monkeypatch):
     bad = tmp_path / "bad.md"
     bad.write_text("```python\nx = 1\n")
     with pytest.raises(ValueError, match="unclosed"):
+        ds.snippets(bad)
+    bad.write_text("<!-- snippet: skip (needs a CUDA GPU) -->\ntext\n```python\nx = 1\n```\n")
+    with pytest.raises(ValueError, match=r"bad.md:1: a snippet mark must come right before"):
         ds.snippets(bad)
 
 
