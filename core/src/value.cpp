@@ -1,6 +1,7 @@
-// Scalars, cells and the value variant: construction, accessors, printing.
+// Scalars, cells and the value variant: construction, accessors, printing, element stores.
 #include "isthmus/value.hpp"
 #include "cpu/convert.hpp"
+#include "scalar_store.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -271,6 +272,23 @@ std::string value::to_string() const {
 
 std::ostream& operator<<(std::ostream& os, const value& v) {
     return os << v.to_string();
+}
+
+namespace {
+// Converts through the scalar's own kind so that every value rounds once (cpu::convert).
+template <typename T>
+T scalar_as(const scalar& s) {
+    const dtype k = s.type();
+    if (is_bool(k)) return cpu::convert<T>(s.to<bool>());
+    if (is_signed_int(k)) return cpu::convert<T>(s.to<int64_t>());
+    if (is_unsigned_int(k)) return cpu::convert<T>(s.to<uint64_t>());
+    if (is_complex(k)) return cpu::convert<T>(s.to<complex128_t>());
+    return cpu::convert<T>(s.to<double>());
+}
+} // namespace
+
+void store_scalar(const scalar& s, dtype dt, void* buf) {
+    ISTHMUS_DISPATCH(dt, T, { *static_cast<T*>(buf) = scalar_as<T>(s); });
 }
 
 } // namespace isthmus

@@ -4,6 +4,7 @@
 #include "test_support.hpp"
 
 #include "../../core/src/cpu/reduce.hpp" // cpu::variance, called directly below
+#include "../../core/src/ops/reduce_types.hpp"
 #include "fake_resource.hpp"
 #include "isthmus/ops/reduce.hpp"
 
@@ -641,7 +642,7 @@ tensor kernel_var(const tensor& t, const std::vector<bool>& red, int64_t ddof, b
             count *= t.shape()[d];
         else
             kept.push_back(t.shape()[d]);
-    tensor out = tensor::empty(kept, cpu::var_result_dtype(t.dtype()), MEMRESOURCE_CPU);
+    tensor out = tensor::empty(kept, ops::var_result_dtype(t.dtype()), MEMRESOURCE_CPU);
     const void* in = t.lock(lock_mode::read, MEMRESOURCE_CPU);
     void* o = out.lock(lock_mode::write, MEMRESOURCE_CPU);
     cpu::variance(out, o, t, in, red, static_cast<double>(std::max<int64_t>(count - ddof, 0)),
@@ -683,7 +684,7 @@ TEST_CASE("reduce: the one-pass variance kernel matches the two-pass reference")
                 const std::string what =
                     std::string(name(dt)) + (red[0] ? " axis0" : "") + (red[1] ? " axis1" : "");
                 const tensor got = kernel_var(t, red, 1);
-                CHECK(got.dtype() == cpu::var_result_dtype(dt));
+                CHECK(got.dtype() == ops::var_result_dtype(dt));
                 const double tol = dt == dtype::bfloat16 ? 2e-2 : tolerance(dt) * 4;
                 check_values(got, as_complex(var_reference(t, red, 1), false), tol, what);
             }

@@ -7,6 +7,7 @@
 #include "cpu/fill.hpp"
 #include "cpu/random.hpp"
 #include "kernels/element_functions.hpp"
+#include "ops/dispatch.hpp"
 
 #include <cstring>
 
@@ -97,18 +98,26 @@ bool row_major(const shape_t& shape, const shape_t& strides) {
     return true;
 }
 
-// The kernel of a binary or unary op: each kernel family returns an empty kernel for the ops
-// that are not its own (cpu/elementwise_exec.hpp).
+// The kernel of a binary or unary op on kernel dtype k, looked up once per call in the family the
+// op table's rule column names (cpu/elementwise_exec.hpp).
 kernel binary_kernel_of(binary_op op, dtype k) {
-    for (auto family : {&arith_kernel, &divmod_kernel, &compare_kernel, &bitwise_kernel})
-        if (const kernel kl = family(op, k); kl.fn) return kl;
-    return {};
+    kernel kl;
+    if (is_divmod_family(op))
+        kl = divmod_kernel(op, k);
+    else if (is_compare_family(op))
+        kl = compare_kernel(op, k);
+    else if (is_bitwise_family(op))
+        kl = bitwise_kernel(op, k);
+    else
+        kl = arith_kernel(op, k);
+    ISTHMUS_ASSERT(kl.fn != nullptr, "no CPU kernel for ", isthmus::name(op), " on ", k);
+    return kl;
 }
 
 kernel unary_kernel_of(unary_op op, dtype k) {
-    for (auto family : {&math_kernel, &basic_kernel})
-        if (const kernel kl = family(op, k); kl.fn) return kl;
-    return {};
+    const kernel kl = is_math_family(op) ? math_kernel(op, k) : basic_kernel(op, k);
+    ISTHMUS_ASSERT(kl.fn != nullptr, "no CPU kernel for ", isthmus::name(op), " on ", k);
+    return kl;
 }
 
 // Note [small-op fast path]
@@ -117,11 +126,10 @@ kernel unary_kernel_of(unary_op op, dtype k) {
 // OpenMP's thread queries) than in its loop. When every operand already has the kernel's dtype and
 // is dense in C order (or a scalar) and the op is below the kernel's threading grain, the executor
 // would run the loop once over all elements with unit strides (stride 0 for scalars); this calls
-// the loop that way directly. Anything else goes through cpu::binary / cpu::unary.
+// the loop that way directly. Anything else goes through the executor (run_kernel).
 template <size_t N>
 bool run_direct(const kernel& kl, dtype k, const shape_t& shape,
                 const std::array<const backend::operand*, N>& ops) {
-    if (!kl.fn) return false;
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
     if (n >= kl.grain || n == 0) return false;
@@ -151,11 +159,6 @@ operand kernel_operand(const backend::operand& o) {
     return {const_cast<char*>(static_cast<const char*>(o.data)), o.dt, o.strides};
 }
 
-cpu_compute& backend_instance() noexcept {
-    static cpu_compute* c = new cpu_compute; // never destroyed: ops may run during teardown
-    return *c;
-}
-
 std::string cpu_compute::name() const {
     return "cpu";
 }
@@ -172,8 +175,10 @@ bool cpu_compute::supports_binary(binary_op, dtype) const {
 void cpu_compute::binary(binary_op op, dtype dt, const shape_t& shape, const backend::operand& out,
                          const backend::operand& a, const backend::operand& b) {
     const dtype k = kernel_dtype(dt);
-    if (run_direct<3>(binary_kernel_of(op, k), k, shape, {&out, &a, &b})) return;
-    cpu::binary(op, dt, shape, kernel_operand(out), kernel_operand(a), kernel_operand(b));
+    const kernel kl = binary_kernel_of(op, k);
+    if (run_direct<3>(kl, k, shape, {&out, &a, &b})) return;
+    run_kernel<3>(shape, {kernel_operand(out), kernel_operand(a), kernel_operand(b)},
+                  {kl.out, k, k}, kl.fn, kl.grain);
 }
 
 bool cpu_compute::supports_unary(unary_op, dtype) const {
@@ -183,8 +188,9 @@ bool cpu_compute::supports_unary(unary_op, dtype) const {
 void cpu_compute::unary(unary_op op, dtype dt, const shape_t& shape, const backend::operand& out,
                         const backend::operand& a) {
     const dtype k = kernel_dtype(dt);
-    if (run_direct<2>(unary_kernel_of(op, k), k, shape, {&out, &a})) return;
-    cpu::unary(op, dt, shape, kernel_operand(out), kernel_operand(a));
+    const kernel kl = unary_kernel_of(op, k);
+    if (run_direct<2>(kl, k, shape, {&out, &a})) return;
+    run_kernel<2>(shape, {kernel_operand(out), kernel_operand(a)}, {kl.out, k}, kl.fn, kl.grain);
 }
 
 bool cpu_compute::supports_ternary(backend::ternary_op op, dtype dt) const {
@@ -255,3 +261,12 @@ void cpu_compute::linear(dtype dt, void* data, int64_t n, const backend::linear_
 }
 
 } // namespace isthmus::cpu
+
+namespace isthmus::ops {
+
+backend::compute& cpu_compute_instance() noexcept {
+    static cpu::cpu_compute* c = new cpu::cpu_compute; // never destroyed: ops may run at teardown
+    return *c;
+}
+
+} // namespace isthmus::ops

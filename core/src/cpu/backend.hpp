@@ -7,7 +7,7 @@
 
 namespace isthmus::cpu {
 
-/// Runs every op on the host with the CPU kernels (cpu::binary, cpu::reduce, ...).
+/// Runs every op on the host with the CPU kernels (run_kernel, cpu::reduce, ...).
 ///
 /// Note [cpu backend]
 /// ~~~~~~~~~~~~~~~~~~
@@ -76,12 +76,6 @@ public:
     bool supports_dotc(dtype dt) const override;
     void dotc(dtype dt, int64_t n, const void* a, const void* b, void* out) override;
 };
-
-/// The CPU backend (one per process, never destroyed).
-cpu_compute& backend_instance() noexcept;
-
-/// The engine's reduce_kind for an associative backend reduction (not argmin/argmax).
-reduce_kind engine_kind(backend::reduce_kind kind);
 
 /// A backend operand as the CPU kernels take it (a scalar reads its inline value with stride 0
 /// on every dimension).

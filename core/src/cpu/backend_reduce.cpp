@@ -16,29 +16,6 @@ int64_t reduced_count(const tensor& in, const std::vector<bool>& reduced) {
 
 } // namespace
 
-reduce_kind engine_kind(backend::reduce_kind kind) {
-    switch (kind) {
-    case backend::reduce_kind::sum:
-        return reduce_kind::sum;
-    case backend::reduce_kind::mean:
-        return reduce_kind::mean;
-    case backend::reduce_kind::min:
-        return reduce_kind::min;
-    case backend::reduce_kind::max:
-        return reduce_kind::max;
-    case backend::reduce_kind::prod:
-        return reduce_kind::prod;
-    case backend::reduce_kind::any:
-        return reduce_kind::any;
-    case backend::reduce_kind::all:
-        return reduce_kind::all;
-    case backend::reduce_kind::argmin:
-    case backend::reduce_kind::argmax:
-        break;
-    }
-    ISTHMUS_ASSERT(false, "engine_kind: argmin/argmax are not engine reductions");
-}
-
 bool cpu_compute::supports_reduce(backend::reduce_kind, dtype, dtype) const {
     return true;
 }
@@ -58,7 +35,7 @@ void cpu_compute::reduce(backend::reduce_kind kind, const tensor& out, void* out
     }
     const double divisor =
         kind == backend::reduce_kind::mean ? static_cast<double>(reduced_count(in, reduced)) : 1.0;
-    cpu::reduce(engine_kind(kind), out, out_data, in, in_data, reduced, divisor);
+    cpu::reduce(kind, out, out_data, in, in_data, reduced, divisor);
 }
 
 bool cpu_compute::supports_variance(dtype) const {

@@ -1,4 +1,4 @@
-// Internal: the CPU backend's elementwise entry points (called by the device-agnostic op layer).
+// Internal: the CPU elementwise kernels' loop and operand types, and the where and clamp kernels.
 #pragma once
 
 #include "isthmus/ops/elementwise.hpp"
@@ -19,14 +19,6 @@ struct operand {
     const shape_t* strides;
 };
 
-/// out = op(a, b) over `shape`. Inputs are converted to `compute` on the fly (per block, no
-/// temporaries), the result to out's dtype. `out` may be the same view as `a` (in place).
-void binary(binary_op op, dtype compute, const shape_t& shape, const operand& out, const operand& a,
-            const operand& b);
-
-/// out = op(a) over `shape`, computing in `compute`.
-void unary(unary_op op, dtype compute, const shape_t& shape, const operand& out, const operand& a);
-
 /// out = cond ? a : b; a and b are converted to out's dtype, cond to bool.
 void where(const shape_t& shape, const operand& out, const operand& cond, const operand& a,
            const operand& b);
@@ -34,11 +26,5 @@ void where(const shape_t& shape, const operand& out, const operand& cond, const 
 /// out = minimum(maximum(x, lo), hi) computing in `compute` (not complex).
 void clamp(dtype compute, const shape_t& shape, const operand& out, const operand& x,
            const operand& lo, const operand& hi);
-
-/// True when some element of `a` (a signed integer dtype) is negative.
-bool any_negative(const shape_t& shape, const operand& a);
-
-/// Writes scalar `s` converted to dtype `dt` into `buf` (at least 16 bytes, 16-aligned).
-void store_scalar(const scalar& s, dtype dt, void* buf);
 
 } // namespace isthmus::cpu

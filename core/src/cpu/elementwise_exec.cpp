@@ -1,9 +1,7 @@
-// The CPU elementwise executor (per-block conversion) and the CPU entry points of the op layer.
+// The CPU elementwise executor: strided plans, converting operands per block (run_kernel).
 #include "cpu/elementwise_exec.hpp"
-#include "cpu/convert.hpp"
 
 #include <algorithm>
-#include <atomic>
 
 namespace isthmus::cpu {
 
@@ -11,29 +9,6 @@ namespace {
 
 constexpr int64_t block = 256;  // elements per conversion block
 constexpr size_t max_item = 16; // the largest itemsize (complex128)
-
-kernel binary_kernel(binary_op op, dtype k) {
-    if (is_divmod_family(op)) return divmod_kernel(op, k);
-    if (is_compare_family(op)) return compare_kernel(op, k);
-    if (is_bitwise_family(op)) return bitwise_kernel(op, k);
-    return arith_kernel(op, k);
-}
-
-template <typename T>
-void negative_loop(const strided_plan<1>& plan, char* data, std::atomic<bool>& found) {
-    run_plan<1>(plan, {data}, [&](char** p, const int64_t* s, int64_t n) {
-        if (found.load(std::memory_order_relaxed)) return;
-        bool neg = false;
-        if (s[0] == static_cast<int64_t>(sizeof(T))) {
-            const T* a = reinterpret_cast<const T*>(p[0]);
-            for (int64_t i = 0; i < n; ++i) neg |= a[i] < 0;
-        } else {
-            const char* a = p[0];
-            for (int64_t i = 0; i < n; ++i, a += s[0]) neg |= *reinterpret_cast<const T*>(a) < 0;
-        }
-        if (neg) found.store(true, std::memory_order_relaxed);
-    });
-}
 
 } // namespace
 
@@ -102,59 +77,5 @@ template void run_kernel<3>(const shape_t&, const std::array<operand, 3>&,
                             const std::array<dtype, 3>&, loop_fn, int64_t);
 template void run_kernel<4>(const shape_t&, const std::array<operand, 4>&,
                             const std::array<dtype, 4>&, loop_fn, int64_t);
-
-void binary(binary_op op, dtype compute, const shape_t& shape, const operand& out, const operand& a,
-            const operand& b) {
-    const dtype k = kernel_dtype(compute);
-    const kernel kl = binary_kernel(op, k);
-    ISTHMUS_ASSERT(kl.fn != nullptr, "no CPU kernel for ", name(op), " on ", k);
-    run_kernel<3>(shape, {out, a, b}, {kl.out, k, k}, kl.fn, kl.grain);
-}
-
-void unary(unary_op op, dtype compute, const shape_t& shape, const operand& out, const operand& a) {
-    const dtype k = kernel_dtype(compute);
-    const kernel kl = is_math_family(op) ? math_kernel(op, k) : basic_kernel(op, k);
-    ISTHMUS_ASSERT(kl.fn != nullptr, "no CPU kernel for ", name(op), " on ", k);
-    run_kernel<2>(shape, {out, a}, {kl.out, k}, kl.fn, kl.grain);
-}
-
-bool any_negative(const shape_t& shape, const operand& a) {
-    const auto plan = make_plan<1>(shape, {a.strides}, {static_cast<int64_t>(itemsize(a.dt))});
-    std::atomic<bool> found{false};
-    switch (a.dt) {
-    case dtype::int8:
-        negative_loop<int8_t>(plan, a.data, found);
-        break;
-    case dtype::int16:
-        negative_loop<int16_t>(plan, a.data, found);
-        break;
-    case dtype::int32:
-        negative_loop<int32_t>(plan, a.data, found);
-        break;
-    case dtype::int64:
-        negative_loop<int64_t>(plan, a.data, found);
-        break;
-    default:
-        break;
-    }
-    return found.load();
-}
-
-namespace {
-// Converts through the scalar's own kind so that every value rounds once (cpu::convert).
-template <typename T>
-T scalar_as(const scalar& s) {
-    const dtype k = s.type();
-    if (is_bool(k)) return convert<T>(s.to<bool>());
-    if (is_signed_int(k)) return convert<T>(s.to<int64_t>());
-    if (is_unsigned_int(k)) return convert<T>(s.to<uint64_t>());
-    if (is_complex(k)) return convert<T>(s.to<complex128_t>());
-    return convert<T>(s.to<double>());
-}
-} // namespace
-
-void store_scalar(const scalar& s, dtype dt, void* buf) {
-    ISTHMUS_DISPATCH(dt, T, { *static_cast<T*>(buf) = scalar_as<T>(s); });
-}
 
 } // namespace isthmus::cpu

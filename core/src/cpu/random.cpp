@@ -179,11 +179,6 @@ void ints_of(void* data, int64_t n, uint64_t seed, uint64_t first_block, int64_t
 
 } // namespace
 
-int random_words(dtype dt, bool integer_draw) noexcept {
-    if (integer_draw || dt == dtype::float64) return 2;
-    return 1;
-}
-
 void random_real(dtype dt, bool normal, void* data, int64_t n, uint64_t seed, uint64_t first_block,
                  double a, double b) {
     switch (dt) {

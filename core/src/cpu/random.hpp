@@ -19,15 +19,6 @@ inline void philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t
     philox::block(ctr, key, out);
 }
 
-/// 32-bit words of the stream one element of the real dtype `dt` takes: 1 for dtypes of at
-/// most 32 bits drawn as floats, 2 for float64 and for integers (64-bit draws).
-int random_words(dtype dt, bool integer_draw) noexcept;
-
-/// Philox blocks (4 words each) that `n` elements taking `words` words each consume.
-inline uint64_t random_blocks(int64_t n, int words) noexcept {
-    return (static_cast<uint64_t>(n) * static_cast<uint64_t>(words) + 3) / 4;
-}
-
 /// Fills `n` contiguous elements of the real floating dtype `dt` at `data`: uniform in [a, b)
 /// or, when `normal`, normal with mean a and standard deviation b. Element i draws from
 /// Philox blocks starting at `first_block` under key `seed` (see Note [counter-based random

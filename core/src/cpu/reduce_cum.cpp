@@ -9,12 +9,6 @@
 
 namespace isthmus::cpu {
 
-dtype cumulative_result_dtype(dtype dt) {
-    if (is_bool(dt) || is_signed_int(dt)) return dtype::int64;
-    if (is_unsigned_int(dt)) return dtype::uint64;
-    return dt;
-}
-
 namespace {
 
 // Accumulators as in Note [float32 summation]: double for float32, complex128 for complex64,

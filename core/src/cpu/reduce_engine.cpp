@@ -1,27 +1,9 @@
-// The CPU reduction engine's non-template parts: result dtypes, the geometry, the entry point.
+// The CPU reduction engine's non-template parts: the geometry and the entry point.
 #include "cpu/reduce_engine.hpp"
 #include "cpu/reduce.hpp"
+#include "ops/reduce_types.hpp"
 
 namespace isthmus::cpu {
-
-dtype reduce_result_dtype(reduce_kind kind, dtype dt) {
-    switch (kind) {
-    case reduce_kind::sum:
-    case reduce_kind::prod:
-        if (is_bool(dt) || is_signed_int(dt)) return dtype::int64;
-        if (is_unsigned_int(dt)) return dtype::uint64;
-        return dt;
-    case reduce_kind::mean:
-        return is_inexact(dt) ? dt : dtype::float64;
-    case reduce_kind::min:
-    case reduce_kind::max:
-        return dt;
-    case reduce_kind::any:
-    case reduce_kind::all:
-        return dtype::bool_;
-    }
-    return dt;
-}
 
 reduce_geometry make_reduce_geometry(const tensor& x, const tensor& out,
                                      const std::vector<bool>& reduced) {
@@ -94,12 +76,13 @@ reduce_geometry make_reduce_geometry(const tensor& x, const tensor& out,
     return g;
 }
 
-void reduce(reduce_kind kind, const tensor& out, void* out_data, const tensor& x,
+void reduce(backend::reduce_kind kind, const tensor& out, void* out_data, const tensor& x,
             const void* x_data, const std::vector<bool>& reduced, double divisor) {
-    ISTHMUS_ASSERT(out.dtype() == reduce_result_dtype(kind, x.dtype()), "reduce: output dtype ",
-                   out.dtype(), " for ", x.dtype(), " input");
+    ISTHMUS_ASSERT(out.dtype() == ops::reduce_result_dtype(kind, x.dtype()),
+                   "reduce: output dtype ", out.dtype(), " for ", x.dtype(), " input");
     ISTHMUS_ASSERT(reduced.size() == x.shape().size());
     const reduce_geometry g = make_reduce_geometry(x, out, reduced);
+    using backend::reduce_kind;
     switch (kind) {
     case reduce_kind::sum:
         return reduce_sums(false, false, x.dtype(), g, x_data, out_data, divisor);
@@ -113,7 +96,11 @@ void reduce(reduce_kind kind, const tensor& out, void* out_data, const tensor& x
     case reduce_kind::any:
     case reduce_kind::all:
         return reduce_logical(kind == reduce_kind::all, x.dtype(), g, x_data, out_data);
+    case reduce_kind::argmin:
+    case reduce_kind::argmax:
+        break;
     }
+    ISTHMUS_ASSERT(false, "reduce: argmin/argmax are not engine reductions (cpu::arg_reduce)");
 }
 
 } // namespace isthmus::cpu

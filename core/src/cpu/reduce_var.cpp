@@ -12,22 +12,13 @@
 #include "cpu/reduce.hpp"
 #include "cpu/reduce_engine.hpp"
 #include "cpu/strided_loop.hpp"
+#include "ops/reduce_types.hpp"
 
 #include <cmath>
 #include <cstring>
 #include <type_traits>
 
 namespace isthmus::cpu {
-
-dtype var_result_dtype(dtype dt) {
-    if (is_complex(dt)) return real_dtype(dt);
-    return is_inexact(dt) ? dt : dtype::float64;
-}
-
-dtype var_work_dtype(dtype dt) {
-    const dtype r = var_result_dtype(dt);
-    return r == dtype::float64 ? dtype::float64 : dtype::float32;
-}
 
 namespace {
 
@@ -343,7 +334,7 @@ void squared_deviation(const tensor& dev, void* dev_data, const tensor& x, const
 
 void variance(const tensor& out, void* out_data, const tensor& x, const void* x_data,
               const std::vector<bool>& reduced, double divisor, bool root) {
-    ISTHMUS_ASSERT(out.dtype() == var_result_dtype(x.dtype()), "variance: output dtype ",
+    ISTHMUS_ASSERT(out.dtype() == ops::var_result_dtype(x.dtype()), "variance: output dtype ",
                    out.dtype(), " for ", x.dtype(), " input");
     ISTHMUS_ASSERT(reduced.size() == x.shape().size());
     const reduce_geometry g = make_reduce_geometry(x, out, reduced);

@@ -1,7 +1,6 @@
 // The scheduling rule (which resource an op runs on) and the backend registry (which backend
 // runs there).
 #include "ops/dispatch.hpp"
-#include "cpu/backend.hpp"
 #include "isthmus/schedule.hpp"
 
 #include <algorithm>
@@ -29,7 +28,7 @@ struct backend_registry {
     std::vector<std::shared_ptr<backend::compute>> retired;                    // guarded by mu
     std::shared_ptr<backend::compute> cpu;
     backend_registry() {
-        cpu = std::shared_ptr<backend::compute>(&cpu::backend_instance(), [](backend::compute*) {});
+        cpu = std::shared_ptr<backend::compute>(&cpu_compute_instance(), [](backend::compute*) {});
         slots[MEMRESOURCE_CPU].store(cpu.get());
         owners[MEMRESOURCE_CPU] = cpu;
     }
@@ -48,7 +47,7 @@ backend::compute* compute_at(resource_id resource) noexcept {
 }
 
 target cpu_target() noexcept {
-    return {MEMRESOURCE_CPU, &cpu::backend_instance()};
+    return {MEMRESOURCE_CPU, &cpu_compute_instance()};
 }
 
 bool has_backend(resource_id resource) noexcept {

@@ -44,6 +44,10 @@ struct target {
 /// The CPU backend's target.
 target cpu_target() noexcept;
 
+/// The built-in CPU backend (one per process, never destroyed). The CPU backend defines it
+/// (cpu/backend.cpp), so the op layer names it without including a header of the backend.
+backend::compute& cpu_compute_instance() noexcept;
+
 /// The backend that runs a kernel picked for `resource`.
 ///
 /// Note [one dispatch]

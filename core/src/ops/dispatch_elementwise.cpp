@@ -1,7 +1,7 @@
 // The generic dispatch of elementwise kernels, fill and copy (Note [one dispatch]): the backend,
 // conversions to its canonical form, output allocation, locks and the one kernel call.
-#include "cpu/elementwise.hpp"
 #include "ops/dispatch.hpp"
+#include "scalar_store.hpp"
 
 namespace isthmus::ops {
 
@@ -38,7 +38,7 @@ public:
             point_at(*x.t, lock_->data(), shape);
         } else {
             op_.dt = x.dt;
-            cpu::store_scalar(*x.s, x.dt, op_.value);
+            store_scalar(*x.s, x.dt, op_.value);
         }
     }
     // An operand onto memory the caller has locked (outputs, in-place targets).
@@ -192,7 +192,7 @@ void run_fill(const tensor& t, const scalar& value) {
     });
     backend::operand v;
     v.dt = t.dtype();
-    cpu::store_scalar(value, t.dtype(), v.value);
+    store_scalar(value, t.dtype(), v.value);
     const lock_ref w(t, lock_mode::write, tg.where);
     tg.be->fill(t, w.data(), v);
 }

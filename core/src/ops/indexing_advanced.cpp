@@ -1,5 +1,5 @@
 // Advanced indexing's rows: the layout of a gather or scatter and where its rows start.
-#include "cpu/gather.hpp" // host-side index checks and offsets (Note [device indexing])
+#include "host_indexing.hpp" // host-side index checks and offsets (Note [device indexing])
 #include "ops/indexing_internal.hpp"
 
 #include <algorithm>
@@ -9,9 +9,9 @@ namespace isthmus::indexing {
 
 namespace {
 
-[[noreturn]] void throw_out_of_range(const cpu::offset_source& s, const shape_t& common,
+[[noreturn]] void throw_out_of_range(const host::offset_source& s, const shape_t& common,
                                      int64_t axis) {
-    ISTHMUS_THROW(index_error, "index ", cpu::first_bad_index(common, s),
+    ISTHMUS_THROW(index_error, "index ", host::first_bad_index(common, s),
                   " is out of bounds for axis ", axis, " with size ", s.size);
 }
 
@@ -65,8 +65,8 @@ located_rows locate_rows(const tensor& v, const std::vector<advanced_entry>& adv
         const auto d = static_cast<size_t>(e.dim);
         r.lock = std::make_unique<ops::access>(e.index, lock_mode::read, MEMRESOURCE_CPU);
         const auto* idx = r.lock->as<const int64_t>();
-        const cpu::offset_source s{&e.index, idx, v.shape()[d], v.strides()[d] * isz, e.check};
-        if (e.check && !cpu::indices_in_range(idx, r.rows, s.size))
+        const host::offset_source s{&e.index, idx, v.shape()[d], v.strides()[d] * isz, e.check};
+        if (e.check && !host::indices_in_range(idx, r.rows, s.size))
             throw_out_of_range(s, common, e.axis);
         r.at.idx = idx;
         r.at.size = s.size;
@@ -77,7 +77,7 @@ located_rows locate_rows(const tensor& v, const std::vector<advanced_entry>& adv
     std::vector<tensor> expanded;
     expanded.reserve(adv.size());
     std::deque<ops::access> locks;
-    std::vector<cpu::offset_source> sources;
+    std::vector<host::offset_source> sources;
     for (const advanced_entry& e : adv) {
         expanded.push_back(e.index.expand(common));
         locks.emplace_back(expanded.back(), lock_mode::read, MEMRESOURCE_CPU);
@@ -86,7 +86,7 @@ located_rows locate_rows(const tensor& v, const std::vector<advanced_entry>& adv
             {&expanded.back(), locks.back().data(), v.shape()[d], v.strides()[d] * isz, e.check});
     }
     r.off = std::make_unique_for_overwrite<int64_t[]>(static_cast<size_t>(r.rows));
-    const int64_t bad = cpu::index_offsets(common, sources, r.off.get());
+    const int64_t bad = host::index_offsets(common, sources, r.off.get());
     if (bad >= 0)
         throw_out_of_range(sources[static_cast<size_t>(bad)], common,
                            adv[static_cast<size_t>(bad)].axis);

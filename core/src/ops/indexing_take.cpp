@@ -1,5 +1,5 @@
 // nonzero, argwhere, take, take_along_axis and put_along_axis, built on the indexing kernels.
-#include "cpu/gather.hpp"
+#include "host_indexing.hpp"
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/ops/indexing.hpp"
 #include "ops/dispatch.hpp"
@@ -24,11 +24,11 @@ void nonzero_into(const tensor& t, Make&& make) {
     const tensor m = as_bool_mask(t);
     auto in = ops::read_host(m);
     const auto* mask = in.as<const uint8_t>();
-    const cpu::nonzero_counts counts = cpu::count_nonzero(mask, m.numel());
+    const host::nonzero_counts counts = host::count_nonzero(mask, m.numel());
     std::vector<int64_t*> outs;
     int64_t stride = 1;
     make(counts.total(), outs, stride);
-    if (counts.total() > 0) cpu::write_nonzero(counts, mask, m.shape(), outs.data(), stride);
+    if (counts.total() > 0) host::write_nonzero(counts, mask, m.shape(), outs.data(), stride);
 }
 
 void check_integer_indices(const tensor& indices, const char* what) {

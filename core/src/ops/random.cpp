@@ -1,5 +1,4 @@
 // Random tensors: the default generator, rand / uniform / randn / normal / randint.
-#include "cpu/random.hpp"
 #include "isthmus/ops/creation.hpp"
 #include "ops/dispatch.hpp"
 
@@ -25,6 +24,15 @@ resource_id random_resource(resource_id requested) {
     return ops::has_backend(r) ? r : MEMRESOURCE_CPU;
 }
 
+// The Philox blocks (4 words each) that `n` elements of the real dtype `dt` take from the stream
+// (See Note [counter-based random numbers]): one 32-bit word an element for dtypes of at most 32
+// bits drawn as floats, two for float64 and for integers (64-bit draws). Every backend's random
+// kernels read the stream in this layout.
+uint64_t stream_blocks(int64_t n, dtype dt, bool integer_draw) {
+    const uint64_t words = integer_draw || dt == dtype::float64 ? 2 : 1;
+    return (static_cast<uint64_t>(n) * words + 3) / 4;
+}
+
 // Draws a floating or complex tensor: uniform in [a, b) or normal(mean a, std b). A complex
 // tensor is drawn as twice as many values of its real dtype (real and imaginary interleaved).
 tensor draw_real(const char* what, const shape_t& shape, dtype dt, generator* gen,
@@ -43,7 +51,7 @@ tensor draw_real(const char* what, const shape_t& shape, dtype dt, generator* ge
     tensor t = tensor::empty(shape, dt, tg.where);
     const int64_t n = t.numel() * (is_complex(dt) ? 2 : 1);
     generator& g = gen ? *gen : default_generator();
-    const uint64_t first = g.reserve(cpu::random_blocks(n, cpu::random_words(comp, false)));
+    const uint64_t first = g.reserve(stream_blocks(n, comp, false));
     if (n == 0) return t;
     const ops::lock_ref w(t, lock_mode::write, tg.where);
     tg.be->random_real(comp, normal, w.data(), n, g.seed(), first, a, b);
@@ -150,7 +158,7 @@ tensor randint(int64_t lo, int64_t hi, const shape_t& shape, dtype dt, generator
     tensor t = tensor::empty(shape, dt, tg.where);
     const int64_t n = t.numel();
     generator& g = gen ? *gen : default_generator();
-    const uint64_t first = g.reserve(cpu::random_blocks(n, cpu::random_words(dt, true)));
+    const uint64_t first = g.reserve(stream_blocks(n, dt, true));
     if (n == 0) return t;
     const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
     const ops::lock_ref w(t, lock_mode::write, tg.where);

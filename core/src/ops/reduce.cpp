@@ -3,8 +3,8 @@
 #include "isthmus/ops/reduce.hpp"
 #include "isthmus/ops/elementwise.hpp"
 
-#include "cpu/backend.hpp" // engine_kind and the result dtype rules
 #include "ops/dispatch.hpp"
+#include "ops/reduce_types.hpp"
 
 namespace isthmus {
 
@@ -51,8 +51,7 @@ using backend::reduce_kind;
 // Runs one reduction where the scheduling rule says (Note [one dispatch]); the result has the
 // kept dimensions (keepdims applied by the caller).
 tensor run_kind(reduce_kind kind, const tensor& t, const axes_plan& p) {
-    return ops::run_reduce(kind, t, p.reduced, p.kept,
-                           cpu::reduce_result_dtype(cpu::engine_kind(kind), t.dtype()));
+    return ops::run_reduce(kind, t, p.reduced, p.kept, ops::reduce_result_dtype(kind, t.dtype()));
 }
 
 tensor finish(const tensor& out, const axes_plan& p, bool keepdims) {
@@ -80,12 +79,12 @@ tensor reduction(const char* op, reduce_kind kind, const tensor& t, const reduce
 tensor variance(const char* op, const tensor& t, const reduce_axes& axes, bool keepdims,
                 int64_t ddof, bool root) {
     const axes_plan p = plan_axes(op, t, axes);
-    const dtype result = cpu::var_result_dtype(t.dtype());
-    const dtype work = cpu::var_work_dtype(t.dtype());
+    const dtype result = ops::var_result_dtype(t.dtype());
+    const dtype work = ops::var_work_dtype(t.dtype());
     const tensor x = is_floating(t.dtype()) && itemsize(t.dtype()) == 2 ? t.to(dtype::float32) : t;
     const auto divisor = static_cast<double>(std::max<int64_t>(p.count - ddof, 0));
     tensor out;
-    if (auto fused = ops::run_variance(x, p.reduced, p.kept, cpu::var_result_dtype(x.dtype()),
+    if (auto fused = ops::run_variance(x, p.reduced, p.kept, ops::var_result_dtype(x.dtype()),
                                        divisor, root)) {
         out = std::move(*fused);
     } else {

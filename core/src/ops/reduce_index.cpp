@@ -1,8 +1,8 @@
 // Index-aware reduction ops: argmin/argmax (flat or along an axis) and cumsum/cumprod.
 #include "isthmus/ops/reduce.hpp"
 
-#include "cpu/reduce.hpp" // the cumulative dtype rule
 #include "ops/dispatch.hpp"
+#include "ops/reduce_types.hpp"
 
 namespace isthmus {
 
@@ -48,7 +48,7 @@ tensor cumulative(const char* op, bool is_prod, const tensor& t, int64_t axis) {
     ISTHMUS_CHECK(axis >= -rank && axis < rank, index_error, op, ": axis ", axis,
                   " is out of range for a tensor of rank ", rank, " (shape ", shape_str(t.shape()),
                   ")");
-    const dtype result = cpu::cumulative_result_dtype(t.dtype());
+    const dtype result = ops::cumulative_result_dtype(t.dtype());
     const dtype work = is_floating(result) && itemsize(result) == 2 ? dtype::float32 : result;
     const tensor x = t.to(work, false).contiguous();
     const int64_t a = axis < 0 ? axis + rank : axis;

@@ -1,8 +1,11 @@
-// CPU nonzero: parallel per-chunk counts, then each chunk writes its hits' coordinates.
-#include "cpu/gather.hpp"
+// Host-side nonzero: parallel per-chunk counts, then each chunk writes its hits' coordinates.
+#include "cpu/strided_loop.hpp"
+#include "host_indexing.hpp"
 #include "isthmus/openmp_region.hpp"
 
-namespace isthmus::cpu {
+namespace isthmus::host {
+
+using cpu::parallel_grain;
 
 namespace {
 
@@ -89,4 +92,4 @@ void write_nonzero(const nonzero_counts& counts, const uint8_t* mask, const shap
     });
 }
 
-} // namespace isthmus::cpu
+} // namespace isthmus::host
