@@ -1,6 +1,7 @@
 // Host side of the ABI, results: plugin values to runtime values (results, callback arguments,
 // tuples), host values handed to plugins (callback and call_python results), host callables as
-// ABI callbacks. Arguments and the callback table are in marshal.cpp.
+// ABI callbacks. Arguments are in marshal.cpp and arg_checks.cpp, the callback table in
+// host_table.cpp.
 #include "call_context.hpp"
 
 #include <cstring>
