@@ -287,30 +287,29 @@ std::string type_name(_object* o) {
     return to_std_string(embed::check(PyType_GetName(Py_TYPE(o))).get());
 }
 
-bool check_type(_object* o, int which) {
+bool check_type(_object* o, builtin_type kind) {
     gil_hold g;
-    switch (which) {
-    case 0:
+    switch (kind) {
+    case builtin_type::int_:
         return PyLong_Check(o) && !PyBool_Check(o);
-    case 1:
+    case builtin_type::float_:
         return PyFloat_Check(o);
-    case 2:
+    case builtin_type::bool_:
         return PyBool_Check(o);
-    case 3:
+    case builtin_type::str:
         return PyUnicode_Check(o);
-    case 4:
+    case builtin_type::bytes:
         return PyBytes_Check(o);
-    case 5:
+    case builtin_type::list:
         return PyList_Check(o);
-    case 6:
+    case builtin_type::tuple:
         return PyTuple_Check(o);
-    case 7:
+    case builtin_type::dict:
         return PyDict_Check(o);
-    case 8:
+    case builtin_type::callable:
         return PyCallable_Check(o) != 0;
-    default:
-        ISTHMUS_THROW(internal_error, "check_type: unknown type code ", which);
     }
+    ISTHMUS_THROW(internal_error, "check_type: unknown built-in type ", static_cast<int>(kind));
 }
 
 int64_t hash(_object* o) {
@@ -459,9 +458,8 @@ pyvalue none() {
     return pyvalue::borrow(Py_None);
 }
 
-// python_error (py_boundary) hands its exception out as a pyvalue, which is this layer's type.
-pyvalue python_error::exception() const {
-    return pyvalue::borrow(exception_object());
+pyvalue exception_of(const python_error& e) {
+    return pyvalue::borrow(e.exception_object());
 }
 
 } // namespace isthmus

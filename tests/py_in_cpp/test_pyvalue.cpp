@@ -61,7 +61,7 @@ TEST_CASE("calls: positional, keyword (both spellings), bad arguments") {
     CHECK(contains(e4.message(), "missing key"));
     CHECK(contains(e4.traceback(), "boom"));
     CHECK(contains(e4.traceback(), "KeyError"));
-    CHECK(e4.exception().type_name() == "KeyError");
+    CHECK(exception_of(e4).type_name() == "KeyError");
 }
 
 TEST_CASE("calls: C++ numbers become Python numbers inside the call, references balanced") {

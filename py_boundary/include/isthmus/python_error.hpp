@@ -9,8 +9,6 @@
 
 namespace isthmus {
 
-class pyvalue;
-
 /// A Python exception raised into C++: the exception's type name ("ValueError",
 /// "ModuleNotFoundError"), its message (str(exc)) and the formatted traceback. what() is
 /// "<type>: <message>". The exception object itself is kept, so rethrowing the error into
@@ -30,9 +28,8 @@ public:
     const std::string& message() const noexcept { return message_; }
     /// The formatted traceback (traceback.format_exception), empty when there is none.
     const std::string& traceback() const noexcept { return traceback_; }
-    /// The exception object (a new reference holder; defined with pyvalue, in py_in_cpp).
-    pyvalue exception() const;
-    /// The exception object, borrowed (null when there is none).
+    /// The exception object, borrowed (null when there is none); as a pyvalue: exception_of
+    /// (isthmus/pyvalue/object.hpp).
     _object* exception_object() const noexcept { return exc_; }
     /// True when the exception is an instance of the Python class `type_name` (its own type or a
     /// base class, matched by __name__ or qualified name), e.g. matches("LookupError").

@@ -1,7 +1,7 @@
 // Python from C++: imports, eval/exec, and the seed's builders (pyint, pybool, pytuple, ...).
 #pragma once
 
-#include "isthmus/pyvalue/core.hpp"
+#include "isthmus/pyvalue/pyapi_members.hpp"
 
 #include <initializer_list>
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "isthmus/pyvalue/builders.hpp" // none()
-#include "isthmus/pyvalue/core.hpp"
+#include "isthmus/pyvalue/pyapi_members.hpp"
 
 #include <functional>
 #include <string>

@@ -1,7 +1,7 @@
 // pyvalue operators with Python's semantics (NumPy broadcasts, torch records autograd); printing.
 #pragma once
 
-#include "isthmus/pyvalue/core.hpp"
+#include "isthmus/pyvalue/pyapi_members.hpp"
 
 #include <ostream>
 

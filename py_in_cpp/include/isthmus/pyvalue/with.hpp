@@ -1,7 +1,7 @@
 // Python context managers from C++: isthmus::with and the RAII with_guard.
 #pragma once
 
-#include "isthmus/pyvalue/core.hpp"
+#include "isthmus/pyvalue/pyapi_members.hpp"
 
 #include <exception>
 #include <functional>
