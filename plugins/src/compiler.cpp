@@ -58,6 +58,48 @@ constexpr const char* k_fixed_flags[] = {"-std=c++20",
                                          "-fvisibility=hidden",
                                          "-Wl," ISTHMUS_PRIVATE_RUNTIME};
 
+// Note [where a kernel compile's time goes]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A saxpy kernel's compile_string on the 2-core development machine (g++ 12, -O3), by measurement
+// (-ftime-report, -E | wc -l, timing each step alone), and what was done about each part:
+//   - parsing <isthmus/plugin.hpp>: 87k preprocessed lines, 75k of them the standard headers
+//     under isthmus/plugin/core.hpp (<complex> alone is 52k: it brings <sstream>), 1.4-1.6 s:
+//     the precompiled header (Note [precompiled plugin header]);
+//   - the layer's non-template code, 0.75 s: the support object (Note [support object]);
+//   - building those two, 3.5-6 s, once per cache: now at build time (Note [prebuilt plugin
+//     layer]), so a new user's first two kernels no longer pay 4.0 s and 5.9 s;
+//   - the link, 0.3 s with GNU ld: 0.12-0.16 s with gold (Note [gold for plugin links]).
+// What a kernel still costs (0.8-0.9 s of CPU with all of the above): about 0.2 s instantiating
+// the standard library's templates that its headers leave pending (a TU that only includes the
+// precompiled header and defines nothing pays it: GCC instantiates them at the end of every TU, it
+// cannot save them in the .gch), about 0.2 s instantiating the kernel's launcher, argument and
+// module-builder templates, and 0.45 s of the optimiser, of which -O1 would save 0.2 s (so a quick
+// first tier would gain a quarter, not the 5x to Quadrants' 0.1 s). The next steps, in order: a
+// kernel header that includes no <complex>/<memory>/<string> (the kernel TU then pays neither the
+// pending instantiations nor the builder templates), then tiers.
+
+// Note [gold for plugin links]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Linking a plugin (its object, the support object, libstdc++) took GNU ld (bfd) 0.3 s of wall time
+// on the 2-core development machine and gold 0.12-0.16 s: an eighth of a kernel's compile once the
+// precompiled layer is there (Note [precompiled plugin header]). So a C++ plugin links with gold
+// where `ld.gold` is on PATH (binutils ships it; GCC and Clang find it the same way); elsewhere
+// the default linker. The flag is part of the plugin's key, not of the layer's (it is link-only).
+// The output is the same kind of library: the same dynamic exports as GNU ld's (the entry point and
+// libstdc++'s weak template instantiations; gold adds the _edata/_end markers), the same
+// --exclude-libs.
+
+// The C++ compile's fixed flags: k_fixed_flags, then -fuse-ld=gold where gold is found (Note [gold
+// for plugin links]).
+const std::vector<std::string>& cxx_fixed_flags() {
+    static const std::vector<std::string> flags = [] {
+        std::vector<std::string> f(std::begin(k_fixed_flags), std::end(k_fixed_flags));
+        if (!find_in_path("ld.gold").empty()) f.emplace_back("-fuse-ld=gold");
+        return f;
+    }();
+    return flags;
+}
+
 // Note [support object in CUDA plugins]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // nvcc cannot load GCC's precompiled header, but the plugin's host side can link the author layer's
@@ -254,6 +296,16 @@ language language_of(const std::string& spelled, const std::string& what) {
                   "\" (expected \"c++\" or \"cuda\")");
 }
 
+// The author layer's text, read once per include directory.
+std::string cached_layer_text(const std::string& inc) {
+    static std::mutex mu;
+    static std::map<std::string, std::string> header_text;
+    std::lock_guard lk(mu);
+    auto it = header_text.find(inc);
+    if (it == header_text.end()) it = header_text.emplace(inc, author_layer_text(inc)).first;
+    return it->second;
+}
+
 // The precompiled layer a compile uses (empty: none): the C++ path's for C++ (Note [precompiled
 // plugin header]); for CUDA, the layer of nvcc's host compiler g++ with the C++ fixed flags,
 // whose support object it links (Note [support object in CUDA plugins]).
@@ -267,9 +319,7 @@ precompiled_layer layer_for(bool cuda, const std::vector<std::string>& cmd,
         return precompiled_header({cmd, std::move(flags), inc, layer_text, dir}, ic, rep);
     }
     if (find_in_path("g++").empty()) return {};
-    return precompiled_header(
-        {{"g++"}, {std::begin(k_fixed_flags), std::end(k_fixed_flags)}, inc, layer_text, dir}, ic,
-        rep);
+    return precompiled_header({{"g++"}, cxx_fixed_flags(), inc, layer_text, dir}, ic, rep);
 }
 
 // The message of a failed device pass, with a hint where NVRTC met host code.
@@ -362,7 +412,7 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
     } else {
         cmd = split_words(compiler());
         ISTHMUS_CHECK(!cmd.empty(), runtime_error, "compile_string: CXX is empty");
-        fixed.assign(std::begin(k_fixed_flags), std::end(k_fixed_flags));
+        fixed = cxx_fixed_flags();
     }
     const std::string inc = plugin_include_dir();
     const fs::path dir = cache_dir(opts);
@@ -388,15 +438,7 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
     } else if (cuda && !find_in_path("g++").empty())
         key.add(compiler_identity("g++")); // nvcc's host compiler
     key.add(std::to_string(ISTHMUS_PLUGIN_ABI_VERSION));
-    std::string layer; // the author layer's text, read once per include directory
-    {
-        static std::mutex mu;
-        static std::map<std::string, std::string> header_text;
-        std::lock_guard lk(mu);
-        auto it = header_text.find(inc);
-        if (it == header_text.end()) it = header_text.emplace(inc, author_layer_text(inc)).first;
-        layer = it->second;
-    }
+    const std::string layer = cached_layer_text(inc);
     key.add(layer);
     key.add(target_identity());
 
@@ -517,6 +559,34 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
 }
 
 } // namespace
+
+std::string prebuild_plugin_layer(const fs::path& dir) {
+    // the request of a plain C++ compile_string (compile_source and layer_for): See Note [prebuilt
+    // plugin layer]
+    const std::vector<std::string> cmd = split_words(compiler());
+    ISTHMUS_CHECK(!cmd.empty(), runtime_error, "the plugin layer: CXX is empty");
+    const std::string inc = plugin_include_dir();
+    cache_dir_ready(dir, true);
+    interrupt_check ic;
+    slow_compile_reporter rep(
+        compile_notice{"the plugin layer", "C++", cmd.front(), dir.string(), false, {}});
+    pch_request r{cmd, cxx_fixed_flags(), inc, cached_layer_text(inc), dir};
+    r.eager = true;
+    const precompiled_layer layer = precompiled_header(r, ic, rep);
+    const std::string stem = layer.empty() ? std::string() : fs::path(layer.header).stem().string();
+    // what a compile never reads there, and other keys' layers, are not installed
+    std::error_code ec;
+    std::vector<fs::path> stale;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const std::string n = e.path().filename().string();
+        const bool ours = !stem.empty() && n.rfind(stem + ".", 0) == 0;
+        if (!ours || n.ends_with(".lock") || n.ends_with(".support.cpp") ||
+            n.ends_with(".failed") || n.ends_with(".seen"))
+            stale.push_back(e.path());
+    }
+    for (const auto& f : stale) fs::remove(f, ec);
+    return stem;
+}
 
 std::shared_ptr<library> compile_string(const std::string& name, const std::string& source,
                                         const compile_options& opts) {

@@ -3,6 +3,7 @@
 
 #include "isthmus/plugin_abi.h"
 
+#include <dlfcn.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -39,7 +40,28 @@ namespace isthmus::plugins {
 // test's temporary cache) never earns back, while the second compile marks a user iterating on
 // a kernel. Clang names and finds precompiled headers differently and gets none, as does any
 // compiler that does not say it is GCC; those compile the layer inline, as a CMake-built plugin
-// does. ISTHMUS_PLUGIN_PCH=0 turns both off.
+// does. ISTHMUS_PLUGIN_PCH=0 turns both off. The pair for a plain compile (the default compiler, no
+// extra flags) also comes prebuilt with the library, so even the first compile has it (Note
+// [prebuilt plugin layer]); the key therefore leaves out the include directory, whose text it has.
+
+// Note [prebuilt plugin layer]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Building the layer lazily cost a new user 10 s for the first two kernels (4.0 s without it, 5.9 s
+// for the one that builds it; then 0.95 s each). So the build runs it as well: the build-time step
+// plugins/prebuilt/isthmus_plugin_layer.cpp calls prebuild_plugin_layer, which asks compiler.cpp
+// for exactly the request a plain C++ compile_string makes (the same function computes both, so the
+// compiler, flags and key cannot drift apart) and builds it eagerly into
+// <build>/plugins/isthmus-plugin-layer/; CMake installs that folder beside the library
+// (<libdir>/isthmus-plugin-layer/, or isthmus/isthmus-plugin-layer/ in a wheel). A compile looks
+// there before its cache, by the same key: any difference in the compiler (command, path, size,
+// mtime), the flags (a user's -D, -O0), the author layer's text, the ABI version or the CPU (a
+// wheel built elsewhere) is another key, and the lazy build in the cache stays the fallback. The
+// folder is read only, never written or locked, and gets the cache's trust checks (Note [cache
+// trust model] in compile_cache.cpp): the folder owned by this user or root and not writable by
+// others, the .hpp, .gch, .o and .meta regular files of this user or root, not writable by group or
+// others, with one link, and the .gch and .o of the sizes the .meta records; a layer that fails
+// any of them is passed over, never used. $ISTHMUS_PLUGIN_LAYER_DIR names another folder to search
+// instead (a path that does not exist: none).
 
 namespace {
 
@@ -98,27 +120,58 @@ void mark(const fs::path& p, const std::string& text) {
 }
 
 bool link_only(const std::string& flag) {
-    return flag == "-shared" || flag.rfind("-Wl,", 0) == 0;
+    return flag == "-shared" || flag.rfind("-Wl,", 0) == 0 || flag.rfind("-fuse-ld=", 0) == 0;
+}
+
+// The layer `stem` in a folder of prebuilt_layer_dirs, when one there passes the trust checks
+// (Note [prebuilt plugin layer]); empty when none does.
+precompiled_layer prebuilt(const std::string& stem) {
+    for (const fs::path& d : prebuilt_layer_dirs()) {
+        struct stat st {};
+        if (d.empty() || ::stat(d.c_str(), &st) != 0 || !dir_distrust(st).empty()) continue;
+        const fs::path hpp = d / (stem + ".hpp"), object = d / (stem + ".o");
+        if (lstat_problem(hpp).empty() &&
+            sizes_match(d / (stem + ".hpp.gch"), object, d / (stem + ".meta")))
+            return {hpp.string(), object.string()};
+    }
+    return {};
 }
 
 } // namespace
 
+std::vector<fs::path> prebuilt_layer_dirs() {
+    if (const char* d = std::getenv("ISTHMUS_PLUGIN_LAYER_DIR")) return {fs::path(d)};
+    static const std::vector<fs::path> dirs = [] {
+        std::vector<fs::path> v;
+        Dl_info info{};
+        if (::dladdr(reinterpret_cast<void*>(&prebuilt_layer_dirs), &info) && info.dli_fname)
+            v.push_back(fs::path(info.dli_fname).parent_path() / "isthmus-plugin-layer");
+#ifdef ISTHMUS_PLUGIN_PREBUILT_DIR
+        v.emplace_back(ISTHMUS_PLUGIN_PREBUILT_DIR);
+#endif
+        return v;
+    }();
+    return dirs;
+}
+
 precompiled_layer precompiled_header(const pch_request& r, interrupt_check& ic,
                                      slow_compile_reporter& rep) {
-    if (disabled() || r.cmd.empty() || !is_gcc(r.cmd, r.dir, ic, rep)) return {};
+    if (disabled() || r.cmd.empty()) return {};
     std::vector<std::string> flags;
     for (const auto& f : r.flags)
         if (!link_only(f)) flags.push_back(f);
     fnv key;
-    key.add("pch-2");
+    key.add("pch-3");
     for (const auto& w : r.cmd) key.add(w);
     key.add(compiler_identity(r.cmd.front()));
     for (const auto& f : flags) key.add(f);
-    key.add(r.include_dir);
     key.add(r.layer_text);
     key.add(std::to_string(ISTHMUS_PLUGIN_ABI_VERSION));
     key.add(target_identity());
     const std::string stem = "isthmus-pch-" + key.hex();
+    if (!r.eager)
+        if (precompiled_layer p = prebuilt(stem); !p.empty()) return p;
+    if (!is_gcc(r.cmd, r.dir, ic, rep)) return {};
     const fs::path hpp = r.dir / (stem + ".hpp"), gch = r.dir / (stem + ".hpp.gch"),
                    support = r.dir / (stem + ".support.cpp"), object = r.dir / (stem + ".o"),
                    meta = r.dir / (stem + ".meta"), failed = r.dir / (stem + ".failed");
@@ -128,7 +181,7 @@ precompiled_layer precompiled_header(const pch_request& r, interrupt_check& ic,
     if (complete()) return layer;
     if (marked(failed)) return {};
     const fs::path seen = r.dir / (stem + ".seen");
-    if (!marked(seen)) {
+    if (!r.eager && !marked(seen)) {
         mark(seen, "");
         return {};
     }

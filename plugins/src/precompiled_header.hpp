@@ -16,6 +16,8 @@ struct pch_request {
     std::string include_dir;        ///< the directory holding isthmus/plugin.hpp
     std::string layer_text;         ///< the author layer's text (author_layer_text)
     fs::path dir;                   ///< the cache directory
+    bool eager = false;             ///< build now, even on the first cold compile (the build-time
+                                    ///< step: Note [prebuilt plugin layer])
 };
 
 /// What a plugin compile adds to use the precompiled author layer.
@@ -26,10 +28,22 @@ struct precompiled_layer {
     bool empty() const { return header.empty(); }
 };
 
-/// The precompiled layer for these inputs, built first when the cache has none and a compile with
-/// them ran before; empty where none is used: the first cold compile with these inputs, a
-/// compiler other than GCC, ISTHMUS_PLUGIN_PCH=0, or a build that failed before.
+/// The precompiled layer for these inputs: the prebuilt one installed with the library when its
+/// key matches (Note [prebuilt plugin layer]), else the cache's, built first when the cache has
+/// none and a compile with them ran before (or `r.eager`); empty where none is used: the first
+/// cold compile with these inputs, a compiler other than GCC, ISTHMUS_PLUGIN_PCH=0, or a build
+/// that failed before.
 precompiled_layer precompiled_header(const pch_request& r, interrupt_check& ic,
                                      slow_compile_reporter& rep);
+
+/// The directories searched for a prebuilt layer, in order: $ISTHMUS_PLUGIN_LAYER_DIR alone when
+/// it is set, else `isthmus-plugin-layer/` beside the loaded library, then the build tree's
+/// (Note [prebuilt plugin layer]).
+std::vector<fs::path> prebuilt_layer_dirs();
+
+/// Builds the layer a plain C++ compile_string (the default compiler, no extra flags) uses into
+/// `dir`, removing other layers there; returns the files' stem ("" when this compiler gets none, as
+/// a compiler other than GCC). The build-time step (plugins/prebuilt/isthmus_plugin_layer.cpp).
+std::string prebuild_plugin_layer(const fs::path& dir);
 
 } // namespace isthmus::plugins
