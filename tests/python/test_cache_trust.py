@@ -49,6 +49,7 @@ def compile_in_fresh_process(cache, k=OURS, prelude="", pch=True):
         print(mod.trust_f(2.0))
     """)
     env = {k: v for k, v in os.environ.items() if k != "ISTHMUS_PLUGIN_PCH"}
+    env["ISTHMUS_PLUGIN_LAYER_DIR"] = str(cache / "no-prebuilt-layer")  # the lazy layer's names
     if not pch:
         env["ISTHMUS_PLUGIN_PCH"] = "0"
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,

@@ -62,6 +62,8 @@ def cu_cache(worker_dir):  # Note [module fixtures under worksteal] (conftest.py
     d = worker_dir("cuda_cache")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("ISTHMUS_CACHE_DIR", str(d))
+        # the support object built in this cache (cu_image), not the library's prebuilt one
+        mp.setenv("ISTHMUS_PLUGIN_LAYER_DIR", str(d / "no-prebuilt-layer"))
         yield d
 
 

@@ -31,6 +31,9 @@ def cache(tmp_path, monkeypatch):
     d = tmp_path / "cache"
     monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(d))
     monkeypatch.delenv("ISTHMUS_PLUGIN_PCH", raising=False)
+    # the lazy layer in the cache, without the library's prebuilt one (tested in
+    # test_compile_prebuilt.py)
+    monkeypatch.setenv("ISTHMUS_PLUGIN_LAYER_DIR", str(tmp_path / "no-prebuilt-layer"))
     return d
 
 

@@ -69,10 +69,12 @@ def test_position_loops_inline_the_body(kernels):
     assert saxpy
     assert any(re.search(r"\bv?(fmadd\w*|mul)ps\b", ln) for body in saxpy for ln in body), \
         "the unit-stride saxpy loop is not vectorised"
-    # no function calls a kernel body: it exists only inlined (or not at all)
+    # no function calls a kernel body (a lambda of the plugin's definition; the support code's
+    # own lambdas, linked from the prebuilt layer's object, are no kernels): it exists only
+    # inlined (or not at all)
     callers = [n for n, body in funcs.items()
-               if any(re.search(r"\bcall", ln) and "{lambda(" in ln and "operator()" in ln
-                      for ln in body)]
+               if any(re.search(r"\bcall", ln) and "isthmus_plugin_define_" in ln and
+                      "{lambda(" in ln and "operator()" in ln for ln in body)]
     assert not callers, f"kernel bodies called out of line from {callers}"
 
 
