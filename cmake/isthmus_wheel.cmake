@@ -1,21 +1,22 @@
 # Wheel layout (pip install ., scikit-build-core sets SKBUILD): the package directory `isthmus/`
 # in site-packages holds the library itself under the extension-module name, the Python files,
-# the stubs and the public headers. Included by cpp_in_py/CMakeLists.txt instead of staging.
+# the stubs and the public headers. Included by the top-level CMakeLists.txt right after it
+# defines the library (cpp_in_py/ then stages no package).
 
 # Note [wheel library name]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~
 # In a wheel the one library *is* the extension module, so it is built under that name (no lib
-# prefix, no SONAME version links) and installed once. C++ hosts use the CMake install (cmake
-# --install, find_package(isthmus)) rather than the wheel.
+# prefix) and installed once. It has no VERSION or SOVERSION (the top level sets them only outside
+# a wheel): even set to "", they made CMake install a second copy named `<module>.so.` with the
+# module a link to it. C++ hosts use the CMake install (cmake --install, find_package(isthmus))
+# rather than the wheel.
 set_target_properties(isthmus PROPERTIES
   OUTPUT_NAME "_isthmus"
   PREFIX ""
-  SUFFIX "${ISTHMUS_PYTHON_EXT_SUFFIX}"
-  VERSION ""
-  SOVERSION "")
-# The library finds libgomp on the system path, scipy-openblas32 in its sibling package folder
-# (cmake/isthmus_blas.cmake), and anything installed beside it (the CUDA backend module) in its
-# own directory.
+  SUFFIX "${ISTHMUS_PYTHON_EXT_SUFFIX}")
+# The library finds libgomp on the system path, scipy-openblas32 loaded by the package (Note [BLAS
+# through its package]; else in its sibling package folder, cmake/isthmus_blas.cmake), and
+# anything installed beside it (the CUDA backend module) in its own directory.
 set_property(TARGET isthmus APPEND PROPERTY INSTALL_RPATH "$ORIGIN")
 
 install(TARGETS isthmus LIBRARY DESTINATION isthmus COMPONENT isthmus_python)

@@ -10,7 +10,27 @@
     t = q.torch.to_tensor(A)           # a torch.Tensor sharing A's memory
 """
 
-from . import _isthmus
+# Note [BLAS through its package]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The extension needs libscipy_openblas.so (cmake/isthmus_blas.cmake, See Note [which blas]).
+# Importing scipy_openblas32 loads it through the package's own loader, wherever pip put the
+# package (a virtual environment that sees the base installation's packages, a --user install,
+# another site-packages folder), and the dynamic loader then satisfies the extension's need with
+# the library already loaded under that soname, as NumPy- and SciPy-style packages preload theirs.
+# The relative RUNPATH of a wheel ($ORIGIN/../scipy_openblas32/lib) only covers the one layout
+# where both packages sit in the same folder. A build against the system OpenBLAS needs neither.
+try:
+    import scipy_openblas32 as _scipy_openblas32  # noqa: F401  (loads libscipy_openblas.so)
+except ImportError:
+    _scipy_openblas32 = None
+try:
+    from . import _isthmus
+except ImportError as _e:
+    if "libscipy_openblas" not in str(_e):
+        raise
+    raise ImportError(f"{_e}: isthmus was built against scipy-openblas32, which this Python cannot "
+                      "import; install it with `python -m pip install scipy-openblas32`") from _e
+del _scipy_openblas32
 from ._isthmus import *  # noqa: F401,F403  (every public name of the native module)
 from ._isthmus import __version__, _native_stats, _op_table  # noqa: F401
 

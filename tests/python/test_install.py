@@ -1,18 +1,37 @@
-# `pip install .` into a fresh virtual environment (with NumPy 1.x), then the core of the Python
-# suite against the installed package: the wheel layout, the stubs and NumPy 1 compatibility.
+# The wheel (`pip wheel .`), built once, installed where pip puts packages: a fresh virtual
+# environment (the auditwheel-repaired wheel, with NumPy 1.x, running the core of the Python suite
+# against the installed package), one that sees the base installation's packages
+# (--system-site-packages), and a --user install; auditwheel lists what the wheel needs beyond
+# itself.
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import venv
+import zipfile
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+BUILD_DIR = pathlib.Path(os.environ.get("ISTHMUS_BUILD_DIR", ROOT / "build")).resolve()
 
 # The suites that need nothing but NumPy; they run against the installed package.
 SUITES = ["test_module.py", "test_values.py", "test_numpy.py", "test_operators.py",
           "test_errors.py", "test_functions.py", "test_methods.py", "test_blas.py"]
+
+# What the wheel `pip wheel .` builds may need beyond itself and the manylinux policy's libraries
+# (glibc, libstdc++, libgcc_s): GCC's libgomp and glibc's libmvec; scipy-openblas32, a dependency
+# pip installs, found through its package (See Note [BLAS through its package]); SLEEF, which
+# Debian ships only as a shared library. `auditwheel repair` copies all but the BLAS into the
+# wheel (docs/building.md, "Install layouts").
+ALLOWED_EXTERNAL = re.compile(r"^(libmvec|libgomp|libscipy_openblas|libsleef)\.so")
+
+# A snippet that imports the installed package and runs a BLAS product (the library that a
+# relative RUNPATH would miss) and an elementwise op; prints the package's file and the results.
+SNIPPET = ("import isthmus as q, numpy as np; q.init('cpu'); "
+           "a = q.value(np.arange(6.0).reshape(2, 3)); b = q.value(np.ones((3, 2))); "
+           "print(q.__file__); print(q.matmul(a, b).to_py().tolist(), q.sum(a))")
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("ISTHMUS_SKIP_INSTALL_TEST") == "1" or
@@ -28,44 +47,122 @@ def run(cmd, **kw):
     return res
 
 
-def test_pip_install_into_fresh_venv(tmp_path):
-    env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
-    py = str(env_dir / "bin" / "python")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    # Note [a quick wheel]
-    # ~~~~~~~~~~~~~~~~~~~~
-    # This test checks the packaging (layout, stubs, BLAS, NumPy 1); the code it packages is the
-    # code the rest of the suite tests, built optimised. So the wheel here is built without CUDA
-    # (the CUDA sources compile in the build under test) and without optimisation (-O0, no debug
-    # info): the optimised build took 460 s of the CI's 2 cores, most of it in the optimiser on the
-    # kernels' templates.
-    env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_ROOT_USER_ACTION="ignore",
-               CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2),
+def clean_env():
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONNOUSERSITE")}
+    env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_ROOT_USER_ACTION="ignore")
+    return env
+
+
+# Note [a quick wheel]
+# ~~~~~~~~~~~~~~~~~~~~
+# This test checks the packaging (layout, stubs, BLAS, NumPy 1, install layouts); the code it
+# packages is the code the rest of the suite tests, built optimised. So the wheel here is built
+# without CUDA (the CUDA sources compile in the build under test) and without optimisation (-O0, no
+# debug info): the optimised build took 460 s of the CI's 2 cores, most of it in the optimiser on
+# the kernels' templates. It is built once, with this Python's scikit-build-core (no isolated
+# build environment to download), and its CMake build folder lives in the build folder under test
+# (wheel-build/), so a second run rebuilds only what changed.
+def build_wheel(dist):
+    """Builds the wheel into `dist` and returns its path (See Note [a quick wheel])."""
+    env = clean_env()
+    env.update(CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2),
                CMAKE_ARGS=(env.get("CMAKE_ARGS", "") + " -DISTHMUS_CUDA=OFF"
                            " -DCMAKE_C_FLAGS_DEBUG=-O0 -DCMAKE_CXX_FLAGS_DEBUG=-O0").strip())
-    # NumPy 1.x here (the oldest supported line); the main suite runs with NumPy 2.
-    run([py, "-m", "pip", "install", "--quiet", "numpy>=1.24,<2", "pytest"], env=env,
-        timeout=900)
-    run([py, "-m", "pip", "install", "--quiet", "--config-settings=cmake.build-type=Debug",
-         str(ROOT)], env=env, timeout=1500)
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+         "--config-settings=cmake.build-type=Debug",
+         f"--config-settings=build-dir={BUILD_DIR / 'wheel-build'}", "-w", str(dist), str(ROOT)],
+        env=env, timeout=1500)
+    wheels = list(dist.glob("isthmus-*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
 
-    # Imported from site-packages, not from the source or build tree.
+
+def external_libraries(wheel):
+    """The shared libraries `auditwheel show` says the wheel needs beyond itself and the newest
+    manylinux policy's list (its first "will need to be eliminated" paragraph), sorted."""
+    res = run([sys.executable, "-m", "auditwheel", "-v", "show", str(wheel)], timeout=300)
+    print(res.stdout)
+    found = re.search(r"following shared library dependencies will need to be eliminated:\s*\n\s*"
+                      r"([^\n]+)", res.stdout)
+    if found is None:  # a wheel that meets the newest policy needs nothing outside it
+        assert "is consistent with the following platform tag" in res.stdout, res.stdout
+        return []
+    return sorted(lib.strip() for lib in found.group(1).split(","))
+
+
+def make_venv(path, system_site_packages=False):
+    venv.EnvBuilder(with_pip=True, clear=True,
+                    system_site_packages=system_site_packages).create(path)
+    return str(path / "bin" / "python")
+
+
+def check_import(py, env, cwd, where):
+    """Runs SNIPPET with `py`; the package must come from `where` and compute right."""
+    res = run([py, "-c", SNIPPET], env=env, cwd=cwd)
+    file, results = res.stdout.splitlines()[:2]
+    assert file.startswith(str(where)), (file, where)
+    assert results == "[[3.0, 3.0], [12.0, 12.0]] 15.0", results
+
+
+def test_wheel_in_every_layout(tmp_path):
+    wheel = build_wheel(tmp_path / "dist")
+
+    # The wheel's files: one extension module (no second copy under a versioned name), the
+    # Python files, the stubs and the headers.
+    names = zipfile.ZipFile(wheel).namelist()
+    modules = [n for n in names if n.startswith("isthmus/_isthmus")]
+    assert len(modules) == 1 and modules[0].endswith(".so"), modules
+    for expected in ("isthmus/__init__.py", "isthmus/__init__.pyi", "isthmus/py.typed",
+                     "isthmus/include/isthmus/plugin.hpp"):
+        assert expected in names, expected
+
+    # auditwheel: what the extension needs beyond the wheel and the manylinux policy's libraries.
+    pytest.importorskip("auditwheel", reason="scripts/deps installs auditwheel")
+    needs = external_libraries(wheel)
+    assert needs and all(ALLOWED_EXTERNAL.match(lib) for lib in needs), needs
+
+    # The portable wheel (docs/building.md, "Install layouts"): auditwheel copies SLEEF and
+    # libgomp into it and leaves the BLAS to pip, so it needs nothing else; the plain venv below
+    # installs this one.
+    res = run([sys.executable, "-m", "auditwheel", "repair", "--exclude", "libscipy_openblas.so",
+               "-w", str(tmp_path / "wheelhouse"), str(wheel)], timeout=600)
+    repaired = list((tmp_path / "wheelhouse").glob("isthmus-*.whl"))
+    assert len(repaired) == 1, res.stdout + res.stderr
+    vendored = [n for n in zipfile.ZipFile(repaired[0]).namelist() if n.startswith("isthmus.libs/")]
+    assert any("libsleef" in n for n in vendored), vendored
+    assert not any("openblas" in n for n in vendored), vendored
+    assert external_libraries(repaired[0]) == ["libscipy_openblas.so"]
+
+    env = clean_env()
+
+    # 1. A venv that sees the base installation's NumPy and scipy-openblas32: the wheel's
+    # package folder is the venv's, scipy_openblas32's the base's (no sibling folder).
+    sys_py = make_venv(tmp_path / "sysvenv", system_site_packages=True)
+    run([sys_py, "-m", "pip", "install", "--quiet", "--no-deps", str(wheel)], env=env,
+        timeout=300)
+    check_import(sys_py, env, tmp_path, tmp_path / "sysvenv")
+
+    # 2. A --user install beside this Python's own packages.
+    user_env = dict(env, PYTHONUSERBASE=str(tmp_path / "userbase"))
+    run([sys.executable, "-m", "pip", "install", "--quiet", "--user", "--no-deps",
+         "--no-warn-script-location", str(wheel)], env=user_env, timeout=300)
+    check_import(sys.executable, user_env, tmp_path, tmp_path / "userbase")
+
+    # 3. A plain venv: pip installs the dependencies (NumPy 1.x here, the oldest supported line;
+    # the main suite runs with NumPy 2), and the core suites run against the installed package.
+    py = make_venv(tmp_path / "venv")
+    run([py, "-m", "pip", "install", "--quiet", "numpy>=1.24,<2", "pytest", str(repaired[0])],
+        env=env, timeout=900)
     res = run([py, "-c", "import isthmus, numpy, pathlib; print(isthmus.__file__); "
                "print(numpy.__version__); d = pathlib.Path(isthmus.__file__).parent; "
                "print(sorted(p.name for p in d.iterdir()))"], env=env, cwd=tmp_path)
     file, npver, listing = res.stdout.splitlines()[:3]
-    assert str(env_dir) in file
+    assert str(tmp_path / "venv") in file
     assert npver.startswith("1.")
     assert "__init__.pyi" in listing and "py.typed" in listing and "include" in listing
-    assert "_isthmus" in listing
-
-    snippet = ("import isthmus as q, numpy as np; q.init('cpu'); a = q.value([1.0, 2.0]); "
-               "print((a + np.ones(2)).to_py().tolist(), q.sum(a))")
-    res = run([py, "-c", snippet], env=env, cwd=tmp_path)
-    assert res.stdout.split()[0:2] == ["[2.0,", "3.0]"]
-
-    # The suites against the installed package under NumPy 1.
+    assert len(re.findall(r"'_isthmus[^']*'", listing)) == 1, listing
+    check_import(py, env, tmp_path, tmp_path / "venv")
     env["ISTHMUS_TEST_INSTALLED"] = "1"
     tests = [str(ROOT / "tests" / "python" / s) for s in SUITES]
     run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], env=env, cwd=tmp_path,
