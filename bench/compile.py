@@ -1,0 +1,187 @@
+"""Kernel compile times beside Quadrants and Numba, as ratios: how long a user waits.
+
+Usage (after a build; the peers from `scripts/deps --bench-peers`, a missing one is left out):
+    PYTHONPATH=build/python python3 bench/compile.py [--repeat N] [--libs isthmus,numba,...]
+
+Each library runs the same script in a new Python process with fresh cache directories: import,
+initialise (CPU), then compile and launch three small saxpy kernels, each a new kernel (another
+constant, another name), on 4096 float32 elements, checking the result. Then the same script again
+on the now warm caches (cached load in a new process). Rows, the median of N runs (default 3):
+  - the whole script, fresh caches (process start to exit, as a user's `python script.py`);
+  - import + init;
+  - kernel 1, 2, 3: compile + first launch, fresh caches (kernel 1 is a new user's first kernel;
+    2 and 3 are the edit loop: a new kernel in a running process);
+  - cached load in a new process: compile (or cache lookup) + first launch of kernel 1;
+  - isthmus alone: the compile_string call of that cached load.
+Ratios are isthmus's time over the peer's (below 1: isthmus is faster). Not a test: timings never
+gate CI.
+"""
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+REPEAT = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 3
+LIBS = (sys.argv[sys.argv.index("--libs") + 1].split(",") if "--libs" in sys.argv
+        else ["isthmus", "quadrants", "numba"])
+
+# The child scripts: each prints one JSON line of seconds. `K` kernels, distinct constants.
+PRELUDE = """
+import json, os, sys, time
+t0 = time.perf_counter()
+import numpy as np
+"""
+
+CHILD = {
+    "isthmus": PRELUDE + """
+import isthmus as q
+q.init("cpu")
+t_init = time.perf_counter() - t0
+SRC = '''namespace ip = isthmus::plugin;
+ISTHMUS_PLUGIN(NAME, m) {
+    m.kernel("NAME", [](ip::view<const float, 1> x, ip::view<float, 1> y, float a, int64_t i) {
+        y(i) = a * x(i) + CONSTf;
+    }, {"x", "y", "a"});
+}'''
+out = {"init": t_init, "kernels": [], "compile_only": []}
+x = np.arange(4096, dtype=np.float32)
+for k in range(3):
+    name = f"bench_saxpy{k}"
+    y = q.value(np.zeros(4096, dtype=np.float32))
+    t = time.perf_counter()
+    mod = q.compile_string(name, SRC.replace("NAME", name).replace("CONST", f"{k + 1}.0"))
+    out["compile_only"].append(time.perf_counter() - t)
+    q.parallel_do(4096, q.value(x), y, 2.0, getattr(mod, name))
+    out["kernels"].append(time.perf_counter() - t)
+    assert np.array_equal(np.asarray(y), 2 * x + (k + 1))
+print(json.dumps(out))
+""",
+    "quadrants": PRELUDE + """
+import quadrants as qd
+qd.init(arch=qd.cpu, offline_cache=True, offline_cache_file_path=os.environ["BENCH_CACHE"],
+        log_level="error")
+t_init = time.perf_counter() - t0
+sys.path.insert(0, os.environ["BENCH_CACHE"])
+import kernels_quadrants as kernels  # Quadrants reads a kernel's source from its file
+out = {"init": t_init, "kernels": []}
+x = np.arange(4096, dtype=np.float32)
+for k in range(3):
+    y = np.zeros(4096, dtype=np.float32)
+    t = time.perf_counter()
+    getattr(kernels, f"bench_saxpy{k}")(x, y, 2.0)
+    qd.sync()
+    out["kernels"].append(time.perf_counter() - t)
+    assert np.array_equal(y, 2 * x + (k + 1))
+print(json.dumps(out))
+""",
+    "numba": PRELUDE + """
+import numba
+t_init = time.perf_counter() - t0
+sys.path.insert(0, os.environ["BENCH_CACHE"])
+import kernels_numba as kernels  # cache=True needs a source file
+out = {"init": t_init, "kernels": []}
+x = np.arange(4096, dtype=np.float32)
+for k in range(3):
+    y = np.zeros(4096, dtype=np.float32)
+    t = time.perf_counter()
+    getattr(kernels, f"bench_saxpy{k}")(x, y, np.float32(2.0))
+    out["kernels"].append(time.perf_counter() - t)
+    assert np.array_equal(y, 2 * x + (k + 1))
+print(json.dumps(out))
+""",
+}
+
+# The peers' kernels, a module each: both read a kernel's source from its file.
+MODULES = {
+    "quadrants": "import quadrants as qd\nnd = qd.types.ndarray\n" + "".join(f"""
+@qd.kernel
+def bench_saxpy{k}(x: nd(dtype=qd.f32, ndim=1), y: nd(dtype=qd.f32, ndim=1), a: qd.f32):
+    for i in range(x.shape[0]):
+        y[i] = a * x[i] + {k + 1}.0
+""" for k in range(3)),
+    "numba": "import numba\nimport numpy as np\n" + "".join(f"""
+@numba.njit(cache=True)
+def bench_saxpy{k}(x, y, a):
+    for i in range(x.shape[0]):
+        y[i] = a * x[i] + np.float32({k + 1}.0)
+""" for k in range(3)),
+}
+
+
+def run_child(lib, cache):
+    if lib in MODULES:
+        (cache / f"kernels_{lib}.py").write_text(MODULES[lib])
+    env = dict(os.environ, BENCH_CACHE=str(cache), ISTHMUS_CACHE_DIR=str(cache / "isthmus"),
+               NUMBA_CACHE_DIR=str(cache / "numba"), ISTHMUS_VERBOSE="0")
+    t = time.perf_counter()
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(CHILD[lib])], env=env,
+                       capture_output=True, text=True, cwd=cache)
+    wall = time.perf_counter() - t
+    if r.returncode != 0:
+        raise RuntimeError(f"{lib}: {r.stderr.strip().splitlines()[-1:]}")
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    out["wall"] = wall
+    return out
+
+
+def available(lib):
+    try:
+        __import__(lib)
+        return True
+    except ImportError:
+        return False
+
+
+def measure(lib):
+    rows = {}
+    for _ in range(REPEAT):
+        with tempfile.TemporaryDirectory(prefix=f"bench-compile-{lib}-") as tmp:
+            cache = pathlib.Path(tmp)
+            fresh = run_child(lib, cache)
+            warm = run_child(lib, cache)
+        got = {"script, fresh caches": fresh["wall"], "import + init": fresh["init"],
+               "kernel 1 (first, fresh cache)": fresh["kernels"][0],
+               "kernel 2 (new kernel, running process)": fresh["kernels"][1],
+               "kernel 3 (new kernel, running process)": fresh["kernels"][2],
+               "cached load in a new process": warm["kernels"][0]}
+        if "compile_only" in warm:
+            got["isthmus: compile_string of a cached load"] = warm["compile_only"][0]
+        for k, v in got.items():
+            rows.setdefault(k, []).append(v)
+    return {k: statistics.median(v) for k, v in rows.items()}
+
+
+def fmt(t):
+    return f"{t * 1e3:8.1f} ms" if t < 1 else f"{t:8.2f} s "
+
+
+def main():
+    libs = [lib for lib in LIBS if available(lib)]
+    print(f"machine: {os.uname().machine}, {os.cpu_count()} cores; median of {REPEAT}, "
+          f"fresh cache directories; {', '.join(libs)}")
+    results = {lib: measure(lib) for lib in libs}
+    peers = [lib for lib in libs if lib != "isthmus"]
+    header = f"{'':44s}" + "".join(f"{lib:>12s}" for lib in libs)
+    if "isthmus" in results:
+        header += "".join(f"{'/ ' + p:>12s}" for p in peers)
+    print(header)
+    for row in results[libs[0]]:
+        line = f"{row:44s}"
+        for lib in libs:
+            v = results[lib].get(row)
+            line += f"{fmt(v):>12s}" if v is not None else f"{'':>12s}"
+        if "isthmus" in results:
+            for p in peers:
+                a, b = results["isthmus"].get(row), results[p].get(row)
+                line += f"{a / b:11.2f}x" if a is not None and b else f"{'':>12s}"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
