@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the parts of the .pyi stubs and docs/ops.md that come from the op table.
+"""Regenerates the parts of the .pyi stubs, docs/ops.md and docs/autograd.md from the op table.
 
 The table is core/include/isthmus/ops/op_table.hpp (Note [one op table]); this script reads
 its rows as text (no build needed) and rewrites what lies between the GENERATED markers:
@@ -18,6 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 TABLE = ROOT / "core/include/isthmus/ops/op_table.hpp"
 STUBS = ROOT / "cpp_in_py/isthmus/__init__.pyi"
 DOCS = ROOT / "docs/ops.md"
+AUTOGRAD_DOCS = ROOT / "docs/autograd.md"
 COMMAND = "python3 scripts/gen_ops.py"
 
 _ROW = re.compile(
@@ -73,6 +74,52 @@ def rule_docs(text=None):
     for enum in ("unary_rule", "binary_rule", "binary_bool"):
         block = re.search(r"enum class %s : \w+ \{(.*?)\};" % enum, text, re.S)[1]
         out[enum] = re.findall(r"^\s*(\w+),\s*///< (.*)$", block, re.M)
+    return out
+
+
+def _split_top(args):
+    """Splits a macro row's arguments at the commas outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for c in args:
+        if c == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += c == "("
+        depth -= c == ")"
+        cur += c
+    out.append(cur.strip())
+    return out
+
+
+def derivatives(text=None):
+    """The derivative rows (Note [derivatives in the op table]): a list of
+    {"name", "arity", "saves", "formulas"}; formulas are C++ expressions, or "zero" / "none"."""
+    text = TABLE.read_text() if text is None else text
+    rows = []
+    for macro, arity in (("ISTHMUS_UNARY_DERIVATIVES", 1), ("ISTHMUS_BINARY_DERIVATIVES", 2)):
+        for line in _macro_body(text, macro):
+            body = line.strip().rstrip("\\").strip()
+            if not (body.startswith("X(") and body.endswith(")")):
+                raise SystemExit(f"{TABLE.name}: cannot parse this row of {macro}:\n{line}")
+            parts = _split_top(body[2:-1])
+            if len(parts) != 2 + arity:
+                raise SystemExit(f"{TABLE.name}: {macro} row {parts[0]} needs {2 + arity} columns")
+            rows.append({"name": parts[0], "arity": arity, "saves": parts[1],
+                         "formulas": parts[2:]})
+    return rows
+
+
+def derivatives_block(rows):
+    out = ["| op | keeps | d/dx (unary) or d/da, d/db (binary) |", "| --- | --- | --- |"]
+    for r in rows:
+        if r["formulas"][0] == "none":
+            f = "not differentiable"
+        elif r["formulas"][0] == "zero":
+            f = "0 (almost everywhere)"
+        else:
+            f = "; ".join(f"`{x}`" for x in r["formulas"])
+        out.append(f"| `{r['name']}` | {r['saves']} | {f} |")
     return out
 
 
@@ -140,6 +187,8 @@ def generate():
                                 STUBS),
         DOCS: _replace_between(DOCS.read_text(), DOCS_BEGIN, DOCS_END,
                                docs_block(rows, rule_docs(text)), DOCS),
+        AUTOGRAD_DOCS: _replace_between(AUTOGRAD_DOCS.read_text(), DOCS_BEGIN, DOCS_END,
+                                        derivatives_block(derivatives(text)), AUTOGRAD_DOCS),
     }
 
 

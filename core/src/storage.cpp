@@ -230,6 +230,8 @@ void* storage::lock(lock_mode mode, resource_id resource) {
     bool changed = !d->valid; // the valid copies change (published for the scheduling rule)
     if (reads(mode)) make_valid(*d);
     if (writes(mode)) {
+        // Under the mutex, a plain increment; See Note [saved tensor versions].
+        version_.store(version_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
         // See Note [coherence]: a writer on one resource makes every other copy stale.
         for (auto& s : slots_)
             if (s.res != resource && s.valid) {

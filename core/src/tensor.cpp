@@ -1,6 +1,8 @@
 // Tensor construction, shapes, properties, copies and memory access (views: tensor_views.cpp).
 // tensor_views.cpp).
 #include "isthmus/tensor.hpp"
+#include "autograd/meta_access.hpp"
+#include "autograd/recorded_ops.hpp"
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/value.hpp"
 #include "ops/dispatch.hpp"
@@ -302,6 +304,10 @@ tensor tensor::to_contiguous_as(isthmus::dtype dt) const {
     const resource_id loc = location();
     tensor out = empty(shape_, dt, ops::has_backend(loc) ? loc : MEMRESOURCE_CPU);
     out.copy_from(*this);
+    // See Note [recording at the op layer]: contiguous(), clone() and to() pass the gradient
+    // through (cast back to this dtype by the engine).
+    if (autograd::needs_record(*this)) [[unlikely]]
+        return autograd::copy_recorded(dt == dtype_ ? "clone" : "to", *this, out);
     return out;
 }
 
@@ -309,9 +315,10 @@ void tensor::copy_from(const tensor& src) {
     check_defined();
     src.check_defined();
     check_writable("copy_from");
+    autograd::check_inplace("copy_from", *this);
     // NumPy's assignment rule: leading size-1 dimensions of the source beyond the target's rank
-    // are dropped (A[..., 1] = [[1, 2]] on a (2, 3) A).
-    tensor s = src;
+    // are dropped (A[..., 1] = [[1, 2]] on a (2, 3) A). The views below are not recorded.
+    tensor s = autograd::meta_access::plain(src);
     while (s.dim() > dim() && s.shape()[0] == 1) s = s.squeeze(0);
     s = s.expand(shape_);
     if (numel() == 0) return;

@@ -1,4 +1,6 @@
 // Tensor views: reshape, transpose, permute, slice, select, squeeze, expand, view_as.
+#include "autograd/meta_access.hpp"
+#include "isthmus/ops/creation.hpp"
 #include "isthmus/tensor.hpp"
 
 #include <algorithm>
@@ -84,6 +86,22 @@ bool view_strides(const shape_t& shape, const shape_t& strides, const shape_t& n
     }
     return oi == os.size();
 }
+// The backward of a view: the gradient reshaped to the input's shape.
+autograd::backward_fn reshape_back(const shape_t& in) {
+    return [in](const tensor& g, const autograd::tensor_list&) {
+        return autograd::tensor_list{g.reshape(in)};
+    };
+}
+
+// The backward of slice and select: the gradient written into zeros of the input's shape.
+template <typename Take>
+autograd::backward_fn scatter_back(const shape_t& in, Take take) {
+    return [in, take](const tensor& g, const autograd::tensor_list&) {
+        tensor z = zeros(in, g.dtype(), g.location());
+        take(z).copy_from(g);
+        return autograd::tensor_list{z};
+    };
+}
 } // namespace
 
 tensor tensor::view(shape_t shape) const {
@@ -95,7 +113,7 @@ tensor tensor::view(shape_t shape) const {
                   shape_str(shape), " without a copy (use reshape, which copies)");
     tensor r(storage_, dtype_, std::move(shape), std::move(st), offset_);
     r.read_only_ = read_only_;
-    return r;
+    return autograd::finish_view(*this, std::move(r), "view", [&] { return reshape_back(shape_); });
 }
 
 tensor tensor::reshape(shape_t shape) const {
@@ -105,7 +123,8 @@ tensor tensor::reshape(shape_t shape) const {
     if (view_strides(shape_, strides_, shape, st)) {
         tensor r(storage_, dtype_, std::move(shape), std::move(st), offset_);
         r.read_only_ = read_only_;
-        return r;
+        return autograd::finish_view(*this, std::move(r), "reshape",
+                                     [&] { return reshape_back(shape_); });
     }
     return contiguous().view(std::move(shape));
 }
@@ -117,7 +136,11 @@ tensor tensor::transpose(int64_t d0, int64_t d1) const {
     tensor r = *this;
     std::swap(r.shape_[static_cast<size_t>(d0)], r.shape_[static_cast<size_t>(d1)]);
     std::swap(r.strides_[static_cast<size_t>(d0)], r.strides_[static_cast<size_t>(d1)]);
-    return r;
+    return autograd::finish_view(*this, std::move(r), "transpose", [&] {
+        return autograd::backward_fn([d0, d1](const tensor& g, const autograd::tensor_list&) {
+            return autograd::tensor_list{g.transpose(d0, d1)};
+        });
+    });
 }
 
 tensor tensor::t() const {
@@ -125,7 +148,11 @@ tensor tensor::t() const {
     tensor r = *this;
     std::reverse(r.shape_.begin(), r.shape_.end());
     std::reverse(r.strides_.begin(), r.strides_.end());
-    return r;
+    return autograd::finish_view(*this, std::move(r), "t", [&] {
+        return autograd::backward_fn([](const tensor& g, const autograd::tensor_list&) {
+            return autograd::tensor_list{g.t()};
+        });
+    });
 }
 
 tensor tensor::permute(const shape_t& dims) const {
@@ -142,13 +169,21 @@ tensor tensor::permute(const shape_t& dims) const {
         r.shape_[i] = shape_[static_cast<size_t>(d)];
         r.strides_[i] = strides_[static_cast<size_t>(d)];
     }
-    return r;
+    return autograd::finish_view(*this, std::move(r), "permute", [&] {
+        shape_t inverse(dims.size());
+        for (size_t i = 0; i < dims.size(); ++i)
+            inverse[static_cast<size_t>(wrap_axis(dims[i], dim()))] = static_cast<int64_t>(i);
+        return autograd::backward_fn([inverse](const tensor& g, const autograd::tensor_list&) {
+            return autograd::tensor_list{g.permute(inverse)};
+        });
+    });
 }
 
 tensor tensor::slice(int64_t d, int64_t start, int64_t stop, int64_t step) const {
     check_defined();
     d = wrap_axis(d, dim());
     ISTHMUS_CHECK(step != 0, value_error, "slice step cannot be zero");
+    const int64_t start0 = start, stop0 = stop;
     const int64_t n = shape_[static_cast<size_t>(d)];
     // Python's slice.indices() clamping.
     auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
@@ -181,7 +216,11 @@ tensor tensor::slice(int64_t d, int64_t start, int64_t stop, int64_t step) const
     int64_t st;
     if (!__builtin_mul_overflow(strides_[static_cast<size_t>(d)], step, &st))
         r.strides_[static_cast<size_t>(d)] = st;
-    return r;
+    return autograd::finish_view(*this, std::move(r), "slice", [&] {
+        return scatter_back(shape_, [d, start0, stop0, step](const tensor& z) {
+            return z.slice(d, start0, stop0, step);
+        });
+    });
 }
 
 tensor tensor::select(int64_t d, int64_t i) const {
@@ -195,7 +234,9 @@ tensor tensor::select(int64_t d, int64_t i) const {
     r.offset_ += i * strides_[static_cast<size_t>(d)];
     r.shape_.erase(r.shape_.begin() + d);
     r.strides_.erase(r.strides_.begin() + d);
-    return r;
+    return autograd::finish_view(*this, std::move(r), "select", [&] {
+        return scatter_back(shape_, [d, i](const tensor& z) { return z.select(d, i); });
+    });
 }
 
 tensor tensor::squeeze() const {
@@ -208,7 +249,8 @@ tensor tensor::squeeze() const {
             r.shape_.push_back(shape_[i]);
             r.strides_.push_back(strides_[i]);
         }
-    return r;
+    return autograd::finish_view(*this, std::move(r), "squeeze",
+                                 [&] { return reshape_back(shape_); });
 }
 
 tensor tensor::squeeze(int64_t d) const {
@@ -219,7 +261,8 @@ tensor tensor::squeeze(int64_t d) const {
     tensor r = *this;
     r.shape_.erase(r.shape_.begin() + d);
     r.strides_.erase(r.strides_.begin() + d);
-    return r;
+    return autograd::finish_view(*this, std::move(r), "squeeze",
+                                 [&] { return reshape_back(shape_); });
 }
 
 tensor tensor::unsqueeze(int64_t d) const {
@@ -230,7 +273,8 @@ tensor tensor::unsqueeze(int64_t d) const {
     int64_t st = d < dim() ? strides_[static_cast<size_t>(d)] * shape_[static_cast<size_t>(d)] : 1;
     r.shape_.insert(r.shape_.begin() + d, 1);
     r.strides_.insert(r.strides_.begin() + d, st);
-    return r;
+    return autograd::finish_view(*this, std::move(r), "unsqueeze",
+                                 [&] { return reshape_back(shape_); });
 }
 
 tensor tensor::expand(const shape_t& shape) const {
@@ -251,7 +295,11 @@ tensor tensor::expand(const shape_t& shape) const {
     // See Note [read-only broadcast views]: a view that repeats elements marks itself and every
     // view taken from it read-only (E[0, 0] = 5 would otherwise write B[0] through E[1, 0]).
     if (!r.is_writable()) r.read_only_ = true;
-    return r;
+    return autograd::finish_view(*this, std::move(r), "expand", [&] {
+        return autograd::backward_fn([in = shape_](const tensor& g, const autograd::tensor_list&) {
+            return autograd::tensor_list{autograd::sum_to(g, in)};
+        });
+    });
 }
 
 tensor tensor::flatten() const {
@@ -271,6 +319,11 @@ tensor tensor::view_as(isthmus::dtype dt) const {
                   "), or a comparison such as x != 0 for a bool result)");
     tensor r = *this;
     r.dtype_ = dt;
+    if (has_autograd()) [[unlikely]] { // reinterpreted bits have no derivative
+        r.autograd_.reset();
+        if (autograd::any_requires_grad({this}))
+            autograd::record_not_differentiable("view_as", {this}, r);
+    }
     return r;
 }
 

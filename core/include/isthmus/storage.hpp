@@ -190,6 +190,11 @@ public:
     std::vector<resource_id> valid_resources() const;
     /// Total locks held on every resource.
     int lock_count() const;
+    /// A counter that every write or read-write lock increments: autograd compares it with the
+    /// value seen when a tensor was saved for backward (Note [saved tensor versions]).
+    uint64_t version() const noexcept { return version_.load(std::memory_order_relaxed); }
+    /// Counts a write that takes no lock (Note [fresh outputs] writes are to new storages).
+    void bump_version() noexcept { version_.fetch_add(1, std::memory_order_relaxed); }
 
     /// The address of the host copy of `s` when an op may write it without a lock: `s` is the
     /// only handle to the storage (a fresh output the op has not handed out), its only copy is
@@ -246,6 +251,7 @@ private:
     // (1..64) is allocated and valid.
     std::atomic<resource_id> pinned_{-1};
     std::atomic<uint64_t> valid_mask_{0};
+    std::atomic<uint64_t> version_{0};
     int pin_count_ = 0;
     bool registered_ = false; // listed for eviction (Note [eviction registry] in storage.cpp)
 };

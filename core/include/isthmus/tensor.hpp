@@ -13,6 +13,12 @@
 
 namespace isthmus {
 
+namespace autograd {
+struct tensor_meta; // a tensor's autograd state (isthmus/autograd.hpp)
+class node;         // a recorded op (isthmus/autograd.hpp)
+struct meta_access; // the engine's access to tensor_meta
+} // namespace autograd
+
 /// Sizes or strides of a tensor, one entry per dimension.
 using shape_t = std::vector<int64_t>;
 /// The largest rank a tensor may have.
@@ -166,7 +172,37 @@ public:
     /// NumPy-like text, summarised when large ("[[1, 2],\n [3, 4]]").
     std::string to_string() const;
 
+    // ---- autograd (isthmus/autograd.hpp; See Note [autograd state]) ----
+    /// True when gradients flow to this tensor: a leaf marked with set_requires_grad, or the
+    /// result of an op recorded while one of its inputs required grad.
+    bool requires_grad() const noexcept;
+    /// Marks a leaf as requiring grad (or not). Throws runtime_error for dtypes other than
+    /// floating point and complex, and when turning it off on a non-leaf. Returns *this.
+    const tensor& set_requires_grad(bool on = true) const;
+    /// True for tensors not made by a recorded op (every tensor that does not require grad).
+    bool is_leaf() const noexcept;
+    /// The accumulated gradient of a leaf (or of a tensor that called retain_grad); undefined
+    /// when there is none.
+    tensor grad() const;
+    /// Replaces the gradient (undefined clears it); throws value_error / type_error when `g`'s
+    /// shape or dtype differs from this tensor's.
+    void set_grad(const tensor& g) const;
+    /// The node that made this tensor, or null for leaves.
+    std::shared_ptr<autograd::node> grad_fn() const noexcept;
+    /// Asks a non-leaf to keep its gradient in grad() during backward.
+    void retain_grad() const;
+    /// Runs backward from this 1-element tensor (gradient 1); see autograd::backward.
+    void backward() const;
+    /// Runs backward from this tensor with `gradient` (undefined: 1 for a 1-element tensor).
+    void backward(const tensor& gradient, bool retain_graph = false,
+                  bool create_graph = false) const;
+    /// The same memory without autograd state: not requiring grad, not recorded.
+    tensor detach() const;
+    /// True when this handle carries autograd state at all (the hot path's one pointer test).
+    bool has_autograd() const noexcept { return autograd_ != nullptr; }
+
 private:
+    friend struct autograd::meta_access;
     tensor(std::shared_ptr<isthmus::storage> st, isthmus::dtype dt, shape_t shape, shape_t strides,
            int64_t offset)
         : storage_(std::move(st)), dtype_(dt), shape_(std::move(shape)),
@@ -182,6 +218,9 @@ private:
     shape_t strides_;
     int64_t offset_ = 0;
     bool read_only_ = false; ///< a view of a broadcast view (Note [read-only broadcast views])
+    /// Autograd state, null for tensors that never took part in autograd; shared by copies of
+    /// the handle. See Note [autograd state].
+    mutable std::shared_ptr<autograd::tensor_meta> autograd_;
 };
 
 ISTHMUS_API std::ostream& operator<<(std::ostream& os, const tensor& t);

@@ -1,5 +1,6 @@
 // Creation ops: zeros, ones, full, uninit, the *_like forms, fill, arange, linspace, eye, copy.
 #include "isthmus/ops/creation.hpp"
+#include "isthmus/autograd.hpp"
 #include "isthmus/schedule.hpp"
 #include "ops/dispatch.hpp"
 
@@ -42,6 +43,7 @@ dtype default_dtype_of(const scalar& v) {
 
 void fill(const tensor& t, const scalar& value) {
     ISTHMUS_CHECK(t.defined(), value_error, "fill: the tensor is undefined");
+    autograd::check_inplace("fill", t);
     if (t.numel() == 0) return;
     ops::run_fill(t, value);
 }

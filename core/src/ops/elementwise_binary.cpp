@@ -1,4 +1,5 @@
 // Binary elementwise ops: shapes, dtypes and checks, then the one dispatch (ops/dispatch.hpp).
+#include "autograd/recorded_ops.hpp"
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/ops/reduce.hpp"
 #include "ops/dispatch.hpp"
@@ -90,6 +91,9 @@ dtype result_type(binary_op op, dtype a, dtype b) {
 }
 
 tensor binary(binary_op op, const tensor& a, const tensor& b) {
+    // See Note [recording at the op layer].
+    if (autograd::needs_record(a, b)) [[unlikely]]
+        return autograd::binary_recorded(op, a, b);
     const std::string_view what = name(op);
     ops::check_defined(a, what, "first");
     ops::check_defined(b, what, "second");
@@ -104,6 +108,8 @@ tensor binary(binary_op op, const tensor& a, const tensor& b) {
 }
 
 tensor binary(binary_op op, const tensor& a, const scalar& b) {
+    if (autograd::needs_record(a)) [[unlikely]]
+        return autograd::binary_recorded(op, a, b);
     const std::string_view what = name(op);
     ops::check_defined(a, what, "first");
     if (auto r = out_of_range_comparison(op, a, b, false)) return std::move(*r);
@@ -115,6 +121,8 @@ tensor binary(binary_op op, const tensor& a, const scalar& b) {
 }
 
 tensor binary(binary_op op, const scalar& a, const tensor& b) {
+    if (autograd::needs_record(b)) [[unlikely]]
+        return autograd::binary_recorded(op, a, b);
     const std::string_view what = name(op);
     ops::check_defined(b, what, "second");
     if (auto r = out_of_range_comparison(op, b, a, true)) return std::move(*r);
@@ -133,6 +141,7 @@ void binary_inplace(binary_op op, const tensor& target, const tensor& other) {
     ops::check_inplace_cast(sig.result, target.dtype(), what);
     check_inplace_shape(target, other.shape(), what);
     ops::check_writable(target, what);
+    autograd::check_inplace(what.data(), target, &other);
     check_int_pow(sig, other);
     if (target.numel() == 0) return;
     // Note [in-place aliasing]
@@ -154,6 +163,7 @@ void binary_inplace(binary_op op, const tensor& target, const scalar& other) {
     const auto sig = ops::binary_types(op, target.dtype(), bt);
     ops::check_inplace_cast(sig.result, target.dtype(), what);
     ops::check_writable(target, what);
+    autograd::check_inplace(what.data(), target);
     check_int_pow(sig, other);
     if (target.numel() == 0) return;
     ops::run_binary_into(sig, target, {other, bt});

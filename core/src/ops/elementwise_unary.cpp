@@ -1,4 +1,5 @@
 // Unary elementwise ops, casts and the complex parts (real/imag views).
+#include "autograd/recorded_ops.hpp"
 #include "isthmus/ops/creation.hpp"
 #include "ops/dispatch.hpp"
 
@@ -39,6 +40,9 @@ dtype result_type(unary_op op, dtype a) {
 }
 
 tensor unary(unary_op op, const tensor& a) {
+    // See Note [recording at the op layer].
+    if (autograd::needs_record(a)) [[unlikely]]
+        return autograd::unary_recorded(op, a);
     using ops::unary_action;
     const std::string_view what = name(op);
     ops::check_defined(a, what, "input");
@@ -71,6 +75,7 @@ void unary_inplace(unary_op op, const tensor& target) {
     const auto sig = ops::unary_types(op, target.dtype());
     ops::check_inplace_cast(sig.result, target.dtype(), what);
     ops::check_writable(target, what);
+    autograd::check_inplace(what.data(), target);
     if (target.numel() == 0) return;
     tensor t = target; // a handle onto the same view (fill and copy_from are non-const)
     switch (sig.action) {
@@ -97,6 +102,8 @@ void unary_inplace(unary_op op, const tensor& target) {
 
 tensor cast(const tensor& t, dtype dt) {
     ops::check_defined(t, "cast", "input");
+    if (autograd::needs_record(t)) [[unlikely]]
+        return autograd::cast_recorded(t, dt);
     return t.to(dt);
 }
 

@@ -1,4 +1,5 @@
 // where(cond, a, b) and clamp(t, lo, hi): ternary elementwise ops with broadcasting.
+#include "autograd/recorded_ops.hpp"
 #include "ops/dispatch.hpp"
 
 namespace isthmus {
@@ -19,6 +20,9 @@ dtype clamp_dtype(dtype t, dtype lo, dtype hi) {
 } // namespace
 
 tensor where(const tensor& cond, const tensor& a, const tensor& b) {
+    // See Note [recording at the op layer].
+    if (autograd::needs_record(a, b)) [[unlikely]]
+        return autograd::where_recorded(cond, &a, nullptr, &b, nullptr);
     ops::check_defined(cond, "where", "condition");
     ops::check_defined(a, "where", "second");
     ops::check_defined(b, "where", "third");
@@ -29,6 +33,8 @@ tensor where(const tensor& cond, const tensor& a, const tensor& b) {
 }
 
 tensor where(const tensor& cond, const tensor& a, const scalar& b) {
+    if (autograd::needs_record(a)) [[unlikely]]
+        return autograd::where_recorded(cond, &a, nullptr, nullptr, &b);
     ops::check_defined(cond, "where", "condition");
     ops::check_defined(a, "where", "second");
     const shape_t shape = ops::broadcast_all("where", {&cond.shape(), &a.shape()});
@@ -39,6 +45,8 @@ tensor where(const tensor& cond, const tensor& a, const scalar& b) {
 }
 
 tensor where(const tensor& cond, const scalar& a, const tensor& b) {
+    if (autograd::needs_record(b)) [[unlikely]]
+        return autograd::where_recorded(cond, nullptr, &a, &b, nullptr);
     ops::check_defined(cond, "where", "condition");
     ops::check_defined(b, "where", "third");
     const shape_t shape = ops::broadcast_all("where", {&cond.shape(), &b.shape()});
@@ -57,6 +65,8 @@ tensor where(const tensor& cond, const scalar& a, const scalar& b) {
 }
 
 tensor clamp(const tensor& t, const scalar& lo, const scalar& hi) {
+    if (autograd::needs_record(t)) [[unlikely]]
+        return autograd::clamp_recorded(t, lo, hi);
     ops::check_defined(t, "clamp", "input");
     const dtype lt = ops::weak_scalar_dtype(t.dtype(), lo, "clamp");
     const dtype ht = ops::weak_scalar_dtype(t.dtype(), hi, "clamp");
@@ -66,6 +76,8 @@ tensor clamp(const tensor& t, const scalar& lo, const scalar& hi) {
 }
 
 tensor clamp(const tensor& t, const tensor& lo, const tensor& hi) {
+    if (autograd::needs_record(t, lo, hi)) [[unlikely]]
+        return autograd::clamp_recorded(t, lo, hi);
     ops::check_defined(t, "clamp", "input");
     ops::check_defined(lo, "clamp", "lower bound");
     ops::check_defined(hi, "clamp", "upper bound");
@@ -82,6 +94,7 @@ void clamp_inplace(const tensor& t, const scalar& lo, const scalar& hi) {
     const dtype dt = clamp_dtype(t.dtype(), lt, ht);
     ops::check_inplace_cast(dt, t.dtype(), "clamp");
     ops::check_writable(t, "clamp");
+    autograd::check_inplace("clamp", t);
     if (t.numel() == 0) return;
     ops::run_ternary_into(ternary_op::clamp, dt, t, {lo, lt}, {hi, ht});
 }

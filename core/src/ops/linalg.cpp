@@ -2,6 +2,7 @@
 // checks, then the one dispatch (ops/dispatch.hpp).
 #include "isthmus/ops/linalg.hpp"
 
+#include "autograd/recorded_ops.hpp"
 #include "ops/dispatch.hpp"
 
 namespace isthmus {
@@ -37,6 +38,9 @@ tensor scale(const tensor& t, const tensor& s) {
 
 tensor matmul(const tensor& a, const tensor& b) {
     check_defined("matmul", a, b);
+    // See Note [recording at the op layer].
+    if (autograd::needs_record(a, b)) [[unlikely]]
+        return autograd::matmul_recorded(a, b);
     ISTHMUS_CHECK(a.dim() >= 1 && b.dim() >= 1, value_error,
                   "matmul: operands need at least one dimension, got shapes ", shape_str(a.shape()),
                   " and ", shape_str(b.shape()), " (a 0-d operand needs multiplication, not @)");
@@ -64,6 +68,8 @@ tensor matmul(const tensor& a, const tensor& b) {
 
 tensor dot(const tensor& a, const tensor& b) {
     check_defined("dot", a, b);
+    if (autograd::needs_record(a, b)) [[unlikely]]
+        return autograd::dot_recorded(a, b);
     if (a.dim() == 0) return scale(b, a);
     if (b.dim() == 0) return scale(a, b);
     const int64_t k = a.size(-1), kb = b.dim() == 1 ? b.size(0) : b.size(-2);

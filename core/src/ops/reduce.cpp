@@ -3,6 +3,7 @@
 #include "isthmus/ops/reduce.hpp"
 #include "isthmus/ops/elementwise.hpp"
 
+#include "autograd/recorded_ops.hpp"
 #include "ops/dispatch.hpp"
 #include "ops/reduce_types.hpp"
 
@@ -111,23 +112,33 @@ tensor variance(const char* op, const tensor& t, const reduce_axes& axes, bool k
 
 } // namespace
 
+// See Note [recording at the op layer].
+#define ISTHMUS_RECORD_REDUCTION(kind, ...)                                                        \
+    if (autograd::needs_record(t)) [[unlikely]]                                                    \
+        return autograd::reduce_recorded(autograd::reduction::kind, t, axes, keepdims __VA_ARGS__);
+
 tensor sum(const tensor& t, const reduce_axes& axes, bool keepdims) {
+    ISTHMUS_RECORD_REDUCTION(sum)
     return reduction("sum", reduce_kind::sum, t, axes, keepdims);
 }
 
 tensor prod(const tensor& t, const reduce_axes& axes, bool keepdims) {
+    ISTHMUS_RECORD_REDUCTION(prod)
     return reduction("prod", reduce_kind::prod, t, axes, keepdims);
 }
 
 tensor mean(const tensor& t, const reduce_axes& axes, bool keepdims) {
+    ISTHMUS_RECORD_REDUCTION(mean)
     return reduction("mean", reduce_kind::mean, t, axes, keepdims);
 }
 
 tensor min(const tensor& t, const reduce_axes& axes, bool keepdims) {
+    ISTHMUS_RECORD_REDUCTION(min)
     return reduction("min", reduce_kind::min, t, axes, keepdims);
 }
 
 tensor max(const tensor& t, const reduce_axes& axes, bool keepdims) {
+    ISTHMUS_RECORD_REDUCTION(max)
     return reduction("max", reduce_kind::max, t, axes, keepdims);
 }
 
@@ -140,10 +151,12 @@ tensor all(const tensor& t, const reduce_axes& axes, bool keepdims) {
 }
 
 tensor var(const tensor& t, const reduce_axes& axes, bool keepdims, int64_t ddof) {
+    ISTHMUS_RECORD_REDUCTION(var, , ddof)
     return variance("var", t, axes, keepdims, ddof, false);
 }
 
 tensor std_(const tensor& t, const reduce_axes& axes, bool keepdims, int64_t ddof) {
+    ISTHMUS_RECORD_REDUCTION(std, , ddof)
     return variance("std", t, axes, keepdims, ddof, true);
 }
 

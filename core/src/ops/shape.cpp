@@ -1,5 +1,6 @@
 // Shape ops that join, split and reverse tensors: concat, stack, split, array_split, flip.
 #include "isthmus/ops/shape.hpp"
+#include "autograd/recorded_ops.hpp"
 #include "ops/dispatch.hpp"
 
 #include <limits>
@@ -17,6 +18,9 @@ void check_list(const std::vector<tensor>& ts, const char* what) {
 
 tensor concat(const std::vector<tensor>& ts, int64_t axis) {
     check_list(ts, "concat");
+    // See Note [recording at the op layer] (stack and split are views and concat).
+    if (autograd::needs_record_list(ts)) [[unlikely]]
+        return autograd::concat_recorded(ts, axis, false);
     const tensor& t0 = ts[0];
     ISTHMUS_CHECK(t0.dim() > 0, value_error,
                   "concat: zero-dimensional tensors cannot be "

@@ -1,6 +1,7 @@
 // sort/argsort (the axis moved last and made contiguous) and searchsorted: the backends' entries.
 #include "isthmus/ops/sorting.hpp"
 
+#include "autograd/recorded_ops.hpp"
 #include "isthmus/ops/creation.hpp"
 #include "ops/dispatch.hpp"
 
@@ -38,6 +39,9 @@ std::pair<tensor, tensor> sort_along(const char* op, const tensor& t, int64_t ax
 } // namespace
 
 tensor sort(const tensor& t, int64_t axis, bool descending) {
+    // See Note [recording at the op layer]: sort has no derivative yet.
+    if (autograd::needs_record(t)) [[unlikely]]
+        return autograd::refuse_recorded("sort", {&t}, [&] { return sort(t, axis, descending); });
     return sort_along("sort", t, axis, descending, true, false).first;
 }
 

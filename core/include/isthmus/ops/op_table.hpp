@@ -155,4 +155,90 @@ enum class binary_bool : uint8_t {
     X(bit_xor, bitwise, keep, "bitwise_xor", "x1 ^ x2 elementwise (bool and integers).") \
     X(shift_left, shift, int8, "left_shift", "x1 << x2 elementwise (integers; counts past the width give 0).") \
     X(shift_right, shift, int8, "right_shift", "x1 >> x2 elementwise (integers; arithmetic for signed).")
+
+// Note [derivatives in the op table]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Each op of the tables above states its derivative once, in the rows below (same order, same
+// names; a static_assert in autograd/derivatives_elementwise.cpp checks both). A row is
+//   X(name, saves, formula)                 unary:  x the input, y the output, g dL/dy
+//   X(name, saves, formula_a, formula_b)    binary: a, b the inputs, y the output, g dL/dy
+// where `saves` says which of x/a/b/y backward keeps (none, x, y, xy, ab, aby; an in-place change
+// of a kept tensor is an error at backward time), and each formula is a C++ expression in the
+// public ops (so every backend differentiates it). The formula gives the gradient at the
+// broadcast shape; the engine sums it to each input's shape and casts it to the input's dtype.
+// `none` marks an op without a derivative: its results are integer or bool (nothing to
+// differentiate), or backward through it raises runtime_error naming it. `zero` marks ops whose
+// derivative is 0 almost everywhere (floor, sign, ...). scripts/gen_ops.py lists the formulas in
+// docs/ops.md.
+
+/// The derivative of each unary op: X(name, saves, formula).
+#define ISTHMUS_UNARY_DERIVATIVES(X) \
+    X(neg, none, neg(g)) \
+    X(abs, x, mul(g, sign(x))) \
+    X(sign, none, zero) \
+    X(exp, y, mul(g, y)) \
+    X(exp2, y, mul(g, mul(y, ln2))) \
+    X(log, x, div(g, x)) \
+    X(log2, x, div(g, mul(x, ln2))) \
+    X(log10, x, div(g, mul(x, ln10))) \
+    X(expm1, y, mul(g, add(y, 1.0))) \
+    X(log1p, x, div(g, add(x, 1.0))) \
+    X(sqrt, y, div(g, mul(y, 2.0))) \
+    X(cbrt, y, div(g, mul(square(y), 3.0))) \
+    X(rsqrt, y, mul(g, mul(mul(y, square(y)), -0.5))) \
+    X(sin, x, mul(g, cos(x))) \
+    X(cos, x, neg(mul(g, sin(x)))) \
+    X(tan, y, mul(g, add(square(y), 1.0))) \
+    X(asin, x, mul(g, rsqrt(sub(1.0, square(x))))) \
+    X(acos, x, neg(mul(g, rsqrt(sub(1.0, square(x)))))) \
+    X(atan, x, div(g, add(square(x), 1.0))) \
+    X(sinh, x, mul(g, cosh(x))) \
+    X(cosh, x, mul(g, sinh(x))) \
+    X(tanh, y, mul(g, sub(1.0, square(y)))) \
+    X(asinh, x, mul(g, rsqrt(add(square(x), 1.0)))) \
+    X(acosh, x, mul(g, rsqrt(sub(square(x), 1.0)))) \
+    X(atanh, x, div(g, sub(1.0, square(x)))) \
+    X(erf, x, mul(g, mul(exp(neg(square(x))), two_over_sqrt_pi))) \
+    X(erfc, x, neg(mul(g, mul(exp(neg(square(x))), two_over_sqrt_pi)))) \
+    X(floor, none, zero) \
+    X(ceil, none, zero) \
+    X(round, none, zero) \
+    X(logical_not, none, none) \
+    X(bit_not, none, none) \
+    X(isnan, none, none) \
+    X(isinf, none, none) \
+    X(isfinite, none, none) \
+    X(signbit, none, none) \
+    X(conj, none, conj(g)) \
+    X(square, x, mul(g, mul(x, 2.0))) \
+    X(reciprocal, y, neg(mul(g, square(y)))) \
+    X(real, none, none) \
+    X(imag, none, none)
+
+/// The derivative of each binary op: X(name, saves, formula_a, formula_b).
+#define ISTHMUS_BINARY_DERIVATIVES(X) \
+    X(add, none, g, g) \
+    X(sub, none, g, neg(g)) \
+    X(mul, ab, mul(g, b), mul(g, a)) \
+    X(div, ab, div(g, b), neg(mul(g, div(a, square(b))))) \
+    X(floor_div, none, zero, zero) \
+    X(mod, ab, g, neg(mul(g, floor_div(a, b)))) \
+    X(pow, aby, mul(g, where(eq(b, 0.0), 0.0, mul(b, pow(a, sub(b, 1.0))))), mul(g, where(logical_and(eq(a, 0.0), ge(b, 0.0)), 0.0, mul(y, log(a))))) \
+    X(maximum, ab, where(gt(a, b), g, where(eq(a, b), mul(g, 0.5), 0.0)), where(lt(a, b), g, where(eq(a, b), mul(g, 0.5), 0.0))) \
+    X(minimum, ab, where(lt(a, b), g, where(eq(a, b), mul(g, 0.5), 0.0)), where(gt(a, b), g, where(eq(a, b), mul(g, 0.5), 0.0))) \
+    X(atan2, ab, mul(g, div(b, add(square(a), square(b)))), neg(mul(g, div(a, add(square(a), square(b)))))) \
+    X(eq, none, none, none) \
+    X(ne, none, none, none) \
+    X(lt, none, none, none) \
+    X(le, none, none, none) \
+    X(gt, none, none, none) \
+    X(ge, none, none, none) \
+    X(logical_and, none, none, none) \
+    X(logical_or, none, none, none) \
+    X(logical_xor, none, none, none) \
+    X(bit_and, none, none, none) \
+    X(bit_or, none, none, none) \
+    X(bit_xor, none, none, none) \
+    X(shift_left, none, none, none) \
+    X(shift_right, none, none, none)
 // clang-format on
