@@ -4,7 +4,9 @@
 option(ISTHMUS_PREBUILT_PLUGIN_LAYER
   "Build the plugin author layer with the library, so the first compile_string has it" ON)
 
-if(ISTHMUS_PREBUILT_PLUGIN_LAYER)
+# Not in the sanitizer build: its tests compile plugins with clang (scripts/sanitize), whose key
+# the layer never matches, and the step would run instrumented.
+if(ISTHMUS_PREBUILT_PLUGIN_LAYER AND NOT ISTHMUS_SANITIZE)
   set(_isthmus_layer_dir "${CMAKE_CURRENT_BINARY_DIR}/isthmus-plugin-layer")
   # The build-time step: the same code computes the request of compile_string and of this tool.
   add_executable(isthmus_plugin_layer "${CMAKE_CURRENT_SOURCE_DIR}/prebuilt/isthmus_plugin_layer.cpp")
