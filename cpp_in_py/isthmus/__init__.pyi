@@ -1,4 +1,9 @@
 # Type stubs for the isthmus Python module (the native part is isthmus._isthmus).
+#
+# Checked with mypy (tests/python/test_stub_typing.py). The module defines `type`, `print`,
+# `sum`, `min`, `max`, `abs`, `round`, `pow`, `any` and `all`, which shadow the builtins inside
+# this file: annotations that mean the builtin say `builtins.type`.
+import builtins
 import inspect
 import types
 from typing import Any, Callable, Collection, Iterator, Sequence, SupportsIndex, overload
@@ -23,7 +28,7 @@ MEMRESOURCE_DEVICE2: int
 MEMRESOURCE_DEVICE3: int
 MEMRESOURCE_DEVICE4: int
 
-_DType = str | np.dtype[Any] | type
+_DType = str | np.dtype[Any] | builtins.type
 _Sizes = SupportsIndex | Sequence[SupportsIndex]
 
 def init(
@@ -148,7 +153,7 @@ class qvalue:
     def __array_function__(
         self,
         func: Callable[..., Any],
-        types: Collection[type],
+        types: Collection[builtins.type],
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
     ) -> Any: ...
@@ -205,8 +210,8 @@ class qvalue:
     def __rlshift__(self, other: Any) -> qvalue: ...
     def __rshift__(self, other: Any) -> qvalue: ...
     def __rrshift__(self, other: Any) -> qvalue: ...
-    def __eq__(self, other: Any) -> Any: ...  # type: ignore[override]
-    def __ne__(self, other: Any) -> Any: ...  # type: ignore[override]
+    def __eq__(self, other: Any) -> Any: ...  # elementwise: a bool tensor
+    def __ne__(self, other: Any) -> Any: ...  # elementwise: a bool tensor
     def __lt__(self, other: Any) -> qvalue: ...
     def __le__(self, other: Any) -> qvalue: ...
     def __gt__(self, other: Any) -> qvalue: ...
@@ -684,7 +689,9 @@ def compile_string(name: str, source: str, flags: Sequence[str] = ..., *,
 def compile_file(path: str, flags: Sequence[str] = ..., *,
                  lang: str | None = ...,
                  cuda_compiler: str | None = ...) -> types.ModuleType: ...
-def parallel_do(dims: int | Sequence[int] | Any, *args: Any) -> None: ...
+def parallel_do(dims: int | Sequence[SupportsIndex] | qvalue, /, *args: Any) -> None:
+    """Runs a plugin kernel at every position of dims: parallel_do(dims, x, y, kernel); the
+    kernel (a native_kernel) is the last argument."""
 
 class checked:
     """`with q.checked():` checked mode for plugin kernels and functions on this thread."""
@@ -697,4 +704,13 @@ class checked:
 def nvrtc_library() -> str | None: ...
 def plugin_cache_dir() -> str: ...
 def plugin_include_dir() -> str: ...
-def __getattr__(name: str) -> Any: ...
+
+# Note [no module __getattr__ in the stub]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# At run time import_native, compile_string and compile_file set each plugin function and kernel
+# as an attribute of isthmus itself (`q.addk` after compiling a plugin that defines addk); the
+# module has no __getattr__, those are plain attributes. A stub cannot know them, and a blanket
+# `def __getattr__(name: str) -> Any` here would hide every typo (`q.compile_strng` would pass),
+# so there is none: type checkers report names this stub does not define. Typed code reaches
+# plugin names through the module the compile returns (a types.ModuleType, whose attributes are
+# Any), or through a stub that `python -m isthmus.stubgen` writes for the plugin.

@@ -69,10 +69,12 @@ void bind_functions(py::module_& m) {
         "zeros",
         [](py::args sizes, py::handle dt) { return value(filled(sizes, dt, "zeros", 0.0)); },
         py::kw_only(), py::arg("dtype") = py::none(),
+        "zeros(*sizes, dtype=None)\n--\n\n"
         "A tensor of zeros: zeros(20, 20, 3) or zeros([20, 20, 3]); dtype defaults to `scalar`.");
     m.def(
         "ones", [](py::args sizes, py::handle dt) { return value(filled(sizes, dt, "ones", 1.0)); },
         py::kw_only(), py::arg("dtype") = py::none(),
+        "ones(*sizes, dtype=None)\n--\n\n"
         "A tensor of ones: ones(2, 3) or ones((2, 3)); dtype defaults to `scalar`.");
     m.def(
         "uninit",
@@ -80,6 +82,7 @@ void bind_functions(py::module_& m) {
             return value(filled(sizes, dt, "uninit", std::nullopt));
         },
         py::kw_only(), py::arg("dtype") = py::none(),
+        "uninit(*sizes, dtype=None)\n--\n\n"
         "An uninitialised tensor: uninit(2, 3) or uninit(list(A.size())).");
 
     // ---- Quasar types ----
@@ -169,6 +172,7 @@ void bind_functions(py::module_& m) {
             for (py::handle v : values) texts.append(py::str(asvalue(v).to_string()));
             py::module_::import("builtins").attr("print")(*texts, **kwargs);
         },
+        "print(*values, **kwargs)\n--\n\n"
         "Prints values the way Quasar's print does (keywords go to Python's print).");
 
     // ---- raw memory ----

@@ -110,6 +110,10 @@ void destroy() {
 
 } // namespace
 
+/// Puts the module's pybind11 functions in its namespace as builtins of isthmus with text
+/// signatures (module_builtins.cpp, Note [module functions as builtins]).
+void publish_module_functions(py::module_& m);
+
 } // namespace isthmus::pymod
 
 PYBIND11_MODULE(_isthmus, m) {
@@ -177,7 +181,7 @@ PYBIND11_MODULE(_isthmus, m) {
           "Gives the OpenBLAS copies loaded so far (NumPy's) isthmus's OpenMP pool; returns how\n"
           "many share it (Note [one BLAS pool for the process]). Run by `import isthmus`.");
 
-    // The seed's constants (plain ints, as in PyQuasar).
+    // The PyQuasar manual's constants (plain ints, as in PyQuasar).
     m.attr("LOCK_READ") = static_cast<int>(LOCK_READ);
     m.attr("LOCK_WRITE") = static_cast<int>(LOCK_WRITE);
     m.attr("LOCK_READWRITE") = static_cast<int>(LOCK_READWRITE);
@@ -259,4 +263,6 @@ PYBIND11_MODULE(_isthmus, m) {
     m.def(
         "cuda_empty_cache", [](int device) { return cuda::empty_cache(device); },
         py::arg("device") = 0, "Frees a CUDA device's cached free blocks; returns the bytes.");
+
+    publish_module_functions(m); // last: See Note [module functions as builtins]
 }

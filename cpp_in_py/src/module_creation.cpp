@@ -180,6 +180,7 @@ void bind_module_creation(py::module_& m) {
             native_section nogil;
             return value(isthmus::rand(s, d));
         },
+        "rand(*sizes, size=None, dtype=None)\n--\n\n"
         "Uniform values in [0, 1): rand(2, 3), rand((2, 3)) or rand(size=(2, 3)); dtype= a\n"
         "floating or complex dtype (default `scalar`).");
     m.def(
@@ -192,7 +193,9 @@ void bind_module_creation(py::module_& m) {
             native_section nogil;
             return value(isthmus::randn(s, d));
         },
-        "Standard normal values: randn(2, 3), randn((2, 3)) or randn(size=(2, 3)); dtype=.");
+        "randn(*sizes, size=None, dtype=None)\n--\n\n"
+        "Standard normal values: randn(2, 3), randn((2, 3)) or randn(size=(2, 3)); dtype= a\n"
+        "floating or complex dtype (default `scalar`).");
     m.def(
         "randint",
         [](py::handle low_arg, py::handle high_arg, py::handle size, py::handle dt) {

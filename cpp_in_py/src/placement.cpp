@@ -104,6 +104,7 @@ void bind_placement(py::module_& m) {
             for (const tensor& t : ts) ptrs.push_back(&t);
             return name_of(choose_resource(ptrs));
         },
+        "placement(*values)\n--\n\n"
         "The device an op on these values would run on now (the scheduling rule of\n"
         "docs/memory-model.md): \"cpu\", \"cuda:0\", ...");
 

@@ -168,11 +168,21 @@ void bind_plugin_kernels(py::module_& m) {
             py::gil_scoped_release nogil;
             pl::parallel_do(dims, vals, *k.k);
         },
-        "parallel_do(dims, args..., kernel): runs a plugin kernel at every position of dims\n"
-        "(an int or 1 to 4 sizes) on the device the scheduling rule picks for its tensor\n"
-        "arguments: on a GPU when the kernel has a CUDA launcher (queued on the device's stream),\n"
-        "else in parallel on the CPU. Tensor arguments are locked there for the duration;\n"
-        "argument counts and types are checked before anything runs.");
+        "parallel_do(dims, /, *args)\n--\n\n"
+        "Runs a plugin kernel at every position of a grid: parallel_do(dims, x, y, kernel).\n\n"
+        "dims: the grid, an int or a sequence (or 1-d integer tensor) of 1 to 4 sizes; a\n"
+        "  tensor's shape will do (parallel_do(img.shape, img, kernel)).\n"
+        "*args: the kernel's arguments in its parameter order (tensors, numbers, values), then\n"
+        "  the kernel itself as the last argument: a native_kernel, i.e. q.<name> or\n"
+        "  module.<name> after import_native / compile_string defined it.\n\n"
+        "Runs on the device the scheduling rule picks for the tensor arguments: on a GPU when\n"
+        "the kernel has a CUDA launcher (queued on the device's stream), else in parallel on the\n"
+        "CPU; tensor arguments are locked there for the duration. Returns None: kernels write\n"
+        "their results into tensor arguments.\n\n"
+        "Raises RuntimeError before init(); TypeError when the last argument is not a kernel or\n"
+        "the arguments do not match its parameters (count and types are checked before anything\n"
+        "runs); ValueError for a bad dims; IndexError for an out-of-bounds access inside\n"
+        "`with q.checked():`.");
 }
 
 } // namespace isthmus::pymod

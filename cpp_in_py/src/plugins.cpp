@@ -429,9 +429,16 @@ void bind_plugins(py::module_& m) {
             return import_library(lib);
         },
         py::arg("path_or_name"),
-        "Loads a compiled plugin by path, or by name from ISTHMUS_PLUGIN_PATH and then the\n"
-        "working directory (name, libname.so, name.so). Returns a module whose functions and\n"
-        "kernels are also added to isthmus itself (a name clash raises ValueError).");
+        "Loads a compiled plugin and makes its functions and kernels callable from Python.\n\n"
+        "path_or_name: a path to the shared object, or a plugin name looked up in\n"
+        "  ISTHMUS_PLUGIN_PATH and then the working directory (name, libname.so, name.so).\n\n"
+        "Returns a module holding the plugin's functions (native_function), kernels\n"
+        "(native_kernel, run with parallel_do), `functions` and `kernels` (tuples of names).\n"
+        "Each function and kernel also becomes an attribute of isthmus itself: after\n"
+        "import_native(\"host_demo\"), q.<name> is the plugin's <name>.\n\n"
+        "Raises RuntimeError before init() or when the library does not load or is not an\n"
+        "isthmus plugin (ABI mismatch), ValueError when a name clashes with one isthmus or\n"
+        "another plugin already has.");
     m.def(
         "compile_string",
         [](const std::string& name, const std::string& source, std::vector<std::string> flags,
@@ -450,14 +457,25 @@ void bind_plugins(py::module_& m) {
         },
         py::arg("name"), py::arg("source"), py::arg("flags") = std::vector<std::string>{},
         py::kw_only(), py::arg("lang") = py::none(), py::arg("cuda_compiler") = py::none(),
-        "Compiles C++ source, or CUDA source with lang=\"cuda\", which defines the plugin with\n"
-        "ISTHMUS_PLUGIN(name, m) (the header isthmus/plugin.hpp is included for it), into a\n"
-        "cached plugin and imports it like import_native. CUDA source whose kernels are declared\n"
-        "with ISTHMUS_KERNEL compiles its device code with NVRTC when it is found, other CUDA\n"
-        "source with nvcc; cuda_compiler=\"auto\" (default), \"nvrtc\" or \"nvcc\" chooses.\n"
-        "Cache: $ISTHMUS_CACHE_DIR, else ~/.cache/isthmus. Raises CompileError with the\n"
-        "compiler's diagnostics when the source does not compile, or when the CUDA compiler it\n"
-        "needs is not found.");
+        "Compiles plugin source into a cached plugin and imports it like import_native.\n\n"
+        "name: the plugin's name, the one its source declares with ISTHMUS_PLUGIN(name, m).\n"
+        "source: C++ source, or CUDA source with lang=\"cuda\" (isthmus/plugin.hpp is included\n"
+        "  for it).\n"
+        "flags: extra compiler flags (e.g. [\"-O3\"]).\n"
+        "lang: None (C++), \"c++\" or \"cuda\".\n"
+        "cuda_compiler: \"auto\" (None), \"nvrtc\" or \"nvcc\": CUDA source whose kernels are\n"
+        "  declared with ISTHMUS_KERNEL compiles its device code with NVRTC when it is found,\n"
+        "  other CUDA source with nvcc.\n\n"
+        "Returns the plugin module (its functions, its kernels, `functions` and `kernels`).\n"
+        "Every function and kernel the source defines also becomes an attribute of isthmus\n"
+        "itself: after compile_string(\"it\", src) defining kernel addk, q.addk is that kernel\n"
+        "(q.parallel_do(dims, x, y, q.addk)). Compiling changed source under the same name\n"
+        "again replaces those attributes (values and callables made before keep the old code).\n"
+        "Cache: $ISTHMUS_CACHE_DIR, else ~/.cache/isthmus (an unchanged source loads at once).\n\n"
+        "Raises CompileError (a RuntimeError) with the compiler's diagnostics when the source\n"
+        "does not compile or the CUDA compiler it needs is not found; ValueError when the\n"
+        "source's ISTHMUS_PLUGIN name differs from `name` or one of its names clashes with\n"
+        "another plugin's or isthmus's own; RuntimeError before init().");
     m.def(
         "compile_file",
         [](const std::string& path, std::vector<std::string> flags, std::optional<std::string> lang,
@@ -476,8 +494,11 @@ void bind_plugins(py::module_& m) {
         },
         py::arg("path"), py::arg("flags") = std::vector<std::string>{}, py::kw_only(),
         py::arg("lang") = py::none(), py::arg("cuda_compiler") = py::none(),
-        "compile_string on a file's contents (the plugin file is named after the file's stem;\n"
-        "a .cu file is CUDA unless lang says otherwise).");
+        "compile_string on a file's contents: compiles the plugin source at `path` (a .cu file\n"
+        "is CUDA unless lang says otherwise; the plugin is named after the file's stem) and\n"
+        "returns its module. Its functions and kernels become attributes of isthmus, as with\n"
+        "compile_string; flags, lang and cuda_compiler are compile_string's. Raises what\n"
+        "compile_string raises, and RuntimeError when there is no such file.");
     m.def(
         "nvrtc_library",
         []() -> std::optional<std::string> {
