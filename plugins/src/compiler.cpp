@@ -108,8 +108,8 @@ const std::vector<std::string>& cxx_fixed_flags() {
 // s). The object is the C++ layer of nvcc's default host compiler (`g++`) with the C++ plugins'
 // fixed flags, so a C++ compile with g++ and no extra flags shares it; the layout of every type the
 // support code touches is the same with and without __CUDACC__ (that macro only adds device
-// attributes and launchers). Like the C++ layer it is built by the second cold compile that would
-// use it.
+// attributes and launchers). Like the C++ layer it comes prebuilt with the library (See Note
+// [prebuilt plugin layer]), else the second cold compile that would use it builds it.
 
 // Note [CUDA plugins]
 // ~~~~~~~~~~~~~~~~~~~
