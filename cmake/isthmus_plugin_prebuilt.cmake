@@ -39,7 +39,8 @@ if(ISTHMUS_PREBUILT_PLUGIN_LAYER AND NOT ISTHMUS_SANITIZE)
     set(_isthmus_layer_destination ${CMAKE_INSTALL_LIBDIR}/isthmus-plugin-layer)
     set(_isthmus_layer_component isthmus_runtime)
   endif()
+  # (OPTIONAL: a build of other targets alone has not run the step; the lazy layer serves then)
   install(DIRECTORY "${_isthmus_layer_dir}/" DESTINATION ${_isthmus_layer_destination}
-    COMPONENT ${_isthmus_layer_component} FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ
-    WORLD_READ)
+    COMPONENT ${_isthmus_layer_component} OPTIONAL FILE_PERMISSIONS OWNER_READ OWNER_WRITE
+    GROUP_READ WORLD_READ)
 endif()
