@@ -55,6 +55,52 @@ foreach(_f IN LISTS _cmake_files)
   endif()
 endforeach()
 
+# 1b. The Python package beside the headers (Note [installed Python package]), when the build
+# has the Python layers (PYTHON_EXECUTABLE and PYTHON_PACKAGE_DIR given): its stubs, its marker,
+# the module link, and an import from the prefix alone that runs a computation and a plugin-free
+# check of the module's signatures.
+if(PYTHON_EXECUTABLE AND PYTHON_PACKAGE_DIR)
+  set(_pydir "${_prefix}/${PYTHON_PACKAGE_DIR}")
+  if(IS_ABSOLUTE "${PYTHON_PACKAGE_DIR}")
+    message(STATUS "consumer_install: the Python package goes to an absolute folder; not checked")
+  else()
+    foreach(_f __init__.py __init__.pyi py.typed stubgen.py array_api/__init__.py)
+      if(NOT EXISTS "${_pydir}/isthmus/${_f}")
+        message(FATAL_ERROR "consumer_install: ${_pydir}/isthmus/${_f} was not installed")
+      endif()
+    endforeach()
+    file(GLOB _module_link "${_pydir}/isthmus/_isthmus*")
+    list(LENGTH _module_link _n)
+    if(NOT _n EQUAL 1 OR NOT IS_SYMLINK "${_module_link}")
+      message(FATAL_ERROR "consumer_install: expected one link _isthmus<suffix> in "
+        "${_pydir}/isthmus, found '${_module_link}'")
+    endif()
+    file(REAL_PATH "${_module_link}" _module_real)
+    file(REAL_PATH "${_prefix}" _prefix_real)
+    string(FIND "${_module_real}" "${_prefix_real}/" _at)
+    if(NOT _at EQUAL 0 OR NOT _module_real MATCHES "/libisthmus[^/]*$")
+      message(FATAL_ERROR "consumer_install: ${_module_link} leads to ${_module_real}, not to the "
+        "installed libisthmus under ${_prefix}")
+    endif()
+    set(_check [=[
+import inspect, pathlib, sys
+import isthmus as q
+prefix = pathlib.Path(sys.argv[1]).resolve()
+assert prefix in pathlib.Path(q.__file__).resolve().parents, q.__file__
+assert prefix in pathlib.Path(q._isthmus.__file__).resolve().parents, q._isthmus.__file__
+q.init()
+assert q.sum(q.value([1.0, 2.0, 3.0])).item() == 6.0
+assert str(inspect.signature(q.parallel_do)) == "(dims, /, *args)", inspect.signature(q.parallel_do)
+print("installed isthmus", q.__version__, "imports from", pathlib.Path(q.__file__).parent)
+]=])
+    file(WRITE "${WORK_DIR}/check_python.py" "${_check}")
+    run_step("import the installed Python package"
+      "${CMAKE_COMMAND}" -E env --unset=PYTHONHOME "PYTHONPATH=${_pydir}"
+      "${PYTHON_EXECUTABLE}" -s "${WORK_DIR}/check_python.py" "${_prefix}")
+    message("${_step_output}")
+  endif()
+endif()
+
 # 2. Configure the consumer against the prefix, as a user would (CMAKE_PREFIX_PATH).
 set(_configure "${CMAKE_COMMAND}" -S "${CONSUMER_SOURCE_DIR}" -B "${_build}" -G "${GENERATOR}"
   "-DCMAKE_PREFIX_PATH=${_prefix}"
