@@ -58,9 +58,10 @@ if(_isthmus_blas_rc EQUAL 0)
     message(WARNING "isthmus: scipy-openblas32 ${_isthmus_blas_version} is older than 0.3.28; "
       "OpenBLAS keeps its own thread pool (docs/threads.md)")
   endif()
-  # A wheel finds the package beside itself in site-packages (isthmus/ and scipy_openblas32/
-  # are sibling folders, and the wheel depends on it); a CMake install keeps using the package
-  # it was built against.
+  # A wheel's package loads the library through scipy_openblas32 before the extension (Note [BLAS
+  # through its package] in cpp_in_py/isthmus/__init__.py); its RUNPATH to the sibling folder in
+  # site-packages is only the fallback. A build tree or CMake install, used from C++ without
+  # Python, keeps using the package it was built against (docs/building.md, "Install layouts").
   if(SKBUILD)
     set(ISTHMUS_BLAS_RPATH "$ORIGIN/../scipy_openblas32/lib")
   else()
