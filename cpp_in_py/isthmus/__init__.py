@@ -36,6 +36,8 @@ from ._isthmus import __version__, _native_stats, _op_table  # noqa: F401
 
 # The pure-Python submodules (PyTorch, Pillow and matplotlib are imported on first use).
 from . import autograd, torch  # noqa: E402,F401
+from . import nn, optim  # noqa: E402,F401  (docs/autograd.md)
+from .autograd import enable_grad, no_grad, set_grad_enabled  # noqa: E402,F401
 from . import compile_log  # noqa: E402,F401  (See Note [compile notices])
 from . import images  # noqa: E402
 from . import numpy_protocols  # noqa: E402  (See Note [NumPy protocols])
@@ -79,4 +81,5 @@ _add_nvrtc_dirs()
 # pure-Python submodules and their exports.
 __all__ = sorted([name for name in dir(_isthmus) if not name.startswith("_")]
                  + ["autograd", "torch", "compile_log", "images", "numpy_protocols", "pickling",
-                    "signatures", "unpickle_device"] + images.__all__)
+                    "signatures", "unpickle_device", "nn", "optim", "no_grad", "enable_grad",
+                    "set_grad_enabled"] + images.__all__)

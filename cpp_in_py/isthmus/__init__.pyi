@@ -13,6 +13,12 @@ import numpy.typing as npt
 
 from . import numpy_protocols as numpy_protocols
 from . import torch as torch
+from . import autograd as autograd
+from . import nn as nn
+from . import optim as optim
+from .autograd import enable_grad as enable_grad
+from .autograd import no_grad as no_grad
+from .autograd import set_grad_enabled as set_grad_enabled
 
 __version__: str
 
@@ -263,6 +269,28 @@ class qvalue:
         """Broadcasts to a larger shape with stride 0 on the new axes (a read-only view)."""
     def flatten(self) -> qvalue:
         """A 1-d copy in C order."""
+    # ---- autograd (docs/autograd.md) ----
+    requires_grad: bool
+    """True when gradients flow to this tensor (settable on leaves; floating point only)."""
+    grad: qvalue | None
+    """The gradient accumulated by backward (None until then; settable, None clears it)."""
+    @property
+    def grad_fn(self) -> Any:
+        """The recorded op that made this tensor (None for leaves)."""
+    @property
+    def is_leaf(self) -> bool:
+        """True unless the tensor was made by a recorded op."""
+    def requires_grad_(self, requires_grad: bool = True) -> qvalue:
+        """Sets requires_grad in place and returns the tensor."""
+    def retain_grad(self) -> None:
+        """Keeps this non-leaf tensor's gradient in .grad during backward."""
+    def detach(self) -> qvalue:
+        """The same memory without the graph."""
+    def backward(
+        self, gradient: qvalue | None = None, retain_graph: bool = False,
+        create_graph: bool = False,
+    ) -> None:
+        """Accumulates the gradient of this tensor into every leaf that requires grad."""
     def ravel(self) -> qvalue:
         """The elements as a 1-d tensor (a view when possible)."""
     def flip(self, axis: int | Sequence[int] | None = None) -> qvalue:
@@ -307,7 +335,10 @@ class qtype:
     def element(self) -> qtype: ...
     def matches(self, value: Any) -> bool: ...
 
-def value(obj: Any = None, dtype: _DType | None = None) -> qvalue: ...
+def value(obj: Any = None, dtype: _DType | None = None, *,
+          requires_grad: bool = False) -> qvalue: ...
+def is_grad_enabled() -> bool:
+    """True while ops are recorded for autograd (per thread)."""
 def zeros(*sizes: _Sizes, dtype: _DType | None = None) -> qvalue: ...
 def ones(*sizes: _Sizes, dtype: _DType | None = None) -> qvalue: ...
 def uninit(*sizes: _Sizes, dtype: _DType | None = None) -> qvalue: ...

@@ -1,4 +1,9 @@
-"""PyTorch autograd from plugin functions: a forward/backward pair as a torch.autograd.Function.
+"""Autograd: isthmus's own reverse mode (grad mode, grad) and torch.autograd.Function from plugins.
+
+isthmus records the ops of tensors that require grad and differentiates them itself
+(docs/autograd.md): q.value(x, requires_grad=True), loss.backward(), x.grad, q.no_grad(),
+q.autograd.grad(outputs, inputs). The rest of this module meets torch's autograd:
+
 
     Mapping = q.autograd.function(q.mapping_forward, q.mapping_backward, differentiable=(0,))
     y = Mapping.apply(w, x)          # forward: mapping_forward(w, x)
@@ -14,10 +19,113 @@ and device. For torch.compile, q.torch.custom_op makes the same pair a custom op
 
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any, Callable, Sequence
 
 from .torch_results import _native_args, _to_torch, differentiable_positions
+from . import _isthmus
+
+
+class _grad_mode:
+    """Sets grad mode for a `with` block or a decorated function, restoring it after."""
+
+    _mode = True
+
+    def __init__(self, orig_func: Callable[..., Any] | None = None) -> None:
+        self._prev: list[bool] = []
+        if orig_func is not None:  # used as @q.no_grad without parentheses
+            self._wrapped = self(orig_func)
+
+    def __enter__(self) -> None:
+        self._prev.append(_isthmus.is_grad_enabled())
+        _isthmus._set_grad_enabled(self._mode)
+
+    def __exit__(self, *exc: Any) -> None:
+        _isthmus._set_grad_enabled(self._prev.pop())
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        wrapped = self.__dict__.get("_wrapped")
+        if wrapped is not None:  # @q.no_grad (no parentheses) calls the function
+            return wrapped(*args, **kwargs)
+        func = args[0]
+        mode = self._mode
+
+        @functools.wraps(func)
+        def run(*a: Any, **k: Any) -> Any:
+            prev = _isthmus.is_grad_enabled()
+            _isthmus._set_grad_enabled(mode)
+            try:
+                return func(*a, **k)
+            finally:
+                _isthmus._set_grad_enabled(prev)
+
+        return run
+
+
+class no_grad(_grad_mode):
+    """Turns recording off: ``with q.no_grad():`` or ``@q.no_grad()`` (torch.no_grad)."""
+
+    _mode = False
+
+
+class enable_grad(_grad_mode):
+    """Turns recording on inside a no_grad block (torch.enable_grad)."""
+
+    _mode = True
+
+
+class set_grad_enabled(_grad_mode):
+    """Sets recording on or off: ``with q.set_grad_enabled(False):`` (torch.set_grad_enabled)."""
+
+    def __init__(self, mode: bool) -> None:
+        super().__init__()
+        self._mode = bool(mode)
+        self._prev.append(_isthmus.is_grad_enabled())
+        _isthmus._set_grad_enabled(self._mode)  # takes effect at once, as torch's does
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        _isthmus._set_grad_enabled(self._prev.pop())
+
+
+is_grad_enabled = _isthmus.is_grad_enabled
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple[Any, ...]:
+    """The gradients of `outputs` with respect to `inputs` (torch.autograd.grad): a tuple with
+    one entry per input, without touching any .grad. `grad_outputs` is needed for outputs of
+    more than one element; `retain_graph` defaults to `create_graph`; an input the outputs do not
+    depend on raises RuntimeError unless `allow_unused` (then its entry is None)."""
+    if retain_graph is None:
+        retain_graph = create_graph
+    return _isthmus._autograd_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                                   allow_unused)
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False) -> None:
+    """torch.autograd.backward: backward from several tensors at once."""
+    if not isinstance(tensors, (list, tuple)):
+        tensors = [tensors]
+    if grad_tensors is None:
+        grad_tensors = [None] * len(tensors)
+    elif not isinstance(grad_tensors, (list, tuple)):
+        grad_tensors = [grad_tensors]
+    if retain_graph is None:
+        retain_graph = create_graph
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        last = i == len(tensors) - 1
+        t.backward(g, retain_graph=retain_graph or not last, create_graph=create_graph)
 
 
 def _result(v: Any, inputs: Sequence[Any], like: Any, fn: str) -> Any:
@@ -108,4 +216,5 @@ def function(
     )
 
 
-__all__ = ["function"]
+__all__ = ["function", "grad", "backward", "no_grad", "enable_grad", "set_grad_enabled",
+           "is_grad_enabled"]

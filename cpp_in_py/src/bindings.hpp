@@ -173,6 +173,8 @@ scalar scalar_arg(py::handle v, const char* fn, const char* what);
 /// the value matters and the dtype is decided elsewhere (arange's bounds and step).
 scalar exact_scalar_arg(py::handle v, const char* fn, const char* what);
 void bind_qvalue_methods(py::module_& m);
+/// requires_grad, grad, grad_fn, backward, detach and grad mode (autograd_bindings.cpp).
+void bind_autograd(py::module_& m);
 void bind_dlpack(py::module_& m);
 void bind_plugins(py::module_& m);
 void bind_placement(py::module_& m);

@@ -57,14 +57,24 @@ void bind_functions(py::module_& m) {
     // ---- constructors ----
     m.def(
         "value",
-        [](py::handle obj, py::handle dt) {
+        [](py::handle obj, py::handle dt, bool requires_grad) {
             require_init("value");
-            return value_from_py(obj, optional_dtype(dt));
+            value v = value_from_py(obj, optional_dtype(dt));
+            if (!requires_grad) return v;
+            // torch.tensor(3.0, requires_grad=True) is a 0-d tensor: so is a number here.
+            if (v.is_scalar()) v = value(v.as_scalar().to_tensor());
+            ISTHMUS_CHECK(v.is_tensor(), type_error, "value: requires_grad needs numbers, got a ",
+                          v.kind_name(), " value");
+            v.as_tensor().set_requires_grad(true);
+            return v;
         },
-        py::arg("obj") = py::none(), py::arg("dtype") = py::none(),
+        py::arg("obj") = py::none(), py::arg("dtype") = py::none(), py::kw_only(),
+        py::arg("requires_grad") = false,
         "A new qvalue holding a copy of `obj`: a qvalue, a number (scalar), a string, a list\n"
         "(nested lists -> tensor; Python floats give the `scalar` dtype, float32 by default),\n"
-        "a NumPy array or anything np.asarray accepts. `dtype` converts (str or NumPy dtype).");
+        "a NumPy array or anything np.asarray accepts. `dtype` converts (str or NumPy dtype).\n"
+        "`requires_grad=True` makes it a leaf of autograd (floating point dtypes; a number\n"
+        "becomes a 0-d tensor), as torch.tensor does.");
     m.def(
         "zeros",
         [](py::args sizes, py::handle dt) { return value(filled(sizes, dt, "zeros", 0.0)); },

@@ -222,6 +222,9 @@ void bind_qvalue_methods(py::module_& m) {
             return to_py(v).attr("tolist")();
         },
         "The elements as nested Python lists of Python numbers (a copy).");
+
+    // autograd: requires_grad, grad, grad_fn, backward, detach, grad mode (autograd_bindings.cpp)
+    bind_autograd(m);
 }
 
 } // namespace isthmus::pymod

@@ -58,7 +58,8 @@ py::object qvalue_of(value v) {
 // the GPU and copy on every reduction of a device pipeline. float(), int(), bool(), .item() and
 // NumPy read it when asked.
 py::object result_out(tensor r, result_form f) {
-    if (f == result_form::scalar_if_0d && r.dim() == 0 &&
+    // A 0-d result that requires grad stays a tensor (loss.backward() needs it).
+    if (f == result_form::scalar_if_0d && r.dim() == 0 && !r.requires_grad() &&
         (!r.storage() || r.storage()->valid_on(MEMRESOURCE_CPU)))
         return qvalue_of(value(scalar_from_tensor(r)));
     return qvalue_of(value(std::move(r)));

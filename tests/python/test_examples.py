@@ -64,3 +64,12 @@ def test_mapping_layer_gradcheck_and_training(tmp_path, monkeypatch):
     assert "opcheck layer::mapping_forward: passed" in r.stdout
     assert f"torch.compile(backend='{backend}', fullgraph=True): loss" in r.stdout
     assert "mapping_layer: OK" in r.stdout
+
+
+def test_autograd_training_follows_the_norch_article():
+    r = run_example("autograd_training.py")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "Linear(in_features=1, out_features=10, bias=True)" in out
+    losses = [float(line.rsplit(" ", 1)[1]) for line in out.splitlines() if "Loss:" in line]
+    assert len(losses) == 10 and losses[-1] < losses[0]
