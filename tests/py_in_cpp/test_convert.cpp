@@ -193,7 +193,7 @@ TEST_CASE("runtime values: by kind, and Python objects carried through") {
     }
 }
 
-TEST_CASE("the seed's NumPy example, checked") {
+TEST_CASE("the PyQuasar manual's NumPy example, checked") {
     if (!have_module("numpy")) return;
     pyvalue np = pyimport("numpy");
     pyvalue v = np.attr("array")(list(1, 2, 3));

@@ -68,7 +68,7 @@ TEST_CASE("torch.no_grad through enter/exit, with and with_guard") {
     y.attr("backward")();
     CHECK(from_py<std::vector<double>>(x.attr("grad").attr("tolist")()) ==
           std::vector<double>{2.0, -4.0, 6.0});
-    // in-place update of a leaf under no_grad (the seed's training step)
+    // in-place update of a leaf under no_grad (the PyQuasar manual's training step)
     with(torch.attr("no_grad")(), [&](pyvalue&) { x -= x.attr("grad") * 0.5; });
     CHECK(from_py<std::vector<double>>(x.attr("tolist")()) == std::vector<double>{0.0, 0.0, 0.0});
     auto e = python_error_of([&] { x -= 1.0; }); // outside no_grad: torch refuses

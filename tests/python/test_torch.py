@@ -322,7 +322,7 @@ def test_to_tensor_accepts_arrays_and_scalars():
 
 def test_from_tensor_detaches_and_resolves():
     w = torch.randn(4, requires_grad=True)
-    W = q.torch.from_tensor(w)  # the seed's pattern: parameters inside autograd.Function
+    W = q.torch.from_tensor(w)  # the PyQuasar manual's pattern: parameters inside autograd.Function
     assert address(W) == w.data_ptr()
     np.testing.assert_array_equal(W.to_py(), w.detach().numpy())
     c = torch.randn(3, dtype=torch.complex64)

@@ -1,4 +1,4 @@
-// Memory resources: the seed's MEMRESOURCE numbering, the resource interface, the registry.
+// Memory resources: the PyQuasar manual's MEMRESOURCE numbering, the resource interface, the registry.
 #pragma once
 
 #include "isthmus/export.hpp"
@@ -25,7 +25,7 @@ inline constexpr resource_id MEMRESOURCE_DEVICE4 = 4;
 inline constexpr resource_id MEMRESOURCE_CPU = MEMRESOURCE_DEVICE1;
 /// The first CUDA device.
 inline constexpr resource_id MEMRESOURCE_SINGLE_CUDA = MEMRESOURCE_DEVICE2;
-/// Exists for the seed's API; every use raises not_implemented_error.
+/// Exists for the PyQuasar manual's API; every use raises not_implemented_error.
 inline constexpr resource_id MEMRESOURCE_SINGLE_OPENCL = 0x4000;
 /// The highest resource id the registry accepts.
 inline constexpr resource_id max_resource_id = 64;

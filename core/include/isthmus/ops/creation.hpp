@@ -25,7 +25,7 @@ ISTHMUS_API tensor ones(const shape_t& shape, dtype dt = scalar_dtype(),
 ISTHMUS_API tensor full(const shape_t& shape, const scalar& value,
                         std::optional<dtype> dt = std::nullopt,
                         resource_id resource = MEMRESOURCE_DEVICE0);
-/// An uninitialised tensor (tensor::empty; the seed's `uninit`).
+/// An uninitialised tensor (tensor::empty; the PyQuasar manual's `uninit`).
 ISTHMUS_API tensor uninit(const shape_t& shape, dtype dt = scalar_dtype(),
                           resource_id resource = MEMRESOURCE_DEVICE0);
 

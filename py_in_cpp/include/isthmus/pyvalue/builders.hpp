@@ -1,4 +1,4 @@
-// Python from C++: imports, eval/exec, and the seed's builders (pyint, pybool, pytuple, ...).
+// Python from C++: imports, eval/exec, and the PyQuasar manual's builders (pyint, pybool, pytuple, ...).
 #pragma once
 
 #include "isthmus/pyvalue/pyapi_members.hpp"
@@ -23,7 +23,7 @@ ISTHMUS_API pyvalue none();
 template <typename A = pyvalue, typename B = pyvalue, typename C = pyvalue>
 pyvalue pyslice(const A& start = A(), const B& stop = B(), const C& step = C());
 
-/// The seed's pyint: a Python int from a C++ integer, from an integral floating value
+/// The PyQuasar manual's pyint: a Python int from a C++ integer, from an integral floating value
 /// (value_error otherwise), from a decimal string of any length ("-123456789012345678901234"),
 /// or a list of Python ints from a list of numbers (`np.reshape(v, pyint({3, 1}))`).
 ISTHMUS_API pyvalue pyint(long long v);
@@ -46,7 +46,7 @@ inline pyvalue pyint(unsigned long v) {
     return pyint(static_cast<unsigned long long>(v));
 }
 ISTHMUS_API pyvalue pyint(std::initializer_list<long long> values);
-/// The seed's pybool: Python's True or False (`requires_grad = pybool(true)`); numbers are
+/// The PyQuasar manual's pybool: Python's True or False (`requires_grad = pybool(true)`); numbers are
 /// true when non-zero.
 ISTHMUS_API pyvalue pybool(bool v);
 inline pyvalue pybool(double v) {

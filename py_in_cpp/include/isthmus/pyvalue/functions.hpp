@@ -10,7 +10,7 @@
 
 namespace isthmus {
 
-/// The seed's pyfunc: a Python callable usable as a C++ function value. Checks callability
+/// The PyQuasar manual's pyfunc: a Python callable usable as a C++ function value. Checks callability
 /// up front (type_error names the type), calls like a pyvalue, and converts to a typed
 /// std::function (`std::function<double(double)> f = pyfunc(math.attr("cos"));`) that converts
 /// arguments with to_py and the result with from_py.
