@@ -7,6 +7,7 @@
 #include "isthmus/error.hpp"
 #include "isthmus/ops.hpp"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -221,6 +222,16 @@ TEST_CASE("autograd: an op without a derivative raises naming the op at backward
     REQUIRE(y.requires_grad());
     const std::string msg = error_of([&] { sum(y).backward(); });
     CHECK(msg.find("derivative of 'sort' is not implemented") != std::string::npos);
+    CHECK_FALSE(x.grad().defined());
+    for (const auto& [what, make] : std::vector<std::pair<std::string, std::function<tensor()>>>{
+             {"cumprod", [&] { return cumprod(x); }},
+             {"indexing with integer or boolean arrays", [&] {
+                  return index(x, {index_item(tensor::from_vector<int64_t>({1, 0}))});
+              }}}) {
+        tensor r = make();
+        REQUIRE(r.requires_grad());
+        CHECK(error_of([&] { sum(r).backward(); }).find("'" + what + "'") != std::string::npos);
+    }
     CHECK_FALSE(x.grad().defined());
     tensor v = x.view_as(dtype::int64);
     CHECK_FALSE(v.requires_grad());

@@ -267,6 +267,16 @@ TEST_CASE("autograd: a cast passes the gradient through in the input's dtype") {
     CHECK(values(x.grad()) == values(w));
 }
 
+TEST_CASE("autograd: cumsum over an axis and flattened matches finite differences") {
+    const tensor x = uniform64({3, 4}, -1, 1, 8);
+    check_function(
+        "cumsum axis 1", [](const tensor& t) { return cumsum(t, 1); }, x);
+    check_function(
+        "cumsum axis -2", [](const tensor& t) { return cumsum(t, -2); }, x);
+    check_function(
+        "cumsum flattened", [](const tensor& t) { return cumsum(t); }, x);
+}
+
 TEST_CASE("autograd: an empty tensor gets an empty gradient") {
     tensor x = tensor::from_vector<double>({}, {0, 3});
     x.set_requires_grad();

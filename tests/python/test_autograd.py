@@ -410,3 +410,16 @@ def test_no_reference_cycles_between_tensors_and_nodes():
         if was_enabled:
             gc.enable()
     assert after - before < 50
+
+
+def test_cumsum_matches_torch_and_array_indexing_says_it_has_no_derivative():
+    x = np.random.default_rng(8).normal(size=(3, 4))
+    check_against_torch(lambda t: t.cumsum(axis=1), lambda t: t.cumsum(dim=1), x)
+    check_against_torch(lambda t: q.cumsum(t), lambda t: t.reshape(-1).cumsum(dim=0), x)
+    v = q.value(x, requires_grad=True)
+    picked = v[q.value([2, 0])]
+    with pytest.raises(RuntimeError, match="integer or boolean arrays"):
+        picked.sum().backward()
+    with pytest.raises(RuntimeError, match="cumprod"):
+        q.cumprod(v).sum().backward()
+    assert v.grad is None

@@ -1,4 +1,5 @@
 // NumPy-style subscripts: index_item, reading (index) and assignment (index_put).
+#include "autograd/recorded_ops.hpp"
 #include "isthmus/ops/creation.hpp"
 #include "ops/dispatch.hpp"
 #include "ops/indexing_internal.hpp"
@@ -137,6 +138,11 @@ tensor index(const tensor& t, const std::vector<index_item>& items) {
     // A 0-d integer array beside slices, newaxis or ellipsis: a copy, as NumPy (Note [NumPy's
     // subscript rules]).
     if (p.adv.empty()) return p.scalar_array && !p.full_integer ? p.view.clone() : p.view;
+    // See Note [recording at the op layer]: slices and integers above are views (differentiated);
+    // integer and boolean arrays have no derivative yet, and backward says so.
+    if (autograd::needs_record(t)) [[unlikely]]
+        return autograd::refuse_recorded("indexing with integer or boolean arrays", {&t},
+                                         [&] { return index(t, items); });
     // Note [device indexing] (put_parsed): rows located on the host, gathered where the
     // scheduling rule says.
     const tensor& v = p.view;

@@ -1,6 +1,7 @@
 // Index-aware reduction ops: argmin/argmax (flat or along an axis) and cumsum/cumprod.
 #include "isthmus/ops/reduce.hpp"
 
+#include "autograd/recorded_ops.hpp"
 #include "ops/dispatch.hpp"
 #include "ops/reduce_types.hpp"
 
@@ -76,19 +77,28 @@ tensor argmax(const tensor& t, int64_t axis, bool keepdims) {
 
 tensor cumsum(const tensor& t) {
     ISTHMUS_CHECK(t.defined(), value_error, "cumsum: the input tensor is undefined");
+    // See Note [recording at the op layer].
+    if (autograd::needs_record(t)) [[unlikely]]
+        return autograd::cumsum_recorded(t, std::nullopt);
     return cumulative("cumsum", false, t.reshape({t.numel()}), 0);
 }
 
 tensor cumsum(const tensor& t, int64_t axis) {
+    if (autograd::needs_record(t)) [[unlikely]]
+        return autograd::cumsum_recorded(t, axis);
     return cumulative("cumsum", false, t, axis);
 }
 
 tensor cumprod(const tensor& t) {
     ISTHMUS_CHECK(t.defined(), value_error, "cumprod: the input tensor is undefined");
+    if (autograd::needs_record(t)) [[unlikely]] // no derivative yet: backward says so
+        return autograd::refuse_recorded("cumprod", {&t}, [&] { return cumprod(t); });
     return cumulative("cumprod", true, t.reshape({t.numel()}), 0);
 }
 
 tensor cumprod(const tensor& t, int64_t axis) {
+    if (autograd::needs_record(t)) [[unlikely]]
+        return autograd::refuse_recorded("cumprod", {&t}, [&] { return cumprod(t, axis); });
     return cumulative("cumprod", true, t, axis);
 }
 
