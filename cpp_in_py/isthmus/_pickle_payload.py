@@ -156,6 +156,10 @@ def _native_deepcopy(self: Any, memo: dict[Any, Any]) -> Any:
 
 
 def _tensor_payload(t: Any, protocol: int) -> tuple[Any, ...]:
+    # the flag travels, the graph does not (Note [qvalue pickle payload])
+    requires_grad = bool(t.requires_grad)
+    if requires_grad:
+        t = t.detach()
     device = t.device
     src = t if device == "cpu" else _isthmus.to(t, "cpu", copy=True)
     order = "C"
@@ -164,8 +168,9 @@ def _tensor_payload(t: Any, protocol: int) -> tuple[Any, ...]:
             order, src = "F", src.T  # a transposed C-contiguous tensor leaves as it is
         else:
             src = src.contiguous()  # only the view's elements, never its whole base
-    return (VERSION, "tensor", _dtype_name(t), tuple(t.shape), order, sys.byteorder, device,
-            _host_bytes(src, protocol))
+    fields = (VERSION, "tensor", _dtype_name(t), tuple(t.shape), order, sys.byteorder, device,
+              _host_bytes(src, protocol))
+    return fields + (True,) if requires_grad else fields
 
 
 def _cell_items(c: Any, shared: dict[Any, Any]) -> list[Any]:

@@ -74,10 +74,18 @@ def _to_device(host: Any, target: str, name: str, shape: tuple[int, ...], device
 
 
 def _rebuild_tensor(fields: tuple[Any, ...]) -> Any:
-    if len(fields) != 6:
-        raise _bad(f"a tensor payload has 8 items, got {len(fields) + 2}")
-    name, shape, order, byteorder, device, data = fields
+    if len(fields) not in (6, 7):
+        raise _bad(f"a tensor payload has 8 items (9 with requires_grad), got {len(fields) + 2}")
+    name, shape, order, byteorder, device, data = fields[:6]
     np_dtype, itemsize, _ = _check_dtype(name)
+    requires_grad = len(fields) == 7
+    if requires_grad:
+        if fields[6] is not True:
+            raise TypeError("isthmus.pickling.rebuild: a tensor payload's 9th item (requires_grad) "
+                            f"must be True, got {fields[6]!r}")
+        if not (name.startswith(("float", "complex")) or name == "bfloat16"):
+            raise ValueError(f"isthmus.pickling.rebuild: a {name} tensor cannot require grad "
+                             "(only floating-point and complex tensors can)")
     shape = _check_shape(shape, "tensor")
     if order not in ("C", "F"):
         raise ValueError("isthmus.pickling.rebuild: tensor order must be 'C' or 'F', got "
@@ -122,7 +130,8 @@ def _rebuild_tensor(fields: tuple[Any, ...]) -> Any:
         # wraps the buffer when it is writable and aligned, copies otherwise (Note [wrapping rules])
         host = _isthmus.asvalue(arr.reshape(c_shape))
     t = _to_device(host, target, name, shape, device)
-    return t.T if order == "F" else t
+    t = t.T if order == "F" else t
+    return t.requires_grad_() if requires_grad else t
 
 
 def _rebuild_scalar(fields: tuple[Any, ...]) -> Any:

@@ -16,7 +16,7 @@ A qvalue pickles as ``rebuild(payload)``, payload a tuple whose first item is th
 (``VERSION``; ``rebuild`` refuses others with ``pickle.UnpicklingError``) and whose second is the
 kind:
 
-    (1, "tensor", dtype, shape, order, byteorder, device, data)
+    (1, "tensor", dtype, shape, order, byteorder, device, data[, True])
     (1, "scalar", dtype, number)          number: the Python bool/int/float/complex (exact)
     (1, "string", text)
     (1, "none")
@@ -32,7 +32,10 @@ over the tensor's own memory when the tensor is contiguous on the CPU: out of ba
 ``buffer_callback`` (no copy at all), in band as a bytearray otherwise. Protocols 0-4 carry
 ``bytes`` (one copy). bfloat16 data is read through ``lock``, one copy, because the buffer
 protocol has no bfloat16 format. device is where the value was (``"cpu"``, ``"cuda:N"``; see
-Note [unpickling onto a device]).
+Note [unpickling onto a device]). A tensor that requires grad (docs/autograd.md) adds a ninth
+item, ``True``: the flag travels, the graph does not, so the rebuilt tensor is a leaf that
+requires grad (torch's rule); tensors without it pickle exactly as before. ``copy.copy`` and
+``copy.deepcopy`` follow the same rule.
 
 Everything in the payload is checked before it is used (version, kind, types, dtype name,
 sizes, byte count against shape x itemsize, device name): a corrupted or hostile payload raises
@@ -209,6 +212,8 @@ def copy_(self: Any) -> Any:
     new cell holding the same elements."""
     kind = self.kind
     if kind == "tensor":
+        if self.requires_grad:  # a new leaf that requires grad (Note [qvalue pickle payload])
+            return self.detach().copy().requires_grad_()
         return self.copy()
     if kind == "cell":
         c = _new_cell(tuple(self.shape))
