@@ -181,6 +181,9 @@ bool is_full_integer_index(const std::vector<index_item>& items, int64_t rank) {
 
 void index_put(const tensor& target, const std::vector<index_item>& items, const tensor& value) {
     ISTHMUS_CHECK(value.defined(), value_error, "index_put: the value is undefined");
+    // a value that requires grad would reach the target without its graph: refused while
+    // recording, as every in-place op is (docs/autograd.md)
+    autograd::check_inplace("subscript assignment", target, &value);
     put_parsed(target, parse_subscript(target, items), value);
 }
 
