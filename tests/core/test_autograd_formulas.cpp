@@ -193,7 +193,11 @@ TEST_CASE("autograd: matmul in every rank combination matches finite differences
         {{3, 4}, {4, 2}}, {{4}, {4, 2}},       {{3, 4}, {4}},
         {{4}, {4}},       {{2, 3, 4}, {4, 5}}, {{2, 1, 3, 4}, {3, 4, 2}}};
     unsigned seed = 40;
-    for (const auto& [sa, sb] : cases) {
+    for (const auto& shapes : cases) {
+        // named references, not a structured binding: INFO captures them, and clang refuses to
+        // capture structured bindings under -fopenmp (the sanitizer build)
+        const shape_t& sa = shapes.first;
+        const shape_t& sb = shapes.second;
         const tensor a = uniform64(sa, -1, 1, seed++), b = uniform64(sb, -1, 1, seed++);
         INFO("shapes " << shape_str(sa) << " @ " << shape_str(sb));
         check_function(
