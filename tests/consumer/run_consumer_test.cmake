@@ -94,8 +94,14 @@ assert str(inspect.signature(q.parallel_do)) == "(dims, /, *args)", inspect.sign
 print("installed isthmus", q.__version__, "imports from", pathlib.Path(q.__file__).parent)
 ]=])
     file(WRITE "${WORK_DIR}/check_python.py" "${_check}")
+    # PYTHON_PRELOAD: the ASan runtime in the sanitizer build, whose installed package is the
+    # instrumented library (See Note [Python under ASan])
+    set(_preload)
+    if(PYTHON_PRELOAD)
+      set(_preload "LD_PRELOAD=${PYTHON_PRELOAD}" "ASAN_OPTIONS=detect_leaks=0" "PYTHONMALLOC=malloc")
+    endif()
     run_step("import the installed Python package"
-      "${CMAKE_COMMAND}" -E env --unset=PYTHONHOME "PYTHONPATH=${_pydir}"
+      "${CMAKE_COMMAND}" -E env --unset=PYTHONHOME "PYTHONPATH=${_pydir}" ${_preload}
       "${PYTHON_EXECUTABLE}" -s "${WORK_DIR}/check_python.py" "${_prefix}")
     message("${_step_output}")
   endif()
