@@ -55,6 +55,9 @@ CANNOT_RUN_FILES = {
         "runs the documentation's snippets in fresh interpreters and compiles its C++ programs "
         "against the normal build's library; its Dask and Ray page starts clusters (as "
         "test_scale_out.py); the code the snippets reach runs under ASan in the other tests",
+    "tests/python/test_stub_typing.py":
+        "runs mypy, a pure-Python type checker, over the stub and small source texts: no native "
+        "isthmus code runs, and mypy under the preloaded ASan runtime only costs CI time",
 }
 
 
