@@ -140,7 +140,7 @@ void bind_module_creation(py::module_& m) {
         "eye",
         [](py::handle n_arg, py::handle m_arg, py::handle k_arg, py::handle dt) {
             require_init("eye");
-            // Sizes past int64 get the same typed message as every other size (issue 13, 9).
+            // Sizes past int64 get the same typed message as every other size.
             const int64_t n = int64_from_py(n_arg, "eye", "N");
             std::optional<int64_t> mcols;
             if (!m_arg.is_none()) mcols = int64_from_py(m_arg, "eye", "M");

@@ -1,5 +1,6 @@
 // Tests for the core's memory-safety rules: checked sizes, slice lengths, read-only broadcast
-// views, cycle-free cells and exact number conversion (issue 13's reproducers in C++).
+// views, cycle-free cells and exact number conversion (regression reproducers of memory-safety
+// faults, in C++).
 #include "fake_resource.hpp"
 
 #include <isthmus/error.hpp>

@@ -1,4 +1,4 @@
-# Regression reproducers of issue 13 (memory safety): each once crashed, read or wrote out of
+# Regression reproducers of memory-safety faults: each once crashed, read or wrote out of
 # bounds, or answered differently from NumPy; now each raises a typed error or matches NumPy.
 import gc
 import sys

@@ -154,7 +154,7 @@ def test_lock_transitions_and_eviction(device):
         q.init("cpu")
 
 
-# ---- every dtype and the ops added to the GPU (issue 7, item 4) ----
+# ---- every dtype and the ops added to the GPU ----
 
 INT_OPS = ["floor_divide", "mod", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
            "right_shift", "logical_xor", "maximum", "less_equal"]

@@ -1,6 +1,6 @@
 """Indexing against NumPy: qvalue __getitem__ / __setitem__ follow NumPy 2's rules exactly.
 
-Explicit regression tests, one per form that once differed (issue 13). The seeded differential
+Explicit regression tests, one per form that once differed. The seeded differential
 test against NumPy is test_indexing_differential.py; the hypothesis-driven fuzzer under
 tests/fuzz/python covers the same ground with shrinking.
 """
@@ -274,7 +274,7 @@ def test_setitem_broadcasts_the_value():
 
 def test_advanced_setitem_value_with_extra_dimensions():
     """NumPy reshapes a value of more dimensions than an index-array result to its trailing
-    dimensions; that holds for leading 1s and for empty values (fuzz finding, issue 13)."""
+    dimensions; that holds for leading 1s and for empty values (a fuzz finding)."""
     A, qA = np.zeros((0, 0), np.int64), q.zeros((0, 0), dtype="int64")
     for shape in [(0, 0, 1), (3, 0, 0), (1, 0, 0), (0, 1), (0,)]:
         A[[]] = np.empty(shape)

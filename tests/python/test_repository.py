@@ -1,6 +1,8 @@
 """The repository holds source, docs and small test data only: no tracked file over 1 MB
-(downloaded packages, wheels and build outputs stay out of git), fuzz corpora excepted."""
+(downloaded packages, wheels and build outputs stay out of git), fuzz corpora excepted; and no
+words of how the project is developed in its text."""
 import pathlib
+import re
 import shutil
 import subprocess
 
@@ -37,3 +39,42 @@ def test_no_packages_or_build_outputs_tracked():
     suffixes = (".whl", ".so", ".o", ".a", ".pyc", ".tar.gz")
     bad = [rel for rel in tracked_files() if rel.endswith(suffixes)]
     assert not bad, f"packages or build outputs tracked: {bad}"
+
+
+# Words of how the project is developed, not of what it is: a source document is named for what
+# it is ("the PyQuasar manual"), and history (which change fixed what) lives in git.
+INTERNAL_WORDS = [
+    (re.compile(r"\bthe seed's\b", re.IGNORECASE),
+     "name the document (the PyQuasar manual, the Quadrants docs, ...)"),
+    (re.compile(r"\bissues? \d+\b|\(issue\b", re.IGNORECASE), "history lives in git"),
+]
+
+
+def test_no_internal_words_in_tracked_text():
+    bad = []
+    for rel in tracked_files():
+        path = ROOT / rel
+        if (rel.startswith(EXEMPT) or rel == "tests/python/test_repository.py"  # its samples
+                or not path.is_file() or path.stat().st_size > LIMIT):
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        for lineno, line in enumerate(text.splitlines(), 1):
+            for pattern, fix in INTERNAL_WORDS:
+                if pattern.search(line):
+                    bad.append(f"{rel}:{lineno}: {line.strip()[:80]} ({fix})")
+    assert not bad, "internal words:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("line,flagged", [
+    ("the seed's LOCK_* constants", True),
+    ("the PyQuasar manual's LOCK_* constants", False),
+    ("Regression reproducers of issue 13", True),
+    ("(issue 7, item 4)", True),
+    ("starting from the seed corpora in tests/fuzz/corpus/", False),
+    ("Philox keyed by the seed, counter = element index", False),
+])
+def test_the_internal_word_patterns(line, flagged):
+    assert any(p.search(line) for p, _ in INTERNAL_WORDS) == flagged

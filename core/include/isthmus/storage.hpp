@@ -17,7 +17,7 @@
 
 namespace isthmus {
 
-/// How a lock will use the memory. The values match the seed's LOCK_* constants.
+/// How a lock will use the memory. The values match the PyQuasar manual's LOCK_* constants.
 enum class lock_mode : int { read = 1, write = 2, readwrite = 3 };
 inline constexpr lock_mode LOCK_READ = lock_mode::read;
 inline constexpr lock_mode LOCK_WRITE = lock_mode::write;

@@ -75,8 +75,8 @@ public:
     template <typename T>
     T cast() const;
 
-    /// `with`, in two calls (the seed's enter/exit): calls type(obj).__enter__(obj) and returns
-    /// its result; exit() calls __exit__(None, None, None). Prefer `isthmus::with` or
+    /// `with`, in two calls (the PyQuasar manual's enter/exit): calls type(obj).__enter__(obj) and
+    /// returns its result; exit() calls __exit__(None, None, None). Prefer `isthmus::with` or
     /// `with_guard`, which also pass exceptions.
     pyvalue enter() const;
     void exit() const;
