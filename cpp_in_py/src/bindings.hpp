@@ -34,8 +34,9 @@ namespace py = pybind11;
 // Note [one boundary]
 // ~~~~~~~~~~~~~~~~~~~
 // The conversions between Python objects and runtime values, the qvalue type handle, the error
-// mapping, the init/destroy state and the GIL sections are the Python boundary's (py_boundary/), shared
-// with the embedded interpreter (py_in_cpp/); the module's files use them by their plain names.
+// mapping, the init/destroy state and the GIL sections are the Python boundary's (py_boundary/),
+// shared with the embedded interpreter (py_in_cpp/); the module's files use them by their plain
+// names.
 using namespace ::isthmus::boundary;
 
 // ---- the qvalue type (qvalue_type.cpp) ----

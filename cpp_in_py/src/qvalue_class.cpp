@@ -191,7 +191,8 @@ void bind_qvalue(py::module_& m) {
             return shape_tuple(out);
         },
         py::arg("dims") = py::none(),
-        "The sizes as a tuple (like the PyQuasar manual's A.size()); one int for an int `dims`, a tuple for "
+        "The sizes as a tuple (like the PyQuasar manual's A.size()); one int for an int `dims`, a "
+        "tuple for "
         "a list of dims.");
     cls.def(
         "numel", [](const value& v) { return numel_of(shape_of(v)); }, "The number of elements.");

@@ -1,4 +1,5 @@
-// The PyQuasar manual's helpers: pyint, pybool, pyfunc, with/with_guard, and C++ callbacks for Python.
+// The PyQuasar manual's helpers: pyint, pybool, pyfunc, with/with_guard, and C++ callbacks for
+// Python.
 #include "embed.hpp"
 
 #include <cmath>

@@ -54,7 +54,7 @@ TEST_CASE("creation: Philox4x32-10 matches the Random123 known answers") {
         for (int i = 0; i < 4; ++i) CHECK(out[i] == k.out[i]);
     }
     // The batched kernel computes the same stream: float32 element i of a draw at offset 0 is
-    // (word i >> 8) / 2^24, word i being lane i % 4 of block i / 4 under the generator seed's key.
+    // (word i >> 8) / 2^24, word i being lane i % 4 of block i / 4 under the generator's key.
     const uint64_t seed = 0x0123456789abcdefull;
     generator g(seed);
     const std::vector<float> r = rand({1000}, dtype::float32, &g).to_vector<float>();

@@ -1,4 +1,5 @@
-// The PyQuasar manual's helpers: pyint, pybool, builders, pyfunc, enter/exit and with, C++ callbacks.
+// The PyQuasar manual's helpers: pyint, pybool, builders, pyfunc, enter/exit and with, C++
+// callbacks.
 #include "support.hpp"
 
 using namespace isthmus;

@@ -44,9 +44,9 @@ def test_no_packages_or_build_outputs_tracked():
 # Words of how the project is developed, not of what it is: a source document is named for what
 # it is ("the PyQuasar manual"), and history (which change fixed what) lives in git.
 INTERNAL_WORDS = [
-    (re.compile(r"\bthe seed's\b", re.IGNORECASE),
+    (re.compile(r"\bthe s[e]ed's\b", re.IGNORECASE),
      "name the document (the PyQuasar manual, the Quadrants docs, ...)"),
-    (re.compile(r"\bissues? \d+\b|\(issue\b", re.IGNORECASE), "history lives in git"),
+    (re.compile(r"\bi[s]sues? \d+\b|\(i[s]sue\b", re.IGNORECASE), "history lives in git"),
 ]
 
 
@@ -54,8 +54,7 @@ def test_no_internal_words_in_tracked_text():
     bad = []
     for rel in tracked_files():
         path = ROOT / rel
-        if (rel.startswith(EXEMPT) or rel == "tests/python/test_repository.py"  # its samples
-                or not path.is_file() or path.stat().st_size > LIMIT):
+        if rel.startswith(EXEMPT) or not path.is_file() or path.stat().st_size > LIMIT:
             continue
         try:
             text = path.read_text(encoding="utf-8")
@@ -69,10 +68,10 @@ def test_no_internal_words_in_tracked_text():
 
 
 @pytest.mark.parametrize("line,flagged", [
-    ("the seed's LOCK_* constants", True),
+    ("the " + "se" + "ed's LOCK_* constants", True),
     ("the PyQuasar manual's LOCK_* constants", False),
-    ("Regression reproducers of issue 13", True),
-    ("(issue 7, item 4)", True),
+    ("Regression reproducers of " + "is" + "sue 13", True),
+    ("(" + "is" + "sue 7, item 4)", True),
     ("starting from the seed corpora in tests/fuzz/corpus/", False),
     ("Philox keyed by the seed, counter = element index", False),
 ])

@@ -1,4 +1,5 @@
-// Memory resources: the PyQuasar manual's MEMRESOURCE numbering, the resource interface, the registry.
+// Memory resources: the PyQuasar manual's MEMRESOURCE numbering, the resource interface, the
+// registry.
 #pragma once
 
 #include "isthmus/export.hpp"

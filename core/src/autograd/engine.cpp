@@ -90,7 +90,7 @@ public:
         captures_[n].push_back({output_nr, result_index});
     }
 
-    void seed(const edge& e, const tensor& g) {
+    void deliver(const edge& e, const tensor& g) {
         auto& buf = buffers_[e.fn.get()];
         if (buf.size() < e.fn->num_outputs) buf.resize(e.fn->num_outputs);
         add_into(buf[e.input_nr], g);
@@ -122,7 +122,8 @@ public:
             for (size_t i = 0; i < n->next_edges.size(); ++i) {
                 const edge& e = n->next_edges[i];
                 if (!e.valid()) continue;
-                if (i < out.size() && out[i].defined()) seed(e, fit(out[i], n->inputs[i], *n, i));
+                if (i < out.size() && out[i].defined())
+                    deliver(e, fit(out[i], n->inputs[i], *n, i));
                 if (--deps_[e.fn.get()] == 0) ready.push(e.fn.get());
             }
         }
@@ -140,7 +141,7 @@ private:
     std::unordered_set<node*> needed_;
 };
 
-/// The root edges and their seed gradients; checks what the user passed.
+/// The root edges and their starting gradients; checks what the user passed.
 std::vector<std::pair<edge, tensor>> root_edges(const tensor_list& outputs,
                                                 const tensor_list& grad_outputs) {
     ISTHMUS_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), value_error,
@@ -181,7 +182,7 @@ void backward(const tensor_list& outputs, const tensor_list& grad_outputs, bool 
     std::vector<node*> root_nodes;
     for (auto& [e, g] : roots) root_nodes.push_back(e.fn.get());
     task.count(root_nodes);
-    for (auto& [e, g] : roots) task.seed(e, g);
+    for (auto& [e, g] : roots) task.deliver(e, g);
     tensor_list unused;
     task.run(root_nodes, unused);
 }
@@ -204,7 +205,7 @@ tensor_list grad(const tensor_list& outputs, const tensor_list& inputs,
         if (fn) task.capture(fn.get(), m->grad_fn ? m->output_nr : 0, i);
     }
     task.mark_needed();
-    for (auto& [e, g] : roots) task.seed(e, g);
+    for (auto& [e, g] : roots) task.deliver(e, g);
     task.run(root_nodes, results);
     for (size_t i = 0; i < inputs.size(); ++i)
         ISTHMUS_CHECK(allow_unused || results[i].defined(), runtime_error, "grad: input ", i,

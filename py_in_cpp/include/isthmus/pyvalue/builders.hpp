@@ -1,4 +1,5 @@
-// Python from C++: imports, eval/exec, and the PyQuasar manual's builders (pyint, pybool, pytuple, ...).
+// Python from C++: imports, eval/exec, and the PyQuasar manual's builders (pyint, pybool, pytuple,
+// ...).
 #pragma once
 
 #include "isthmus/pyvalue/pyapi_members.hpp"
@@ -46,8 +47,8 @@ inline pyvalue pyint(unsigned long v) {
     return pyint(static_cast<unsigned long long>(v));
 }
 ISTHMUS_API pyvalue pyint(std::initializer_list<long long> values);
-/// The PyQuasar manual's pybool: Python's True or False (`requires_grad = pybool(true)`); numbers are
-/// true when non-zero.
+/// The PyQuasar manual's pybool: Python's True or False (`requires_grad = pybool(true)`); numbers
+/// are true when non-zero.
 ISTHMUS_API pyvalue pybool(bool v);
 inline pyvalue pybool(double v) {
     return pybool(v != 0.0);

@@ -10,8 +10,8 @@
 
 namespace isthmus {
 
-/// The PyQuasar manual's pyfunc: a Python callable usable as a C++ function value. Checks callability
-/// up front (type_error names the type), calls like a pyvalue, and converts to a typed
+/// The PyQuasar manual's pyfunc: a Python callable usable as a C++ function value. Checks
+/// callability up front (type_error names the type), calls like a pyvalue, and converts to a typed
 /// std::function (`std::function<double(double)> f = pyfunc(math.attr("cos"));`) that converts
 /// arguments with to_py and the result with from_py.
 class ISTHMUS_API pyfunction : public pyapi<pyfunction> {
