@@ -1,0 +1,100 @@
+// The CUDA toolchain a plugin build uses: where nvcc is, which architectures, their -gencode flags.
+#include "cuda_toolchain.hpp"
+
+#include "compile_cache.hpp"
+#include "isthmus/error.hpp"
+#include "isthmus/plugins.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+
+namespace isthmus::plugins {
+
+namespace fs = std::filesystem;
+
+bool executable(const std::string& p) {
+    std::error_code ec;
+    return !p.empty() && fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+}
+
+// Finds nvcc: $ISTHMUS_NVCC, else $CUDACXX (when set, only that one is tried), else
+// $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, /usr/local/cuda/bin/nvcc, nvcc on PATH. Throws
+// compile_error naming every place it looked.
+std::string find_nvcc(const std::string& what) {
+    std::string looked;
+    auto note = [&](const std::string& where, const std::string& why) {
+        looked += "\n  " + where + ": " + why;
+    };
+    for (const char* var : {"ISTHMUS_NVCC", "CUDACXX"}) {
+        const char* v = std::getenv(var);
+        if (!v || !*v) {
+            note(std::string("$") + var, "not set");
+            continue;
+        }
+        const std::string found = find_in_path(v);
+        if (executable(found)) return found;
+        note(std::string("$") + var + "=" + v, "not an executable file");
+        throw compile_error(what + ": the CUDA compiler named by $" + var + " (" + v +
+                                ") was not found",
+                            "looked at:" + looked);
+    }
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+        const char* v = std::getenv(var);
+        if (!v || !*v) {
+            note(std::string("$") + var + "/bin/nvcc", "not set");
+            continue;
+        }
+        const std::string p = (fs::path(v) / "bin" / "nvcc").string();
+        if (executable(p)) return p;
+        note(p, "not found");
+    }
+    if (executable("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
+    note("/usr/local/cuda/bin/nvcc", "not found");
+    const std::string on_path = find_in_path("nvcc");
+    if (executable(on_path)) return on_path;
+    note("nvcc on $PATH", "not found");
+    throw compile_error(what + ": no CUDA compiler (nvcc) found; install the CUDA toolkit or set "
+                               "$ISTHMUS_NVCC",
+                        "looked at:" + looked);
+}
+
+// The architectures to build for, from $ISTHMUS_CUDA_ARCH ("90", "80;90", "80,90", "sm_90").
+std::vector<std::string> cuda_archs(const std::string& what) {
+    const char* env = std::getenv("ISTHMUS_CUDA_ARCH");
+    std::string spec = env && *env ? env : "90";
+    for (char& c : spec)
+        if (c == ';' || c == ',') c = ' ';
+    std::vector<std::string> archs;
+    for (std::string a : split_words(spec)) {
+        if (a.rfind("sm_", 0) == 0 || a.rfind("compute_", 0) == 0) a = a.substr(a.find('_') + 1);
+        const bool digits =
+            !a.empty() && a.size() <= 4 && std::all_of(a.begin(), a.end(), [](char c) {
+                return std::isdigit(static_cast<unsigned char>(c)) || c == 'a';
+            });
+        ISTHMUS_CHECK(
+            digits, value_error, what,
+            ": $ISTHMUS_CUDA_ARCH must list architectures such as \"90\" or \"80;90\", got \"",
+            env ? env : "", "\"");
+        archs.push_back(a);
+    }
+    ISTHMUS_CHECK(!archs.empty(), value_error, what, ": $ISTHMUS_CUDA_ARCH lists no architecture");
+    return archs;
+}
+
+// -gencode flags: SASS for each architecture, PTX for the last.
+std::vector<std::string> gencode_flags(const std::vector<std::string>& archs) {
+    std::vector<std::string> f;
+    for (const auto& a : archs) {
+        f.push_back("-gencode");
+        f.push_back("arch=compute_" + a + ",code=sm_" + a);
+    }
+    f.push_back("-gencode");
+    f.push_back("arch=compute_" + archs.back() + ",code=compute_" + archs.back());
+    return f;
+}
+
+} // namespace isthmus::plugins
