@@ -5,28 +5,15 @@ Rows: a 1k-element a * b + c with recording on and off (the cost of recording, a
 autograd state when nothing requires grad), and one training step (forward, backward, SGD) of
 small MLPs, isthmus beside torch on the same data (float32). Best of 7 runs; not a test.
 """
-import time
-
 import numpy as np
 
 import isthmus as q
+from small_ops_cpu import best_us  # the same clock and method as the small-op table
 
 try:
     import torch
 except ImportError:  # PyTorch is optional: its rows are skipped
     torch = None
-
-
-def best_us(f, inner=2000, reps=7):
-    """Best per-call thread CPU time of f over `reps` runs of `inner` calls, in microseconds."""
-    f()
-    ts = []
-    for _ in range(reps):
-        t0 = time.thread_time()
-        for _ in range(inner):
-            f()
-        ts.append((time.thread_time() - t0) / inner)
-    return min(ts) * 1e6
 
 
 def small_op_rows():

@@ -330,8 +330,8 @@ def _reduce(loss: Any, reduction: str) -> Any:
     raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
-class MSELoss(Module):
-    """The mean (or sum) of (input - target) ** 2."""
+class _Loss(Module):
+    """A loss with torch's `reduction` ('mean', 'sum' or 'none'), checked when it is made."""
 
     def __init__(self, reduction: str = "mean") -> None:
         super().__init__()
@@ -339,15 +339,19 @@ class MSELoss(Module):
             raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
         self.reduction = reduction
 
+    def extra_repr(self) -> str:
+        return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
+
+
+class MSELoss(_Loss):
+    """The mean (or sum) of (input - target) ** 2."""
+
     def forward(self, input: Any, target: Any) -> Any:
         if tuple(input.shape) != tuple(_q.size(target)):
             raise ValueError(f"MSELoss: input shape {tuple(input.shape)} and target shape "
                              f"{tuple(_q.size(target))} differ")
         d = input - target
         return _reduce(d * d, self.reduction)
-
-    def extra_repr(self) -> str:
-        return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
 
 
 def log_softmax(x: Any, dim: int = -1) -> Any:
@@ -357,14 +361,8 @@ def log_softmax(x: Any, dim: int = -1) -> Any:
     return z - _q.log(_q.exp(z).sum(axis=dim, keepdims=True))
 
 
-class CrossEntropyLoss(Module):
+class CrossEntropyLoss(_Loss):
     """Cross entropy of logits (N, C) against class indices (N,) or class probabilities (N, C)."""
-
-    def __init__(self, reduction: str = "mean") -> None:
-        super().__init__()
-        if reduction not in ("mean", "sum", "none"):
-            raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
-        self.reduction = reduction
 
     def forward(self, input: Any, target: Any) -> Any:
         if input.ndim != 2:
