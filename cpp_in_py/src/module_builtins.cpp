@@ -52,25 +52,42 @@ constexpr std::array<fastcall_fn, sizeof...(I)> forwarders(std::index_sequence<I
 }
 constexpr auto g_forwarders = forwarders(std::make_index_sequence<max_module_functions>{});
 
-// The end of the bracketed text that opens at `open` (quotes and nested brackets skipped), or
-// npos.
-size_t closing_bracket(std::string_view s, size_t open) {
+// Walks text that holds quotes and nested brackets one character at a time (the three parsers
+// below share it).
+struct bracket_scan {
     int depth = 0;
     char quote = 0;
-    for (size_t i = open; i < s.size(); ++i) {
+    // Consumes s[i] (and the character an escape protects, advancing i); true when s[i] is plain
+    // text at bracket depth 0, outside quotes.
+    bool top_level(std::string_view s, size_t& i) {
         const char c = s[i];
         if (quote) {
             if (c == '\\')
                 ++i;
             else if (c == quote)
                 quote = 0;
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-        } else if (c == '(' || c == '[' || c == '{') {
-            ++depth;
-        } else if (c == ')' || c == ']' || c == '}') {
-            if (--depth == 0) return i;
+            return false;
         }
+        if (c == '\'' || c == '"')
+            quote = c;
+        else if (c == '(' || c == '[' || c == '{')
+            ++depth;
+        else if (c == ')' || c == ']' || c == '}')
+            --depth;
+        else
+            return depth == 0;
+        return false;
+    }
+};
+
+// The end of the bracketed text that opens at `open` (quotes and nested brackets skipped), or
+// npos.
+size_t closing_bracket(std::string_view s, size_t open) {
+    bracket_scan scan;
+    for (size_t i = open; i < s.size(); ++i) {
+        const bool closes = !scan.quote && (s[i] == ')' || s[i] == ']' || s[i] == '}');
+        scan.top_level(s, i);
+        if (closes && scan.depth == 0) return i;
     }
     return std::string_view::npos;
 }
@@ -79,23 +96,10 @@ size_t closing_bracket(std::string_view s, size_t open) {
 // the commas outside brackets and quotes.
 std::vector<std::string_view> split_parameters(std::string_view inside) {
     std::vector<std::string_view> out;
-    int depth = 0;
-    char quote = 0;
+    bracket_scan scan;
     size_t start = 0;
     for (size_t i = 0; i < inside.size(); ++i) {
-        const char c = inside[i];
-        if (quote) {
-            if (c == '\\')
-                ++i;
-            else if (c == quote)
-                quote = 0;
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-        } else if (c == '(' || c == '[' || c == '{') {
-            ++depth;
-        } else if (c == ')' || c == ']' || c == '}') {
-            --depth;
-        } else if (c == ',' && depth == 0) {
+        if (scan.top_level(inside, i) && inside[i] == ',') {
             out.push_back(inside.substr(start, i - start));
             start = i + 1;
         }
@@ -119,22 +123,9 @@ std::string text_parameter(std::string_view p) {
     std::string out(trimmed(p.substr(0, colon)));
     // The default follows the first " = " outside brackets and quotes of the annotation.
     std::string_view rest = p.substr(colon + 1);
-    int depth = 0;
-    char quote = 0;
+    bracket_scan scan;
     for (size_t i = 0; i + 2 < rest.size(); ++i) {
-        const char c = rest[i];
-        if (quote) {
-            if (c == '\\')
-                ++i;
-            else if (c == quote)
-                quote = 0;
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-        } else if (c == '(' || c == '[' || c == '{') {
-            ++depth;
-        } else if (c == ')' || c == ']' || c == '}') {
-            --depth;
-        } else if (depth == 0 && rest.substr(i, 3) == " = ") {
+        if (scan.top_level(rest, i) && rest.substr(i, 3) == " = ") {
             out += "=";
             out += trimmed(rest.substr(i + 3));
             break;
