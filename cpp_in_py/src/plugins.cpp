@@ -177,7 +177,7 @@ py::object result_to_py(const value& v) {
         const cell& c = v.as_cell();
         py::tuple t(c.items.size());
         for (size_t i = 0; i < c.items.size(); ++i) t[i] = result_to_py(c.items[i]);
-        return std::move(t);
+        return t;
     }
     case value_kind::none:
         return py::none();

@@ -1,17 +1,13 @@
 // Calling into plugins: functions (overload resolution), object types, and parallel_do.
 #include "call_context.hpp"
+#include "cpu_launch.hpp"
 
 #include "isthmus/cuda.hpp"
 #include "isthmus/interrupt.hpp"
-#include "isthmus/openmp_region.hpp"
 #include "isthmus/schedule.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cctype>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -252,8 +248,8 @@ std::string kernel::to_string() const {
 // The iteration space is flattened in C order and cut into contiguous blocks, several per OpenMP
 // thread (dynamic schedule, for uneven bodies); each block is one call of the kernel's launcher,
 // which loops over its positions with the body inlined. The host never calls per element. Small
-// spaces (below k_serial_cutoff positions) run as one block on the calling thread. The first error
-// stops the remaining blocks.
+// launches (by the body's measured cost, Note [CPU launch plan]) run on the calling thread. The
+// first error stops the remaining blocks.
 void parallel_do(const shape_t& dims, std::span<const value> args, const kernel& k) {
     const isthmus_kernel* ak = k.abi();
     const std::string& nm = k.name();
@@ -356,75 +352,9 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
         if (ctx.failed()) ctx.rethrow(nm + ": ");
         return;
     }
-    // Note [interruptible launches]
-    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-    // The OpenMP threads take blocks of the range in turn from a shared cursor; between blocks
-    // each thread checks the launch's interrupt_check, and the calling thread polls the host, so
-    // a Ctrl-C stops a long kernel after the blocks under way (Note [interrupting long
-    // operations]). Block sizes follow the body: they start at k_min_block positions and double
-    // while a block takes under a millisecond, up to k_max_block (and to a quarter of a thread's
-    // share, so every thread gets work), and halve again when one takes over 20 ms. A
-    // memory-bound body so runs in blocks of 65536, where the per-block costs (the cursor, the
-    // launcher's argument checks and conversions) are near 1% (saxpy over 10M float32 2.85 ->
-    // 2.2-2.4 ms on two threads against fixed blocks of 4096), and a slow body in blocks of
-    // 4096 or less time, so a stop still arrives within about one small block. A block's size
-    // changes which thread runs a position, never its result. A kernel of fewer than
-    // k_serial_cutoff items runs as one call.
-    constexpr int64_t k_serial_cutoff = 4096;
-    constexpr int64_t k_min_block = 4096;
-    constexpr int64_t k_max_block = int64_t{1} << 16;
-    const int threads = omp_get_max_threads();
+    // See Note [CPU launch plan].
     interrupt_check ic;
-    if (total < k_serial_cutoff) {
-        isthmus_range r = base;
-        r.begin = 0;
-        r.end = total;
-        if (ak->launch_cpu(ak, &ctx.base, &r, vals.data(), n) != 0 && !ctx.failed())
-            ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
-    } else {
-        using clock = std::chrono::steady_clock;
-        const int64_t cap =
-            std::clamp<int64_t>(total / (int64_t{threads} * 4), k_min_block, k_max_block);
-        std::atomic<int64_t> cursor{0};
-        std::atomic<int64_t> size{k_min_block};
-        std::atomic<bool> stop{false};
-        auto work = [&] {
-            while (!stop.load(std::memory_order_relaxed) && !ic.stop()) {
-                const int64_t s = size.load(std::memory_order_relaxed);
-                int64_t b = cursor.load(std::memory_order_relaxed);
-                do {
-                    if (b >= total) return;
-                } while (!cursor.compare_exchange_weak(b, b + std::min(s, total - b),
-                                                       std::memory_order_relaxed));
-                isthmus_range r = base;
-                r.begin = b;
-                r.end = b + std::min(s, total - b);
-                const clock::time_point t0 = clock::now();
-                if (ak->launch_cpu(ak, &ctx.base, &r, vals.data(), n) != 0) {
-                    if (!ctx.failed())
-                        ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
-                    stop.store(true, std::memory_order_relaxed);
-                    return;
-                }
-                const clock::duration took = clock::now() - t0;
-                int64_t expected = s;
-                if (took < std::chrono::milliseconds(1) && s < cap)
-                    size.compare_exchange_strong(expected, std::min(cap, 2 * s),
-                                                 std::memory_order_relaxed);
-                else if (took > std::chrono::milliseconds(20) && s > k_min_block)
-                    size.compare_exchange_strong(expected, std::max(k_min_block, s / 2),
-                                                 std::memory_order_relaxed);
-            }
-        };
-        if (threads > 1) {
-            openmp_region([&] {
-#pragma omp parallel num_threads(threads)
-                work();
-            });
-        } else {
-            work();
-        }
-    }
+    detail::launch_cpu_blocks(ak, ctx, base, total, vals.data(), n, k.cpu_cost_hint(), ic);
     if (ctx.failed()) ctx.rethrow(nm + ": ");
     ic.raise_if_stopped(nm.c_str());
 }

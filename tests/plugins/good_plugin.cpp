@@ -175,6 +175,12 @@ ISTHMUS_PLUGIN(good_plugin, m) {
              [](ip::view<const double, 1, ip::access::mirror> x, ip::view<double, 1> y, int64_t s,
                 int64_t i) { y(i) = x(i + s); },
              {"x", "y", "shift"});
+    // The same, declaring that x is read within 13 of the position (Note [stencil interiors]).
+    m.kernel("shift_mirror_stencil",
+             [](ip::view<const double, 1, ip::access::mirror> x, ip::view<double, 1> y, int64_t s,
+                int64_t i) { y(i) = x(i + s); },
+             {"x", "y", "shift"})
+        .stencil({"x"}, 13);
     m.kernel("shift_checked",
              [](ip::view<const double, 1, ip::access::checked> x, ip::view<double, 1> y, int64_t s,
                 int64_t i) { y(i) = x(i + s); },

@@ -66,6 +66,32 @@ TEST_CASE("access modifiers: clamped, circular, mirror, checked") {
     }
 }
 
+TEST_CASE("a stencil's interior skips the map and gives the mapped values") {
+    auto lib = pl::load(GOOD_PLUGIN);
+    auto k = lib->get_kernel("shift_mirror_stencil");
+    CHECK(k->abi()->params[0].flags ==
+          (ISTHMUS_PARAM_READ | ISTHMUS_PARAM_AT_POSITION | (13u << ISTHMUS_PARAM_STENCIL_SHIFT)));
+    for (int64_t n : {1, 6, 27, 28, 300}) {
+        const tensor x = random_doubles({n}, 5);
+        const auto xv = x.to_vector<double>();
+        for (int64_t shift : {-13, -5, 0, 1, 13}) {
+            tensor y = tensor::empty({n}, dtype::float64, isthmus::MEMRESOURCE_CPU);
+            const value args[] = {x, y, value(shift)};
+            pl::parallel_do({n}, args, *k);
+            const auto yv = y.to_vector<double>();
+            for (int64_t i = 0; i < n; ++i) CHECK(yv[i] == xv[mirror_ref(i + shift, n)]);
+        }
+    }
+    // a shift beyond the radius lands outside in the interior: checked mode names the cause
+    const tensor x = random_doubles({64}, 6);
+    tensor y = tensor::empty({64}, dtype::float64, isthmus::MEMRESOURCE_CPU);
+    const value args[] = {x, y, value(int64_t{60})};
+    pl::checked_scope on;
+    CHECK_THROWS_AS(pl::parallel_do({64}, args, *k), isthmus::index_error);
+    CHECK(contains(error_of([&] { pl::parallel_do({64}, args, *k); }),
+                   "the kernel reads further from the position than its .stencil radius says"));
+}
+
 TEST_CASE("a 'checked access out of bounds comes back as index_error with the kernel's message") {
     auto lib = pl::load(GOOD_PLUGIN);
     for (int64_t n : {int64_t{5}, int64_t{100000}}) { // serial and multi-threaded paths

@@ -43,6 +43,13 @@ public:
     /// dimensions cover the iteration space (ISTHMUS_PARAM_AT_POSITION; Note [kernel shape
     /// rules] in plugins/src/host.cpp). Throws for a name that is no tensor parameter.
     kernel_def& at_position(std::initializer_list<std::string_view> params);
+    /// Declares that the body reads these arguments only within `radius` elements of the
+    /// position along their leading dimensions (a 3x3 blur: 1), and indexes them at the
+    /// position (at_position). The CPU launcher then skips their 'clamped, 'circular or 'mirror
+    /// map where every read is inside, the interior, which vectorises like an unmodified view
+    /// (Note [stencil interiors]); checked mode raises index_error for a read that breaks the
+    /// declaration. Throws for a name that is no tensor parameter or a radius outside 1..255.
+    kernel_def& stencil(std::initializer_list<std::string_view> params, int radius);
 
 private:
     plugin::module& m_;

@@ -299,6 +299,15 @@ typedef enum isthmus_param_kind {
  * plugins/src/host.cpp). Hosts that predate the flag ignore it.
  */
 #define ISTHMUS_PARAM_AT_POSITION 4u
+/**
+ * Kernels only, with ISTHMUS_PARAM_AT_POSITION: bits 8-15 hold a stencil radius r (1 to 255; 0:
+ * none declared): the body reads this tensor only within r elements of the position along each
+ * of its leading pos_ndim dimensions. The author layer's CPU launcher then skips the tensor's
+ * 'clamped, 'circular or 'mirror map at the positions at least r from every edge (Note [stencil
+ * interiors] in isthmus/plugin/device.hpp). Hosts that predate the field ignore it.
+ */
+#define ISTHMUS_PARAM_STENCIL_SHIFT 8
+#define ISTHMUS_PARAM_STENCIL_MASK 0xff00u
 
 /** One parameter of a function, method or kernel. */
 typedef struct isthmus_param {

@@ -8,6 +8,7 @@
 #include "isthmus/value.hpp"
 
 #include <array>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <span>
@@ -138,11 +139,15 @@ public:
     std::string signature() const { return k_->signature; }
     const isthmus_kernel* abi() const noexcept { return k_; }
     const std::shared_ptr<const library>& owner() const noexcept { return lib_; }
+    /// What one position of the body cost on one CPU thread in the last launch (nanoseconds; 0
+    /// before the first), which parallel_do plans the next launch with (Note [CPU launch plan]).
+    std::atomic<float>& cpu_cost_hint() const noexcept { return cost_hint_; }
 
 private:
     std::shared_ptr<const library> lib_;
     const isthmus_kernel* k_;
     std::string name_;
+    mutable std::atomic<float> cost_hint_{0.0f};
 };
 
 /// An instance of a plugin object type; destroyed through the plugin when the last reference

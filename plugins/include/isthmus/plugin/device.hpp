@@ -156,6 +156,27 @@ namespace detail {
 /// kernels in normal mode compile to the loop they had before the flag existed
 /// (docs/plugins.md has the measurements). Were the loop to read the views from memory whose
 /// address escaped, it would lose vectorisation (a 60x slowdown measured on a scale kernel).
+/// Note [stencil interiors]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~
+/// A 'clamped, 'circular or 'mirror view maps every index, which costs little in itself but
+/// hides from the compiler that neighbouring positions read neighbouring elements: a 3x3 blur's
+/// nine reads become scalar loads (or gathers) where an unmodified view's become vector loads,
+/// about 15x apart on an AVX-512 machine. The mapping changes nothing for an index inside the
+/// tensor, so where every read is inside, it can be skipped. The launcher cannot see where a
+/// body reads; the kernel says it: `.stencil({"x"}, r)` (ISTHMUS_PARAM_STENCIL in the ABI)
+/// declares that the body reads x only within r elements of the position along its leading
+/// dimensions. The CPU launcher then cuts each run of positions into the edges and the
+/// interior, the positions at least r from every edge of every declared view, and runs the
+/// interior on copies whose interior_dims() (tag bits 1-3, a constant in that loop, like the
+/// checked bit) take indices as they are: the body compiles to the loop over plain strided
+/// memory. The declaration only says where reads stay; a read beyond it in the interior that
+/// still lands inside the tensor reads what the mapping would have given. Only one that lands
+/// outside would differ, undefined behaviour in normal mode like an unchecked view's; checked
+/// mode keeps the split and checks those reads, raising index_error that names the declaration
+/// (k_access_stencil). Only kernels whose every mapping view declares a radius take the split;
+/// the GPU launcher maps every index (its threads do not run along rows).
+inline constexpr int k_access_stencil = 8; // or-ed into the modifier code of an access error
+
 template <access A>
 ISTHMUS_HD inline bool map_index(int64_t i, int64_t n, bool checked_mode, int64_t& j) {
     if constexpr (A == access::unchecked) {
@@ -174,7 +195,8 @@ ISTHMUS_HD inline bool map_index(int64_t i, int64_t n, bool checked_mode, int64_
             return false;
         }
         if constexpr (A == access::clamped) {
-            j = i < 0 ? 0 : (i >= n ? n - 1 : i);
+            j = i < n ? i : n - 1; // (two selects, no branch: the loop stays straight)
+            j = j < 0 ? 0 : j;
         } else if constexpr (A == access::circular) {
             const int64_t r = i % n;
             j = r < 0 ? r + n : r;
@@ -331,33 +353,46 @@ private:
     friend struct detail::view_binding;
 
     /// The address of the element at `ii` after the access modifier (Note [view checks]).
+    /// The leading dimensions that take an index as it is, in a stencil's interior (See Note
+    /// [stencil interiors]); 0 elsewhere.
+    ISTHMUS_HD int interior_dims() const {
+        return static_cast<int>((tag_ >> 1) & 7);
+    }
     ISTHMUS_HD T* at(const int64_t* ii) const {
         int64_t off = 0;
         for (int d = 0; d < N; ++d) {
             int64_t j;
-            if (!detail::map_index<A>(ii[d], shape_[d], (tag_ & 1) != 0, j)) return failed(ii, d);
+            if (d < interior_dims()) {
+                j = ii[d];
+                if (ISTHMUS_UNLIKELY((tag_ & 1) != 0) &&
+                    static_cast<uint64_t>(j) >= static_cast<uint64_t>(shape_[d]))
+                    return failed(ii, d, detail::k_access_stencil);
+            } else if (!detail::map_index<A>(ii[d], shape_[d], (tag_ & 1) != 0, j)) {
+                return failed(ii, d, 0);
+            }
             off += j * strides_[d];
         }
         return data_ + off;
     }
-    ISTHMUS_HD T* failed(const int64_t* ii, int d) const {
+    ISTHMUS_HD T* failed(const int64_t* ii, int d, int how) const {
 #if defined(__CUDA_ARCH__)
-        detail::record_device_failure(static_cast<int>(A), d, ii, shape_, N,
-                                      static_cast<int>((tag_ >> 1) - 1));
+        detail::record_device_failure(static_cast<int>(A) | how, d, ii, shape_, N,
+                                      static_cast<int>((tag_ >> 4) - 1));
         asm volatile("exit;"); // the thread stops here: nothing more is read or written
         return reinterpret_cast<T*>(detail::g_device_scratch); // (not reached)
 #else
-        detail::throw_access_error(static_cast<int>(A), d, ii, shape_, N,
-                                   static_cast<int>((tag_ >> 1) - 1));
+        detail::throw_access_error(static_cast<int>(A) | how, d, ii, shape_, N,
+                                   static_cast<int>((tag_ >> 4) - 1));
 #endif
     }
 
     T* data_ = nullptr;
     int64_t shape_[N > 0 ? N : 1] = {};
     int64_t strides_[N > 0 ? N : 1] = {};
-    // Bit 0: checked mode (Note [view checks]); the rest: the argument position + 1, for
-    // messages (0: not an argument). One 8-byte field, so that a view stays a struct of 8-byte
-    // fields without padding, which compilers split into registers in the kernels' loops.
+    // Bit 0: checked mode (Note [view checks]); bits 1-3: interior_dims(); the rest: the
+    // argument position + 1, for messages (0: not an argument). One 8-byte field, so that a view
+    // stays a struct of 8-byte fields without padding, which compilers split into registers in the
+    // kernels' loops.
     int64_t tag_ = 0;
 };
 
@@ -367,16 +402,41 @@ namespace detail {
 struct view_binding {
     template <typename T, int N, access A>
     ISTHMUS_HD static void bind(view<T, N, A>& v, int32_t arg, bool checked_mode) {
-        v.tag_ = (static_cast<int64_t>(arg) + 1) * 2 + (checked_mode ? 1 : 0);
+        v.tag_ = (static_cast<int64_t>(arg) + 1) * 16 + (checked_mode ? 1 : 0);
     }
     template <typename V>
     ISTHMUS_HD static void bind(V&, int32_t, bool) {}
-    /// A copy of `v` with checked mode a compile-time constant (what the loops run on).
+    /// A copy of `v` with checked mode a compile-time constant and no interior dimensions
+    /// (what the loops run on).
     template <bool Checked, typename V>
     ISTHMUS_HD static V rebound(V v) {
         if constexpr (requires { V::modifier; })
-            v.tag_ = (v.tag_ & ~int64_t{1}) | (Checked ? 1 : 0);
+            v.tag_ = (v.tag_ & ~int64_t{15}) | (Checked ? 1 : 0);
         return v;
+    }
+    /// Whether V is a 'clamped, 'circular or 'mirror view, whose accesses map their indices.
+    template <typename V>
+    ISTHMUS_HD static constexpr bool maps_indices() {
+        if constexpr (requires { V::modifier; })
+            return V::modifier != access::unchecked && V::modifier != access::checked;
+        else
+            return false;
+    }
+    /// `v` in a stencil's interior: its first `dims` dimensions take indices as they are
+    /// (See Note [stencil interiors]); anything but a mapping view is left alone.
+    template <typename V>
+    ISTHMUS_HD static V interior(V v, int dims) {
+        if constexpr (maps_indices<V>())
+            v.tag_ = (v.tag_ & ~int64_t{14}) | (static_cast<int64_t>(dims) << 1);
+        (void)dims;
+        return v;
+    }
+    /// A view's shape along dimension d (anything else: 0).
+    template <typename V>
+    ISTHMUS_HD static int64_t extent(const V& v, int d) {
+        if constexpr (requires { V::modifier; }) return v.shape_[d];
+        (void)v, (void)d;
+        return 0;
     }
     /// Whether `v` (a view of rank 1 or more) steps by one element along its last dimension;
     /// true for anything else. See Note [unit-stride loops].

@@ -62,9 +62,146 @@ template <typename P, typename F, typename... V>
     position_loop<P>(f, r, v...);
 }
 
+// The rank of a kernel's position type: 1 for int64_t, N for ivec<N>.
+template <typename P>
+constexpr int position_rank() {
+    if constexpr (std::is_integral_v<P>)
+        return 1;
+    else
+        return P::size();
+}
+
+// The interior of a stencil launch (See Note [stencil interiors]): the positions p with
+// lo[d] <= p[d] < hi[d] in every dimension d.
+struct interior_box {
+    int64_t lo[4];
+    int64_t hi[4];
+};
+
+// Fills `box` from the declared radii (the kernel's parameters) when every mapping view among
+// `v` declares one; false when some does not or the interior is empty.
+template <int NP, typename... V>
+[[gnu::always_inline]] inline bool stencil_box(interior_box& box, const isthmus_range& r,
+                                               const isthmus_param* params, const V&... v) {
+    for (int d = 0; d < NP; ++d) {
+        box.lo[d] = 0;
+        box.hi[d] = r.dims[d];
+    }
+    bool declared = true;
+    int index = 0;
+    auto one = [&](const auto& view) {
+        using W = std::remove_cvref_t<decltype(view)>;
+        const uint32_t flags = params[index++].flags;
+        if constexpr (view_binding::maps_indices<W>()) {
+            const int64_t rad = (flags & ISTHMUS_PARAM_STENCIL_MASK) >> ISTHMUS_PARAM_STENCIL_SHIFT;
+            if constexpr (W::rank < NP) {
+                declared = false;
+            } else {
+                declared = declared && rad > 0;
+                for (int d = 0; d < NP; ++d) {
+                    box.lo[d] = std::max(box.lo[d], rad);
+                    box.hi[d] = std::min(box.hi[d], view_binding::extent(view, d) - rad);
+                }
+            }
+        }
+    };
+    (one(v), ...);
+    if (!declared) return false;
+    for (int d = 0; d < NP; ++d)
+        if (box.lo[d] >= box.hi[d]) return false;
+    return true;
+}
+
+// Positions [a, b) along the last dimension (pos gives the others), on the views `v`.
+template <typename P, typename F, typename... V>
+[[gnu::always_inline]] inline void span_loop(F& f, P pos, int64_t a, int64_t b, V... v) {
+    if constexpr (std::is_integral_v<P>) {
+        for (int64_t i = a; i < b; ++i) f(v..., static_cast<P>(i));
+    } else {
+        constexpr int N = P::size();
+        pos[N - 1] = static_cast<typename P::value_type>(a);
+        for (int64_t k = a; k < b; ++k) {
+            f(v..., pos);
+            ++pos[N - 1];
+        }
+    }
+}
+
+// position_loop for a stencil (See Note [stencil interiors]): each run along the last dimension
+// is cut into its edges, run by `edge(pos, a, b)` (the views as given), and its interior, run by
+// `inner(pos, a, b)` (the same views with the map skipped).
+template <typename P, typename Edge, typename Inner>
+[[gnu::always_inline]] inline void
+stencil_position_loop(const isthmus_range& r, const interior_box& box, Edge& edge, Inner& inner) {
+    // One call site each for the edges and the interior: three would triple the body's code,
+    // and the cold checked loop would no longer inline it (Note [checked loops are cold]).
+    auto cut = [&](P pos, int64_t c, int64_t e, int64_t lo, int64_t hi) {
+        const int64_t l = std::min(std::max(lo, c), e);
+        const int64_t at[4] = {c, l, std::min(std::max(hi, l), e), e};
+        for (int part = 0; part < 3; ++part) {
+            if (part == 1)
+                inner(pos, at[1], at[2]);
+            else
+                edge(pos, at[part], at[part + 1]);
+        }
+    };
+    if constexpr (std::is_integral_v<P>) {
+        cut(P{}, r.begin, r.end, box.lo[0], box.hi[0]);
+    } else {
+        constexpr int N = P::size();
+        P pos{};
+        position_of(pos, r.begin, r);
+        int64_t i = r.begin;
+        while (i < r.end) {
+            const int64_t c = pos[N - 1];
+            const int64_t e = c + std::min<int64_t>(r.dims[N - 1] - c, r.end - i);
+            bool in = true;
+            for (int d = 0; d < N - 1; ++d) in = in && pos[d] >= box.lo[d] && pos[d] < box.hi[d];
+            cut(pos, c, e, in ? box.lo[N - 1] : e, in ? box.hi[N - 1] : e);
+            i += e - c;
+            pos[N - 1] = 0;
+            for (int d = N - 2; d >= 0; --d) {
+                if (++pos[d] < r.dims[d]) break;
+                pos[d] = 0;
+            }
+        }
+    }
+}
+
 template <bool Checked, typename P, typename F, typename... V>
-[[gnu::always_inline]] inline void run_positions(F& f, const isthmus_range& r, V... v) {
+[[gnu::always_inline]] inline void run_positions(F& f, const isthmus_range& r,
+                                                 const isthmus_param* params, V... v) {
     ((v = view_binding::rebound<Checked>(v)), ...);
+    if constexpr ((view_binding::maps_indices<V>() || ...)) {
+        // See Note [stencil interiors].
+        constexpr int NP = position_rank<P>();
+        interior_box box;
+        if (stencil_box<NP>(box, r, params, v...)) {
+            if constexpr (!Checked) {
+                if ((view_binding::unit_inner(v) && ...) &&
+                    !(view_binding::empty_modifier_view(v) || ...)) {
+                    (view_binding::assume_nonempty(v), ...);
+                    auto edge = [&f, ... e = view_binding::with_unit_inner(v)](P pos, int64_t a,
+                                                                               int64_t b) {
+                        span_loop<P>(f, pos, a, b, e...);
+                    };
+                    auto inner =
+                        [&f, ... w = view_binding::interior(view_binding::with_unit_inner(v), NP)](
+                            P pos, int64_t a, int64_t b) { span_loop<P>(f, pos, a, b, w...); };
+                    stencil_position_loop<P>(r, box, edge, inner);
+                    return;
+                }
+            }
+            auto edge = [&f, v...](P pos, int64_t a, int64_t b) {
+                span_loop<P>(f, pos, a, b, v...);
+            };
+            auto inner = [&f, ... w = view_binding::interior(v, NP)](P pos, int64_t a, int64_t b) {
+                span_loop<P>(f, pos, a, b, w...);
+            };
+            stencil_position_loop<P>(r, box, edge, inner);
+            return;
+        }
+    }
     if constexpr (!Checked) {
         if ((view_binding::unit_inner(v) && ...) &&
             !(view_binding::empty_modifier_view(v) || ...)) {
@@ -77,11 +214,11 @@ template <bool Checked, typename P, typename F, typename... V>
 
 template <bool Checked, typename F, typename Tuple, size_t... I>
 void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
-                 std::index_sequence<I...>) {
+                 const isthmus_param* params, std::index_sequence<I...>) {
     using P = std::remove_cvref_t<std::tuple_element_t<sizeof...(I), Tuple>>;
     auto converted = std::make_tuple(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);
     (view_binding::bind(std::get<I>(converted), static_cast<int32_t>(I), Checked), ...);
-    run_positions<Checked, P>(f, r, std::get<I>(converted)...);
+    run_positions<Checked, P>(f, r, params, std::get<I>(converted)...);
 }
 
 // Note [checked loops are cold]
@@ -90,10 +227,10 @@ void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
 // access, so it never earns -O3's vectoriser, yet it was optimised like the fast loop in every
 // plugin compile: a third of a small kernel's compile. Marked cold, it is optimised for size.
 template <typename F, typename Tuple, size_t... I>
-[[gnu::cold, gnu::noinline]] void checked_kernel_loop(F& f, const isthmus_range& r,
-                                                      const isthmus_value* args,
-                                                      std::index_sequence<I...> is) {
-    kernel_loop<true, F, Tuple>(f, r, args, is);
+[[gnu::cold, gnu::noinline]] void
+checked_kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
+                    const isthmus_param* params, std::index_sequence<I...> is) {
+    kernel_loop<true, F, Tuple>(f, r, args, params, is);
 }
 
 // Note [the fast loop is hot]
@@ -106,10 +243,10 @@ template <typename F, typename Tuple, size_t... I>
 // the loop is the one a hand-written loop over the views compiles to (unit strides vectorise
 // where the body allows). tests/plugins_cpp/test_kernel_codegen.cpp checks the object code.
 template <typename F, typename Tuple, size_t... I>
-[[gnu::hot, gnu::noinline, gnu::flatten]] void fast_kernel_loop(F& f, const isthmus_range& r,
-                                                                const isthmus_value* args,
-                                                                std::index_sequence<I...> is) {
-    kernel_loop<false, F, Tuple>(f, r, args, is);
+[[gnu::hot, gnu::noinline, gnu::flatten]] void
+fast_kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
+                 const isthmus_param* params, std::index_sequence<I...> is) {
+    kernel_loop<false, F, Tuple>(f, r, args, params, is);
 }
 
 /// "the CPU", "cuda:1": a device for messages.
@@ -150,10 +287,11 @@ int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_ra
                                          std::make_index_sequence<n>{});
         F& f = *static_cast<F*>(self->data);
         if (ISTHMUS_UNLIKELY(call_flags(call) & ISTHMUS_CALL_CHECKED))
-            checked_kernel_loop<F, typename tr::args>(f, *range, args,
+            checked_kernel_loop<F, typename tr::args>(f, *range, args, self->params,
                                                       std::make_index_sequence<n>{});
         else
-            fast_kernel_loop<F, typename tr::args>(f, *range, args, std::make_index_sequence<n>{});
+            fast_kernel_loop<F, typename tr::args>(f, *range, args, self->params,
+                                                   std::make_index_sequence<n>{});
         return 0;
     } catch (...) {
         return report(call);

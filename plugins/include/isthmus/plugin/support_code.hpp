@@ -100,8 +100,14 @@ ISTHMUS_PLUGIN_SUPPORT std::string access_message(int modifier, int dim, int64_t
                                                   const int64_t* index, const int64_t* shape,
                                                   int rank, int arg, const char* label) {
     std::string s;
-    if (modifier == static_cast<int>(access::unchecked) ||
-        modifier == static_cast<int>(access::checked))
+    if (modifier & k_access_stencil) // See Note [stencil interiors]
+        s = cat("index ", i, " is out of bounds for dimension ", dim, " with size ", n,
+                " in the interior of a stencil, where the '",
+                access_name(modifier & ~k_access_stencil),
+                " map is skipped: the kernel reads further from the position than its "
+                ".stencil radius says");
+    else if (modifier == static_cast<int>(access::unchecked) ||
+             modifier == static_cast<int>(access::checked))
         s = cat("index ", i, " is out of bounds for dimension ", dim, " with size ", n,
                 modifier == static_cast<int>(access::checked) ? " ('checked access)"
                                                               : " (unchecked view, checked mode)");
@@ -355,17 +361,38 @@ ISTHMUS_PLUGIN_SUPPORT void plugin::module::retarget(const isthmus_type* from,
     for (auto& fx : retargets_) fx(from, to);
 }
 
+namespace detail {
+// The tensor parameter of kernel k named `want`; throws naming `what` (the declaration).
+ISTHMUS_PLUGIN_SUPPORT isthmus_param& tensor_param(const isthmus_kernel& k, std::string_view want,
+                                                   const char* what) {
+    auto* ps = const_cast<isthmus_param*>(k.params);
+    int32_t i = 0;
+    while (i < k.nparams && want != ps[i].name) ++i;
+    if (i == k.nparams || ps[i].kind != ISTHMUS_PARAM_TENSOR)
+        throw value_error(cat("kernel ", k.name, ": ", what, "(\"", std::string(want),
+                              "\"): the kernel has no tensor parameter of that name"));
+    return ps[i];
+}
+} // namespace detail
+
 ISTHMUS_PLUGIN_SUPPORT kernel_def&
 kernel_def::at_position(std::initializer_list<std::string_view> params) {
     const isthmus_kernel& k = m_.kernels_[index_];
-    auto* ps = const_cast<isthmus_param*>(k.params);
+    for (std::string_view want : params)
+        detail::tensor_param(k, want, "at_position").flags |= ISTHMUS_PARAM_AT_POSITION;
+    return *this;
+}
+
+ISTHMUS_PLUGIN_SUPPORT kernel_def&
+kernel_def::stencil(std::initializer_list<std::string_view> params, int radius) {
+    const isthmus_kernel& k = m_.kernels_[index_];
+    if (radius < 1 || radius > 255)
+        throw value_error(
+            detail::cat("kernel ", k.name, ": stencil radius ", radius, " is outside 1..255"));
     for (std::string_view want : params) {
-        int32_t i = 0;
-        while (i < k.nparams && want != ps[i].name) ++i;
-        if (i == k.nparams || ps[i].kind != ISTHMUS_PARAM_TENSOR)
-            throw value_error(detail::cat("kernel ", k.name, ": at_position(\"", std::string(want),
-                                          "\"): the kernel has no tensor parameter of that name"));
-        ps[i].flags |= ISTHMUS_PARAM_AT_POSITION;
+        isthmus_param& p = detail::tensor_param(k, want, "stencil");
+        p.flags = (p.flags & ~ISTHMUS_PARAM_STENCIL_MASK) | ISTHMUS_PARAM_AT_POSITION |
+                  (static_cast<uint32_t>(radius) << ISTHMUS_PARAM_STENCIL_SHIFT);
     }
     return *this;
 }

@@ -1,0 +1,146 @@
+// parallel_do on the CPU: the launch plan (serial or parallel, block sizes) from the body's
+// measured cost, and the interruptible block loop of the OpenMP threads.
+#include "cpu_launch.hpp"
+
+#include "isthmus/openmp_region.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace isthmus::plugins::detail {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+// Note [CPU launch plan]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// How many positions go into one call of a kernel's CPU launcher, and whether other threads
+// help, depends on what one position costs, which only running the body tells: a saxpy position
+// takes a fraction of a nanosecond, a position that sums a 4096-float row a few microseconds,
+// one that integrates an ODE milliseconds. A fixed serial cutoff or block size is wrong for
+// most of them (with 4096-position blocks, a row sum over 4096 rows ran on one of two threads).
+// So the launch measures:
+//  - Each kernel keeps the last measured cost of a position (nanoseconds on one thread; the
+//    hint). Work estimated under k_serial_ns (hint times positions) runs on the calling
+//    thread: waking the OpenMP team and sharing a cursor would cost more than it saves. A
+//    launch over 1,000 saxpy positions is one launcher call and two clock reads.
+//  - Without a hint, or when the hint says the launch is small, the calling thread probes:
+//    blocks of 16, 32, ... positions, timed, until the launch is done or the measured cost says
+//    the rest is worth the other threads. The probe's blocks are the launch's own positions,
+//    not a rehearsal: nothing runs twice.
+//  - The rest is shared: blocks sized to take about k_block_ns each (and at most a quarter of
+//    a thread's share, so every thread gets work at once), between 1 and k_max_block
+//    positions; each block's time adjusts the next ones' size and the hint (Note
+//    [interruptible launches]).
+// The hint is a plan, never a result: which thread runs a position, and in how many calls,
+// does not change what a position computes. A wrong hint (an earlier launch over much larger or
+// smaller arguments) costs a serial probe step or an early parallel start, and is corrected by
+// the launch that finds it wrong. Arguments are converted once per launcher call: at blocks of
+// k_block_ns that is under a thousandth of the time.
+constexpr double k_serial_ns = 20'000.0;
+constexpr double k_block_ns = 250'000.0;
+constexpr double k_block_too_long_ns = 20'000'000.0;
+constexpr int64_t k_first_probe = 16;
+constexpr int64_t k_max_block = int64_t{1} << 16;
+
+double ns_since(clock::time_point t0) {
+    return std::chrono::duration<double, std::nano>(clock::now() - t0).count();
+}
+
+int64_t positions_for(double ns, double per_position, int64_t lo, int64_t hi) {
+    lo = std::min(lo, hi);
+    const double n = ns / std::max(per_position, 1e-3);
+    return std::clamp<int64_t>(n >= static_cast<double>(hi) ? hi : static_cast<int64_t>(n), lo, hi);
+}
+
+} // namespace
+
+void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus_range& base,
+                       int64_t total, const isthmus_value* vals, int32_t nvals,
+                       std::atomic<float>& cost_hint, interrupt_check& ic) {
+    // One launcher call over [b, e); false after a failure (recorded in ctx).
+    auto run = [&](int64_t b, int64_t e) {
+        isthmus_range r = base;
+        r.begin = b;
+        r.end = e;
+        if (k->launch_cpu(k, &ctx.base, &r, vals, nvals) == 0) return true;
+        if (!ctx.failed()) ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
+        return false;
+    };
+    const int threads = omp_get_max_threads();
+    const double hint = cost_hint.load(std::memory_order_relaxed);
+    int64_t done = 0;
+    double per = hint;
+
+    // The calling thread alone: a small launch whole, else a probe (See Note [CPU launch plan]).
+    if (threads == 1 || hint <= 0 || hint * static_cast<double>(total) <= k_serial_ns) {
+        int64_t step = hint > 0 ? positions_for(k_serial_ns, hint, k_first_probe, total)
+                                : std::min(k_first_probe, total);
+        double spent = 0;
+        while (done < total) {
+            const int64_t e = done + std::min(step, total - done);
+            const clock::time_point t0 = clock::now();
+            if (!run(done, e)) return;
+            spent += ns_since(t0);
+            done = e;
+            per = spent / static_cast<double>(done);
+            if (done == total || ic.stop()) break;
+            if (threads > 1 && per * static_cast<double>(total - done) > k_serial_ns) break;
+            // Alone, blocks of about k_block_ns keep a Ctrl-C prompt (Note [interruptible
+            // launches]); still probing, the step doubles.
+            step = threads == 1 ? positions_for(k_block_ns, per, 1, k_max_block) : 2 * step;
+        }
+        if (spent > 0) cost_hint.store(static_cast<float>(per), std::memory_order_relaxed);
+        if (done == total || ic.stopped()) return;
+    }
+
+    // Note [interruptible launches]
+    // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    // The OpenMP threads take blocks of the range in turn from a shared cursor; between blocks
+    // each thread checks the launch's interrupt_check, and the calling thread polls the host, so
+    // a Ctrl-C stops a long kernel after the blocks under way (Note [interrupting long
+    // operations]). Blocks start at the size the launch plan chose (Note [CPU launch plan]) and
+    // follow the body: a block that took under a quarter of k_block_ns doubles the next ones (up
+    // to the cap), one over 20 ms halves them (down to one position), so a stop arrives within
+    // about one block of a slow body, and a memory-bound body runs in blocks of 65536 positions,
+    // where the per-block costs (the cursor, the launcher's argument conversions) are near 1%.
+    const int64_t rest = total - done;
+    const int64_t cap = std::clamp<int64_t>(rest / (int64_t{threads} * 4), int64_t{1}, k_max_block);
+    std::atomic<int64_t> cursor{done};
+    std::atomic<int64_t> size{positions_for(k_block_ns, per, 1, cap)};
+    std::atomic<bool> stop{false};
+    auto work = [&] {
+        while (!stop.load(std::memory_order_relaxed) && !ic.stop()) {
+            const int64_t s = size.load(std::memory_order_relaxed);
+            int64_t b = cursor.load(std::memory_order_relaxed);
+            do {
+                if (b >= total) return;
+            } while (!cursor.compare_exchange_weak(b, b + std::min(s, total - b),
+                                                   std::memory_order_relaxed));
+            const int64_t e = b + std::min(s, total - b);
+            const clock::time_point t0 = clock::now();
+            if (!run(b, e)) {
+                stop.store(true, std::memory_order_relaxed);
+                return;
+            }
+            const double took = ns_since(t0);
+            cost_hint.store(static_cast<float>(took / static_cast<double>(e - b)),
+                            std::memory_order_relaxed);
+            int64_t expected = s;
+            if (took < k_block_ns / 4 && s < cap)
+                size.compare_exchange_strong(expected, std::min(cap, 2 * s),
+                                             std::memory_order_relaxed);
+            else if (took > k_block_too_long_ns && s > 1)
+                size.compare_exchange_strong(expected, s / 2, std::memory_order_relaxed);
+        }
+    };
+    openmp_region([&] {
+#pragma omp parallel num_threads(threads)
+        work();
+    });
+}
+
+} // namespace isthmus::plugins::detail
