@@ -38,7 +38,8 @@ BENCH_KERNELS = r"""
                  y(p[0], p[1]) = s / 9.0f;
              },
              {"x", "y"})
-        .at_position({"x", "y"});
+        .at_position({"y"})
+        .stencil({"x"}, 1);
     m.kernel("bk_row_sum",
              [](ip::view<const float, 2> x, ip::view<float, 1> out, int64_t i) {
                  const int64_t n = x.size(1);

@@ -24,13 +24,18 @@ using clock = std::chrono::steady_clock;
 // most of them (with 4096-position blocks, a row sum over 4096 rows ran on one of two threads).
 // So the launch measures:
 //  - Each kernel keeps the last measured cost of a position (nanoseconds on one thread; the
-//    hint). Work estimated under k_serial_ns (hint times positions) runs on the calling
-//    thread: waking the OpenMP team and sharing a cursor would cost more than it saves. A
-//    launch over 1,000 saxpy positions is one launcher call and two clock reads.
-//  - Without a hint, or when the hint says the launch is small, the calling thread probes:
-//    blocks of 16, 32, ... positions, timed, until the launch is done or the measured cost says
-//    the rest is worth the other threads. The probe's blocks are the launch's own positions,
-//    not a rehearsal: nothing runs twice.
+//    hint). Work measured to take under k_serial_ns runs on the calling thread: waking the
+//    OpenMP team and sharing a cursor would cost more than it saves. A launch over 1,000 saxpy
+//    positions is two launcher calls and four clock reads.
+//  - Without a hint, or when the hint says the launch is small, the calling thread probes: it
+//    runs a first block (16 positions, or with a hint an eighth of the launch on two threads),
+//    timed, then either the rest in one call, when this launch's own measurement says the rest
+//    is small, or hands the rest to the threads. The hint alone never decides that a launch is
+//    small: a cheap launch's hint must not serialise the next one over costlier arguments.
+//    Against such a hint a second block confirms a slow first one (a page fault or a
+//    preemption is no reason to wake the team, whose spinning threads then compete with the
+//    caller on a small machine). The probe's blocks are the launch's own positions, not a
+//    rehearsal: nothing runs twice.
 //  - The rest is shared: blocks sized to take about k_block_ns each (and at most a quarter of
 //    a thread's share, so every thread gets work at once), between 1 and k_max_block
 //    positions; each block's time adjusts the next ones' size and the hint (Note
@@ -75,11 +80,15 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
     int64_t done = 0;
     double per = hint;
 
-    // The calling thread alone: a small launch whole, else a probe (See Note [CPU launch plan]).
+    // The calling thread alone: a small launch, or a probe (See Note [CPU launch plan]).
     if (threads == 1 || hint <= 0 || hint * static_cast<double>(total) <= k_serial_ns) {
-        int64_t step = hint > 0 ? positions_for(k_serial_ns, hint, k_first_probe, total)
-                                : std::min(k_first_probe, total);
+        int64_t step = std::min(k_first_probe, total);
+        if (threads == 1 && hint > 0)
+            step = positions_for(k_block_ns, hint, 1, k_max_block);
+        else if (hint > 0)
+            step = std::min(total, std::max(k_first_probe, total / (int64_t{threads} * 4)));
         double spent = 0;
+        bool confirmed = false;
         while (done < total) {
             const int64_t e = done + std::min(step, total - done);
             const clock::time_point t0 = clock::now();
@@ -88,10 +97,16 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
             done = e;
             per = spent / static_cast<double>(done);
             if (done == total || ic.stop()) break;
-            if (threads > 1 && per * static_cast<double>(total - done) > k_serial_ns) break;
+            if (threads > 1 && per * static_cast<double>(total - done) > k_serial_ns) {
+                // Against a hint that said small, one slow block may be noise (a page fault,
+                // a preemption): a second one confirms before the threads wake.
+                if (!(hint > 0 && !confirmed)) break;
+                confirmed = true;
+                continue;
+            }
             // Alone, blocks of about k_block_ns keep a Ctrl-C prompt (Note [interruptible
-            // launches]); still probing, the step doubles.
-            step = threads == 1 ? positions_for(k_block_ns, per, 1, k_max_block) : 2 * step;
+            // launches]); with threads, the rest is measured to be small: one call.
+            step = threads == 1 ? positions_for(k_block_ns, per, 1, k_max_block) : total - done;
         }
         if (spent > 0) cost_hint.store(static_cast<float>(per), std::memory_order_relaxed);
         if (done == total || ic.stopped()) return;
