@@ -1,6 +1,8 @@
 // Helpers shared by the core test suites: random tensors, value extraction, error messages.
 #pragma once
 
+#include "error_text.hpp"
+
 #include <doctest/doctest.h>
 #include <isthmus/memory.hpp>
 #include <isthmus/storage.hpp>
@@ -28,20 +30,6 @@ inline isthmus::tensor random_tensor(const isthmus::shape_t& shape, isthmus::dty
 /// The elements in C order as doubles.
 inline std::vector<double> values(const isthmus::tensor& t) {
     return t.to(isthmus::dtype::float64).to_vector<double>();
-}
-
-/// Runs `f` and returns the message of what it threw, or "<no error>".
-inline std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
-
-inline bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
 }
 
 /// Restores the OpenMP thread count when a test that changes it ends.

@@ -1,6 +1,8 @@
 // Helpers for the plugin host suite: error messages, random tensors.
 #pragma once
 
+#include "error_text.hpp"
+
 #include <doctest/doctest.h>
 #include <isthmus/tensor.hpp>
 
@@ -8,20 +10,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-/// Runs `f` and returns the message of what it threw, or "<no error>".
-inline std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
-
-inline bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
-}
 
 /// A float64 tensor of uniform random values in [-1, 1).
 inline isthmus::tensor random_doubles(const isthmus::shape_t& shape, unsigned seed) {

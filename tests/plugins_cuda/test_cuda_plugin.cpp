@@ -1,6 +1,8 @@
 // A plugin compiled by nvcc (tests/plugins/cuda_plugin.cu): its CPU launchers against references
 // everywhere, and on a GPU the same kernels on device data against the CPU results.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "error_text.hpp"
+
 #include <doctest/doctest.h>
 
 #include <isthmus/cuda.hpp>
@@ -20,19 +22,6 @@ namespace pl = isthmus::plugins;
 using namespace isthmus;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
-}
 
 template <typename T>
 tensor random_tensor(const shape_t& shape, unsigned seed) {

@@ -1,6 +1,8 @@
 // Helpers shared by the embedded-Python suites: error capture, optional modules, references.
 #pragma once
 
+#include "error_text.hpp"
+
 #include <doctest/doctest.h>
 #include <isthmus/py.hpp>
 
@@ -17,20 +19,6 @@ inline isthmus::python_error python_error_of(const std::function<void()>& f) {
     }
     FAIL("expected an isthmus::python_error");
     throw std::logic_error("unreachable");
-}
-
-/// The message of what `f` threw, or "<no error>".
-inline std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
-
-inline bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
 }
 
 /// True when `name` imports; prints a skip message otherwise (tests then return early).

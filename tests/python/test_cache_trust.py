@@ -21,6 +21,7 @@ import pytest
 from isthmus import cache as qc
 
 from conftest import PACKAGE_PARENT
+from plugin_compilers import cxx_is_gcc
 
 NAME = "trust_probe"
 SOURCE = ('ISTHMUS_PLUGIN(trust_probe, m) {{\n'
@@ -28,9 +29,8 @@ SOURCE = ('ISTHMUS_PLUGIN(trust_probe, m) {{\n'
 OURS, FOREIGN = 3, 100  # trust_f(2.0): 6.0 from our library, 200.0 from the foreign one
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
-needs_gcc = pytest.mark.skipif(
-    "clang" in os.environ.get("CXX", "") or shutil.which(os.environ.get("CXX", "g++")) is None,
-    reason="the precompiled header is built for GCC only")
+needs_gcc = pytest.mark.skipif(not cxx_is_gcc(),
+                               reason="the precompiled header is built for GCC only")
 
 
 def compile_in_fresh_process(cache, k=OURS, prelude="", pch=True):

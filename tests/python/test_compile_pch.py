@@ -11,6 +11,7 @@ import textwrap
 import pytest
 
 import isthmus as q
+from plugin_compilers import cxx_is_gcc
 from isthmus import cache as qcache
 
 from conftest import PACKAGE_PARENT
@@ -21,9 +22,8 @@ ISTHMUS_PLUGIN({name}, m) {{
 }}
 """
 
-needs_gcc = pytest.mark.skipif(
-    "clang" in os.environ.get("CXX", "") or shutil.which(os.environ.get("CXX", "g++")) is None,
-    reason="the precompiled header is built for GCC only")
+needs_gcc = pytest.mark.skipif(not cxx_is_gcc(),
+                               reason="the precompiled header is built for GCC only")
 
 
 @pytest.fixture

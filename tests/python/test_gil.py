@@ -16,9 +16,11 @@ def test_two_threads_are_inside_native_code_at_once():
     def work():
         try:
             start.wait()
-            for _ in range(40):
+            for _ in range(40):  # until the overlap is seen (seconds under ASan otherwise)
                 (a * 2.0).sum()
                 a.sum()
+                if q._native_stats()["max_active"] >= 2:
+                    break
         except Exception as e:  # pragma: no cover - reported below
             errors.append(e)
 
@@ -30,7 +32,7 @@ def test_two_threads_are_inside_native_code_at_once():
         t.join()
     stats = q._native_stats()
     assert not errors
-    assert stats["entered"] >= 2 * 40 * 3
+    assert stats["entered"] >= 2 * 3
     assert stats["max_active"] >= 2, stats
     assert stats["active"] == 0
 

@@ -58,9 +58,11 @@ def clean_env():
 # ~~~~~~~~~~~~~~~~~~~~
 # This test checks the packaging (layout, stubs, BLAS, NumPy 1, install layouts); the code it
 # packages is the code the rest of the suite tests, built optimised. So the wheel here is built
-# without CUDA (the CUDA sources compile in the build under test) and without optimisation (-O0, no
-# debug info): the optimised build took 460 s of the CI's 2 cores, most of it in the optimiser on
-# the kernels' templates. It is built once, with this Python's scikit-build-core (no isolated
+# without CUDA (the CUDA sources compile in the build under test), without optimisation (-O0, no
+# debug info: the optimised build took 460 s of the CI's 2 cores, most of it in the optimiser on
+# the kernels' templates) and without the prebuilt plugin layer (60 MB that every install layout
+# below would copy again; the build under test prebuilds it, tests/python/test_compile_prebuilt.py
+# checks it). It is built once, with this Python's scikit-build-core (no isolated
 # build environment to download), and its CMake build folder lives in the build folder under test
 # (wheel-build/), so a second run rebuilds only what changed.
 def build_wheel(dist):
@@ -68,6 +70,7 @@ def build_wheel(dist):
     env = clean_env()
     env.update(CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2),
                CMAKE_ARGS=(env.get("CMAKE_ARGS", "") + " -DISTHMUS_CUDA=OFF"
+                           " -DISTHMUS_PREBUILT_PLUGIN_LAYER=OFF"
                            " -DCMAKE_C_FLAGS_DEBUG=-O0 -DCMAKE_CXX_FLAGS_DEBUG=-O0").strip())
     run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
          "--config-settings=cmake.build-type=Debug",

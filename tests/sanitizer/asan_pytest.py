@@ -11,11 +11,13 @@ import pytest
 # Why torch.compile's inductor backend cannot run here (tests/python/test_examples.py uses
 # aot_eager for the same reason).
 INDUCTOR = ("inductor compiles the C++ it generates with $CXX, which scripts/sanitize sets to "
-            "the instrumented plugin compiler command (a command with flags, which inductor "
-            "cannot run); the custom ops run under ASan with the eager and aot_eager backends")
+            "the instrumented plugin compiler (tests/sanitizer/cxx), whose objects inductor's "
+            "own subprocesses cannot load; the custom ops run under ASan with the eager and "
+            "aot_eager backends")
 
 # test id (path relative to the repository root, "::", the test name with its parameters, or
-# without them for every parametrisation) -> why it cannot run under ASan.
+# without them for every parametrisation; in RUN_IN_THE_NORMAL_SUITE also a whole file) -> why it
+# cannot run under ASan.
 CANNOT_RUN = {
     "tests/python/test_bad_input_regressions.py::test_too_big_cell_raises":
         "asks for a 96 TiB cell to get MemoryError from std::bad_alloc; ASan's operator new "
@@ -40,6 +42,15 @@ RUN_IN_THE_NORMAL_SUITE = {
     "tests/python/test_compile_nvrtc.py::test_nvrtc_kernels_run_on_the_cpu_and_the_gpu":
         NVRTC_ELSEWHERE,
     "tests/python/test_compile_nvrtc.py::test_flags_reach_both_passes": NVRTC_ELSEWHERE,
+    "tests/python/test_compile_notice.py":
+        "checks where the compile notice is printed or logged in fresh processes (nine plugin "
+        "compiles); the notice's native code runs under ASan in every other compile",
+    "tests/python/test_plugin_signatures.py::test_stubgen_python_dash_m_and_mypy":
+        "runs mypy (pure Python) over a generated stub; the stub generator's native calls run "
+        "under ASan in the other tests of the file",
+    "tests/python/test_edit_loop.py::test_a_parameter_name_list_of_the_wrong_length_is_refused":
+        "two compiles of plugins that fail to define themselves; that path runs under ASan in "
+        "test_plugin_checks.py::test_a_plugin_that_fails_to_define_itself_is_refused",
     "tests/python/test_examples.py::test_mapping_layer_gradcheck_and_training":
         "trains a torch model for seconds under ASan; the plugin custom ops and autograd it "
         "uses run under ASan in test_torch_ops.py",
@@ -66,6 +77,7 @@ def pytest_collection_modifyitems(config, items):
         key = item.nodeid.split("[", 1)[0]
         reason = (CANNOT_RUN.get(item.nodeid) or CANNOT_RUN.get(key)
                   or CANNOT_RUN_FILES.get(key.split("::", 1)[0])
-                  or RUN_IN_THE_NORMAL_SUITE.get(key))
+                  or RUN_IN_THE_NORMAL_SUITE.get(key)
+                  or RUN_IN_THE_NORMAL_SUITE.get(key.split("::", 1)[0]))
         if reason:
             item.add_marker(pytest.mark.skip(reason="under ASan: " + reason))

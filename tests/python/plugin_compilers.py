@@ -1,0 +1,20 @@
+"""Which C++ compiler compile_string runs in these tests ($CXX, default g++), asked once."""
+import functools
+import os
+import shutil
+import subprocess
+
+
+@functools.cache
+def cxx_is_gcc():
+    """True when $CXX (default g++) is GCC, for whose compiles alone the precompiled author layer
+    is built; $CXX may be a wrapper script (the sanitizer gate's tests/sanitizer/cxx runs clang)."""
+    cmd = os.environ.get("CXX", "g++").split()
+    if not cmd or shutil.which(cmd[0]) is None:
+        return False
+    try:
+        out = subprocess.run(cmd + ["--version"], capture_output=True, text=True,
+                             timeout=60).stdout.lower()
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "clang" not in out and ("gcc" in out or "free software foundation" in out)

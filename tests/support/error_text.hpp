@@ -1,0 +1,22 @@
+// What a C++ test suite asks of an error: the message a call threw, and whether a text holds a
+// part.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <string>
+
+/// Runs `f` and returns the message of what it threw, or "<no error>".
+inline std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "<no error>";
+}
+
+/// Whether `s` holds `part`.
+inline bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
