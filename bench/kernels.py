@@ -9,15 +9,18 @@ Usage (after a build):
              default: every core. Warp's CPU launches run on the calling thread; NumPy's ufuncs
              are single-threaded.
 --only NAME  run the kernels whose name contains NAME (repeatable): saxpy, color_temperature,
-             box_blur, row_sum, launch
+             box_blur, row_sum, row_sum_fast_math, launch
 
 Kernels (each library runs the same math; user kernels write into outputs allocated once):
   saxpy              y = a*x + 1 over 10M float32
   color_temperature  examples/color_temperature.py's kernel over a 2048x2048x3 float32 image
                      (temp = 1: the image blended towards the "hot" colour)
-  box_blur           3x3 box blur with clamped edges over a 2048x2048 float32 image
+  box_blur           3x3 box blur with clamped edges over a 2048x2048 float32 image (isthmus
+                     declares the stencil: .stencil({"x"}, 1))
   row_sum            one position per row of a 4096x4096 float32 matrix, a float32 loop over
                      its columns (the other libraries' kernels accumulate in float32 too)
+  row_sum_fast_math  the same compiled with fast math (isthmus flags=["-ffast-math"], Numba
+                     fastmath=True, Quadrants' default), which vectorises the running sum
   launch             saxpy over 1,000 float32: the cost of one launch, timed as loops of launches
 
 Each kernel has two rows: NumPy arrays in and out, and torch CPU tensors passed straight in
@@ -54,7 +57,7 @@ import numpy as np  # noqa: E402
 import isthmus as q  # noqa: E402
 from kernels_cases import (kernel_box_blur, kernel_color_temperature,  # noqa: E402
                            kernel_row_sum, kernel_saxpy)
-from kernels_sources import ISTHMUS_SRC, LIBS, PEERS_HINT, peers, peer_versions  # noqa: E402
+from kernels_sources import FAST_MATH_SRC, ISTHMUS_SRC, LIBS, PEERS_HINT, peers, peer_versions  # noqa: E402
 from kernels_sources import load_numba, load_quadrants, load_warp  # noqa: E402
 
 try:
@@ -236,6 +239,7 @@ def main():
     t0 = time.perf_counter()
     q.compile_string("bench_kernels", ISTHMUS_SRC)
     t_compile = time.perf_counter() - t0
+    q.compile_string("bench_kernels_fast_math", FAST_MATH_SRC, flags=["-ffast-math"])
 
     print(f"machine: {cpu_model()}, {cores()} cores, SIMD: {simd_flags()}; "
           f"Python {platform.python_version()}")
@@ -251,6 +255,7 @@ def main():
                 ("color_temperature", lambda: kernel_color_temperature(b, 2048, 2048)),
                 ("box_blur", lambda: kernel_box_blur(b, 2048, 2048)),
                 ("row_sum", lambda: kernel_row_sum(b, 4096, 4096)),
+                ("row_sum_fast_math", lambda: kernel_row_sum(b, 4096, 4096, fast_math=True)),
                 ("launch", lambda: kernel_saxpy(b, 1000, "launch: saxpy 1k, per call",
                                                 launches=200))]
     todo = [(n, f) for n, f in sections if b.wanted(n)]

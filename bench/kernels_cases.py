@@ -185,14 +185,18 @@ def kernel_box_blur(b, h, w):
              {"isthmus": isthmus_k, **peer_kernels("box_blur", (h, w)), "numpy": numpy_k})
 
 
-def kernel_row_sum(b, r, c):
+def kernel_row_sum(b, r, c, fast_math=False):
     rng = np.random.default_rng(4)
     x = rng.random((r, c), dtype=np.float32)
     ref = x.sum(axis=1, dtype=np.float64).astype(np.float32)
+    kernel = q.bk_row_sum_fast if fast_math else q.bk_row_sum
 
     def isthmus_k(ins, out, mode):
         xx = ins[0]
-        return lambda: q.parallel_do(r, xx, out, q.bk_row_sum)
+        return lambda: q.parallel_do(r, xx, out, kernel)
+    peers_of = peer_kernels("row_sum_fast" if fast_math else "row_sum", r)
+    if fast_math:  # Quadrants compiles with fast math anyway; Warp has no such switch
+        peers_of = {"numba": peers_of["numba"], "quadrants": peer_kernels("row_sum", r)["quadrants"]}
 
     def numpy_k(ins, out, mode):
         xx = ins[0]
@@ -201,6 +205,6 @@ def kernel_row_sum(b, r, c):
         return lambda: np.sum(xx, axis=1, out=out)
 
     # A float32 running sum of 4096 values in [0, 1) is off by up to ~1e-4 relative.
-    run_case(b, f"row_sum {r}x{c}", [x], lambda: np.full(r, np.nan, np.float32), ref,
-             close(1e-3),
-             {"isthmus": isthmus_k, **peer_kernels("row_sum", r), "numpy": numpy_k})
+    run_case(b, f"row_sum {r}x{c}" + (", fast math" if fast_math else ""), [x],
+             lambda: np.full(r, np.nan, np.float32), ref, close(1e-3),
+             {"isthmus": isthmus_k, **peers_of, "numpy": numpy_k})

@@ -51,6 +51,13 @@ BENCH_KERNELS = r"""
         .at_position({"x", "out"});
 """
 
+# The row sum again, for the fast-math row: compiled with flags=["-ffast-math"] (an opt-in in
+# isthmus and Numba, Quadrants' default), which lets the compiler reassociate the running sum.
+FAST_MATH_SRC = """
+namespace ip = isthmus::plugin;
+ISTHMUS_PLUGIN(bench_kernels_fast_math, m) {""" + BENCH_KERNELS[BENCH_KERNELS.index(
+    '    m.kernel("bk_row_sum"'):].replace("bk_row_sum", "bk_row_sum_fast") + "}\n"
+
 _EXAMPLE_PLUGIN = "ISTHMUS_PLUGIN(color_temperature, m) {"
 _example_src = _example_kernel_src()
 assert _EXAMPLE_PLUGIN in _example_src, "examples/color_temperature.py's plugin line changed"
@@ -108,8 +115,16 @@ def load_numba():
                 s += x[i, j]
             out[i] = s
 
+    @njit(parallel=True, cache=True, fastmath=True)
+    def row_sum_fast(x, out):
+        for i in prange(x.shape[0]):
+            s = f32(0.0)
+            for j in range(x.shape[1]):
+                s += x[i, j]
+            out[i] = s
+
     ns = argparse.Namespace(mod=numba, saxpy=saxpy, color_temperature=color_temperature,
-                            box_blur=box_blur, row_sum=row_sum)
+                            box_blur=box_blur, row_sum=row_sum, row_sum_fast=row_sum_fast)
     return ns, numba.__version__
 
 

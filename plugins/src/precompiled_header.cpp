@@ -34,9 +34,9 @@ namespace isthmus::plugins {
 // A plugin compile adds `-include isthmus-pch-<key>.hpp` and links the .o: GCC takes the .gch
 // beside the header when the .gch is valid for the compile and otherwise reads the two-line
 // header, so a stale or foreign .gch costs time, never correctness. Only the sizes are checked
-// against the .meta on each compile (hashing 70 MB would cost what the header saves). The pair
+// against the .meta on each compile (hashing 60 MB would cost what the header saves). The pair
 // is built by the second cold compile with a key, not the first: building it takes about as long
-// as a plugin's compile and 70 MB, which a one-off compile into a fresh cache (a CI job, a
+// as a plugin's compile and 60 MB, which a one-off compile into a fresh cache (a CI job, a
 // test's temporary cache) never earns back, while the second compile marks a user iterating on
 // a kernel. Clang names and finds precompiled headers differently and gets none, as does any
 // compiler that does not say it is GCC; those compile the layer inline, as a CMake-built plugin

@@ -11,6 +11,7 @@
 
 #include <pybind11/numpy.h>
 
+#include <bit>
 #include <memory>
 #include <vector>
 
@@ -71,7 +72,9 @@ constexpr int np_writeable = py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
 
 tensor tensor_from_array(py::handle obj, copy_policy policy, std::optional<dtype> dt) {
     auto arr = py::reinterpret_borrow<py::array>(obj);
-    py::object np_dt = arr.attr("dtype");
+    // The descriptor and its fields are read from NumPy's structs, not through attributes: this
+    // runs for every array argument of every call (a kernel launch's largest fixed cost).
+    const py::dtype np_dt = arr.dtype();
     const dtype src_dt = dtype_from_numpy(np_dt);
     const dtype dst_dt = dt.value_or(src_dt);
     const auto isz = static_cast<int64_t>(arr.itemsize());
@@ -85,7 +88,10 @@ tensor tensor_from_array(py::handle obj, copy_policy policy, std::optional<dtype
         strides[i] = s / isz;
     }
     const int flags = py::detail::array_proxy(arr.ptr())->flags;
-    const bool native = np_dt.attr("isnative").cast<bool>();
+    // '=' native, '|' not applicable (one byte), '<' or '>' explicit (See Note [wrapping rules]).
+    const char order = np_dt.byteorder();
+    const bool native = order == '=' || order == '|' ||
+                        order == (std::endian::native == std::endian::big ? '>' : '<');
     const bool aligned = (flags & np_aligned) != 0;
     const bool writeable = (flags & np_writeable) != 0;
 
