@@ -51,6 +51,14 @@ def test_color_temperature_matches_numpy_and_writes_pngs(tmp_path, monkeypatch):
         assert png.startswith(b"\x89PNG\r\n\x1a\n") and b"IEND" in png
 
 
+def test_stencil_blur_declared_and_mapped_agree_with_numpy(tmp_path, monkeypatch):
+    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(tmp_path / "cache"))
+    r = run_example("stencil_blur.py", "67", "131")
+    assert r.returncode == 0, r.stderr
+    assert "67x131 image: max |isthmus - numpy|" in r.stdout
+    assert "stencil_blur: OK" in r.stdout
+
+
 def test_mapping_layer_gradcheck_and_training(tmp_path, monkeypatch):
     import pytest
     pytest.importorskip("torch")
