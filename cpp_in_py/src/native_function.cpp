@@ -211,8 +211,12 @@ void make_function_type(py::module_& m) {
                                   {Py_tp_getset, fn_getset},
                                   {Py_tp_members, fn_members},
                                   {0, nullptr}};
-    static PyType_Spec spec = {"isthmus.native_function", sizeof(native_function_object), 0,
-                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL, slots};
+    // Only wrap_function makes them: without DISALLOW_INSTANTIATION the type inherited
+    // object's tp_new, and q.native_function() (or copy.copy of one) made an object without a
+    // function, which crashed on its first use.
+    static PyType_Spec spec = {
+        "isthmus.native_function", sizeof(native_function_object), 0,
+        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_DISALLOW_INSTANTIATION, slots};
     PyObject* t = PyType_FromSpec(&spec);
     if (!t) throw py::error_already_set();
     g_function_type = reinterpret_cast<PyTypeObject*>(t);

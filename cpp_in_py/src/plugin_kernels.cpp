@@ -116,6 +116,9 @@ void bind_plugin_kernels(py::module_& m) {
                           " runs through parallel_do(dims, args..., kernel), not by a call");
         });
 
+    refuse_python_new(m.attr("native_kernel"),
+                      "kernels come from import_native and compile_string");
+
     py::class_<checked_block>(
         m, "checked",
         "Checked mode for plugin kernels and functions, as a context manager:\n\n"

@@ -77,6 +77,10 @@ void bind_plugin_objects(py::module_& m) {
         .def_property_readonly("type_name",
                                [](const native_object& self) { return self.o->kind(); })
         .def("__repr__", [](const native_object& self) { return self.o->to_string(); });
+    // See Note [runtime-made types refuse __new__].
+    refuse_python_new(m.attr("native_object"),
+                      "objects come from a plugin type's constructor (module.<Type>(...))");
+    refuse_python_new(m.attr("native_event"), "events are attributes of native objects");
 }
 
 } // namespace isthmus::pymod

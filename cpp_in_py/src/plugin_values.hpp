@@ -29,6 +29,9 @@ struct native_event {
 // Defined in plugins.cpp:
 /// A Python int for messages: its digits, or its size when it is too long to print usefully.
 std::string int_text(py::handle h);
+/// Makes `cls` (a type whose instances only the runtime makes) refuse `cls.__new__(cls)`,
+/// naming where its instances come from (Note [runtime-made types refuse __new__]).
+void refuse_python_new(py::handle cls, const char* made_by);
 /// A Python object as the value of a plugin argument for parameter `p` (NULL: unknown; Note
 /// [plugin argument conversion]).
 value arg_value(py::handle h, const isthmus_param* p = nullptr);

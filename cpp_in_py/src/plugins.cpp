@@ -40,6 +40,23 @@ const char* code_name(int32_t code) {
 
 } // namespace
 
+// Note [runtime-made types refuse __new__]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// pybind11 gives a class without a constructor a __new__ that makes an instance whose C++ value
+// was never constructed, and `q.native_kernel.__new__(q.native_kernel)` then crashed at its
+// repr or first use. The types whose instances only the runtime makes (plugin kernels, objects,
+// events) get a __new__ that raises TypeError instead; pybind11 makes the real ones without
+// calling __new__ (it allocates them itself), so nothing else changes. q.native_function, a
+// type of its own, is made non-instantiable by its type flags (native_function.cpp).
+void refuse_python_new(py::handle cls, const char* made_by) {
+    const std::string type_name = py::str(cls.attr("__qualname__")).cast<std::string>();
+    py::cpp_function refuse([type_name, made_by](py::args, py::kwargs) -> py::object {
+        throw py::type_error("cannot create 'isthmus." + type_name + "' instances: " + made_by);
+    });
+    py::setattr(cls, "__new__",
+                py::reinterpret_steal<py::object>(PyStaticMethod_New(refuse.ptr())));
+}
+
 std::string int_text(py::handle h) {
     const auto bits = h.attr("bit_length")().cast<int64_t>();
     if (bits <= 256) return py::str(h).cast<std::string>();

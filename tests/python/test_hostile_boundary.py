@@ -266,3 +266,42 @@ def test_plugin_string_argument_with_a_lone_surrogate(good):
     with pytest.raises(ValueError, match=r"greet: argument 1 \(who\).*lone surrogate"):
         good.greet("a\ud800b")
     assert good.greet("ok") == "hello ok"
+
+
+@pytest.mark.parametrize("make", [
+    lambda: q.native_function(),
+    lambda: q.native_function.__new__(q.native_function),
+    lambda: object.__new__(q.native_function),
+], ids=["call", "dunder_new", "object_new"])
+def test_a_native_function_cannot_be_made_empty(make, good):
+    # Before, the type inherited object's constructor: q.native_function() made an object
+    # without a function, whose repr or call crashed the process.
+    with pytest.raises(TypeError, match=r"cannot create 'isthmus\.native_function' instances|"
+                                        r"is not safe, use isthmus\.native_function\.__new__"):
+        make()
+    f = good.greet
+    import copy
+    for op in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError, match="cannot pickle 'isthmus.native_function' object"):
+            op(f)
+    assert f("ok") == "hello ok"  # the real one is unharmed
+
+
+@pytest.mark.parametrize("name, made_by", [
+    ("native_kernel", "kernels come from import_native and compile_string"),
+    ("native_object", "objects come from a plugin type's constructor"),
+    ("native_event", "events are attributes of native objects"),
+])
+def test_runtime_made_types_refuse_to_be_made_empty(name, made_by, good):
+    # Note [runtime-made types refuse __new__]: cls.__new__(cls) made an instance without its
+    # C++ value, which crashed at its repr.
+    cls = getattr(q, name)
+    for make in (cls, lambda: cls.__new__(cls)):
+        with pytest.raises(TypeError, match=rf"cannot create 'isthmus\.{name}' instances: "
+                                            + made_by.replace("(", r"\(")):
+            make()
+    with pytest.raises(TypeError, match="is not safe"):
+        object.__new__(cls)
+    # the runtime still makes them
+    k = good.axpb
+    assert isinstance(k, q.native_kernel) and "axpb" in repr(k)
