@@ -293,7 +293,7 @@ def test_a_native_function_cannot_be_made_empty(make, good):
     ("native_event", "events are attributes of native objects"),
 ])
 def test_runtime_made_types_refuse_to_be_made_empty(name, made_by, good):
-    # Note [runtime-made types refuse __new__]: cls.__new__(cls) made an instance without its
+    # See Note [runtime-made types refuse __new__]: cls.__new__(cls) made an instance without its
     # C++ value, which crashed at its repr.
     cls = getattr(q, name)
     for make in (cls, lambda: cls.__new__(cls)):
