@@ -59,6 +59,8 @@ qvalue.__array_function__ = numpy_protocols.array_function  # noqa: F405
 qvalue.__format__ = numpy_protocols.format_value  # noqa: F405
 pickling.attach(qvalue)  # noqa: F405  (pickle, copy.copy, copy.deepcopy)
 signatures.attach(native_function, native_kernel)  # noqa: F405
+# inspect.signature(q.checked) reads the class's __signature__ (a pybind11 __init__ has none).
+checked.__signature__ = signatures.class_signature(("enabled", bool, True))  # noqa: F405
 # qvalue.__array_namespace__, to_device, mT; `import isthmus.array_api` is the namespace, imported
 # on first use because it starts a CPU session if none runs
 _array_api_object.attach(qvalue)  # noqa: F405

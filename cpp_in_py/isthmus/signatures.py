@@ -40,7 +40,8 @@ import numpy as np
 from . import _isthmus
 
 __all__ = ["PluginParam", "PluginOverload", "parse_signature", "overloads", "annotation",
-           "annotation_text", "python_name", "signature", "text_signature", "docstring", "attach"]
+           "annotation_text", "python_name", "signature", "text_signature", "docstring", "attach",
+           "class_signature"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -256,6 +257,12 @@ def signature(obj):
     return inspect.Signature(
         [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY, annotation=a) for n, a in params],
         return_annotation=result)
+
+
+def class_signature(*params):
+    """The signature of a native class's constructor: (name, annotation, default) triples."""
+    return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                default=d, annotation=a) for n, a, d in params])
 
 
 def text_signature(obj):

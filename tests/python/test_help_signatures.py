@@ -168,3 +168,10 @@ def test_helpers_still_read_docs():
     fn = getattr(q, row["python"][0])
     assert fn.__doc__.startswith(row["doc"].rstrip(".")), fn.__doc__
     assert fn.__text_signature__ == "(x)"
+
+
+def test_the_checked_class_has_a_signature():
+    import inspect
+    assert str(inspect.signature(q.checked)) == "(enabled: bool = True)"
+    with q.checked(enabled=False):
+        assert not q.checked.active()
