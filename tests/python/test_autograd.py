@@ -181,6 +181,40 @@ def test_views_slicing_and_shape_ops_match_torch():
         check_against_torch(fq, ft, x, rtol=1e-6, atol=1e-7)
 
 
+def test_tile_repeat_and_constant_pad_match_torch():
+    # These copy into a fresh tensor; they once returned results that silently did not require
+    # grad (See Note [pad's derivative]).
+    x = np.random.default_rng(8).normal(size=(2, 3))
+    cases = [
+        (lambda t: q.sin(q.tile(t, (2, 3))), lambda t: torch.sin(t.tile((2, 3)))),
+        (lambda t: q.tile(t, (3, 1, 2)), lambda t: t.tile((3, 1, 2))),
+        (lambda t: q.repeat(t, 2, axis=0), lambda t: torch.repeat_interleave(t, 2, dim=0)),
+        (lambda t: q.repeat(t, 20, axis=1), lambda t: torch.repeat_interleave(t, 20, dim=1)),
+        (lambda t: q.repeat(t, 3), lambda t: torch.repeat_interleave(t.reshape(-1), 3)),
+        (lambda t: q.exp(q.pad(t, ((1, 2), (0, 3)), constant_values=0.5)),
+         lambda t: torch.exp(torch.nn.functional.pad(t, (0, 3, 1, 2), value=0.5))),
+        (lambda t: q.pad(t, 2), lambda t: torch.nn.functional.pad(t, (2, 2, 2, 2))),
+    ]
+    for fq, ft in cases:
+        check_against_torch(fq, ft, x)
+    for fq in (lambda t: q.tile(t, (0, 2)), lambda t: q.repeat(t, 0, axis=1)):  # empty results
+        a = q.value(x, requires_grad=True)
+        y = fq(a)
+        assert y.requires_grad and np.asarray(y).size == 0
+
+
+@pytest.mark.parametrize("mode", ["edge", "reflect", "symmetric", "wrap"])
+def test_pad_with_copied_borders_refuses_backward_by_name(mode):
+    a = q.value(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    y = q.pad(a, 1, mode=mode)
+    assert y.requires_grad
+    np.testing.assert_array_equal(np.asarray(y), np.pad(np.arange(6.0).reshape(2, 3), 1,
+                                                        mode=mode))
+    with pytest.raises(RuntimeError, match=f"the derivative of 'pad with mode '{mode}'' is not "
+                                           "implemented"):
+        q.sum(y).backward()
+
+
 def test_gradients_keep_the_dtype_of_their_input():
     a = q.value(np.ones(3, np.float32), requires_grad=True)
     b = q.value(np.full(3, 2.0), requires_grad=True)

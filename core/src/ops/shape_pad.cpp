@@ -1,4 +1,5 @@
 // pad: constant, edge, reflect, symmetric and wrap borders (NumPy's pad modes).
+#include "autograd/recorded_ops.hpp"
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/ops/shape.hpp"
 #include "ops/dispatch.hpp"
@@ -65,9 +66,41 @@ int64_t source_of(pad_mode m, int64_t x, int64_t n) {
 // of the axes already padded and the interior of the others, so corners come out as NumPy's. A
 // constant border is a fill per side; an edge border one broadcast copy per side; mirrored and
 // periodic borders one slab copy per border position.
+// Note [pad's derivative]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// A constant pad's gradient is the interior of the output's gradient (a view); the other modes
+// copy interior elements into the borders, whose gradients would have to be added back into
+// their sources, and are recorded as not differentiable (backward raises naming the mode), never
+// silently detached.
 tensor pad(const tensor& t, const std::vector<std::pair<int64_t, int64_t>>& pad_width,
            pad_mode mode, const scalar& value) {
     ISTHMUS_CHECK(t.defined(), value_error, "pad: the tensor is undefined");
+    if (autograd::needs_record(t)) [[unlikely]] {
+        if (mode != pad_mode::constant) {
+            static const char* const names[] = {
+                "pad with mode 'constant'", "pad with mode 'edge'", "pad with mode 'reflect'",
+                "pad with mode 'symmetric'", "pad with mode 'wrap'"};
+            return autograd::refuse_recorded(names[static_cast<int>(mode)], {&t},
+                                             [&] { return pad(t, pad_width, mode, value); });
+        }
+        tensor out;
+        {
+            autograd::no_grad_guard off;
+            out = pad(t, pad_width, mode, value); // checks the arguments first
+        }
+        std::vector<std::pair<int64_t, int64_t>> pw;
+        for (size_t d = 0; d < static_cast<size_t>(t.dim()); ++d)
+            pw.push_back(pad_width.size() == 1 ? pad_width[0] : pad_width[d]);
+        autograd::record("pad", {&t}, out, {},
+                         [pw, n = t.shape()](const tensor& g, const autograd::tensor_list&) {
+                             tensor r = g;
+                             for (size_t d = 0; d < pw.size(); ++d)
+                                 r = r.slice(static_cast<int64_t>(d), pw[d].first,
+                                             pw[d].first + n[d]);
+                             return autograd::tensor_list{r};
+                         });
+        return out;
+    }
     const auto rank = static_cast<size_t>(t.dim());
     ISTHMUS_CHECK(pad_width.size() == rank || pad_width.size() == 1, value_error,
                   "pad: pad_width needs one (before, after) pair per axis (", rank,

@@ -1,4 +1,5 @@
 // Shape ops that repeat data: tile and repeat (whole-count and per-element counts).
+#include "autograd/recorded_ops.hpp"
 #include "isthmus/ops/indexing.hpp"
 #include "isthmus/ops/shape.hpp"
 #include "ops/dispatch.hpp"
@@ -38,7 +39,12 @@ tensor tile(const tensor& t, const shape_t& reps) {
     }
     tensor out =
         tensor::empty(expanded, t.dtype(), ops::pick_resource({&t})); // Note [copying shape ops]
-    if (out.numel() > 0) out.copy_from(v.expand(expanded));
+    const tensor ev = v.expand(expanded);
+    if (out.numel() > 0) out.copy_from(ev);
+    // See Note [recording at the op layer]: the views above recorded their part; the copy passes
+    // the gradient through, and expand's derivative sums the repeats.
+    if (autograd::needs_record(ev)) [[unlikely]]
+        out = autograd::copy_recorded("tile", ev, out);
     return out.view(result);
 }
 
@@ -54,6 +60,12 @@ tensor repeat(const tensor& t, int64_t repeats, std::optional<int64_t> axis) {
     result[au] *= repeats;
     tensor out =
         tensor::empty(expanded, t.dtype(), ops::pick_resource({&t})); // Note [copying shape ops]
+    if (autograd::needs_record(src)) [[unlikely]] {
+        // The broadcast copy, recorded as tile's (See Note [recording at the op layer]).
+        const tensor ev = src.unsqueeze(a + 1).expand(expanded);
+        if (out.numel() > 0) out.copy_from(ev);
+        return autograd::copy_recorded("repeat", ev, out).view(result);
+    }
     if (out.numel() == 0) return out.view(result);
     int64_t after = 1; // elements after the axis: the broadcast copy's contiguous run
     for (size_t d = au + 1; d < src.shape().size(); ++d) after *= src.shape()[d];
