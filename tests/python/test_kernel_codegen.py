@@ -4,12 +4,12 @@ position loop, and both loop instances (unit last stride, any strides) give NumP
 import os
 import re
 import shutil
-import subprocess
 
 import numpy as np
 import pytest
 
 import isthmus as q
+from object_code import functions
 
 SRC = """
 namespace ip = isthmus::plugin;
@@ -35,21 +35,6 @@ def kernels(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
     mp.setenv("ISTHMUS_CACHE_DIR", str(worker_dir("kernel_codegen") / "cache"))
     yield q.compile_string("codegen_kernels", SRC)
     mp.undo()
-
-
-def functions(library):
-    """{demangled name: [instruction lines]} of a shared library's text."""
-    out = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", library],
-                         capture_output=True, text=True, check=True).stdout
-    funcs, name = {}, None
-    for line in out.splitlines():
-        m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
-        if m:
-            name = m.group(1)
-            funcs[name] = []
-        elif name and line.strip():
-            funcs[name].append(line)
-    return funcs
 
 
 @pytest.mark.skipif(shutil.which("objdump") is None, reason="needs binutils' objdump")

@@ -6,12 +6,12 @@ declaration."""
 import os
 import re
 import shutil
-import subprocess
 
 import numpy as np
 import pytest
 
 import isthmus as q
+from object_code import functions
 
 MODES = {"clamped": "edge", "circular": "wrap", "mirror": "symmetric"}
 
@@ -193,16 +193,7 @@ def test_bad_declarations_are_refused_when_the_plugin_loads(tmp_path, monkeypatc
 @pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""),
                     reason="under the sanitizer gate plugins are compiled instrumented by clang")
 def test_the_interior_loop_is_vectorised(mod):
-    out = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", mod.blur_f32_st.plugin_path],
-                         capture_output=True, text=True, check=True).stdout
-    loops, name = {}, None
-    for line in out.splitlines():
-        m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
-        if m:
-            name = m.group(1)
-            loops[name] = []
-        elif name and line.strip():
-            loops[name].append(line)
+    loops = functions(mod.blur_f32_st.plugin_path)
     blur_loops = [body for n, body in loops.items()
                   if "fast_kernel_loop<" in n and "float const, 2, (isthmus::plugin::access)2" in n]
     assert blur_loops
