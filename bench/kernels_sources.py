@@ -107,21 +107,16 @@ def load_numba():
                         s += x[ii, min(max(j + dj, 0), w - 1)]
                 y[i, j] = s / f32(9.0)
 
-    @njit(parallel=True, cache=True)
-    def row_sum(x, out):
+    def row_sum_py(x, out):
         for i in prange(x.shape[0]):
             s = f32(0.0)
             for j in range(x.shape[1]):
                 s += x[i, j]
             out[i] = s
 
-    @njit(parallel=True, cache=True, fastmath=True)
-    def row_sum_fast(x, out):
-        for i in prange(x.shape[0]):
-            s = f32(0.0)
-            for j in range(x.shape[1]):
-                s += x[i, j]
-            out[i] = s
+    row_sum = njit(parallel=True, cache=True)(row_sum_py)
+    # the same loop with fast math (not cached: one cache entry per Python function)
+    row_sum_fast = njit(parallel=True, fastmath=True)(row_sum_py)
 
     ns = argparse.Namespace(mod=numba, saxpy=saxpy, color_temperature=color_temperature,
                             box_blur=box_blur, row_sum=row_sum, row_sum_fast=row_sum_fast)

@@ -116,19 +116,20 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
     // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
     // The OpenMP threads take blocks of the range in turn from a shared cursor; between blocks
     // each thread checks the launch's interrupt_check, and the calling thread polls the host, so
-    // a Ctrl-C stops a long kernel after the blocks under way (Note [interrupting long
+    // a Ctrl-C ends a long kernel after the blocks under way (Note [interrupting long
     // operations]). Blocks start at the size the launch plan chose (Note [CPU launch plan]) and
     // follow the body: a block that took under a quarter of k_block_ns doubles the next ones (up
-    // to the cap), one over 20 ms halves them (down to one position), so a stop arrives within
-    // about one block of a slow body, and a memory-bound body runs in blocks of 65536 positions,
-    // where the per-block costs (the cursor, the launcher's argument conversions) are near 1%.
+    // to the cap), one over 20 ms halves them (down to one position), so a Ctrl-C takes effect
+    // within about one block of a slow body, and a memory-bound body runs in blocks of 65536
+    // positions, where the per-block costs (the cursor, the launcher's argument conversions) are
+    // near 1%.
     const int64_t rest = total - done;
     const int64_t cap = std::clamp<int64_t>(rest / (int64_t{threads} * 4), int64_t{1}, k_max_block);
     std::atomic<int64_t> cursor{done};
     std::atomic<int64_t> size{positions_for(k_block_ns, per, 1, cap)};
-    std::atomic<bool> stop{false};
+    std::atomic<bool> halt{false};
     auto work = [&] {
-        while (!stop.load(std::memory_order_relaxed) && !ic.stop()) {
+        while (!halt.load(std::memory_order_relaxed) && !ic.stop()) {
             const int64_t s = size.load(std::memory_order_relaxed);
             int64_t b = cursor.load(std::memory_order_relaxed);
             do {
@@ -138,7 +139,7 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
             const int64_t e = b + std::min(s, total - b);
             const clock::time_point t0 = clock::now();
             if (!run(b, e)) {
-                stop.store(true, std::memory_order_relaxed);
+                halt.store(true, std::memory_order_relaxed);
                 return;
             }
             const double took = ns_since(t0);

@@ -15,7 +15,7 @@ namespace isthmus::plugins::detail {
 /// Runs positions [0, total) of `base` through kernel `k`'s CPU launcher with the marshalled
 /// arguments `vals`. `cost_hint` is what earlier launches of `k` measured (nanoseconds per
 /// position on one thread, 0 when unknown); the launch reads it to plan and stores what it
-/// measured. A failure is recorded in `ctx` and stops the blocks not yet started; `ic` stops
+/// measured. A failure is recorded in `ctx` and cancels the blocks not yet started; `ic` cancels
 /// them when the host asks (the caller raises). See Note [CPU launch plan].
 void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus_range& base,
                        int64_t total, const isthmus_value* vals, int32_t nvals,

@@ -249,7 +249,7 @@ std::string kernel::to_string() const {
 // thread (dynamic schedule, for uneven bodies); each block is one call of the kernel's launcher,
 // which loops over its positions with the body inlined. The host never calls per element. Small
 // launches (by the body's measured cost, Note [CPU launch plan]) run on the calling thread. The
-// first error stops the remaining blocks.
+// first error cancels the remaining blocks.
 void parallel_do(const shape_t& dims, std::span<const value> args, const kernel& k) {
     const isthmus_kernel* ak = k.abi();
     const std::string& nm = k.name();
