@@ -1,9 +1,10 @@
-"""The PyQuasar manual's custom PyTorch layer: mapping_forward / mapping_backward compiled into a plugin.
+"""The PyQuasar manual's custom PyTorch layer: only the forward is written, the backward derived.
 
-y = a[x] looks each input value up in a 256-entry table `a` (clamped indices); the backward pass
-scatters the output gradient into the table. The pair becomes a torch.autograd.Function through
-q.autograd.function, passes torch.autograd.gradcheck in float64, and trains the table so that
-y approximates cos(x). Then the same pair becomes a torch.library custom op (q.torch.custom_op,
+y = a[x] looks each input value up in a 256-entry table `a` (clamped indices). The forward is a
+template over its element type, registered with ip::generic; the library derives its backward
+(mapping_forward_vjp: the output gradient scattered into the table entries read). The layer
+becomes a torch.autograd.Function through q.autograd.function, passes torch.autograd.gradcheck
+in float64, and trains the table so that y approximates cos(x). Then the same layer becomes a torch.library custom op (q.torch.custom_op,
 docs/torch.md), passes torch.library.opcheck, and the training step runs under
 torch.compile(fullgraph=True): one graph with the plugin in it, forward and backward.
 
@@ -24,35 +25,21 @@ namespace ip = isthmus::plugin;
 template <typename T>
 using table = ip::view<const T, 1, ip::access::clamped>; // Quasar: a : vec'clamped(256)
 
+// Written once over the element type T. The index is computed from the plain value
+// (ip::value_of): the table entry read is differentiated, not the lookup position.
 template <typename T>
 static ip::tensor<T, 2> forward(table<T> a, ip::view<const T, 2> x) {
     ip::tensor<T, 2> y({x.size(0), x.size(1)});
     for (int64_t m = 0; m < x.size(0); ++m)
         for (int64_t n = 0; n < x.size(1); ++n)
-            y(m, n) = a(static_cast<int64_t>(std::floor(x(m, n))));
+            y(m, n) = a(static_cast<int64_t>(std::floor(ip::value_of(x(m, n)))));
     return y;
 }
 
-// d(sum(y * dy)) / da: every output's gradient lands in the table entry it read.
-template <typename T>
-static ip::tensor<T, 1> backward(table<T> a, ip::view<const T, 2> x, ip::view<const T, 2> dy) {
-    const int64_t k = a.size(0);
-    ip::tensor<T, 1> da({k});
-    for (int64_t i = 0; i < k; ++i) da(i) = 0;
-    for (int64_t m = 0; m < x.size(0); ++m)
-        for (int64_t n = 0; n < x.size(1); ++n) {
-            int64_t i = static_cast<int64_t>(std::floor(x(m, n)));
-            i = i < 0 ? 0 : (i >= k ? k - 1 : i);
-            da(i) += dy(m, n);
-        }
-    return da;
-}
-
+// mapping_forward for float and double, and its derived backward, mapping_forward_vjp
+// (Quasar: mapping_backward = (a, x, da) -> $diffmul(mapping_forward(a, x), a, da)).
 ISTHMUS_PLUGIN(layer, m) {
-    m.def("mapping_forward", &forward<float>, {"a", "x"});
-    m.def("mapping_forward", &forward<double>, {"a", "x"});
-    m.def("mapping_backward", &backward<float>, {"a", "x", "da"});
-    m.def("mapping_backward", &backward<double>, {"a", "x", "da"});
+    m.def("mapping_forward", ip::generic<float, double>(ISTHMUS_GENERIC(forward)), {"a", "x"});
 }
 """
 
@@ -60,8 +47,8 @@ ISTHMUS_PLUGIN(layer, m) {
 def main(steps=300, backend="inductor"):
     q.init("cpu")
     q.compile_string("layer", LAYER_SRC)
-    Mapping = q.autograd.function(q.mapping_forward, q.mapping_backward, differentiable=(0,),
-                                  name="Mapping")
+    # no backward given: the one derived from the forward (q.mapping_forward.vjp)
+    Mapping = q.autograd.function(q.mapping_forward, differentiable=(0,), name="Mapping")
     mapping = Mapping.apply
 
     torch.manual_seed(0)
@@ -98,8 +85,7 @@ def main(steps=300, backend="inductor"):
 
 def compiled_training(x, y, backend, steps):
     """The layer as a custom op, trained with a torch.compile'd step (no graph breaks)."""
-    mapping = q.torch.custom_op(q.mapping_forward, fake="x", backward=q.mapping_backward,
-                                differentiable=("a",))
+    mapping = q.torch.custom_op(q.mapping_forward, fake="x", differentiable=("a",))
     torch.library.opcheck(mapping, (torch.randn(256), torch.floor(torch.rand(2, 7) * 255)))
     print(f"opcheck {q.mapping_forward.plugin}::{q.mapping_forward.__name__}: passed")
 

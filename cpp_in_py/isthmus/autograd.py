@@ -23,6 +23,7 @@ import functools
 import inspect
 from typing import Any, Callable, Sequence
 
+from ._derived import derived_backward
 from .torch_results import _native_args, _to_torch, differentiable_positions
 from . import _isthmus
 
@@ -155,7 +156,7 @@ def _parameter_names(forward: Any) -> list[str] | None:
 
 def function(
     forward: Callable[..., Any],
-    backward: Callable[..., Any],
+    backward: Callable[..., Any] | None = None,
     differentiable: Any = (0,),
     name: str | None = None,
 ) -> type:
@@ -164,20 +165,23 @@ def function(
     forward(*inputs) computes the output (one tensor, or a tuple of them). backward(*inputs,
     *grad_outputs) returns the gradient of each input listed in `differentiable` (positions, or
     forward's parameter names; one value, or a tuple in that order: std::tuple in a plugin);
-    the other inputs get no gradient. apply() needs at least one torch tensor argument, whose
-    dtype and device the results take.
+    the other inputs get no gradient. Without backward, the one derived from forward is used: a
+    plugin function registered with ip::generic<...>(...) has it (forward.vjp). apply() needs at
+    least one torch tensor argument, whose dtype and device the results take.
     """
     import torch
 
     fname = getattr(forward, "__name__", "forward")
-    bname = getattr(backward, "__name__", "backward")
     cls_name = name or f"{getattr(forward, '__name__', 'native')}_function"
     for role, f in (("forward", forward), ("backward", backward)):
-        if not callable(f):
+        if not callable(f) and (role == "forward" or f is not None):
             raise TypeError(f"q.autograd.function: {role} must be a plugin function or a "
                             f"callable, got {type(f).__name__}")
     diff = differentiable_positions(differentiable, _parameter_names(forward),
                                     f"q.autograd.function({fname})")
+    if backward is None:
+        backward = derived_backward(forward, diff, f"q.autograd.function({fname})")
+    bname = getattr(backward, "__name__", "backward")
 
     def fwd(ctx: Any, *inputs: Any) -> Any:
         like = next((i for i in inputs if isinstance(i, torch.Tensor)), None)

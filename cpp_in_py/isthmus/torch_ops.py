@@ -60,6 +60,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import _isthmus, torch_schema
+from ._derived import derived_backward
 from .torch_results import (_checked_fake, _device_of, _fake_rule, _native_args, _Results,
                             _torch, differentiable_positions)
 
@@ -179,9 +180,10 @@ def _result_count(result: str, op: str) -> int:
             return len(items)
         what = result
     else:
-        what = f"a {result}"
+        what = "any value" if result == "any" else f"a {result}"
+    hint = "; pass schema= to give the op its types" if "any" in result else ""
     raise TypeError(f"{op}: the plugin returns {what}, which a torch op cannot (tensors, numbers "
-                    f"and tuples of them can)")
+                    f"and tuples of them can){hint}")
 
 
 def _function_schema(target: Any, op: str) -> torch_schema.Schema:
@@ -236,7 +238,8 @@ def custom_op(function: Any, *, fake: Any = None, backward: Any = None,
       computing gradients, called as backward(*inputs, grad_output), returning the gradient of
       each input in differentiable (Tensor parameters, by name or position; one value, or a
       tuple in that order: std::tuple in a plugin). Registered as the op's autograd formula,
-      itself a custom op named `<name>_backward`.
+      itself a custom op named `<name>_backward`. With differentiable= and no backward=, the
+      backward derived from a generic plugin function (function.vjp, docs/autograd.md).
     backward_fake: the backward op's shape rule (default: each gradient like its input).
     name, namespace: the op is torch.ops.<namespace>.<name>; default the plugin's name and the
       function's.
@@ -258,17 +261,18 @@ def custom_op(function: Any, *, fake: Any = None, backward: Any = None,
     if parsed.returns:
         like, rule = _fake_rule(fake, names, parsed.arguments, parsed.returns, qualname)
         results = _Results(qualname, parsed.returns, like, rule, names)
-    if backward is None and differentiable is not None:
-        raise TypeError(f"{qualname}: differentiable= needs backward=")
+    derive = backward is None and differentiable is not None
     if backward is not None and not callable(backward):
         raise TypeError(f"{qualname}: backward= takes a plugin function or a Python function, "
                         f"got {type(backward).__name__}")
-    if backward is not None and not parsed.returns:
+    if (backward is not None or derive) and not parsed.returns:
         raise TypeError(f"{qualname}: backward= needs a result to differentiate; the op returns "
                         f"nothing")
-    diff = None if backward is None else differentiable_positions(
+    diff = None if backward is None and not derive else differentiable_positions(
         0 if differentiable is None else differentiable, names, qualname,
         [a.type for a in parsed.arguments])
+    if derive:
+        backward = derived_backward(function, diff, qualname)
 
     def impl(*args: Any) -> Any:
         device = _device_of(args, qualname)

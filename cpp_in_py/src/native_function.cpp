@@ -185,6 +185,20 @@ PyObject* fn_get_plugin_name(PyObject* self, void*) {
         (*reinterpret_cast<native_function_object*>(self)->fn)->owner()->name().c_str());
 }
 
+// The `<name>_vjp` function of the same plugin (Note [derived backward] in
+// isthmus/plugin/derive.hpp), or None.
+PyObject* fn_get_vjp(PyObject* self, void*) {
+    try {
+        const auto& fn = *reinterpret_cast<native_function_object*>(self)->fn;
+        const std::string n = fn->name() + "_vjp";
+        if (!fn->owner()->has_function(n)) Py_RETURN_NONE;
+        return wrap_function(fn->owner()->get_function(n)).release().ptr();
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return nullptr;
+    }
+}
+
 PyGetSetDef fn_getset[] = {{"__name__", fn_get_name, nullptr, nullptr, nullptr},
                            {"signature", fn_get_signature, nullptr, nullptr, nullptr},
                            {"__doc__", fn_get_doc, nullptr, nullptr, nullptr},
@@ -194,6 +208,12 @@ PyGetSetDef fn_getset[] = {{"__name__", fn_get_name, nullptr, nullptr, nullptr},
                            {"overloads", fn_get_overloads, nullptr,
                             "The overloads as dicts: name, signature, doc, result and params "
                             "(each: name, kind, dtype, ndim, vec_len, flags, type_name, type).",
+                            nullptr},
+                           {"vjp", fn_get_vjp, nullptr,
+                            "The backward pass derived from a generic function: <name>_vjp of "
+                            "the same plugin, called with the arguments and one gradient per "
+                            "result, returning one gradient per parameter (None: not "
+                            "differentiable); None for a function registered with concrete types.",
                             nullptr},
                            {nullptr, nullptr, nullptr, nullptr, nullptr}};
 

@@ -26,6 +26,7 @@
 #else
 
 #include "isthmus/plugin/calls.hpp"
+#include "isthmus/plugin/derive.hpp"
 
 namespace isthmus::plugin {
 
@@ -103,6 +104,17 @@ public:
                      detail::result_name<typename tr::result>(), 0);
         return *this;
     }
+    /// A generic function: `make` instantiated for each element type, as overloads of `name`,
+    /// and for each floating one the backward pass derived from it, `<name>_vjp` (See Note
+    /// [derived backward]): `m.def("f", ip::generic<float, double>(ISTHMUS_GENERIC(f)),
+    /// {"a", "x"});`.
+    template <typename Make, typename... Ts>
+    ISTHMUS_PLUGIN_SETUP inline module& def(const char* name, generic_def<Make, Ts...> g,
+                                            names params = {}, const char* doc = nullptr) {
+        (def(name, g.make.template operator()<Ts>(), params, doc), ...);
+        (def_derived<Ts>(name, g.make, params), ...);
+        return *this;
+    }
     /// A kernel: the last parameter is the position (ivec<N>, or int64_t for 1-d); run it with
     /// parallel_do(dims, args..., kernel). The result declares shape rules:
     /// `m.kernel("axpb", ..., {"x", "y", "a", "b"}).at_position({"x", "y"});`.
@@ -158,6 +170,30 @@ private:
         std::vector<isthmus_function> methods;
         std::vector<isthmus_event> events;
     };
+
+    /// Registers `<name>_vjp` for element type E (nothing for other types).
+    template <typename E, typename Make>
+    ISTHMUS_PLUGIN_SETUP void def_derived(const char* name, const Make& make, const names& params) {
+        if constexpr (std::is_floating_point_v<E>) {
+            using Fa = decltype(make.template operator()<active<E>>());
+            using V = detail::derived_vjp_of<E, Fa>;
+            constexpr size_t nin = std::tuple_size_v<typename detail::fn_traits<Fa>::args>;
+            constexpr size_t nout = std::tuple_size_v<typename detail::fn_traits<V>::args> - nin;
+            names vp = params;
+            if (!vp.empty() || nin == 0) {
+                vp.resize(nin);
+                for (size_t i = 0; i < nin; ++i)
+                    if (vp[i].empty()) vp[i] = "arg" + std::to_string(i);
+                for (size_t k = 0; k < nout; ++k)
+                    vp.push_back(nout == 1 ? "grad_output" : "grad_output" + std::to_string(k));
+            }
+            def(st_.keep(std::string(name) + "_vjp"), V{make.template operator()<active<E>>()},
+                std::move(vp),
+                st_.keep("The vector-Jacobian product of " + std::string(name) +
+                         ", derived from it: the gradient of each parameter given the gradient "
+                         "of each result (none for a parameter that is not differentiable)."));
+        }
+    }
 
     template <typename F>
     void* keep_callable(F f) {

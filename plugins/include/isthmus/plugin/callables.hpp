@@ -63,6 +63,8 @@ const char* result_name() {
         return "string";
     else if constexpr (is_shared<R>::value)
         return "object";
+    else if constexpr (std::is_same_v<R, isthmus_value>)
+        return "any";
     else
         return "scalar";
 }

@@ -256,6 +256,18 @@ namespace detail {
 /// How the launchers tell a view which argument it is and whether the call runs in checked
 /// mode (Note [view checks]); anything that is no view is left alone.
 struct view_binding {
+    /// A view of `data` (shape and strides of N elements) that takes `like`'s argument tag:
+    /// how the derived backward views its active copies of the arguments (Note [derived
+    /// backward] in isthmus/plugin/derive.hpp).
+    template <typename T, int N, access A, typename U>
+    static view<T, N, A> over(T* data, const int64_t* shape, const int64_t* strides,
+                              const view<U, N, A>& like) {
+        view<T, N, A> v;
+        v.data_ = data;
+        for (int d = 0; d < N; ++d) v.shape_[d] = shape[d], v.strides_[d] = strides[d];
+        v.tag_ = like.tag_;
+        return v;
+    }
     template <typename T, int N, access A>
     ISTHMUS_HD static void bind(view<T, N, A>& v, int32_t arg, bool checked_mode) {
         v.tag_ = (static_cast<int64_t>(arg) + 1) * 16 + (checked_mode ? 1 : 0);

@@ -1,0 +1,276 @@
+// The plugin author layer's active numbers: the scalar type a generic function is instantiated
+// with when the library derives its backward pass (reverse mode, one tape per thread).
+#pragma once
+
+#include "isthmus/plugin/core.hpp"
+
+namespace isthmus::plugin {
+
+// Note [active numbers]
+// ~~~~~~~~~~~~~~~~~~~~~
+// A generic function (a template over its element type T, registered with generic<...>) is also
+// instantiated with T = active<E>: every arithmetic operation on active numbers computes the value
+// as E would and appends one node to the running thread's tape, holding the slots of its operands
+// and the partial derivatives with respect to them. The derived backward (Note [derived
+// backward] in isthmus/plugin/derive.hpp) makes each element of a differentiable input a leaf,
+// runs the function once, seeds the adjoints of the result's elements with the gradient it is
+// given, and sweeps the tape from the end: each node passes its adjoint times its partials to its
+// operands, so the leaves end with the vector-Jacobian product. An active number that depends on
+// no leaf (a literal, a constant) has no slot and records nothing; a node whose operands are all
+// constants is a constant too. The path recorded is the one the forward took: branches and loops
+// on values (compared as E) are allowed, and where a branch switches the derivative is that of the
+// side taken (as torch's is). Mixing active<E> with plain numbers converts them to E; conversion
+// out of an active number is explicit (value_of), so no operation drops a derivative silently:
+// std::floor(x) of an active x does not compile, floor(x) (found by argument-dependent lookup,
+// derivative 0) or std::floor(value_of(x)) do.
+
+template <typename E>
+class active;
+
+namespace detail {
+
+/// The operations recorded for active<E>: node i has operands a, b (-1: none) with partials
+/// da, db; leaves are nodes without operands.
+template <typename E>
+struct tape {
+    struct node {
+        int32_t a, b;
+        E da, db;
+    };
+    std::vector<node> nodes;
+
+    int32_t push(int32_t a, E da, int32_t b, E db) {
+        if (nodes.size() >= static_cast<size_t>(INT32_MAX))
+            throw value_error("isthmus::plugin::active: the derivative's tape is full (2^31 "
+                              "operations in one call)");
+        nodes.push_back({a, b, da, db});
+        return static_cast<int32_t>(nodes.size() - 1);
+    }
+    /// Adjoints of every node, given those of the outputs in `adj` (sized to the tape).
+    void sweep(std::vector<E>& adj) const {
+        for (size_t i = nodes.size(); i-- > 0;) {
+            const E g = adj[i];
+            if (g == E(0)) continue;
+            const node& n = nodes[i];
+            if (n.a >= 0) adj[static_cast<size_t>(n.a)] += g * n.da;
+            if (n.b >= 0) adj[static_cast<size_t>(n.b)] += g * n.db;
+        }
+    }
+};
+
+/// The tape active<E> records on in this thread (set by the derived backward for its run).
+template <typename E>
+inline thread_local tape<E>* t_tape = nullptr;
+
+template <typename E>
+tape<E>& running_tape() {
+    tape<E>* t = t_tape<E>;
+    if (!t)
+        throw value_error("isthmus::plugin::active: an operation on active numbers outside a "
+                          "derived backward pass");
+    return *t;
+}
+
+template <typename T>
+struct is_active : std::false_type {};
+template <typename E>
+struct is_active<active<E>> : std::true_type {};
+
+} // namespace detail
+
+/// A number that records the operations on it, for the backward pass the library derives from a
+/// generic function (See Note [active numbers]). Arithmetic, comparisons and the math functions
+/// below work as on E; value_of(x) is the plain value.
+template <typename E>
+class active {
+    static_assert(std::is_floating_point_v<E>, "active numbers are float or double");
+
+public:
+    using value_type = E;
+
+    active() = default;
+    /// A constant (depends on no input).
+    template <typename S>
+    requires std::is_arithmetic_v<S> active(S v) : v_(static_cast<E>(v)) {}
+
+    /// The plain value.
+    E value() const { return v_; }
+    /// The tape slot (-1: a constant).
+    int32_t slot() const { return slot_; }
+
+    /// A new leaf of the running tape with value v (used by the derived backward).
+    static active leaf(E v) {
+        active r(v);
+        r.slot_ = detail::running_tape<E>().push(-1, E(0), -1, E(0));
+        return r;
+    }
+    /// The result of an operation with value v and operands x (partial dx) and y (partial dy).
+    static active node(E v, const active& x, E dx, const active& y = active(), E dy = E(0)) {
+        active r(v);
+        if (x.slot_ >= 0 || y.slot_ >= 0)
+            r.slot_ = detail::running_tape<E>().push(x.slot_, dx, y.slot_, dy);
+        return r;
+    }
+
+    active& operator+=(const active& o) { return *this = *this + o; }
+    active& operator-=(const active& o) { return *this = *this - o; }
+    active& operator*=(const active& o) { return *this = *this * o; }
+    active& operator/=(const active& o) { return *this = *this / o; }
+
+    friend active operator+(const active& x) { return x; }
+    friend active operator-(const active& x) { return node(-x.v_, x, E(-1)); }
+    friend active operator+(const active& x, const active& y) {
+        return node(x.v_ + y.v_, x, E(1), y, E(1));
+    }
+    friend active operator-(const active& x, const active& y) {
+        return node(x.v_ - y.v_, x, E(1), y, E(-1));
+    }
+    friend active operator*(const active& x, const active& y) {
+        return node(x.v_ * y.v_, x, y.v_, y, x.v_);
+    }
+    friend active operator/(const active& x, const active& y) {
+        const E q = x.v_ / y.v_;
+        return node(q, x, E(1) / y.v_, y, -q / y.v_);
+    }
+    friend bool operator==(const active& x, const active& y) { return x.v_ == y.v_; }
+    friend auto operator<=>(const active& x, const active& y) { return x.v_ <=> y.v_; }
+
+private:
+    E v_ = E(0);
+    int32_t slot_ = -1;
+};
+
+// Mixed operations: a plain number becomes a constant active<E>.
+#define ISTHMUS_ACTIVE_MIXED(OP)                                                                   \
+    template <typename E, typename S>                                                              \
+    requires std::is_arithmetic_v<S>                                                               \
+    auto operator OP(const active<E>& x, S y) {                                                    \
+        return x OP active<E>(y);                                                                  \
+    }                                                                                              \
+    template <typename E, typename S>                                                              \
+    requires std::is_arithmetic_v<S>                                                               \
+    auto operator OP(S x, const active<E>& y) {                                                    \
+        return active<E>(x) OP y;                                                                  \
+    }
+ISTHMUS_ACTIVE_MIXED(+)
+ISTHMUS_ACTIVE_MIXED(-)
+ISTHMUS_ACTIVE_MIXED(*)
+ISTHMUS_ACTIVE_MIXED(/)
+ISTHMUS_ACTIVE_MIXED(==)
+ISTHMUS_ACTIVE_MIXED(<=>)
+#undef ISTHMUS_ACTIVE_MIXED
+
+/// The plain value of an active number; any other value as it is. For code that must not be
+/// differentiated through, e.g. an index: `a(static_cast<int64_t>(std::floor(value_of(x))))`.
+template <typename E>
+E value_of(const active<E>& x) {
+    return x.value();
+}
+template <typename T>
+requires(!detail::is_active<T>::value) const T& value_of(const T& x) {
+    return x;
+}
+
+// Math on active numbers, found by argument-dependent lookup (`sin(x)`), or as ip::sin(x) for
+// active and plain numbers alike; each records its derivative (floor, ceil, round, trunc: 0).
+#define ISTHMUS_ACTIVE_UNARY(NAME, VALUE, DERIV)                                                   \
+    template <typename E>                                                                          \
+    active<E> NAME(const active<E>& x) {                                                           \
+        using std::NAME;                                                                           \
+        const E v = x.value();                                                                     \
+        const E f = VALUE;                                                                         \
+        return active<E>::node(f, x, DERIV);                                                       \
+    }                                                                                              \
+    template <typename T>                                                                          \
+    requires std::is_floating_point_v<T> T NAME(T x) {                                             \
+        return std::NAME(x);                                                                       \
+    }
+ISTHMUS_ACTIVE_UNARY(sin, sin(v), cos(v))
+ISTHMUS_ACTIVE_UNARY(cos, cos(v), -std::sin(v))
+ISTHMUS_ACTIVE_UNARY(tan, tan(v), E(1) + f * f)
+ISTHMUS_ACTIVE_UNARY(asin, asin(v), E(1) / std::sqrt(E(1) - v * v))
+ISTHMUS_ACTIVE_UNARY(acos, acos(v), E(-1) / std::sqrt(E(1) - v * v))
+ISTHMUS_ACTIVE_UNARY(atan, atan(v), E(1) / (E(1) + v * v))
+ISTHMUS_ACTIVE_UNARY(sinh, sinh(v), std::cosh(v))
+ISTHMUS_ACTIVE_UNARY(cosh, cosh(v), std::sinh(v))
+ISTHMUS_ACTIVE_UNARY(tanh, tanh(v), E(1) - f * f)
+ISTHMUS_ACTIVE_UNARY(exp, exp(v), f)
+ISTHMUS_ACTIVE_UNARY(exp2, exp2(v), f* E(0.693147180559945309417232121458176568L))
+ISTHMUS_ACTIVE_UNARY(expm1, expm1(v), f + E(1))
+ISTHMUS_ACTIVE_UNARY(log, log(v), E(1) / v)
+ISTHMUS_ACTIVE_UNARY(log2, log2(v), E(1) / (v * E(0.693147180559945309417232121458176568L)))
+ISTHMUS_ACTIVE_UNARY(log10, log10(v), E(1) / (v * E(2.30258509299404568401799145468436421L)))
+ISTHMUS_ACTIVE_UNARY(log1p, log1p(v), E(1) / (E(1) + v))
+ISTHMUS_ACTIVE_UNARY(sqrt, sqrt(v), E(0.5) / f)
+ISTHMUS_ACTIVE_UNARY(cbrt, cbrt(v), E(1) / (E(3) * f * f))
+ISTHMUS_ACTIVE_UNARY(erf, erf(v), E(1.12837916709551257389615890312154517L) * std::exp(-v * v))
+ISTHMUS_ACTIVE_UNARY(fabs, fabs(v), v > E(0) ? E(1) : (v < E(0) ? E(-1) : E(0)))
+ISTHMUS_ACTIVE_UNARY(abs, abs(v), v > E(0) ? E(1) : (v < E(0) ? E(-1) : E(0)))
+ISTHMUS_ACTIVE_UNARY(floor, floor(v), E(0))
+ISTHMUS_ACTIVE_UNARY(ceil, ceil(v), E(0))
+ISTHMUS_ACTIVE_UNARY(round, round(v), E(0))
+ISTHMUS_ACTIVE_UNARY(trunc, trunc(v), E(0))
+#undef ISTHMUS_ACTIVE_UNARY
+
+/// x to the power y (active, plain or mixed); d/dx = y x^(y-1), d/dy = x^y log x (0 where x is 0).
+template <typename E>
+active<E> pow(const active<E>& x, const active<E>& y) {
+    const E f = std::pow(x.value(), y.value());
+    const E dx = y.value() == E(0) ? E(0) : y.value() * std::pow(x.value(), y.value() - E(1));
+    const E dy = x.value() > E(0) ? f * std::log(x.value()) : E(0);
+    return active<E>::node(f, x, dx, y, dy);
+}
+template <typename E, typename S>
+requires std::is_arithmetic_v<S> active<E> pow(const active<E>& x, S y) {
+    return pow(x, active<E>(y));
+}
+template <typename E, typename S>
+requires std::is_arithmetic_v<S> active<E> pow(S x, const active<E>& y) {
+    return pow(active<E>(x), y);
+}
+/// atan2(y, x): the angle of (x, y).
+template <typename E>
+active<E> atan2(const active<E>& y, const active<E>& x) {
+    const E r2 = x.value() * x.value() + y.value() * y.value();
+    const E dy = r2 == E(0) ? E(0) : x.value() / r2;
+    const E dx = r2 == E(0) ? E(0) : -y.value() / r2;
+    return active<E>::node(std::atan2(y.value(), x.value()), y, dy, x, dx);
+}
+/// hypot(x, y) = sqrt(x^2 + y^2).
+template <typename E>
+active<E> hypot(const active<E>& x, const active<E>& y) {
+    const E h = std::hypot(x.value(), y.value());
+    return active<E>::node(h, x, h == E(0) ? E(0) : x.value() / h, y,
+                           h == E(0) ? E(0) : y.value() / h);
+}
+/// The smaller / larger of two numbers: the derivative goes to the one taken (the first on ties).
+template <typename E>
+active<E> fmin(const active<E>& x, const active<E>& y) {
+    return y.value() < x.value() ? y : x;
+}
+template <typename E>
+active<E> fmax(const active<E>& x, const active<E>& y) {
+    return y.value() > x.value() ? y : x;
+}
+template <typename T>
+requires std::is_floating_point_v<T> T pow(T x, T y) {
+    return std::pow(x, y);
+}
+template <typename T>
+requires std::is_floating_point_v<T> T atan2(T y, T x) {
+    return std::atan2(y, x);
+}
+template <typename T>
+requires std::is_floating_point_v<T> T hypot(T x, T y) {
+    return std::hypot(x, y);
+}
+template <typename T>
+requires std::is_floating_point_v<T> T fmin(T x, T y) {
+    return std::fmin(x, y);
+}
+template <typename T>
+requires std::is_floating_point_v<T> T fmax(T x, T y) {
+    return std::fmax(x, y);
+}
+
+} // namespace isthmus::plugin
