@@ -53,8 +53,10 @@ public:
     kernel_def& stencil(std::initializer_list<std::string_view> params, int radius);
 
 private:
+    friend class plugin::module;
     plugin::module& m_;
     size_t index_;
+    size_t derived_ = static_cast<size_t>(-1); // the derived kernel's (See Note [derived kernels])
 };
 
 /// Registers an object type: constructor, fields, methods and events.
@@ -140,6 +142,55 @@ public:
 #endif
         return add_kernel(name, doc, params_of<A>(name, params, n - 1), pos_ndim,
                           &detail::kernel_impl<F>, launch_cuda, keep_callable(std::move(f)));
+    }
+    /// A generic kernel: `make` instantiated for the element type T, and for a floating T the
+    /// kernel derived from it, `<name>_vjp`, with the same parameters followed by the gradient
+    /// of each output view (grad_<name>, read) and of each differentiable input (grad_<name>,
+    /// added to; a number's is a 0-d tensor, a vec's one of its length) (See Note [derived
+    /// kernels] in isthmus/plugin/active_view.hpp). Declarations on the result apply to both.
+    template <typename Make, typename... Ts>
+    ISTHMUS_PLUGIN_SETUP inline kernel_def kernel(const char* name, generic_def<Make, Ts...> g,
+                                                  names params = {}, const char* doc = nullptr) {
+        static_assert(sizeof...(Ts) == 1, "kernels have no overloads: a generic kernel names "
+                                          "one element type (register another name for another)");
+        using T = std::tuple_element_t<0, std::tuple<Ts...>>;
+        kernel_def k = kernel(name, g.make.template operator()<T>(), params, doc);
+        if constexpr (std::is_floating_point_v<T>) {
+            using D =
+                detail::derived_kernel_of<T, decltype(g.make.template operator()<active<T>>())>;
+            constexpr size_t n = D::n;
+            names vp;
+            if (!params.empty()) {
+                vp = params;
+                vp.resize(n);
+                for (size_t i = 0; i < n; ++i)
+                    if (vp[i].empty()) vp[i] = "arg" + std::to_string(i);
+                const names base = vp;
+                [&]<size_t... I>(std::index_sequence<I...>) {
+                    using A = typename D::args;
+                    ((std::tuple_size_v<
+                              detail::dy_part<std::remove_cvref_t<std::tuple_element_t<I, A>>, T>> >
+                              0
+                          ? (void)vp.push_back("grad_" + base[I])
+                          : (void)0),
+                     ...);
+                    ((std::tuple_size_v<detail::grad_part<
+                                  std::remove_cvref_t<std::tuple_element_t<I, A>>, T>> > 0
+                          ? (void)vp.push_back("grad_" + base[I])
+                          : (void)0),
+                     ...);
+                }
+                (std::make_index_sequence<n>{});
+            }
+            kernel_def d =
+                kernel(st_.keep(std::string(name) + "_vjp"),
+                       typename D::type{g.make.template operator()<active<T>>()}, std::move(vp),
+                       st_.keep("The kernel derived from " + std::string(name) +
+                                ": adds the gradient of each input, given the "
+                                "gradient of each output."));
+            k.derived_ = d.index_;
+        }
+        return k;
     }
     /// An object type T (instances shared by the host and the plugin as shared_ptr<T>).
     template <typename T>

@@ -4,6 +4,8 @@
 
 #include "isthmus/plugin/core.hpp"
 
+#include <atomic>
+
 namespace isthmus::plugin {
 
 // Note [active numbers]
@@ -30,14 +32,51 @@ class active;
 namespace detail {
 
 /// The operations recorded for active<E>: node i has operands a, b (-1: none) with partials
-/// da, db; leaves are nodes without operands.
+/// da, db; leaves are nodes without operands. A leaf read from a view also has a target, the
+/// element of the view's gradient its adjoint is added to; a kernel's output element written
+/// has a seed, the gradient of that element (Note [derived kernels] in
+/// isthmus/plugin/active_view.hpp).
 template <typename E>
 struct tape {
     struct node {
         int32_t a, b;
         E da, db;
     };
+    struct target {
+        int32_t slot;
+        E* at;
+    };
+    struct seed {
+        int32_t slot;
+        const E* at; // the output element's gradient (also the key of the element)
+    };
     std::vector<node> nodes;
+    std::vector<target> targets;
+    std::vector<seed> seeds;
+    std::vector<E> adj; // the adjoints, one per node, during a sweep
+
+    void clear() {
+        nodes.clear();
+        targets.clear();
+        seeds.clear();
+    }
+    /// adj sized to the nodes, all 0.
+    std::vector<E>& zero_adjoints() {
+        adj.assign(nodes.size(), E(0));
+        return adj;
+    }
+    /// Adds each target leaf's adjoint into its target: with atomic adds when `shared` (kernel
+    /// positions on several threads may read the same element).
+    void scatter(const std::vector<E>& adj, bool shared) const {
+        for (const target& t : targets) {
+            const E g = adj[static_cast<size_t>(t.slot)];
+            if (g == E(0)) continue;
+            if (shared)
+                std::atomic_ref<E>(*t.at).fetch_add(g, std::memory_order_relaxed);
+            else
+                *t.at += g;
+        }
+    }
 
     int32_t push(int32_t a, E da, int32_t b, E db) {
         if (nodes.size() >= static_cast<size_t>(INT32_MAX))
@@ -61,6 +100,53 @@ struct tape {
 /// The tape active<E> records on in this thread (set by the derived backward for its run).
 template <typename E>
 inline thread_local tape<E>* t_tape = nullptr;
+
+/// The running thread's tape for one derived call or kernel position, from leasing to
+/// destruction: the thread's reusable tape (cleared, keeping its capacity, so that repeated calls
+/// allocate nothing; a tape that grew past 64 MB is released), or a fresh one when that one
+/// is in use further up the stack.
+template <typename E>
+class tape_lease {
+public:
+    tape_lease() : prev_(t_tape<E>) {
+        spare& s = spare_of_thread();
+        if (!s.busy) {
+            s.busy = true;
+            t_ = &s.t;
+        } else {
+            own_ = std::make_unique<tape<E>>();
+            t_ = own_.get();
+        }
+        t_->clear();
+        t_tape<E> = t_;
+    }
+    ~tape_lease() {
+        t_tape<E> = prev_;
+        if (!own_) {
+            spare& s = spare_of_thread();
+            if (s.t.nodes.capacity() * sizeof(typename tape<E>::node) > (size_t{64} << 20))
+                s.t = tape<E>();
+            s.busy = false;
+        }
+    }
+    tape_lease(const tape_lease&) = delete;
+    tape_lease& operator=(const tape_lease&) = delete;
+    tape<E>& operator*() const { return *t_; }
+    tape<E>* operator->() const { return t_; }
+
+private:
+    struct spare {
+        tape<E> t;
+        bool busy = false;
+    };
+    static spare& spare_of_thread() {
+        static thread_local spare s;
+        return s;
+    }
+    tape<E>* prev_;
+    tape<E>* t_ = nullptr;
+    std::unique_ptr<tape<E>> own_;
+};
 
 template <typename E>
 tape<E>& running_tape() {
@@ -102,6 +188,12 @@ public:
     static active leaf(E v) {
         active r(v);
         r.slot_ = detail::running_tape<E>().push(-1, E(0), -1, E(0));
+        return r;
+    }
+    /// A new leaf whose adjoint goes to `*target` (nowhere when null).
+    static active leaf_to(E v, E* target) {
+        active r = leaf(v);
+        if (target) detail::running_tape<E>().targets.push_back({r.slot_, target});
         return r;
     }
     /// The result of an operation with value v and operands x (partial dx) and y (partial dy).

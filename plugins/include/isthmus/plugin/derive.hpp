@@ -1,7 +1,7 @@
 // The plugin author layer's generic functions and the backward passes derived from them.
 #pragma once
 
-#include "isthmus/plugin/active.hpp"
+#include "isthmus/plugin/active_view.hpp"
 #include "isthmus/plugin/callables.hpp"
 
 namespace isthmus::plugin {
@@ -43,54 +43,10 @@ generic_def<Make, Ts...> generic(Make make) {
     return {std::move(make)};
 }
 
-/// An active number's tensor: what a generic function's `tensor<T, N>` is in its derived form.
-/// It lives in the plugin's memory (never handed to the host), C-contiguous, shared by copies.
-template <typename E, int N>
-class tensor<active<E>, N> {
-public:
-    explicit tensor(const int64_t (&shape)[N]) : tensor(shape, N) {}
-    tensor(const int64_t* shape, int ndim) {
-        if (ndim != N) throw value_error("isthmus::plugin::tensor: rank mismatch");
-        int64_t n = 1, strides[N > 0 ? N : 1] = {};
-        for (int d = N - 1; d >= 0; --d) {
-            if (shape[d] < 0) throw value_error("isthmus::plugin::tensor: a negative size");
-            strides[d] = n;
-            n *= shape[d];
-        }
-        data_ = std::make_shared<std::vector<active<E>>>(static_cast<size_t>(n));
-        view_ = detail::view_binding::over(data_->data(), shape, strides, view<active<E>, N>());
-    }
-    const view<active<E>, N>& v() const { return view_; }
-    template <typename... I>
-    active<E>& operator()(I... idx) const {
-        return view_(idx...);
-    }
-    active<E>* data() const { return view_.data(); }
-    int64_t size(int d) const { return view_.size(d); }
-    int64_t numel() const { return view_.numel(); }
-
-private:
-    std::shared_ptr<std::vector<active<E>>> data_;
-    view<active<E>, N> view_;
-};
-
 namespace detail {
 
 template <typename>
 inline constexpr bool dependent_false = false;
-
-/// Sets the running thread's tape for active<E> for one derived call.
-template <typename E>
-class tape_scope {
-public:
-    explicit tape_scope(tape<E>& t) : prev_(t_tape<E>) { t_tape<E> = &t; }
-    ~tape_scope() { t_tape<E> = prev_; }
-    tape_scope(const tape_scope&) = delete;
-    tape_scope& operator=(const tape_scope&) = delete;
-
-private:
-    tape<E>* prev_;
-};
 
 /// Calls f(i, j) for every C-order position j (N indices) of `shape`, i counting from 0.
 template <int N, typename F>
@@ -123,42 +79,33 @@ struct active_input {
     using grad_type = isthmus_value;
     P value;
     explicit active_input(P v) : value(std::move(v)) {}
-    P arg() const { return value; }
+    P arg() { return value; }
     isthmus_value grad(const std::vector<E>&) const { return isthmus_value{}; }
 };
 template <typename E>
 struct active_input<active<E>, E> {
     using plain = E;
     using grad_type = E;
-    active<E> value;
-    explicit active_input(E v) : value(active<E>::leaf(v)) {}
-    active<E> arg() const { return value; }
-    E grad(const std::vector<E>& adj) const { return adj[static_cast<size_t>(value.slot())]; }
+    E value, g = E(0);
+    explicit active_input(E v) : value(v) {}
+    active<E> arg() { return active<E>::leaf_to(value, &g); }
+    E grad(const std::vector<E>&) const { return g; }
 };
 template <typename E, int N, access A>
 struct active_input<view<const active<E>, N, A>, E> {
     using plain = view<const E, N, A>;
     using grad_type = tensor<E, N>;
-    std::vector<active<E>> copy;
-    plain like; // the argument: its modifier and position
-    int64_t shape[N > 0 ? N : 1] = {}, strides[N > 0 ? N : 1] = {};
-    int32_t first = 0;
-    explicit active_input(const plain& x) : like(x) {
-        int64_t n = 1;
-        for (int d = N - 1; d >= 0; --d) shape[d] = x.size(d), strides[d] = n, n *= shape[d];
-        copy.reserve(static_cast<size_t>(n));
-        first = static_cast<int32_t>(running_tape<E>().nodes.size());
-        for_each_index<N>(shape, [&](int64_t, const int64_t* idx) {
-            copy.push_back(active<E>::leaf(x.data()[offset_of<N>(x, idx)]));
-        });
-    }
-    view<const active<E>, N, A> arg() const {
-        return view_binding::over<const active<E>, N, A>(copy.data(), shape, strides, like);
-    }
-    tensor<E, N> grad(const std::vector<E>& adj) const {
-        tensor<E, N> g(shape, N);
-        for (size_t i = 0; i < copy.size(); ++i) g.data()[i] = adj[static_cast<size_t>(first) + i];
-        return g;
+    plain x;
+    tensor<E, N> g;
+    explicit active_input(const plain& v) : x(v), g(zeros_like(v)) {}
+    view<const active<E>, N, A> arg() { return {x, g.v()}; }
+    tensor<E, N> grad(const std::vector<E>&) const { return g; }
+    static tensor<E, N> zeros_like(const plain& v) {
+        int64_t shape[N > 0 ? N : 1] = {};
+        for (int d = 0; d < N; ++d) shape[d] = v.size(d);
+        tensor<E, N> t(shape, N);
+        for (int64_t i = 0, n = t.numel(); i < n; ++i) t.data()[i] = E(0);
+        return t;
     }
 };
 template <typename E, int N, access A>
@@ -226,14 +173,14 @@ struct derived_vjp<E, Fa, std::tuple<A...>, std::tuple<D...>> {
     Fa fa;
     std::tuple<typename active_input<std::remove_cvref_t<A>, E>::grad_type...>
     operator()(typename active_input<std::remove_cvref_t<A>, E>::plain... p, D... dy) const {
-        tape<E> t;
-        tape_scope<E> scope(t);
+        tape_lease<E> t;
         std::tuple<active_input<std::remove_cvref_t<A>, E>...> in{
             active_input<std::remove_cvref_t<A>, E>(p)...};
-        const auto r = std::apply([&](const auto&... a) { return fa(a.arg()...); }, in);
-        std::vector<E> adj(t.nodes.size(), E(0));
+        const auto r = std::apply([&](auto&... a) { return fa(a.arg()...); }, in);
+        std::vector<E>& adj = t->zero_adjoints();
         seed_all<E>(r, std::tuple<D...>(dy...), adj, std::index_sequence_for<D...>{});
-        t.sweep(adj);
+        t->sweep(adj);
+        t->scatter(adj, false);
         return std::apply([&](const auto&... a) { return std::make_tuple(a.grad(adj)...); }, in);
     }
 };
@@ -243,6 +190,162 @@ using derived_vjp_of =
     derived_vjp<E, Fa, typename fn_traits<std::decay_t<Fa>>::args,
                 typename result_grads<
                     std::remove_cvref_t<typename fn_traits<std::decay_t<Fa>>::result>, E>::type>;
+
+// ---- derived kernels (Note [derived kernels] in active_view.hpp) ----
+
+/// How a parameter of a kernel's active form takes part in its derived kernel: `plain` is the
+/// parameter the derived kernel has in its place; an output (a view of active<E>) adds its
+/// gradient `dy` (read), a differentiable input (a view of const active<E>, an active<E>, a vec
+/// of them) adds its gradient `grad` (accumulated into). Anything else passes through.
+template <typename P, typename E>
+struct kernel_param {
+    using plain = P;
+    using dy = std::tuple<>;
+    using grad = std::tuple<>;
+    static P make(const P& p, const void*, const void*) { return p; }
+};
+template <typename E, int N, access A>
+struct kernel_param<view<const active<E>, N, A>, E> {
+    using plain = view<const E, N, A>;
+    using dy = std::tuple<>;
+    using grad = std::tuple<view<E, N>>;
+    static view<const active<E>, N, A> make(const plain& x, const void*, const view<E, N>* g) {
+        for (int d = 0; d < N; ++d)
+            if (g->size(d) != x.size(d))
+                throw value_error(cat("a gradient has size ", g->size(d), " along dimension ", d,
+                                      " where its input has ", x.size(d)));
+        return {x, *g};
+    }
+};
+template <typename E, int N, access A>
+struct kernel_param<view<active<E>, N, A>, E> {
+    using plain = view<E, N, A>;
+    using dy = std::tuple<view<const E, N>>;
+    using grad = std::tuple<>;
+    static view<active<E>, N, A> make(const plain& y, const view<const E, N>* dy, const void*) {
+        for (int d = 0; d < N; ++d)
+            if (dy->size(d) != y.size(d))
+                throw value_error(cat("an output gradient has size ", dy->size(d),
+                                      " along dimension ", d, " where its output has ", y.size(d)));
+        return {y, *dy};
+    }
+};
+template <typename E>
+struct kernel_param<active<E>, E> {
+    using plain = E;
+    using dy = std::tuple<>;
+    using grad = std::tuple<view<E, 0>>;
+    static active<E> make(E v, const void*, const view<E, 0>* g) {
+        return active<E>::leaf_to(v, g->data());
+    }
+};
+template <typename E, int K>
+struct kernel_param<vec<active<E>, K>, E> {
+    using plain = vec<E, K>;
+    using dy = std::tuple<>;
+    using grad = std::tuple<view<E, 1>>;
+    static vec<active<E>, K> make(const plain& v, const void*, const view<E, 1>* g) {
+        if (g->size(0) != K)
+            throw value_error(cat("the gradient of a vec", K, " has ", g->size(0), " elements"));
+        vec<active<E>, K> r{};
+        for (int k = 0; k < K; ++k) r[k] = active<E>::leaf_to(v[k], g->data() + k * g->stride(0));
+        return r;
+    }
+};
+
+template <typename Tuple, typename E, template <typename, typename> class Part, typename Seq>
+struct kernel_parts_of;
+template <typename Tuple, typename E, template <typename, typename> class Part, size_t... I>
+struct kernel_parts_of<Tuple, E, Part, std::index_sequence<I...>> {
+    using type = decltype(std::tuple_cat(
+        std::declval<Part<std::remove_cvref_t<std::tuple_element_t<I, Tuple>>, E>>()...));
+};
+template <typename P, typename E>
+using dy_part = typename kernel_param<P, E>::dy;
+template <typename P, typename E>
+using grad_part = typename kernel_param<P, E>::grad;
+
+template <typename Tuple, typename E, template <typename, typename> class Part, size_t... J>
+constexpr size_t part_count(std::index_sequence<J...>) {
+    return (size_t{0} + ... +
+            std::tuple_size_v<Part<std::remove_cvref_t<std::tuple_element_t<J, Tuple>>, E>>);
+}
+/// Where parameter I's dy (or grad) sits among the derived kernel's dy (grad) parameters.
+template <typename Tuple, typename E, template <typename, typename> class Part, size_t I>
+constexpr size_t part_index() {
+    return part_count<Tuple, E, Part>(std::make_index_sequence<I>{});
+}
+
+/// `p` as a pointer to the one element type of Part (a void pointer when Part is empty).
+template <typename Part>
+auto part_ptr(const void* p) {
+    if constexpr (std::tuple_size_v < Part >> 0)
+        return static_cast<const std::tuple_element_t<0, Part>*>(p);
+    else
+        return p;
+}
+
+template <typename Tuple, typename Seq>
+struct tuple_prefix;
+template <typename Tuple, size_t... I>
+struct tuple_prefix<Tuple, std::index_sequence<I...>> {
+    using type = std::tuple<std::tuple_element_t<I, Tuple>...>;
+};
+template <typename Args, typename E>
+struct plain_params;
+template <typename... A, typename E>
+struct plain_params<std::tuple<A...>, E> {
+    using type = std::tuple<typename kernel_param<std::remove_cvref_t<A>, E>::plain...>;
+};
+
+template <typename E, typename Fa, typename Args, typename Plain, typename Dys, typename Grads,
+          typename P>
+struct derived_kernel;
+/// A generic kernel's derived form (See Note [derived kernels]): Fa is the body instantiated
+/// with active<E>, Args its parameters less the position P.
+template <typename E, typename Fa, typename Args, typename... Plain, typename... Dy, typename... G,
+          typename P>
+struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std::tuple<G...>, P> {
+    Fa fa;
+    void operator()(Plain... p, Dy... dy, G... g, P pos) const {
+        tape_lease<E> t;
+        const std::tuple<const Plain&...> plain(p...);
+        const std::tuple<const Dy*...> dys(&dy...);
+        const std::tuple<const G*...> grads(&g...);
+        [&]<size_t... I>(std::index_sequence<I...>) {
+            fa(arg<I>(plain, dys, grads)..., pos);
+        }
+        (std::index_sequence_for<Plain...>{});
+        std::vector<E>& adj = t->zero_adjoints();
+        for (const auto& s : t->seeds) adj[static_cast<size_t>(s.slot)] += *s.at;
+        t->sweep(adj);
+        t->scatter(adj, true);
+    }
+    template <size_t I, typename PT, typename DT, typename GT>
+    static auto arg(const PT& plain, const DT& dys, const GT& grads) {
+        using A = std::remove_cvref_t<std::tuple_element_t<I, Args>>;
+        constexpr size_t di = part_index<Args, E, dy_part, I>();
+        constexpr size_t gi = part_index<Args, E, grad_part, I>();
+        const void* d = nullptr;
+        const void* gr = nullptr;
+        if constexpr (std::tuple_size_v < dy_part < A, E >>> 0) d = std::get<di>(dys);
+        if constexpr (std::tuple_size_v < grad_part < A, E >>> 0) gr = std::get<gi>(grads);
+        return kernel_param<A, E>::make(std::get<I>(plain), part_ptr<dy_part<A, E>>(d),
+                                        part_ptr<grad_part<A, E>>(gr));
+    }
+};
+
+template <typename E, typename Fa>
+struct derived_kernel_of {
+    using all = typename fn_traits<std::decay_t<Fa>>::args;
+    static constexpr size_t n = std::tuple_size_v<all> - 1;
+    using args = typename tuple_prefix<all, std::make_index_sequence<n>>::type;
+    using position = std::tuple_element_t<n, all>;
+    using plain = typename plain_params<args, E>::type;
+    using dys = typename kernel_parts_of<args, E, dy_part, std::make_index_sequence<n>>::type;
+    using grads = typename kernel_parts_of<args, E, grad_part, std::make_index_sequence<n>>::type;
+    using type = derived_kernel<E, std::decay_t<Fa>, args, plain, dys, grads, position>;
+};
 
 } // namespace detail
 

@@ -214,7 +214,9 @@ private:
     ISTHMUS_HD int interior_dims() const {
         return static_cast<int>((tag_ >> 1) & 7);
     }
-    ISTHMUS_HD T* at(const int64_t* ii) const {
+    /// `mapped` (when given) receives the indices after the map, for a derived kernel's gradient
+    /// (Note [derived kernels] in isthmus/plugin/active_view.hpp).
+    ISTHMUS_HD T* at(const int64_t* ii, int64_t* mapped = nullptr) const {
         int64_t off = 0;
         for (int d = 0; d < N; ++d) {
             int64_t j;
@@ -226,6 +228,7 @@ private:
             } else if (!detail::map_index<A>(ii[d], shape_[d], (tag_ & 1) != 0, j)) {
                 return failed(ii, d, 0);
             }
+            if (mapped) mapped[d] = j;
             off += j * strides_[d];
         }
         return data_ + off;
@@ -267,6 +270,11 @@ struct view_binding {
         for (int d = 0; d < N; ++d) v.shape_[d] = shape[d], v.strides_[d] = strides[d];
         v.tag_ = like.tag_;
         return v;
+    }
+    /// The element of `v` at `ii` after its access modifier, and the mapped indices.
+    template <typename T, int N, access A>
+    static T* at(const view<T, N, A>& v, const int64_t* ii, int64_t* mapped) {
+        return v.at(ii, mapped);
     }
     template <typename T, int N, access A>
     ISTHMUS_HD static void bind(view<T, N, A>& v, int32_t arg, bool checked_mode) {

@@ -377,22 +377,28 @@ ISTHMUS_PLUGIN_SUPPORT isthmus_param& tensor_param(const isthmus_kernel& k, std:
 
 ISTHMUS_PLUGIN_SUPPORT kernel_def&
 kernel_def::at_position(std::initializer_list<std::string_view> params) {
-    const isthmus_kernel& k = m_.kernels_[index_];
-    for (std::string_view want : params)
-        detail::tensor_param(k, want, "at_position").flags |= ISTHMUS_PARAM_AT_POSITION;
+    for (size_t index : {index_, derived_}) {
+        if (index == static_cast<size_t>(-1)) continue;
+        const isthmus_kernel& k = m_.kernels_[index];
+        for (std::string_view want : params)
+            detail::tensor_param(k, want, "at_position").flags |= ISTHMUS_PARAM_AT_POSITION;
+    }
     return *this;
 }
 
 ISTHMUS_PLUGIN_SUPPORT kernel_def&
 kernel_def::stencil(std::initializer_list<std::string_view> params, int radius) {
-    const isthmus_kernel& k = m_.kernels_[index_];
-    if (radius < 1 || radius > 255)
-        throw value_error(
-            detail::cat("kernel ", k.name, ": stencil radius ", radius, " is outside 1..255"));
-    for (std::string_view want : params) {
-        isthmus_param& p = detail::tensor_param(k, want, "stencil");
-        p.flags = (p.flags & ~ISTHMUS_PARAM_STENCIL_MASK) | ISTHMUS_PARAM_AT_POSITION |
-                  (static_cast<uint32_t>(radius) << ISTHMUS_PARAM_STENCIL_SHIFT);
+    for (size_t index : {index_, derived_}) {
+        if (index == static_cast<size_t>(-1)) continue;
+        const isthmus_kernel& k = m_.kernels_[index];
+        if (radius < 1 || radius > 255)
+            throw value_error(
+                detail::cat("kernel ", k.name, ": stencil radius ", radius, " is outside 1..255"));
+        for (std::string_view want : params) {
+            isthmus_param& p = detail::tensor_param(k, want, "stencil");
+            p.flags = (p.flags & ~ISTHMUS_PARAM_STENCIL_MASK) | ISTHMUS_PARAM_AT_POSITION |
+                      (static_cast<uint32_t>(radius) << ISTHMUS_PARAM_STENCIL_SHIFT);
+        }
     }
     return *this;
 }

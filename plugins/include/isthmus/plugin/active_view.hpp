@@ -1,0 +1,182 @@
+// The plugin author layer's views and tensors of active numbers: what a generic function's or
+// kernel's views and tensors become in the backward pass derived from it.
+#pragma once
+
+#include "isthmus/plugin/active.hpp"
+#include "isthmus/plugin/view.hpp"
+
+namespace isthmus::plugin {
+
+// Note [derived kernels]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// A generic kernel's derived form (`<name>_vjp`, Note [derived backward] in derive.hpp) runs the
+// body with active<E> at every position, on a tape of that position alone (kept per thread and
+// reused, so a position allocates nothing once the tape has grown): each read of an input view
+// is a leaf whose target is the same element, after the access modifier's map, of that input's
+// gradient; each write to an output view is a seed, the output gradient's element. After the body,
+// the seeds' adjoints are set, the tape swept and every target leaf's adjoint added to its
+// element with an atomic add (positions on other threads may read the same element: a gather's
+// backward is a scatter-add); a number parameter's leaf targets its one-element gradient, so every
+// position adds to it. What the body reads and writes therefore decides the derivative, as it
+// does for the adjoints Warp and Quadrants derive from their kernels:
+//   - `y(p) = v` makes v the element's value: an earlier write of the same element at this
+//     position stops counting; `y(p) += v` and `-=` add v (the value the element had before the
+//     launch is a constant); an output element cannot be read (no conversion from the reference);
+//   - an input read after another position wrote it, or a view passed both as an input and an
+//     output, gives wrong derivatives: a kernel that updates in place is differentiated as if the
+//     input were unchanged. The launcher cannot see the aliasing of two different views; the
+//     Python wrappers refuse an output passed as a differentiable input.
+// The positions' order of atomic adds varies between runs, so float gradients may differ in the
+// last bits between runs and thread counts.
+
+/// An input view of a derived kernel or function: reads are leaves of the running tape whose
+/// adjoints go to the same element of `grad` (See Note [derived kernels]).
+template <typename E, int N, access A>
+class view<const active<E>, N, A> {
+public:
+    using element_type = const active<E>;
+    using value_type = active<E>;
+    static constexpr int rank = N;
+    static constexpr access modifier = A;
+
+    view() = default;
+    /// Reads `x`; adjoints go to `grad`, a view shaped like x (nothing when it has no data).
+    view(const plugin::view<const E, N, A>& x, const plugin::view<E, N>& grad) : x_(x), g_(grad) {}
+
+    int64_t size(int d) const { return x_.size(d); }
+    int64_t numel() const { return x_.numel(); }
+    /// Element at the given indices (one per dimension), after the access modifier.
+    template <typename... I>
+    active<E> operator()(I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        const int64_t ii[] = {static_cast<int64_t>(idx)...};
+        return read(ii);
+    }
+    active<E> operator[](const ivec<N>& p) const { return read(p.v); }
+    /// K consecutive elements along the last dimension, from `idx...`.
+    template <int K, typename... I>
+    vec<active<E>, K> load(I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        int64_t ii[] = {static_cast<int64_t>(idx)...};
+        vec<active<E>, K> r{};
+        for (int k = 0; k < K; ++k, ++ii[N - 1]) r[k] = read(ii);
+        return r;
+    }
+
+private:
+    active<E> read(const int64_t* ii) const {
+        int64_t jj[N > 0 ? N : 1] = {};
+        const E* p = detail::view_binding::at(x_, ii, jj);
+        E* g = g_.data();
+        if (g)
+            for (int d = 0; d < N; ++d) g += jj[d] * g_.stride(d);
+        return active<E>::leaf_to(*p, g);
+    }
+    plugin::view<const E, N, A> x_;
+    plugin::view<E, N> g_;
+};
+
+/// An output view of a derived kernel: writes are seeds (See Note [derived kernels]).
+template <typename E, int N, access A>
+class view<active<E>, N, A> {
+public:
+    using element_type = active<E>;
+    using value_type = active<E>;
+    static constexpr int rank = N;
+    static constexpr access modifier = A;
+
+    /// An element of the output: assign or add to it.
+    class reference {
+    public:
+        reference(const E* grad) : g_(grad) {}
+        const reference& operator=(const active<E>& v) const {
+            auto& seeds = detail::running_tape<E>().seeds;
+            for (size_t i = seeds.size(); i-- > 0;)
+                if (seeds[i].at == g_) seeds.erase(seeds.begin() + static_cast<ptrdiff_t>(i));
+            return *this += v;
+        }
+        const reference& operator+=(const active<E>& v) const {
+            if (v.slot() >= 0) detail::running_tape<E>().seeds.push_back({v.slot(), g_});
+            return *this;
+        }
+        const reference& operator-=(const active<E>& v) const { return *this += -v; }
+
+    private:
+        const E* g_;
+    };
+
+    view() = default;
+    /// The output `y` (its shape and access modifier), whose gradient is `grad`, shaped like y.
+    view(const plugin::view<E, N, A>& y, const plugin::view<const E, N>& grad) : y_(y), g_(grad) {}
+
+    int64_t size(int d) const { return y_.size(d); }
+    int64_t numel() const { return y_.numel(); }
+    template <typename... I>
+    reference operator()(I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        const int64_t ii[] = {static_cast<int64_t>(idx)...};
+        return element(ii);
+    }
+    reference operator[](const ivec<N>& p) const { return element(p.v); }
+    /// Stores K consecutive elements along the last dimension, from `idx...`.
+    template <int K, typename... I>
+    void store(const vec<active<E>, K>& v, I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        int64_t ii[] = {static_cast<int64_t>(idx)...};
+        for (int k = 0; k < K; ++k, ++ii[N - 1]) element(ii) = v[k];
+    }
+
+private:
+    reference element(const int64_t* ii) const {
+        int64_t jj[N > 0 ? N : 1] = {};
+        detail::view_binding::at(y_, ii, jj); // the modifier's map and checks, nothing written
+        const E* g = g_.data();
+        for (int d = 0; d < N; ++d) g += jj[d] * g_.stride(d);
+        return reference(g);
+    }
+    plugin::view<E, N, A> y_;
+    plugin::view<const E, N> g_;
+};
+
+/// An active number's tensor: what a generic function's `tensor<T, N>` is in its derived form.
+/// It lives in the plugin's memory (never handed to the host), C-contiguous, shared by copies.
+template <typename E, int N>
+class tensor<active<E>, N> {
+public:
+    explicit tensor(const int64_t (&shape)[N]) : tensor(shape, N) {}
+    tensor(const int64_t* shape, int ndim) {
+        if (ndim != N) throw value_error("isthmus::plugin::tensor: rank mismatch");
+        int64_t n = 1;
+        for (int d = N - 1; d >= 0; --d) {
+            if (shape[d] < 0) throw value_error("isthmus::plugin::tensor: a negative size");
+            shape_[d] = shape[d];
+            strides_[d] = n;
+            n *= shape[d];
+        }
+        data_ = std::make_shared<std::vector<active<E>>>(static_cast<size_t>(n));
+    }
+    template <typename... I>
+    active<E>& operator()(I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        const int64_t ii[] = {static_cast<int64_t>(idx)...};
+        int64_t off = 0;
+        for (int d = 0; d < N; ++d) {
+            if (static_cast<uint64_t>(ii[d]) >= static_cast<uint64_t>(shape_[d]))
+                throw index_error(detail::cat("isthmus::plugin::tensor: index ", ii[d],
+                                              " is out of bounds for dimension ", d, " of size ",
+                                              shape_[d]));
+            off += ii[d] * strides_[d];
+        }
+        return (*data_)[static_cast<size_t>(off)];
+    }
+    active<E>* data() const { return data_->data(); }
+    int64_t size(int d) const { return shape_[d]; }
+    int64_t numel() const { return static_cast<int64_t>(data_->size()); }
+
+private:
+    std::shared_ptr<std::vector<active<E>>> data_;
+    int64_t shape_[N > 0 ? N : 1] = {};
+    int64_t strides_[N > 0 ? N : 1] = {};
+};
+
+} // namespace isthmus::plugin
