@@ -4,11 +4,14 @@ Usage (after a build):  PYTHONPATH=build/python python3 bench/derived_backward.p
 Rows: the PyQuasar manual's mapping layer (a clamped 256-entry table lookup) on 1x1000 and
 64x1000 float32 inputs: the forward, the hand-written backward (a scatter-add), and the backward
 derived from the forward (mapping_forward_vjp, Note [derived backward]); a 3x3 clamped
-stencil written as a generic function, forward and derived backward beside a hand-written one.
-Best of 7 runs; not a test.
+stencil written as a generic function, forward and derived backward beside a hand-written one;
+the same stencil as a generic kernel (Note [derived kernels]), its derived kernel beside a
+hand-written backward kernel (atomic adds into the clamped sources). Functions: CPU time of the
+calling thread; kernels: wall time (they run on every thread). Best of 7 runs; not a test.
 """
 import os
 import tempfile
+import time
 
 import numpy as np
 
@@ -78,13 +81,56 @@ static ip::tensor<T, 2> blur_by_hand(ip::view<const T, 2> x, ip::view<const T, 2
     return dx;
 }
 
+// The same blur as a kernel (one position per output), its derived and hand-written backward.
+template <typename T>
+struct blur_kernel {
+    void operator()(ip::view<const T, 2, ip::access::clamped> x, ip::view<T, 2> y,
+                    ip::ivec2 p) const {
+        T s = 0;
+        for (int di = -1; di <= 1; ++di)
+            for (int dj = -1; dj <= 1; ++dj) s += T(3 * di + dj + 5) * x(p[0] + di, p[1] + dj);
+        y(p[0], p[1]) = s;
+    }
+};
+
 ISTHMUS_PLUGIN(bench_derived, m) {
+    m.kernel("bd_blur_kernel", ip::generic<float>([]<typename T>() { return blur_kernel<T>{}; }),
+             {"x", "y"})
+        .stencil({"x"}, 1)
+        .at_position({"y"});
+    m.kernel("bd_blur_kernel_by_hand",
+             [](ip::view<const float, 2> dy, ip::view<float, 2> dx, ip::ivec2 p) {
+                 const int64_t h = dx.size(0), w = dx.size(1);
+                 for (int di = -1; di <= 1; ++di)
+                     for (int dj = -1; dj <= 1; ++dj) {
+                         const int64_t a = std::min(std::max<int64_t>(p[0] + di, 0), h - 1);
+                         const int64_t b = std::min(std::max<int64_t>(p[1] + dj, 0), w - 1);
+                         std::atomic_ref<float>(dx(a, b))
+                             .fetch_add(float(3 * di + dj + 5) * dy(p[0], p[1]),
+                                        std::memory_order_relaxed);
+                     }
+             },
+             {"dy", "dx"})
+        .at_position({"dy"});
     m.def("bd_lookup", ip::generic<float>(ISTHMUS_GENERIC(lookup)), {"a", "x"});
     m.def("bd_lookup_by_hand", &lookup_by_hand<float>, {"a", "x", "dy"});
     m.def("bd_blur", ip::generic<float>(ISTHMUS_GENERIC(blur)), {"x"});
     m.def("bd_blur_by_hand", &blur_by_hand<float>, {"x", "dy"});
 }
 """
+
+
+def best_wall_us(f, inner, reps=7):
+    """Best per-call wall time of f over `reps` runs of `inner` calls (kernels use every
+    thread), in microseconds."""
+    f()
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            f()
+        best = min(best, (time.perf_counter() - t0) / inner)
+    return best * 1e6
 
 
 def main():
@@ -116,6 +162,23 @@ def main():
         hand = best_us(lambda: q.bd_blur_by_hand(x, dy), inner=inner)
         derived = best_us(lambda: q.bd_blur_vjp(x, dy), inner=inner)
         print(f"{f'3x3 clamped blur, {n}x{n} float32 (us)':44s} {fwd:10.1f} {hand:10.1f} "
+              f"{derived:10.1f} {derived / hand:12.2f}x")
+
+    for n in (256, 1024):
+        x = rng.standard_normal((n, n)).astype(np.float32)
+        y = np.zeros_like(x)
+        dy = rng.standard_normal((n, n)).astype(np.float32)
+        gx, gh = np.zeros_like(x), np.zeros_like(x)
+        q.parallel_do(x.shape, x, y, dy, gx, q.bd_blur_kernel_vjp)
+        q.parallel_do(x.shape, dy, gh, q.bd_blur_kernel_by_hand)
+        np.testing.assert_allclose(gx, gh, rtol=1e-4, atol=1e-3)
+        inner = 20 if n == 256 else 2
+        fwd = best_wall_us(lambda: q.parallel_do(x.shape, x, y, q.bd_blur_kernel), inner)
+        hand = best_wall_us(lambda: q.parallel_do(x.shape, dy, gh, q.bd_blur_kernel_by_hand),
+                            inner)
+        derived = best_wall_us(
+            lambda: q.parallel_do(x.shape, x, y, dy, gx, q.bd_blur_kernel_vjp), inner)
+        print(f"{f'3x3 clamped blur kernel, {n}x{n} float32 (us)':44s} {fwd:10.1f} {hand:10.1f} "
               f"{derived:10.1f} {derived / hand:12.2f}x")
 
 

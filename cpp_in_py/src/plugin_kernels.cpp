@@ -100,6 +100,17 @@ void bind_plugin_kernels(py::module_& m) {
                 return py::tuple(r);
             },
             "Where the kernel can run: (\"cpu\",), (\"cpu\", \"cuda\") or (\"cuda\",).")
+        .def_property_readonly(
+            "vjp",
+            [](const native_kernel& k) -> py::object {
+                const std::string n = k.k->name() + "_vjp";
+                if (!k.k->owner()->has_kernel(n)) return py::none();
+                return py::cast(native_kernel{k.k->owner()->get_kernel(n)});
+            },
+            "The kernel derived from a generic kernel (<name>_vjp of the same plugin: the same "
+            "arguments, then the gradient of each output and of each differentiable input, "
+            "added to); None for a kernel registered with concrete types (Note [derived "
+            "kernels] in isthmus/plugin/active_view.hpp).")
         .def_property_readonly("__doc__",
                                [](const native_kernel& k) {
                                    const char* d = k.k->abi()->doc;

@@ -40,8 +40,10 @@ public:
     static constexpr access modifier = A;
 
     view() = default;
-    /// Reads `x`; adjoints go to `grad`, a view shaped like x (nothing when it has no data).
-    view(const plugin::view<const E, N, A>& x, const plugin::view<E, N>& grad) : x_(x), g_(grad) {}
+    /// Reads `x`, recording on `t`; adjoints go to `grad`, a view shaped like x (nothing when it
+    /// has no data).
+    view(const plugin::view<const E, N, A>& x, const plugin::view<E, N>& grad, detail::tape<E>& t)
+        : x_(x), g_(grad), t_(&t) {}
 
     int64_t size(int d) const { return x_.size(d); }
     int64_t numel() const { return x_.numel(); }
@@ -70,10 +72,11 @@ private:
         E* g = g_.data();
         if (g)
             for (int d = 0; d < N; ++d) g += jj[d] * g_.stride(d);
-        return active<E>::leaf_to(*p, g);
+        return active<E>::leaf(*t_, *p, g);
     }
     plugin::view<const E, N, A> x_;
     plugin::view<E, N> g_;
+    detail::tape<E>* t_ = nullptr;
 };
 
 /// An output view of a derived kernel: writes are seeds (See Note [derived kernels]).
@@ -88,26 +91,29 @@ public:
     /// An element of the output: assign or add to it.
     class reference {
     public:
-        reference(const E* grad) : g_(grad) {}
+        reference(const E* grad, detail::tape<E>* t) : g_(grad), t_(t) {}
         const reference& operator=(const active<E>& v) const {
-            auto& seeds = detail::running_tape<E>().seeds;
+            auto& seeds = t_->seeds;
             for (size_t i = seeds.size(); i-- > 0;)
                 if (seeds[i].at == g_) seeds.erase(seeds.begin() + static_cast<ptrdiff_t>(i));
             return *this += v;
         }
         const reference& operator+=(const active<E>& v) const {
-            if (v.slot() >= 0) detail::running_tape<E>().seeds.push_back({v.slot(), g_});
+            if (v.slot() >= 0) t_->seeds.push_back({v.slot(), v.scale(), g_});
             return *this;
         }
         const reference& operator-=(const active<E>& v) const { return *this += -v; }
 
     private:
         const E* g_;
+        detail::tape<E>* t_;
     };
 
     view() = default;
-    /// The output `y` (its shape and access modifier), whose gradient is `grad`, shaped like y.
-    view(const plugin::view<E, N, A>& y, const plugin::view<const E, N>& grad) : y_(y), g_(grad) {}
+    /// The output `y` (its shape and access modifier), whose gradient is `grad`, shaped like y;
+    /// writes are seeds of `t`.
+    view(const plugin::view<E, N, A>& y, const plugin::view<const E, N>& grad, detail::tape<E>& t)
+        : y_(y), g_(grad), t_(&t) {}
 
     int64_t size(int d) const { return y_.size(d); }
     int64_t numel() const { return y_.numel(); }
@@ -132,10 +138,11 @@ private:
         detail::view_binding::at(y_, ii, jj); // the modifier's map and checks, nothing written
         const E* g = g_.data();
         for (int d = 0; d < N; ++d) g += jj[d] * g_.stride(d);
-        return reference(g);
+        return reference(g, t_);
     }
     plugin::view<E, N, A> y_;
     plugin::view<const E, N> g_;
+    detail::tape<E>* t_ = nullptr;
 };
 
 /// An active number's tensor: what a generic function's `tensor<T, N>` is in its derived form.

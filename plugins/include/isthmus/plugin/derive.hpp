@@ -79,7 +79,7 @@ struct active_input {
     using grad_type = isthmus_value;
     P value;
     explicit active_input(P v) : value(std::move(v)) {}
-    P arg() { return value; }
+    P arg(tape<E>&) { return value; }
     isthmus_value grad(const std::vector<E>&) const { return isthmus_value{}; }
 };
 template <typename E>
@@ -88,7 +88,7 @@ struct active_input<active<E>, E> {
     using grad_type = E;
     E value, g = E(0);
     explicit active_input(E v) : value(v) {}
-    active<E> arg() { return active<E>::leaf_to(value, &g); }
+    active<E> arg(tape<E>& t) { return active<E>::leaf(t, value, &g); }
     E grad(const std::vector<E>&) const { return g; }
 };
 template <typename E, int N, access A>
@@ -98,7 +98,7 @@ struct active_input<view<const active<E>, N, A>, E> {
     plain x;
     tensor<E, N> g;
     explicit active_input(const plain& v) : x(v), g(zeros_like(v)) {}
-    view<const active<E>, N, A> arg() { return {x, g.v()}; }
+    view<const active<E>, N, A> arg(tape<E>& t) { return {x, g.v(), t}; }
     tensor<E, N> grad(const std::vector<E>&) const { return g; }
     static tensor<E, N> zeros_like(const plain& v) {
         int64_t shape[N > 0 ? N : 1] = {};
@@ -149,13 +149,14 @@ void seed(const tensor<active<E>, N>& r, const view<const E, N>& dy, std::vector
     int64_t shape[N > 0 ? N : 1] = {};
     for (int d = 0; d < N; ++d) shape[d] = r.size(d);
     for_each_index<N>(shape, [&](int64_t i, const int64_t* idx) {
-        const int32_t s = r.data()[i].slot();
-        if (s >= 0) adj[static_cast<size_t>(s)] += dy.data()[offset_of<N>(dy, idx)];
+        const active<E>& v = r.data()[i];
+        if (v.slot() >= 0)
+            adj[static_cast<size_t>(v.slot())] += v.scale() * dy.data()[offset_of<N>(dy, idx)];
     });
 }
 template <typename E>
 void seed(const active<E>& r, E dy, std::vector<E>& adj) {
-    if (r.slot() >= 0) adj[static_cast<size_t>(r.slot())] += dy;
+    if (r.slot() >= 0) adj[static_cast<size_t>(r.slot())] += r.scale() * dy;
 }
 template <typename E, typename R, typename D, size_t... I>
 void seed_all(const R& r, const D& dys, std::vector<E>& adj, std::index_sequence<I...>) {
@@ -176,7 +177,7 @@ struct derived_vjp<E, Fa, std::tuple<A...>, std::tuple<D...>> {
         tape_lease<E> t;
         std::tuple<active_input<std::remove_cvref_t<A>, E>...> in{
             active_input<std::remove_cvref_t<A>, E>(p)...};
-        const auto r = std::apply([&](auto&... a) { return fa(a.arg()...); }, in);
+        const auto r = std::apply([&](auto&... a) { return fa(a.arg(*t)...); }, in);
         std::vector<E>& adj = t->zero_adjoints();
         seed_all<E>(r, std::tuple<D...>(dy...), adj, std::index_sequence_for<D...>{});
         t->sweep(adj);
@@ -202,19 +203,20 @@ struct kernel_param {
     using plain = P;
     using dy = std::tuple<>;
     using grad = std::tuple<>;
-    static P make(const P& p, const void*, const void*) { return p; }
+    static P make(const P& p, const void*, const void*, tape<E>&) { return p; }
 };
 template <typename E, int N, access A>
 struct kernel_param<view<const active<E>, N, A>, E> {
     using plain = view<const E, N, A>;
     using dy = std::tuple<>;
     using grad = std::tuple<view<E, N>>;
-    static view<const active<E>, N, A> make(const plain& x, const void*, const view<E, N>* g) {
+    static view<const active<E>, N, A> make(const plain& x, const void*, const view<E, N>* g,
+                                            tape<E>& t) {
         for (int d = 0; d < N; ++d)
             if (g->size(d) != x.size(d))
                 throw value_error(cat("a gradient has size ", g->size(d), " along dimension ", d,
                                       " where its input has ", x.size(d)));
-        return {x, *g};
+        return {x, *g, t};
     }
 };
 template <typename E, int N, access A>
@@ -222,12 +224,13 @@ struct kernel_param<view<active<E>, N, A>, E> {
     using plain = view<E, N, A>;
     using dy = std::tuple<view<const E, N>>;
     using grad = std::tuple<>;
-    static view<active<E>, N, A> make(const plain& y, const view<const E, N>* dy, const void*) {
+    static view<active<E>, N, A> make(const plain& y, const view<const E, N>* dy, const void*,
+                                      tape<E>& t) {
         for (int d = 0; d < N; ++d)
             if (dy->size(d) != y.size(d))
                 throw value_error(cat("an output gradient has size ", dy->size(d),
                                       " along dimension ", d, " where its output has ", y.size(d)));
-        return {y, *dy};
+        return {y, *dy, t};
     }
 };
 template <typename E>
@@ -235,8 +238,8 @@ struct kernel_param<active<E>, E> {
     using plain = E;
     using dy = std::tuple<>;
     using grad = std::tuple<view<E, 0>>;
-    static active<E> make(E v, const void*, const view<E, 0>* g) {
-        return active<E>::leaf_to(v, g->data());
+    static active<E> make(E v, const void*, const view<E, 0>* g, tape<E>& t) {
+        return active<E>::leaf(t, v, g->data());
     }
 };
 template <typename E, int K>
@@ -244,11 +247,11 @@ struct kernel_param<vec<active<E>, K>, E> {
     using plain = vec<E, K>;
     using dy = std::tuple<>;
     using grad = std::tuple<view<E, 1>>;
-    static vec<active<E>, K> make(const plain& v, const void*, const view<E, 1>* g) {
+    static vec<active<E>, K> make(const plain& v, const void*, const view<E, 1>* g, tape<E>& t) {
         if (g->size(0) != K)
             throw value_error(cat("the gradient of a vec", K, " has ", g->size(0), " elements"));
         vec<active<E>, K> r{};
-        for (int k = 0; k < K; ++k) r[k] = active<E>::leaf_to(v[k], g->data() + k * g->stride(0));
+        for (int k = 0; k < K; ++k) r[k] = active<E>::leaf(t, v[k], g->data() + k * g->stride(0));
         return r;
     }
 };
@@ -313,16 +316,16 @@ struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std:
         const std::tuple<const Dy*...> dys(&dy...);
         const std::tuple<const G*...> grads(&g...);
         [&]<size_t... I>(std::index_sequence<I...>) {
-            fa(arg<I>(plain, dys, grads)..., pos);
+            fa(arg<I>(plain, dys, grads, *t)..., pos);
         }
         (std::index_sequence_for<Plain...>{});
         std::vector<E>& adj = t->zero_adjoints();
-        for (const auto& s : t->seeds) adj[static_cast<size_t>(s.slot)] += *s.at;
+        for (const auto& s : t->seeds) adj[static_cast<size_t>(s.slot)] += s.scale * *s.at;
         t->sweep(adj);
         t->scatter(adj, true);
     }
     template <size_t I, typename PT, typename DT, typename GT>
-    static auto arg(const PT& plain, const DT& dys, const GT& grads) {
+    static auto arg(const PT& plain, const DT& dys, const GT& grads, tape<E>& t) {
         using A = std::remove_cvref_t<std::tuple_element_t<I, Args>>;
         constexpr size_t di = part_index<Args, E, dy_part, I>();
         constexpr size_t gi = part_index<Args, E, grad_part, I>();
@@ -331,7 +334,7 @@ struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std:
         if constexpr (std::tuple_size_v < dy_part < A, E >>> 0) d = std::get<di>(dys);
         if constexpr (std::tuple_size_v < grad_part < A, E >>> 0) gr = std::get<gi>(grads);
         return kernel_param<A, E>::make(std::get<I>(plain), part_ptr<dy_part<A, E>>(d),
-                                        part_ptr<grad_part<A, E>>(gr));
+                                        part_ptr<grad_part<A, E>>(gr), t);
     }
 };
 
