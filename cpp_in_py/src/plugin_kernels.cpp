@@ -6,6 +6,8 @@
 #include "plugin_overloads.hpp"
 #include "plugin_values.hpp"
 
+#include "isthmus/autograd.hpp"
+
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -107,10 +109,10 @@ void bind_plugin_kernels(py::module_& m) {
                 if (!k.k->owner()->has_kernel(n)) return py::none();
                 return py::cast(native_kernel{k.k->owner()->get_kernel(n)});
             },
+            // See Note [derived kernels] (isthmus/plugin/active_view.hpp)
             "The kernel derived from a generic kernel (<name>_vjp of the same plugin: the same "
             "arguments, then the gradient of each output and of each differentiable input, "
-            "added to); None for a kernel registered with concrete types (Note [derived "
-            "kernels] in isthmus/plugin/active_view.hpp).")
+            "added to); None for a kernel registered with concrete types (docs/autograd.md).")
         .def_property_readonly("__doc__",
                                [](const native_kernel& k) {
                                    const char* d = k.k->abi()->doc;
@@ -179,8 +181,16 @@ void bind_plugin_kernels(py::module_& m) {
                 vals.push_back(call_arg(
                     args[i], ak->signature, i - 1,
                     static_cast<int32_t>(i - 1) < ak->nparams ? &ak->params[i - 1] : nullptr));
-            py::gil_scoped_release nogil;
-            pl::parallel_do(dims, vals, *k.k);
+            {
+                py::gil_scoped_release nogil;
+                pl::parallel_do(dims, vals, *k.k);
+            }
+            // A written qvalue takes the node the launch recorded on its copy (Note [plugin
+            // calls in autograd] in plugins/src/call_autograd.cpp).
+            for (size_t i = 0; i < vals.size(); ++i)
+                if (vals[i].is_tensor() && vals[i].as_tensor().has_autograd())
+                    if (value* q = boundary::qvalue_ptr(args[i + 1]); q && q->is_tensor())
+                        autograd::share_state(vals[i].as_tensor(), q->as_tensor());
         },
         "parallel_do(dims, /, *args)\n--\n\n"
         "Runs a plugin kernel at every position of a grid: parallel_do(dims, x, y, kernel).\n\n"

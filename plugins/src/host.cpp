@@ -1,4 +1,5 @@
 // Calling into plugins: functions (overload resolution), object types, and parallel_do.
+#include "call_autograd.hpp"
 #include "call_context.hpp"
 #include "cpu_launch.hpp"
 
@@ -193,7 +194,9 @@ std::string function::to_string() const {
 value function::call(std::span<const value> args) const {
     ISTHMUS_CHECK(!is_method_, type_error, name_, " is a method; call it on an object");
     const isthmus_function* f = resolve(overloads_, args, name_);
-    return invoke(f, lib_, nullptr, args, name_);
+    value r = invoke(f, lib_, nullptr, args, name_);
+    detail::record_call(*this, args, r); // See Note [plugin calls in autograd]
+    return r;
 }
 
 // ---- kernels
@@ -250,7 +253,18 @@ std::string kernel::to_string() const {
 // which loops over its positions with the body inlined. The host never calls per element. Small
 // launches (by the body's measured cost, Note [CPU launch plan]) run on the calling thread. The
 // first error cancels the remaining blocks.
+namespace {
+void launch(const shape_t& dims, std::span<const value> args, const kernel& k);
+} // namespace
+
 void parallel_do(const shape_t& dims, std::span<const value> args, const kernel& k) {
+    detail::check_launch_writes(args, k); // See Note [plugin calls in autograd]
+    launch(dims, args, k);
+    detail::record_launch(dims, args, k);
+}
+
+namespace {
+void launch(const shape_t& dims, std::span<const value> args, const kernel& k) {
     const isthmus_kernel* ak = k.abi();
     const std::string& nm = k.name();
     ISTHMUS_CHECK(!dims.empty() && dims.size() <= 4, value_error, "parallel_do(", nm,
@@ -358,6 +372,7 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
     if (ctx.failed()) ctx.rethrow(nm + ": ");
     ic.raise_if_stopped(nm.c_str());
 }
+} // namespace
 
 // ---- objects
 // -------------------------------------------------------------------------------------

@@ -148,9 +148,20 @@ struct saved_value {
 /// node named `name` that runs `fn` in backward. Call only when needs_record(inputs...).
 ISTHMUS_API void record(std::string_view name, std::initializer_list<const tensor*> inputs,
                         const tensor& out, std::vector<saved_value> saved, backward_fn fn);
+/// Makes handle `to` carry the autograd state of `from`, another handle of the same tensor: after
+/// an op recorded a result it wrote into an argument (a plugin kernel's output), the caller's own
+/// handle of that argument gets the node.
+ISTHMUS_API void share_state(const tensor& from, const tensor& to);
+/// record() for inputs counted at run time (a plugin function's tensor arguments).
+ISTHMUS_API void record(std::string_view name, const std::vector<const tensor*>& inputs,
+                        const tensor& out, std::vector<saved_value> saved, backward_fn fn);
 /// Records an op that has no derivative: backward through `out` raises runtime_error naming it.
 ISTHMUS_API void record_not_differentiable(std::string_view name,
                                            std::initializer_list<const tensor*> inputs,
+                                           const tensor& out);
+/// record_not_differentiable() for inputs counted at run time.
+ISTHMUS_API void record_not_differentiable(std::string_view name,
+                                           const std::vector<const tensor*>& inputs,
                                            const tensor& out);
 /// check_inplace past its pointer test.
 ISTHMUS_API void check_inplace_recorded(const char* what, const tensor& target,

@@ -180,7 +180,21 @@ void record_inputs(std::string_view name, const std::vector<const tensor*>& inpu
     attach(out, std::move(n));
 }
 
+void share_state(const tensor& from, const tensor& to) {
+    meta_access::set(to, meta_access::shared(from));
+}
+
+void record(std::string_view name, const std::vector<const tensor*>& inputs, const tensor& out,
+            std::vector<saved_value> saved, backward_fn fn) {
+    record_inputs(name, inputs, out, std::move(saved), std::move(fn));
+}
+
 void record_not_differentiable(std::string_view name, std::initializer_list<const tensor*> inputs,
+                               const tensor& out) {
+    record_not_differentiable(name, std::vector<const tensor*>(inputs), out);
+}
+
+void record_not_differentiable(std::string_view name, const std::vector<const tensor*>& inputs,
                                const tensor& out) {
     meta_access::set(out, nullptr);
     if (!is_floating(out.dtype())) return;

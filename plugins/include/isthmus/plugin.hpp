@@ -159,8 +159,11 @@ public:
             using D =
                 detail::derived_kernel_of<T, decltype(g.make.template operator()<active<T>>())>;
             constexpr size_t n = D::n;
+            // the gradients are named after their parameters (the host finds them by name,
+            // Note [plugin calls in autograd]); unnamed parameters are arg<i>, as named_params
+            // calls them
             names vp;
-            if (!params.empty()) {
+            {
                 vp = params;
                 vp.resize(n);
                 for (size_t i = 0; i < n; ++i)

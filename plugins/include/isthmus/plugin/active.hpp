@@ -59,8 +59,9 @@ struct tape {
     };
     struct seed {
         int32_t slot;
-        E scale;     // the written value's scale (Note [one-operand chains])
-        const E* at; // the output element's gradient (also the key of the element)
+        E scale;         // the written value's scale (Note [one-operand chains])
+        const E* at;     // the output element's gradient
+        const void* key; // the output element (its gradient may be a broadcast)
     };
     std::vector<node> nodes;
     std::vector<target> targets;

@@ -91,21 +91,23 @@ public:
     /// An element of the output: assign or add to it.
     class reference {
     public:
-        reference(const E* grad, detail::tape<E>* t) : g_(grad), t_(t) {}
+        reference(const E* grad, const void* key, detail::tape<E>* t)
+            : g_(grad), key_(key), t_(t) {}
         const reference& operator=(const active<E>& v) const {
             auto& seeds = t_->seeds;
             for (size_t i = seeds.size(); i-- > 0;)
-                if (seeds[i].at == g_) seeds.erase(seeds.begin() + static_cast<ptrdiff_t>(i));
+                if (seeds[i].key == key_) seeds.erase(seeds.begin() + static_cast<ptrdiff_t>(i));
             return *this += v;
         }
         const reference& operator+=(const active<E>& v) const {
-            if (v.slot() >= 0) t_->seeds.push_back({v.slot(), v.scale(), g_});
+            if (v.slot() >= 0) t_->seeds.push_back({v.slot(), v.scale(), g_, key_});
             return *this;
         }
         const reference& operator-=(const active<E>& v) const { return *this += -v; }
 
     private:
         const E* g_;
+        const void* key_;
         detail::tape<E>* t_;
     };
 
@@ -135,10 +137,11 @@ public:
 private:
     reference element(const int64_t* ii) const {
         int64_t jj[N > 0 ? N : 1] = {};
-        detail::view_binding::at(y_, ii, jj); // the modifier's map and checks, nothing written
+        // the modifier's map and checks; nothing is written there
+        const E* key = detail::view_binding::at(y_, ii, jj);
         const E* g = g_.data();
         for (int d = 0; d < N; ++d) g += jj[d] * g_.stride(d);
-        return reference(g, t_);
+        return reference(g, key, t_);
     }
     plugin::view<E, N, A> y_;
     plugin::view<const E, N> g_;
