@@ -31,9 +31,28 @@ ip::tensor<T, 1> scaled(ip::view<const T, 1> x, T s) {
     return y;
 }
 
+// Written once over the element type; its backward is derived (Note [derived backward]).
+template <typename T>
+ip::tensor<T, 1> damped(ip::view<const T, 1> x, T s) {
+    ip::tensor<T, 1> y({x.size(0)});
+    for (int64_t i = 0; i < x.size(0); ++i) y(i) = exp(-s * x(i)) * x(i);
+    return y;
+}
+
+// A generic kernel: y[i] = x[i] * x[i + 1] (clamped); its derived kernel is ripple_vjp.
+template <typename T>
+struct ripple {
+    void operator()(ip::view<const T, 1, ip::access::clamped> x, ip::view<T, 1> y,
+                    int64_t i) const {
+        y(i) = x(i) * x(i + 1);
+    }
+};
+
 } // namespace
 
 ISTHMUS_PLUGIN(good_plugin, m) {
+    m.def("damped", ip::generic<float, double>(ISTHMUS_GENERIC(damped)), {"x", "s"});
+    m.kernel("ripple", ip::generic<double>([]<typename T>() { return ripple<T>{}; }), {"x", "y"});
     m.type<counter>("counter", "A counter that fires ontick(count, label) on every tick.")
         .ctor<std::string>({"label"})
         .field("label", &counter::label)
