@@ -42,11 +42,70 @@ class active;
 
 namespace detail {
 
+/// A vector of trivially copyable T that keeps its first K elements in itself (no allocation
+/// for small tapes: a kernel position's) and moves to the heap beyond; clear() keeps the heap
+/// block. Not copyable or movable (it points into itself).
+template <typename T, size_t K>
+class small_vec {
+    static_assert(std::is_trivially_copyable_v<T>);
+
+public:
+    small_vec() = default;
+    small_vec(const small_vec&) = delete;
+    small_vec& operator=(const small_vec&) = delete;
+
+    size_t size() const { return size_; }
+    size_t capacity() const { return cap_; }
+    T* begin() { return data_; }
+    T* end() { return data_ + size_; }
+    const T* begin() const { return data_; }
+    const T* end() const { return data_ + size_; }
+    T& operator[](size_t i) { return data_[i]; }
+    const T& operator[](size_t i) const { return data_[i]; }
+    void clear() { size_ = 0; }
+    void push_back(const T& v) {
+        if (size_ == cap_) reserve(2 * cap_);
+        data_[size_++] = v;
+    }
+    void erase(size_t i) {
+        std::memmove(static_cast<void*>(data_ + i), data_ + i + 1, (size_ - i - 1) * sizeof(T));
+        --size_;
+    }
+    /// n copies of v.
+    void assign(size_t n, const T& v) {
+        if (n > cap_) reserve(n);
+        for (size_t i = 0; i < n; ++i) data_[i] = v;
+        size_ = n;
+    }
+    void reserve(size_t n) {
+        if (n <= cap_) return;
+        std::unique_ptr<T[]> h(new T[n]);
+        std::memcpy(static_cast<void*>(h.get()), data_, size_ * sizeof(T));
+        heap_ = std::move(h);
+        data_ = heap_.get();
+        cap_ = n;
+    }
+    /// Back to the inline elements, freeing the heap block (nothing kept).
+    void release() {
+        heap_.reset();
+        data_ = reinterpret_cast<T*>(inline_);
+        cap_ = K;
+        size_ = 0;
+    }
+
+private:
+    alignas(T) unsigned char inline_[K * sizeof(T)];
+    T* data_ = reinterpret_cast<T*>(inline_);
+    size_t size_ = 0, cap_ = K;
+    std::unique_ptr<T[]> heap_;
+};
+
 /// The operations recorded for active<E>: node i has operands a, b (-1: none) with partials
 /// da, db; leaves are nodes without operands. A leaf read from a view also has a target, the
 /// element of the view's gradient its adjoint is added to; a kernel's output element written
 /// has a seed, the gradient of that element (Note [derived kernels] in
-/// isthmus/plugin/active_view.hpp).
+/// isthmus/plugin/active_view.hpp). The first few hundred of each live in the tape itself, so a
+/// kernel position's tape, on the stack, allocates nothing.
 template <typename E>
 struct tape {
     struct node {
@@ -63,26 +122,34 @@ struct tape {
         const E* at;     // the output element's gradient
         const void* key; // the output element (its gradient may be a broadcast)
     };
-    std::vector<node> nodes;
-    std::vector<target> targets;
-    std::vector<seed> seeds;
-    std::vector<E> adj; // the adjoints, one per node, during a sweep
+    using adjoints = small_vec<E, 256>;
+    small_vec<node, 256> nodes;
+    small_vec<target, 128> targets;
+    small_vec<seed, 16> seeds;
+    adjoints adj; // the adjoints, one per node, during a sweep
 
     void clear() {
         nodes.clear();
         targets.clear();
         seeds.clear();
     }
+    /// Frees what grew onto the heap.
+    void release() {
+        nodes.release();
+        targets.release();
+        seeds.release();
+        adj.release();
+    }
     /// adj sized to the nodes, all 0.
-    std::vector<E>& zero_adjoints() {
+    adjoints& zero_adjoints() {
         adj.assign(nodes.size(), E(0));
         return adj;
     }
     /// Adds each target leaf's adjoint into its target: with atomic adds when `shared` (kernel
     /// positions on several threads may read the same element).
-    void scatter(const std::vector<E>& adj, bool shared) const {
+    void scatter(const adjoints& a, bool shared) const {
         for (const target& t : targets) {
-            const E g = adj[static_cast<size_t>(t.slot)];
+            const E g = a[static_cast<size_t>(t.slot)];
             if (g == E(0)) continue;
             if (shared)
                 std::atomic_ref<E>(*t.at).fetch_add(g, std::memory_order_relaxed);
@@ -98,13 +165,13 @@ struct tape {
         nodes.push_back({a, b, da, db});
         return static_cast<int32_t>(nodes.size() - 1);
     }
-    /// Adjoints of every node, given those of the outputs in `adj` (sized to the tape).
-    void sweep(std::vector<E>& adj) const {
+    /// Adjoints of every node, given those of the outputs in `a` (sized to the tape).
+    void sweep(adjoints& a) const {
         for (size_t i = nodes.size(); i-- > 0;) {
-            const E g = adj[i];
+            const E g = a[i];
             const node& n = nodes[i];
-            if (n.a >= 0) adj[static_cast<size_t>(n.a)] += g * n.da;
-            if (n.b >= 0) adj[static_cast<size_t>(n.b)] += g * n.db;
+            if (n.a >= 0) a[static_cast<size_t>(n.a)] += g * n.da;
+            if (n.b >= 0) a[static_cast<size_t>(n.b)] += g * n.db;
         }
     }
 };
@@ -131,7 +198,7 @@ public:
         if (!own_) {
             spare& s = spare_of_thread();
             if (s.t.nodes.capacity() * sizeof(typename tape<E>::node) > (size_t{64} << 20))
-                s.t = tape<E>();
+                s.t.release();
             s.busy = false;
         }
     }

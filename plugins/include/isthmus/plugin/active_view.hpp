@@ -96,7 +96,7 @@ public:
         const reference& operator=(const active<E>& v) const {
             auto& seeds = t_->seeds;
             for (size_t i = seeds.size(); i-- > 0;)
-                if (seeds[i].key == key_) seeds.erase(seeds.begin() + static_cast<ptrdiff_t>(i));
+                if (seeds[i].key == key_) seeds.erase(i);
             return *this += v;
         }
         const reference& operator+=(const active<E>& v) const {

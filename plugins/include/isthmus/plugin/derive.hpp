@@ -80,7 +80,7 @@ struct active_input {
     P value;
     explicit active_input(P v) : value(std::move(v)) {}
     P arg(tape<E>&) { return value; }
-    isthmus_value grad(const std::vector<E>&) const { return isthmus_value{}; }
+    isthmus_value grad(const typename tape<E>::adjoints&) const { return isthmus_value{}; }
 };
 template <typename E>
 struct active_input<active<E>, E> {
@@ -89,7 +89,7 @@ struct active_input<active<E>, E> {
     E value, g = E(0);
     explicit active_input(E v) : value(v) {}
     active<E> arg(tape<E>& t) { return active<E>::leaf(t, value, &g); }
-    E grad(const std::vector<E>&) const { return g; }
+    E grad(const typename tape<E>::adjoints&) const { return g; }
 };
 template <typename E, int N, access A>
 struct active_input<view<const active<E>, N, A>, E> {
@@ -99,7 +99,7 @@ struct active_input<view<const active<E>, N, A>, E> {
     tensor<E, N> g;
     explicit active_input(const plain& v) : x(v), g(zeros_like(v)) {}
     view<const active<E>, N, A> arg(tape<E>& t) { return {x, g.v(), t}; }
-    tensor<E, N> grad(const std::vector<E>&) const { return g; }
+    tensor<E, N> grad(const typename tape<E>::adjoints&) const { return g; }
     static tensor<E, N> zeros_like(const plain& v) {
         int64_t shape[N > 0 ? N : 1] = {};
         for (int d = 0; d < N; ++d) shape[d] = v.size(d);
@@ -141,7 +141,8 @@ template <typename E, typename A, typename B>
 struct result_grads<std::pair<A, B>, E> : result_grads<std::tuple<A, B>, E> {};
 
 template <typename E, int N>
-void seed(const tensor<active<E>, N>& r, const view<const E, N>& dy, std::vector<E>& adj) {
+void seed(const tensor<active<E>, N>& r, const view<const E, N>& dy,
+          typename tape<E>::adjoints& adj) {
     for (int d = 0; d < N; ++d)
         if (r.size(d) != dy.size(d))
             throw value_error(cat("grad_output has size ", dy.size(d), " along dimension ", d,
@@ -155,11 +156,12 @@ void seed(const tensor<active<E>, N>& r, const view<const E, N>& dy, std::vector
     });
 }
 template <typename E>
-void seed(const active<E>& r, E dy, std::vector<E>& adj) {
+void seed(const active<E>& r, E dy, typename tape<E>::adjoints& adj) {
     if (r.slot() >= 0) adj[static_cast<size_t>(r.slot())] += r.scale() * dy;
 }
 template <typename E, typename R, typename D, size_t... I>
-void seed_all(const R& r, const D& dys, std::vector<E>& adj, std::index_sequence<I...>) {
+void seed_all(const R& r, const D& dys, typename tape<E>::adjoints& adj,
+              std::index_sequence<I...>) {
     if constexpr (is_tuple_like<R>::value)
         (seed<E>(std::get<I>(r), std::get<I>(dys), adj), ...);
     else
@@ -178,7 +180,7 @@ struct derived_vjp<E, Fa, std::tuple<A...>, std::tuple<D...>> {
         std::tuple<active_input<std::remove_cvref_t<A>, E>...> in{
             active_input<std::remove_cvref_t<A>, E>(p)...};
         const auto r = std::apply([&](auto&... a) { return fa(a.arg(*t)...); }, in);
-        std::vector<E>& adj = t->zero_adjoints();
+        auto& adj = t->zero_adjoints();
         seed_all<E>(r, std::tuple<D...>(dy...), adj, std::index_sequence_for<D...>{});
         t->sweep(adj);
         t->scatter(adj, false);
@@ -311,18 +313,18 @@ template <typename E, typename Fa, typename Args, typename... Plain, typename...
 struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std::tuple<G...>, P> {
     Fa fa;
     void operator()(Plain... p, Dy... dy, G... g, P pos) const {
-        tape_lease<E> t;
+        tape<E> t; // on the stack: a position's tape fits in its inline nodes
         const std::tuple<const Plain&...> plain(p...);
         const std::tuple<const Dy*...> dys(&dy...);
         const std::tuple<const G*...> grads(&g...);
         [&]<size_t... I>(std::index_sequence<I...>) {
-            fa(arg<I>(plain, dys, grads, *t)..., pos);
+            fa(arg<I>(plain, dys, grads, t)..., pos);
         }
         (std::index_sequence_for<Plain...>{});
-        std::vector<E>& adj = t->zero_adjoints();
-        for (const auto& s : t->seeds) adj[static_cast<size_t>(s.slot)] += s.scale * *s.at;
-        t->sweep(adj);
-        t->scatter(adj, true);
+        auto& adj = t.zero_adjoints();
+        for (const auto& s : t.seeds) adj[static_cast<size_t>(s.slot)] += s.scale * *s.at;
+        t.sweep(adj);
+        t.scatter(adj, true);
     }
     template <size_t I, typename PT, typename DT, typename GT>
     static auto arg(const PT& plain, const DT& dys, const GT& grads, tape<E>& t) {
