@@ -28,6 +28,12 @@ struct checked_block {
     std::optional<pl::checked_scope> scope;
 };
 
+// q.deterministic(): a deterministic_scope as a context manager.
+struct deterministic_block {
+    bool enabled = true;
+    std::optional<pl::deterministic_scope> scope;
+};
+
 // One size of dims: an int (or an object with __index__) that fits int64.
 int64_t dim_from_py(py::handle x) {
     ISTHMUS_CHECK(PyLong_Check(x.ptr()) || PyIndex_Check(x.ptr()), type_error,
@@ -159,6 +165,34 @@ void bind_plugin_kernels(py::module_& m) {
         .def_static(
             "active", [] { return pl::checked(); },
             "Whether plugin calls from this thread run in checked mode now.");
+    py::class_<deterministic_block>(
+        m, "deterministic",
+        "Deterministic kernel launches, as a context manager:\n\n"
+        "    with q.deterministic():\n"
+        "        q.parallel_do(dims, x, y, gy, gx, kernel.vjp)\n\n"
+        "Inside the block, parallel_do calls from this thread run the kernel's positions on the\n"
+        "calling thread in C order, so kernels that add into shared elements (the gradients of\n"
+        "a derived kernel, any scatter-add) give bit-identical sums across runs and thread\n"
+        "counts, at the price of one thread. deterministic(False) turns it off inside an outer\n"
+        "block. Blocks nest.")
+        .def(py::init<bool>(), py::arg("enabled") = true,
+             "A deterministic block (enabled=False: a parallel one).")
+        .def(
+            "__enter__",
+            [](deterministic_block& b) -> deterministic_block& {
+                ISTHMUS_CHECK(!b.scope, runtime_error,
+                              "q.deterministic(): this block is already entered; make one per "
+                              "with");
+                b.scope.emplace(b.enabled);
+                return b;
+            },
+            py::return_value_policy::reference, "Turns deterministic launches on (or off).")
+        .def(
+            "__exit__", [](deterministic_block& b, py::args) { b.scope.reset(); },
+            "Restores the mode that was in force before the block.")
+        .def_static(
+            "active", [] { return pl::deterministic(); },
+            "Whether parallel_do calls from this thread run deterministically now.");
     m.def(
         "parallel_do",
         [](py::args args) {

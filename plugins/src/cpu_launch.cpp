@@ -75,7 +75,8 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
         if (!ctx.failed()) ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
         return false;
     };
-    const int threads = omp_get_max_threads();
+    // one thread in deterministic mode (See Note [deterministic launches])
+    const int threads = deterministic() ? 1 : omp_get_max_threads();
     const double hint = cost_hint.load(std::memory_order_relaxed);
     int64_t done = 0;
     double per = hint;

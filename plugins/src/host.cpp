@@ -79,6 +79,22 @@ checked_scope::~checked_scope() {
     t_checked = previous_;
 }
 
+namespace {
+thread_local bool t_deterministic = false;
+} // namespace
+
+bool deterministic() {
+    return t_deterministic;
+}
+
+deterministic_scope::deterministic_scope(bool on) noexcept : previous_(t_deterministic) {
+    t_deterministic = on;
+}
+
+deterministic_scope::~deterministic_scope() {
+    t_deterministic = previous_;
+}
+
 namespace detail {
 uint32_t call_flags_now() {
     return checked() ? ISTHMUS_CALL_CHECKED : 0u;

@@ -190,7 +190,8 @@ def test_gradients_accumulate_and_layouts_do_not_matter(mod):
     np.testing.assert_allclose(gx_strided, ref, rtol=1e-10, atol=1e-13)
 
 
-def test_every_thread_count_gives_the_same_gradient(mod, run_python, tmp_path):
+def test_every_thread_count_gives_the_same_gradient_and_deterministic_mode_the_same_bits(
+        mod, run_python, tmp_path):
     rng = np.random.default_rng(4)
     x = rng.standard_normal((300, 200)) * 0.1
     dy = rng.standard_normal(x.shape)
@@ -203,15 +204,28 @@ def test_every_thread_count_gives_the_same_gradient(mod, run_python, tmp_path):
         q.init("cpu")
         m = q.compile_string("derived_kernels", {SRC!r})  # a cache hit
         x, dy = np.load({str(tmp_path / "x.npy")!r}), np.load({str(tmp_path / "dy.npy")!r})
+        n = str(q.build_info()["openmp_threads"])
         gx = np.zeros(x.shape)
         q.parallel_do(x.shape, x, np.zeros(x.shape), 1.0, dy, gx, np.zeros(()), m.dk_blur.vjp)
-        np.save({str(tmp_path)!r} + "/g" + str(q.build_info()["openmp_threads"]) + ".npy", gx)
+        np.save({str(tmp_path)!r} + "/g" + n + ".npy", gx)
+        gd = np.zeros(x.shape)
+        with q.deterministic():
+            assert q.deterministic.active()
+            q.parallel_do(x.shape, x, np.zeros(x.shape), 1.0, dy, gd, np.zeros(()),
+                          m.dk_blur.vjp)
+        assert not q.deterministic.active()
+        np.save({str(tmp_path)!r} + "/d" + n + ".npy", gd)
     """
     for n in (1, 2, 3):
         run_python(code.replace("import numpy", f"import os; os.environ['OMP_NUM_THREADS'] = "
                                                 f"'{n}'\n        import numpy"))
         g = np.load(tmp_path / f"g{n}.npy")
         np.testing.assert_allclose(g, ref, rtol=1e-10, atol=1e-13, err_msg=f"{n} thread(s)")
+    # deterministic mode: the same bits on every thread count (Note [deterministic launches])
+    d1 = np.load(tmp_path / "d1.npy")
+    np.testing.assert_allclose(d1, ref, rtol=1e-10, atol=1e-13)
+    for n in (2, 3):
+        assert np.array_equal(np.load(tmp_path / f"d{n}.npy"), d1), f"{n} threads"
 
 
 def test_float32_kernels_derive_too(mod):
@@ -275,6 +289,16 @@ def test_mismatched_gradients_are_value_errors(mod):
                       np.zeros(2), np.zeros(3), mod.dk_color.vjp)
     with pytest.raises(TypeError):
         q.parallel_do((4, 5), x, np.zeros((4, 5)), 1.0, mod.dk_blur.vjp)  # no gradients
+
+
+def test_an_output_passed_as_a_differentiable_input_is_refused(mod):
+    x = np.ones((3, 4))
+    gx = np.zeros((3, 4))
+    with pytest.raises(ValueError, match="an output view is also passed as a differentiable "
+                                         "input"):
+        q.parallel_do((3, 4), x, x, 1.0, np.ones((3, 4)), gx, np.zeros(()), mod.dk_blur.vjp)
+    np.testing.assert_array_equal(gx, 0.0)
+    np.testing.assert_array_equal(x, 1.0)
 
 
 def test_an_index_outside_a_view_is_an_index_error_in_checked_mode(mod):

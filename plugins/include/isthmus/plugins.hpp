@@ -68,6 +68,33 @@ private:
     int previous_;
 };
 
+/// Note [deterministic launches]
+/// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+/// Kernels whose positions add into shared elements (a derived kernel's gradients, Note [derived
+/// kernels] in isthmus/plugin/active_view.hpp; any scatter-add) give sums whose rounding depends
+/// on the order the threads reach them, so their last bits vary between runs and thread counts. In
+/// deterministic mode, parallel_do on the CPU runs the positions on the calling thread, in C order,
+/// in the same blocks whatever the thread count: the sums are bit-identical across runs and
+/// thread counts, at the price of one thread. It is on for launches made from this thread inside
+/// a deterministic_scope (the innermost decides).
+
+/// Whether parallel_do calls made from this thread run deterministically now (Note
+/// [deterministic launches]).
+ISTHMUS_API bool deterministic();
+
+/// Turns deterministic launches on (or, with `false`, off) for this thread until the scope ends;
+/// scopes nest (See Note [deterministic launches]).
+class ISTHMUS_API deterministic_scope {
+public:
+    explicit deterministic_scope(bool on = true) noexcept;
+    ~deterministic_scope();
+    deterministic_scope(const deterministic_scope&) = delete;
+    deterministic_scope& operator=(const deterministic_scope&) = delete;
+
+private:
+    bool previous_;
+};
+
 /// A host function a plugin may call back (a Python callable added to an event, ...).
 using host_callable = std::function<value(std::span<const value>)>;
 

@@ -315,6 +315,7 @@ struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std:
     void operator()(Plain... p, Dy... dy, G... g, P pos) const {
         tape<E> t; // on the stack: a position's tape fits in its inline nodes
         const std::tuple<const Plain&...> plain(p...);
+        refuse_aliases(plain, std::index_sequence_for<Plain...>{});
         const std::tuple<const Dy*...> dys(&dy...);
         const std::tuple<const G*...> grads(&g...);
         [&]<size_t... I>(std::index_sequence<I...>) {
@@ -325,6 +326,28 @@ struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std:
         for (const auto& s : t.seeds) adj[static_cast<size_t>(s.slot)] += s.scale * *s.at;
         t.sweep(adj);
         t.scatter(adj, true);
+    }
+    /// An output view that is also a differentiable input (the same first element) would be
+    /// differentiated as if the input were unchanged (See Note [derived kernels]): refused.
+    template <typename PT, size_t... I>
+    static void refuse_aliases(const PT& plain, std::index_sequence<I...>) {
+        const void* outs[sizeof...(I) + 1] = {};
+        const void* ins[sizeof...(I) + 1] = {};
+        size_t no = 0, ni = 0;
+        auto note = [&]<size_t J>() {
+            using A = std::remove_cvref_t<std::tuple_element_t<J, Args>>;
+            if constexpr (std::tuple_size_v < dy_part < A, E >>> 0)
+                outs[no++] = std::get<J>(plain).data();
+            else if constexpr (requires { A::rank; } && std::tuple_size_v<grad_part<A, E>> > 0)
+                ins[ni++] = std::get<J>(plain).data();
+        };
+        (note.template operator()<I>(), ...);
+        for (size_t o = 0; o < no; ++o)
+            for (size_t i = 0; i < ni; ++i)
+                if (outs[o] == ins[i] && outs[o] != nullptr)
+                    throw value_error("an output view is also passed as a differentiable input "
+                                      "(the same memory): the derived kernel would differentiate "
+                                      "as if the input were unchanged; pass a copy of the input");
     }
     template <size_t I, typename PT, typename DT, typename GT>
     static auto arg(const PT& plain, const DT& dys, const GT& grads, tape<E>& t) {
