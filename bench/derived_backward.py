@@ -6,7 +6,8 @@ Rows: the PyQuasar manual's mapping layer (a clamped 256-entry table lookup) on 
 derived from the forward (mapping_forward_vjp, Note [derived backward]); a 3x3 clamped
 stencil written as a generic function, forward and derived backward beside a hand-written one;
 the same stencil as a generic kernel (Note [derived kernels]), its derived kernel beside a
-hand-written backward kernel (atomic adds into the clamped sources). Functions: CPU time of the
+hand-written backward kernel (atomic adds into the clamped sources), and its forward beside the
+same body registered with concrete types (derivation must not slow the forward). Functions: CPU time of the
 calling thread; kernels: wall time (they run on every thread). Best of 7 runs; not a test.
 """
 import os
@@ -98,6 +99,9 @@ ISTHMUS_PLUGIN(bench_derived, m) {
              {"x", "y"})
         .stencil({"x"}, 1)
         .at_position({"y"});
+    m.kernel("bd_blur_kernel_concrete", blur_kernel<float>{}, {"x", "y"})
+        .stencil({"x"}, 1)
+        .at_position({"y"});
     m.kernel("bd_blur_kernel_by_hand",
              [](ip::view<const float, 2> dy, ip::view<float, 2> dx, ip::ivec2 p) {
                  const int64_t h = dx.size(0), w = dx.size(1);
@@ -180,6 +184,10 @@ def main():
             lambda: q.parallel_do(x.shape, x, y, dy, gx, q.bd_blur_kernel_vjp), inner)
         print(f"{f'3x3 clamped blur kernel, {n}x{n} float32 (us)':44s} {fwd:10.1f} {hand:10.1f} "
               f"{derived:10.1f} {derived / hand:12.2f}x")
+        concrete = best_wall_us(lambda: q.parallel_do(x.shape, x, y, q.bd_blur_kernel_concrete),
+                                inner)
+        print(f"{'  its forward registered with concrete types':44s} {concrete:10.1f}"
+              f"{'':>34s} generic/concrete forward {fwd / concrete:.2f}x")
 
 
 if __name__ == "__main__":

@@ -319,7 +319,9 @@ def test_autograd_function_call_time_checks(plugin):
     with pytest.raises(TypeError, match="parameter names are unknown"):
         q.autograd.function(lambda *a: a, lambda *a: a, differentiable=("x",))
     with pytest.raises(TypeError, match="backward must be"):
-        q.autograd.function(q.th_scaled, None)
+        q.autograd.function(q.th_scaled, 42)
+    with pytest.raises(TypeError, match="th_scaled has no derived backward"):
+        q.autograd.function(q.th_scaled, None)  # None: derive it, which concrete code cannot
 
 
 # ---- malformed tuples from plugins ----

@@ -69,7 +69,7 @@ private:
 };
 
 /// Note [deterministic launches]
-/// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+/// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 /// Kernels whose positions add into shared elements (a derived kernel's gradients, Note [derived
 /// kernels] in isthmus/plugin/active_view.hpp; any scatter-add) give sums whose rounding depends
 /// on the order the threads reach them, so their last bits vary between runs and thread counts. In

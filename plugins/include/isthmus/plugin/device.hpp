@@ -259,6 +259,7 @@ namespace detail {
 /// How the launchers tell a view which argument it is and whether the call runs in checked
 /// mode (Note [view checks]); anything that is no view is left alone.
 struct view_binding {
+#if !defined(__CUDACC_RTC__)
     /// A view of `data` (shape and strides of N elements) that takes `like`'s argument tag:
     /// how the derived backward views its active copies of the arguments (Note [derived
     /// backward] in isthmus/plugin/derive.hpp).
@@ -276,6 +277,7 @@ struct view_binding {
     static T* at(const view<T, N, A>& v, const int64_t* ii, int64_t* mapped) {
         return v.at(ii, mapped);
     }
+#endif
     template <typename T, int N, access A>
     ISTHMUS_HD static void bind(view<T, N, A>& v, int32_t arg, bool checked_mode) {
         v.tag_ = (static_cast<int64_t>(arg) + 1) * 16 + (checked_mode ? 1 : 0);
