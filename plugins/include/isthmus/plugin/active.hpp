@@ -26,15 +26,26 @@ namespace isthmus::plugin {
 // std::floor(x) of an active x does not compile, floor(x) (found by argument-dependent lookup,
 // derivative 0) or std::floor(value_of(x)) do.
 
+// Note [leaves are not nodes]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A value read from a differentiable input (a leaf) records nothing: it carries the address of
+// its element of the input's gradient. An operation on two active operands records a node whose
+// operands are earlier nodes or such addresses; the sweep adds a leaf's share straight into its
+// gradient element (atomically in a kernel), and a result or written output that is a leaf (a
+// copy, a gather: the mapping layer's y = a[x]) is seeded straight into it. Reads used only
+// through value_of, or not at all, cost nothing; a 3x3 blur's position records its eight sums and
+// nothing else.
+
 // Note [one-operand chains]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~
 // An operation with one active operand (a product with a constant, a sum with one, a negation,
-// sin(x), exp(x), ...) records no node: its result keeps the operand's slot and multiplies the
-// operand's scale (d result / d slot) by the operation's partial. Only an operation of two active
-// operands makes a node, whose partials are taken times the operands' scales; a result or an
-// output written is seeded times its scale. So `s += w * x(i)` over a stencil's nine reads, or a
-// chain of math functions of one input, records a node per sum, not per operation: a 3x3 blur's
-// tape holds 17 nodes per position instead of 27, and the sweep, which is bound by the latency of
+// sin(x), exp(x), ...) records no node: its result keeps the operand's node or leaf and multiplies
+// the operand's scale (d result / d that node or leaf) by the operation's partial. Only an
+// operation of two active operands makes a node, whose partials are taken times the operands'
+// scales; a result or an output written is seeded times its scale. So `s += w * x(i)` over a
+// stencil's nine reads, or a chain of math functions of one input, records a node per sum, not
+// per operation: a 3x3 blur's position records 8 nodes where one per operation and per read
+// (See Note [leaves are not nodes]) would be 27, and the sweep, which is bound by the latency of
 // its dependent adds, shortens as much.
 
 template <typename E>
@@ -100,43 +111,41 @@ private:
     std::unique_ptr<T[]> heap_;
 };
 
-/// The operations recorded for active<E>: node i has operands a, b (-1: none) with partials
-/// da, db; leaves are nodes without operands. A leaf read from a view also has a target, the
-/// element of the view's gradient its adjoint is added to; a kernel's output element written
-/// has a seed, the gradient of that element (Note [derived kernels] in
-/// isthmus/plugin/active_view.hpp). The first few hundred of each live in the tape itself, so a
-/// kernel position's tape, on the stack, allocates nothing.
+/// The operations recorded for active<E> (See Note [leaves are not nodes]): node i has operands
+/// a, b with partials da, db; an operand is an earlier node (a >= 0) or a leaf, the element of a
+/// gradient its adjoint goes to (ta; a = -1), or nothing (a = -1, ta null). A kernel's output
+/// element written with a value that is a node is a seed, the gradient of that element (Note
+/// [derived kernels] in isthmus/plugin/active_view.hpp). The first few hundred nodes live in the
+/// tape itself, so a kernel position's tape, on the stack, allocates nothing.
 template <typename E>
 struct tape {
     struct node {
         int32_t a, b;
         E da, db;
-    };
-    struct target {
-        int32_t slot;
-        E* at;
+        E *ta, *tb;
     };
     struct seed {
-        int32_t slot;
+        int32_t slot;    // the written value's node, or -1 for a leaf
         E scale;         // the written value's scale (Note [one-operand chains])
+        E* target;       // the written value's leaf target (a leaf's)
         const E* at;     // the output element's gradient
         const void* key; // the output element (its gradient may be a broadcast)
     };
     using adjoints = small_vec<E, 256>;
     small_vec<node, 256> nodes;
-    small_vec<target, 128> targets;
     small_vec<seed, 16> seeds;
     adjoints adj; // the adjoints, one per node, during a sweep
+    /// Whether leaves' gradients are added atomically (kernel positions on several threads may
+    /// read the same element).
+    bool shared = false;
 
     void clear() {
         nodes.clear();
-        targets.clear();
         seeds.clear();
     }
     /// Frees what grew onto the heap.
     void release() {
         nodes.release();
-        targets.release();
         seeds.release();
         adj.release();
     }
@@ -145,33 +154,36 @@ struct tape {
         adj.assign(nodes.size(), E(0));
         return adj;
     }
-    /// Adds each target leaf's adjoint into its target: with atomic adds when `shared` (kernel
-    /// positions on several threads may read the same element).
-    void scatter(const adjoints& a, bool shared) const {
-        for (const target& t : targets) {
-            const E g = a[static_cast<size_t>(t.slot)];
-            if (g == E(0)) continue;
-            if (shared)
-                std::atomic_ref<E>(*t.at).fetch_add(g, std::memory_order_relaxed);
-            else
-                *t.at += g;
-        }
+    /// Adds g to a leaf's gradient element (atomically when shared).
+    void add_to(E* at, E g) const {
+        if (g == E(0)) return;
+        if (shared)
+            std::atomic_ref<E>(*at).fetch_add(g, std::memory_order_relaxed);
+        else
+            *at += g;
     }
 
-    int32_t push(int32_t a, E da, int32_t b, E db) {
+    int32_t push(int32_t a, E* ta, E da, int32_t b, E* tb, E db) {
         if (nodes.size() >= static_cast<size_t>(INT32_MAX))
             throw value_error("isthmus::plugin::active: the derivative's tape is full (2^31 "
                               "operations in one call)");
-        nodes.push_back({a, b, da, db});
+        nodes.push_back({a, b, da, db, ta, tb});
         return static_cast<int32_t>(nodes.size() - 1);
     }
-    /// Adjoints of every node, given those of the outputs in `a` (sized to the tape).
+    /// Adjoints of every node, given those of the outputs in `a` (sized to the tape); the
+    /// leaves' shares go to their gradient elements.
     void sweep(adjoints& a) const {
         for (size_t i = nodes.size(); i-- > 0;) {
             const E g = a[i];
             const node& n = nodes[i];
-            if (n.a >= 0) a[static_cast<size_t>(n.a)] += g * n.da;
-            if (n.b >= 0) a[static_cast<size_t>(n.b)] += g * n.db;
+            if (n.a >= 0)
+                a[static_cast<size_t>(n.a)] += g * n.da;
+            else if (n.ta)
+                add_to(n.ta, g * n.da);
+            if (n.b >= 0)
+                a[static_cast<size_t>(n.b)] += g * n.db;
+            else if (n.tb)
+                add_to(n.tb, g * n.db);
         }
     }
 };
@@ -244,21 +256,24 @@ public:
 
     /// The plain value.
     E value() const { return v_; }
-    /// The tape slot (-1: a constant).
+    /// The tape slot of the node it is (-1: a leaf or a constant).
     int32_t slot() const { return slot_; }
+    /// The gradient element of the leaf it is (null: a node or a constant).
+    E* leaf_target() const { return target_; }
     /// The tape it is recorded on (null: a constant).
     detail::tape<E>* recorded_on() const { return tape_; }
 
-    /// d value / d (the slot's node): the chain of one-operand operations since that node.
+    /// d value / d (its node or leaf): the chain of one-operand operations since then.
     E scale() const { return scale_; }
 
-    /// A new leaf of tape `t` with value v whose adjoint goes to `*target` (nowhere when null);
-    /// used by the derived backward.
-    static active leaf(detail::tape<E>& t, E v, E* target = nullptr) {
+    /// A leaf of tape `t` with value v whose adjoint goes to `*target` (a constant when null);
+    /// used by the derived backward. See Note [leaves are not nodes].
+    static active leaf(detail::tape<E>& t, E v, E* target) {
         active r(v);
-        r.tape_ = &t;
-        r.slot_ = t.push(-1, E(0), -1, E(0));
-        if (target) t.targets.push_back({r.slot_, target});
+        if (target) {
+            r.tape_ = &t;
+            r.target_ = target;
+        }
         return r;
     }
     /// The result of an operation with value v and operands x (partial dx) and y (partial dy).
@@ -267,14 +282,24 @@ public:
         active r(v);
         if (x.tape_ && y.tape_) {
             r.tape_ = x.tape_;
-            r.slot_ = x.tape_->push(x.slot_, dx * x.scale_, y.slot_, dy * y.scale_);
+            r.slot_ =
+                x.tape_->push(x.slot_, x.target_, dx * x.scale_, y.slot_, y.target_, dy * y.scale_);
         } else if (x.tape_ || y.tape_) {
             const active& a = x.tape_ ? x : y;
             r.tape_ = a.tape_;
             r.slot_ = a.slot_;
+            r.target_ = a.target_;
             r.scale_ = (x.tape_ ? dx : dy) * a.scale_;
         }
         return r;
+    }
+    /// Adds g times its scale to its node's adjoint in `adj`, or to its leaf's gradient element:
+    /// how a result or a written output is seeded.
+    void seed(typename detail::tape<E>::adjoints& adj, E g) const {
+        if (slot_ >= 0)
+            adj[static_cast<size_t>(slot_)] += scale_ * g;
+        else if (target_)
+            tape_->add_to(target_, scale_ * g);
     }
 
     active& operator+=(const active& o) { return *this = *this + o; }
@@ -305,6 +330,7 @@ private:
     E scale_ = E(1);
     int32_t slot_ = -1;
     detail::tape<E>* tape_ = nullptr;
+    E* target_ = nullptr;
 };
 
 // Mixed operations: a plain number becomes a constant active<E>.

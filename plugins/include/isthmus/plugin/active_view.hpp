@@ -14,8 +14,8 @@ namespace isthmus::plugin {
 // reused, so a position allocates nothing once the tape has grown): each read of an input view
 // is a leaf whose target is the same element, after the access modifier's map, of that input's
 // gradient; each write to an output view is a seed, the output gradient's element. After the body,
-// the seeds' adjoints are set, the tape swept and every target leaf's adjoint added to its
-// element with an atomic add (positions on other threads may read the same element: a gather's
+// the seeds' adjoints are set and the tape swept, every leaf's share added to its element with an
+// atomic add (positions on other threads may read the same element: a gather's
 // backward is a scatter-add); a number parameter's leaf targets its one-element gradient, so every
 // position adds to it. What the body reads and writes therefore decides the derivative, as it
 // does for the adjoints Warp and Quadrants derive from their kernels:
@@ -100,7 +100,8 @@ public:
             return *this += v;
         }
         const reference& operator+=(const active<E>& v) const {
-            if (v.slot() >= 0) t_->seeds.push_back({v.slot(), v.scale(), g_, key_});
+            if (v.recorded_on())
+                t_->seeds.push_back({v.slot(), v.scale(), v.leaf_target(), g_, key_});
             return *this;
         }
         const reference& operator-=(const active<E>& v) const { return *this += -v; }

@@ -150,14 +150,12 @@ void seed(const tensor<active<E>, N>& r, const view<const E, N>& dy,
     int64_t shape[N > 0 ? N : 1] = {};
     for (int d = 0; d < N; ++d) shape[d] = r.size(d);
     for_each_index<N>(shape, [&](int64_t i, const int64_t* idx) {
-        const active<E>& v = r.data()[i];
-        if (v.slot() >= 0)
-            adj[static_cast<size_t>(v.slot())] += v.scale() * dy.data()[offset_of<N>(dy, idx)];
+        r.data()[i].seed(adj, dy.data()[offset_of<N>(dy, idx)]);
     });
 }
 template <typename E>
 void seed(const active<E>& r, E dy, typename tape<E>::adjoints& adj) {
-    if (r.slot() >= 0) adj[static_cast<size_t>(r.slot())] += r.scale() * dy;
+    r.seed(adj, dy);
 }
 template <typename E, typename R, typename D, size_t... I>
 void seed_all(const R& r, const D& dys, typename tape<E>::adjoints& adj,
@@ -177,13 +175,13 @@ struct derived_vjp<E, Fa, std::tuple<A...>, std::tuple<D...>> {
     std::tuple<typename active_input<std::remove_cvref_t<A>, E>::grad_type...>
     operator()(typename active_input<std::remove_cvref_t<A>, E>::plain... p, D... dy) const {
         tape_lease<E> t;
+        t->shared = false;
         std::tuple<active_input<std::remove_cvref_t<A>, E>...> in{
             active_input<std::remove_cvref_t<A>, E>(p)...};
         const auto r = std::apply([&](auto&... a) { return fa(a.arg(*t)...); }, in);
         auto& adj = t->zero_adjoints();
         seed_all<E>(r, std::tuple<D...>(dy...), adj, std::index_sequence_for<D...>{});
         t->sweep(adj);
-        t->scatter(adj, false);
         return std::apply([&](const auto&... a) { return std::make_tuple(a.grad(adj)...); }, in);
     }
 };
@@ -314,6 +312,7 @@ struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std:
     Fa fa;
     void operator()(Plain... p, Dy... dy, G... g, P pos) const {
         tape<E> t; // on the stack: a position's tape fits in its inline nodes
+        t.shared = true;
         const std::tuple<const Plain&...> plain(p...);
         refuse_aliases(plain, std::index_sequence_for<Plain...>{});
         const std::tuple<const Dy*...> dys(&dy...);
@@ -323,9 +322,13 @@ struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std:
         }
         (std::index_sequence_for<Plain...>{});
         auto& adj = t.zero_adjoints();
-        for (const auto& s : t.seeds) adj[static_cast<size_t>(s.slot)] += s.scale * *s.at;
+        for (const auto& s : t.seeds) {
+            if (s.slot >= 0)
+                adj[static_cast<size_t>(s.slot)] += s.scale * *s.at;
+            else
+                t.add_to(s.target, s.scale * *s.at);
+        }
         t.sweep(adj);
-        t.scatter(adj, true);
     }
     /// An output view that is also a differentiable input (the same first element) would be
     /// differentiated as if the input were unchanged (See Note [derived kernels]): refused.
