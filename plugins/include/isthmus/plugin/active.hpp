@@ -1,5 +1,5 @@
 // The plugin author layer's active numbers: the scalar type a generic function is instantiated
-// with when the library derives its backward pass (reverse mode, one tape per thread).
+// with when the library derives its backward pass (reverse mode: a tape per call or position).
 #pragma once
 
 #include "isthmus/plugin/core.hpp"
@@ -12,19 +12,20 @@ namespace isthmus::plugin {
 // ~~~~~~~~~~~~~~~~~~~~~
 // A generic function (a template over its element type T, registered with generic<...>) is also
 // instantiated with T = active<E>: every arithmetic operation on active numbers computes the value
-// as E would and appends one node to the running thread's tape, holding the slots of its operands
-// and the partial derivatives with respect to them. The derived backward (Note [derived
-// backward] in isthmus/plugin/derive.hpp) makes each element of a differentiable input a leaf,
-// runs the function once, seeds the adjoints of the result's elements with the gradient it is
-// given, and sweeps the tape from the end: each node passes its adjoint times its partials to its
-// operands, so the leaves end with the vector-Jacobian product. An active number that depends on
-// no leaf (a literal, a constant) has no slot and records nothing; a node whose operands are all
-// constants is a constant too. The path recorded is the one the forward took: branches and loops
-// on values (compared as E) are allowed, and where a branch switches the derivative is that of the
-// side taken (as torch's is). Mixing active<E> with plain numbers converts them to E; conversion
-// out of an active number is explicit (value_of), so no operation drops a derivative silently:
-// std::floor(x) of an active x does not compile, floor(x) (found by argument-dependent lookup,
-// derivative 0) or std::floor(value_of(x)) do.
+// as E would and records what its derivative needs on the tape the numbers carry (one per derived
+// function call, one per kernel position): the operands and the partial derivatives with respect
+// to them. The derived backward (Note [derived backward] in isthmus/plugin/derive.hpp) makes each
+// element read from a differentiable input a leaf, runs the function once, seeds the result's
+// elements with the gradient it is given, and sweeps the tape from the end: each node passes its
+// adjoint times its partials to its operands, so the leaves' gradient elements end with the
+// vector-Jacobian product. An active number that depends on no leaf (a literal, a constant)
+// carries no tape and records nothing; an operation on constants is a constant too. The path
+// recorded is the one the forward took: branches and loops on values (compared as E) are allowed,
+// and where a branch switches the derivative is that of the side taken (as torch's is). Mixing
+// active<E> with plain numbers converts them to E; conversion out of an active number is explicit
+// (value_of), so no operation drops a derivative silently: std::floor(x) of an active x does not
+// compile, floor(x) (found by argument-dependent lookup, derivative 0) or std::floor(value_of(x))
+// do.
 
 // Note [leaves are not nodes]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -188,7 +189,7 @@ struct tape {
     }
 };
 
-/// The running thread's tape for one derived call or kernel position, from leasing to
+/// The running thread's tape for one derived function call, from leasing to
 /// destruction: the thread's reusable tape (cleared, keeping its capacity, so that repeated calls
 /// allocate nothing; a tape that grew past 64 MB is released), or a fresh one when that one
 /// is in use further up the stack.

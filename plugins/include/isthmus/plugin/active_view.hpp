@@ -10,24 +10,25 @@ namespace isthmus::plugin {
 // Note [derived kernels]
 // ~~~~~~~~~~~~~~~~~~~~~~
 // A generic kernel's derived form (`<name>_vjp`, Note [derived backward] in derive.hpp) runs the
-// body with active<E> at every position, on a tape of that position alone (kept per thread and
-// reused, so a position allocates nothing once the tape has grown): each read of an input view
-// is a leaf whose target is the same element, after the access modifier's map, of that input's
-// gradient; each write to an output view is a seed, the output gradient's element. After the body,
-// the seeds' adjoints are set and the tape swept, every leaf's share added to its element with an
-// atomic add (positions on other threads may read the same element: a gather's
-// backward is a scatter-add); a number parameter's leaf targets its one-element gradient, so every
-// position adds to it. What the body reads and writes therefore decides the derivative, as it
-// does for the adjoints Warp and Quadrants derive from their kernels:
+// body with active<E> at every position, on a tape of that position alone (on the stack, its
+// first nodes inline, so a position allocates nothing): each read of an input view is a leaf that
+// carries the same element, after the access modifier's map, of that input's gradient (See Note
+// [leaves are not nodes] in active.hpp); each write to an output view is a seed, the output
+// gradient's element. After the body the seeds are set and the tape swept, every leaf's share
+// added to its element with an atomic add (positions on other threads may read the same element:
+// a gather's backward is a scatter-add); a number parameter's leaf carries its one-element
+// gradient, so every position adds to it. What the body reads and writes therefore decides the
+// derivative, as it does for the adjoints Warp and Quadrants derive from their kernels:
 //   - `y(p) = v` makes v the element's value: an earlier write of the same element at this
 //     position stops counting; `y(p) += v` and `-=` add v (the value the element had before the
 //     launch is a constant); an output element cannot be read (no conversion from the reference);
 //   - an input read after another position wrote it, or a view passed both as an input and an
 //     output, gives wrong derivatives: a kernel that updates in place is differentiated as if the
-//     input were unchanged. The launcher cannot see the aliasing of two different views; the
-//     Python wrappers refuse an output passed as a differentiable input.
+//     input were unchanged. A derived kernel refuses an output that is the same memory as a
+//     differentiable input; partial overlaps of two different views are not detected.
 // The positions' order of atomic adds varies between runs, so float gradients may differ in the
-// last bits between runs and thread counts.
+// last bits between runs and thread counts, except in deterministic mode (Note [deterministic
+// launches] in isthmus/plugins.hpp).
 
 /// An input view of a derived kernel or function: reads are leaves of the running tape whose
 /// adjoints go to the same element of `grad` (See Note [derived kernels]).
