@@ -13,6 +13,7 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <omp.h>
 #include <random>
 #include <string>
 #include <vector>
@@ -138,6 +139,28 @@ void check_values(const tensor& got, const std::vector<cd>& want, double tol,
                        want[i].real(), "+", want[i].imag(), "j");
             return;
         }
+}
+
+// Runs values(t, cols) on 1, 2, 3 and 5 OpenMP threads and checks that every run gives the first
+// run's numbers bit for bit: t holds 3M uniform floats in [lo, hi) from `seed`, cols is every other
+// column of t viewed as 1000x3000 (a strided column layout).
+template <typename F>
+void check_bit_identical_on_any_thread_count(uint32_t seed, float lo, float hi, F values) {
+    const int saved = omp_get_max_threads();
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> d(lo, hi);
+    std::vector<float> v(3'000'000);
+    for (auto& x : v) x = d(rng);
+    const tensor t = tensor::from_vector(v);
+    const tensor cols = t.view({1000, 3000}).slice(1, 0, 3000, 2);
+    std::vector<double> first;
+    for (int threads : {1, 2, 3, 5}) {
+        omp_set_num_threads(threads);
+        const std::vector<double> got = values(t, cols);
+        if (first.empty()) first = got;
+        CHECK_MESSAGE(got == first, threads, " threads");
+    }
+    omp_set_num_threads(saved);
 }
 
 } // namespace

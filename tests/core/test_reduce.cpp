@@ -412,24 +412,13 @@ TEST_CASE("reduce: inputs valid only on another resource are read on the CPU") {
 }
 
 TEST_CASE("reduce: float sums are bit-identical on any number of threads") {
-    const int saved = omp_get_max_threads();
-    std::mt19937 rng(13);
-    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-    std::vector<float> v(3'000'000);
-    for (auto& x : v) x = d(rng);
-    const tensor t = tensor::from_vector(v);
-    const tensor cols = t.view({1000, 3000}).slice(1, 0, 3000, 2); // column kernel, strided
-    std::vector<double> first;
-    for (int threads : {1, 2, 3, 5}) {
-        omp_set_num_threads(threads);
-        const std::vector<double> got{sum(t).item<double>(), mean(t).item<double>(),
-                                      sum(t.view({3, 1'000'000}), 1).to_vector<double>()[2],
-                                      sum(t.view({1'000'000, 3}), 0).to_vector<double>()[1],
-                                      sum(cols, 0).to_vector<double>()[7]};
-        if (first.empty()) first = got;
-        CHECK_MESSAGE(got == first, threads, " threads");
-    }
-    omp_set_num_threads(saved);
+    check_bit_identical_on_any_thread_count(
+        13, -1.0f, 1.0f, [](const tensor& t, const tensor& cols) {
+            return std::vector<double>{sum(t).item<double>(), mean(t).item<double>(),
+                                       sum(t.view({3, 1'000'000}), 1).to_vector<double>()[2],
+                                       sum(t.view({1'000'000, 3}), 0).to_vector<double>()[1],
+                                       sum(cols, 0).to_vector<double>()[7]};
+        });
 }
 
 TEST_CASE("reduce: min/max lanes find NaN and infinities anywhere in long runs") {

@@ -252,24 +252,14 @@ TEST_CASE("reduce: the variance kernel: large means, NaN, inf, empty and 0-d inp
 }
 
 TEST_CASE("reduce: the variance kernel is bit-identical on any number of threads") {
-    const int saved = omp_get_max_threads();
-    std::mt19937 rng(17);
-    std::uniform_real_distribution<float> d(-1.0f, 3.0f);
-    std::vector<float> v(3'000'000);
-    for (auto& x : v) x = d(rng);
-    const tensor t = tensor::from_vector(v);
-    const tensor cols = t.view({1000, 3000}).slice(1, 0, 3000, 2); // column kernel, strided
-    std::vector<double> first;
-    for (int threads : {1, 2, 3, 5}) {
-        omp_set_num_threads(threads);
-        const std::vector<double> got{
-            kernel_var(t, {true}, 0).item<double>(),
-            kernel_var(t.view({3, 1'000'000}), {false, true}, 1).to_vector<double>()[2],
-            kernel_var(t.view({1'000'000, 3}), {true, false}, 0).to_vector<double>()[1],
-            kernel_var(cols, {true, false}, 0).to_vector<double>()[7],
-            kernel_var(t.view({1000, 3000}).slice(1, 0, 3000, 3), {true, true}, 0).item<double>()};
-        if (first.empty()) first = got;
-        CHECK_MESSAGE(got == first, threads, " threads");
-    }
-    omp_set_num_threads(saved);
+    check_bit_identical_on_any_thread_count(
+        17, -1.0f, 3.0f, [](const tensor& t, const tensor& cols) {
+            return std::vector<double>{
+                kernel_var(t, {true}, 0).item<double>(),
+                kernel_var(t.view({3, 1'000'000}), {false, true}, 1).to_vector<double>()[2],
+                kernel_var(t.view({1'000'000, 3}), {true, false}, 0).to_vector<double>()[1],
+                kernel_var(cols, {true, false}, 0).to_vector<double>()[7],
+                kernel_var(t.view({1000, 3000}).slice(1, 0, 3000, 3), {true, true}, 0)
+                    .item<double>()};
+        });
 }
