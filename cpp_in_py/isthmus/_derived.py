@@ -20,7 +20,8 @@ def derived_backward(forward: Any, diff: tuple[int, ...], where: str) -> Callabl
     name = getattr(forward, "__name__", type(forward).__name__)
     vjp = forward.vjp if isinstance(forward, _isthmus.native_function) else None
     if vjp is None:
-        kind = ("a plugin function registered with concrete types"
+        kind = ("a plugin function registered with concrete types, or whose result is no "
+                "tensor or number of its element type"
                 if isinstance(forward, _isthmus.native_function) else "not a plugin function")
         raise TypeError(f"{where}: {name} has no derived backward ({kind}); register it with "
                         f"ip::generic<float, double>(...) to derive one, or pass backward= "

@@ -228,8 +228,13 @@ private:
     /// Registers `<name>_vjp` for element type E (nothing for other types).
     template <typename E, typename Make>
     ISTHMUS_PLUGIN_SETUP void def_derived(const char* name, const Make& make, const names& params) {
-        if constexpr (std::is_floating_point_v<E>) {
-            using Fa = decltype(make.template operator()<active<E>>());
+        if constexpr (std::is_floating_point_v<E>)
+            def_derived_for<E, decltype(make.template operator()<active<E>>())>(name, make, params);
+    }
+    template <typename E, typename Fa, typename Make>
+    ISTHMUS_PLUGIN_SETUP void def_derived_for(const char* name, const Make& make,
+                                              const names& params) {
+        if constexpr (detail::derivable_function<E, Fa>) {
             using V = detail::derived_vjp_of<E, Fa>;
             constexpr size_t nin = std::tuple_size_v<typename detail::fn_traits<Fa>::args>;
             constexpr size_t nout = std::tuple_size_v<typename detail::fn_traits<V>::args> - nin;

@@ -15,7 +15,9 @@ namespace isthmus::plugin {
 // result (grad_output, or grad_output0, grad_output1, ... for a tuple), each shaped like its
 // result, and returns a tuple with one entry per parameter of f: the gradient of a view of E (a
 // tensor shaped like it), of an E number (a number), and none for every other parameter (integers,
-// strings, views of other types), which is not differentiable.
+// strings, views of other types), which is not differentiable. A generic function whose result is
+// no tensor or number of its element type (a count, an index, nothing) gets its overloads and no
+// f_vjp.
 //
 // It is derived from f<active<E>> (Note [active numbers] in isthmus/plugin/active.hpp): each
 // element of a view of E is copied into an active leaf (in C order, so an element read twice, or
@@ -120,25 +122,32 @@ struct active_input<view<active<E>, N, A>, E> {
 /// number per active number, in a tuple's order.
 template <typename R, typename E>
 struct result_grads {
-    static_assert(dependent_false<R>,
-                  "isthmus::plugin: a generic function whose backward is "
-                  "derived returns tensors or numbers of its element type (or a tuple of "
-                  "them)");
+    static constexpr bool derivable = false; // no result to differentiate: no f_vjp
+    using type = std::tuple<>;
 };
 template <typename E, int N>
 struct result_grads<tensor<active<E>, N>, E> {
+    static constexpr bool derivable = true;
     using type = std::tuple<view<const E, N>>;
 };
 template <typename E>
 struct result_grads<active<E>, E> {
+    static constexpr bool derivable = true;
     using type = std::tuple<E>;
 };
 template <typename E, typename... R>
 struct result_grads<std::tuple<R...>, E> {
+    static constexpr bool derivable = sizeof...(R) > 0 && (result_grads<R, E>::derivable && ...);
     using type = decltype(std::tuple_cat(std::declval<typename result_grads<R, E>::type>()...));
 };
 template <typename E, typename A, typename B>
 struct result_grads<std::pair<A, B>, E> : result_grads<std::tuple<A, B>, E> {};
+
+/// Whether f<active<E>> (Fa) has a result to differentiate: tensors or numbers of E, or a tuple
+/// of only those. A generic function without one (a count, an index, nothing) gets no f_vjp.
+template <typename E, typename Fa>
+inline constexpr bool derivable_function =
+    result_grads<std::remove_cvref_t<typename fn_traits<std::decay_t<Fa>>::result>, E>::derivable;
 
 template <typename E, int N>
 void seed(const tensor<active<E>, N>& r, const view<const E, N>& dy,
