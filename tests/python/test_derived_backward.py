@@ -102,7 +102,16 @@ static T scalar_fn(ip::view<const T, 0> x, T b) {
     return x() * x() * b + sin(b);
 }
 
+// Does not compile with active numbers (std::floor of a T): overloads only.
+template <typename T>
+static T floor_sum(ip::view<const T, 1> x) {
+    T s = 0;
+    for (int64_t i = 0; i < x.size(0); ++i) s += std::floor(x(i));
+    return s;
+}
+
 ISTHMUS_PLUGIN(derived_tests, m) {
+    m.def("dv_floor_sum", ip::overloads<float, double>(ISTHMUS_GENERIC(floor_sum)), {"x"});
     m.def("dv_lookup", ip::generic<float, double>(ISTHMUS_GENERIC(lookup)), {"a", "x"});
     m.def("dv_lookup_by_hand", &lookup_by_hand<double>, {"a", "x", "dy"});
     m.def("dv_math", ip::generic<double>(ISTHMUS_GENERIC(math)), {"x", "y", "s"});
@@ -294,6 +303,13 @@ def test_functions_without_a_derived_backward_are_refused_by_name(mod):
     with pytest.raises(TypeError, match="has no derived backward"):
         q.torch.custom_op(q.dv_concrete, fake="x", differentiable=("a",), name="dv_refused")
     assert not hasattr(torch.ops.derived_tests, "dv_refused")
+
+
+def test_overloads_register_every_element_type_without_a_derived_backward(mod):
+    assert q.dv_floor_sum(np.array([1.5, 2.5, -0.5])) == 2.0
+    assert q.dv_floor_sum(np.array([1.5, 2.5], np.float32)) == 3.0
+    assert len(q.dv_floor_sum.overloads) == 2
+    assert q.dv_floor_sum.vjp is None and not hasattr(q, "dv_floor_sum_vjp")
 
 
 def test_a_parameter_that_is_not_differentiable_is_refused(mod):

@@ -107,14 +107,14 @@ public:
         return *this;
     }
     /// A generic function: `make` instantiated for each element type, as overloads of `name`,
-    /// and for each floating one the backward pass derived from it, `<name>_vjp` (See Note
-    /// [derived backward]): `m.def("f", ip::generic<float, double>(ISTHMUS_GENERIC(f)),
-    /// {"a", "x"});`.
-    template <typename Make, typename... Ts>
-    ISTHMUS_PLUGIN_SETUP inline module& def(const char* name, generic_def<Make, Ts...> g,
+    /// and (ip::generic, not ip::overloads) for each floating one the backward pass derived from
+    /// it, `<name>_vjp` (See Note [derived backward]): `m.def("f", ip::generic<float,
+    /// double>(ISTHMUS_GENERIC(f)), {"a", "x"});`.
+    template <typename Make, bool Derive, typename... Ts>
+    ISTHMUS_PLUGIN_SETUP inline module& def(const char* name, generic_def<Make, Derive, Ts...> g,
                                             names params = {}, const char* doc = nullptr) {
         (def(name, g.make.template operator()<Ts>(), params, doc), ...);
-        (def_derived<Ts>(name, g.make, params), ...);
+        if constexpr (Derive) (def_derived<Ts>(name, g.make, params), ...);
         return *this;
     }
     /// A kernel: the last parameter is the position (ivec<N>, or int64_t for 1-d); run it with
@@ -148,14 +148,15 @@ public:
     /// of each output view (grad_<name>, read) and of each differentiable input (grad_<name>,
     /// added to; a number's is a 0-d tensor, a vec's one of its length) (See Note [derived
     /// kernels] in isthmus/plugin/active_view.hpp). Declarations on the result apply to both.
-    template <typename Make, typename... Ts>
-    ISTHMUS_PLUGIN_SETUP inline kernel_def kernel(const char* name, generic_def<Make, Ts...> g,
+    template <typename Make, bool Derive, typename... Ts>
+    ISTHMUS_PLUGIN_SETUP inline kernel_def kernel(const char* name,
+                                                  generic_def<Make, Derive, Ts...> g,
                                                   names params = {}, const char* doc = nullptr) {
         static_assert(sizeof...(Ts) == 1, "kernels have no overloads: a generic kernel names "
                                           "one element type (register another name for another)");
         using T = std::tuple_element_t<0, std::tuple<Ts...>>;
         kernel_def k = kernel(name, g.make.template operator()<T>(), params, doc);
-        if constexpr (std::is_floating_point_v<T>) {
+        if constexpr (Derive && std::is_floating_point_v<T>) {
             using D =
                 detail::derived_kernel_of<T, decltype(g.make.template operator()<active<T>>())>;
             constexpr size_t n = D::n;

@@ -28,20 +28,30 @@ namespace isthmus::plugin {
 // them); f<active<E>> must compile, so code that must not be differentiated through reads
 // value_of(x). Reading a view element and assigning to it through the returned tensor are the
 // only ways values enter and leave; the tape holds one node per arithmetic operation on active
-// values (about 24 bytes each for double), freed when the call returns. Only first derivatives:
-// f_vjp is not itself derivable. Memory and time grow with the work f does, as for every
-// operator-overloading tool; a hand-written backward, given, is used instead.
+// values (32 bytes each for float, 40 for double), freed when the call returns. Only first
+// derivatives: f_vjp is not itself derivable. Memory and time grow with the work f does, as for
+// every operator-overloading tool; a hand-written backward, given, is used instead.
 
 /// A function or kernel written once for several element types: `make` returns the callable
-/// for an element type, `[]<typename T>() { return &forward<T>; }` (ISTHMUS_GENERIC(forward)).
-template <typename Make, typename... Ts>
+/// for an element type, `[]<typename T>() { return &forward<T>; }` (ISTHMUS_GENERIC(forward));
+/// Derive: whether its backward is derived too.
+template <typename Make, bool Derive, typename... Ts>
 struct generic_def {
     Make make;
 };
-/// The generic callable `make` for the element types Ts (See Note [derived backward]).
+/// The generic callable `make` for the element types Ts, with its derived backward (See Note
+/// [derived backward]).
 template <typename... Ts, typename Make>
-generic_def<Make, Ts...> generic(Make make) {
+generic_def<Make, true, Ts...> generic(Make make) {
     static_assert(sizeof...(Ts) > 0, "generic<T...>: name at least one element type");
+    return {std::move(make)};
+}
+/// The generic callable `make` for the element types Ts, without a derived backward: for code
+/// that is not to be differentiated, or does not compile with active numbers (std::floor of a T),
+/// and compiles about a second faster per element type.
+template <typename... Ts, typename Make>
+generic_def<Make, false, Ts...> overloads(Make make) {
+    static_assert(sizeof...(Ts) > 0, "overloads<T...>: name at least one element type");
     return {std::move(make)};
 }
 
