@@ -30,8 +30,18 @@ namespace isthmus::plugins::detail {
 // into a tensor that requires grad is an in-place op, refused before the launch as every in-place
 // op on such tensors is (docs/autograd.md); a kernel writing several tensors records nodes that
 // refuse backward.
+namespace {
+// Whether a tensor argument carries autograd state: one pointer test per argument, what a call
+// pays when nothing requires grad (Note [autograd state] in isthmus/autograd.hpp).
+bool any_autograd_state(std::span<const value> args) {
+    for (const value& a : args)
+        if (a.is_tensor() && a.as_tensor().has_autograd()) return true;
+    return false;
+}
+} // namespace
+
 void record_call(const function& fn, std::span<const value> args, const value& result) {
-    if (!autograd::is_grad_enabled()) return;
+    if (!any_autograd_state(args) || !autograd::is_grad_enabled()) return;
     std::vector<const tensor*> inputs;
     std::vector<size_t> positions;
     bool wanted = false;
@@ -100,7 +110,7 @@ int32_t param_index(const isthmus_kernel* k, const std::string& name) {
 } // namespace
 
 void check_launch_writes(std::span<const value> args, const kernel& k) {
-    if (!autograd::is_grad_enabled()) return;
+    if (!any_autograd_state(args) || !autograd::is_grad_enabled()) return;
     const isthmus_kernel* ak = k.abi();
     for (int32_t i = 0; i < ak->nparams && static_cast<size_t>(i) < args.size(); ++i)
         if (writes(ak->params[i]) && args[i].is_tensor())
@@ -110,7 +120,7 @@ void check_launch_writes(std::span<const value> args, const kernel& k) {
 }
 
 void record_launch(const shape_t& dims, std::span<const value> args, const kernel& k) {
-    if (!autograd::is_grad_enabled()) return;
+    if (!any_autograd_state(args) || !autograd::is_grad_enabled()) return;
     const isthmus_kernel* ak = k.abi();
     std::vector<const tensor*> inputs;
     std::vector<size_t> positions;

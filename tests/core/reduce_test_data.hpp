@@ -142,12 +142,12 @@ void check_values(const tensor& got, const std::vector<cd>& want, double tol,
 }
 
 // Runs values(t, cols) on 1, 2, 3 and 5 OpenMP threads and checks that every run gives the first
-// run's numbers bit for bit: t holds 3M uniform floats in [lo, hi) from `seed`, cols is every other
-// column of t viewed as 1000x3000 (a strided column layout).
+// run's numbers bit for bit: t holds 3M uniform floats in [lo, hi) drawn from mt19937(`stream`),
+// cols is every other column of t viewed as 1000x3000 (a strided column layout).
 template <typename F>
-void check_bit_identical_on_any_thread_count(uint32_t seed, float lo, float hi, F values) {
+void check_bit_identical_on_any_thread_count(uint32_t stream, float lo, float hi, F values) {
     const int saved = omp_get_max_threads();
-    std::mt19937 rng(seed);
+    std::mt19937 rng(stream);
     std::uniform_real_distribution<float> d(lo, hi);
     std::vector<float> v(3'000'000);
     for (auto& x : v) x = d(rng);

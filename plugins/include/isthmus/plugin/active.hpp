@@ -15,8 +15,8 @@ namespace isthmus::plugin {
 // as E would and records what its derivative needs on the tape the numbers carry (one per derived
 // function call, one per kernel position): the operands and the partial derivatives with respect
 // to them. The derived backward (Note [derived backward] in isthmus/plugin/derive.hpp) makes each
-// element read from a differentiable input a leaf, runs the function once, seeds the result's
-// elements with the gradient it is given, and sweeps the tape from the end: each node passes its
+// element read from a differentiable input a leaf, runs the function once, hands the result's
+// elements the gradient it is given, and sweeps the tape from the end: each node passes its
 // adjoint times its partials to its operands, so the leaves' gradient elements end with the
 // vector-Jacobian product. An active number that depends on no leaf (a literal, a constant)
 // carries no tape and records nothing; an operation on constants is a constant too. The path
@@ -33,9 +33,9 @@ namespace isthmus::plugin {
 // its element of the input's gradient. An operation on two active operands records a node whose
 // operands are earlier nodes or such addresses; the sweep adds a leaf's share straight into its
 // gradient element (atomically in a kernel), and a result or written output that is a leaf (a
-// copy, a gather: the mapping layer's y = a[x]) is seeded straight into it. Reads used only
-// through value_of, or not at all, cost nothing; a 3x3 blur's position records its eight sums and
-// nothing else.
+// copy, a gather: the mapping layer's y = a[x]) passes its gradient straight into it. Reads used
+// only through value_of, or not at all, cost nothing; a 3x3 blur's position records its eight sums
+// and nothing else.
 
 // Note [one-operand chains]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -43,8 +43,8 @@ namespace isthmus::plugin {
 // sin(x), exp(x), ...) records no node: its result keeps the operand's node or leaf and multiplies
 // the operand's scale (d result / d that node or leaf) by the operation's partial. Only an
 // operation of two active operands makes a node, whose partials are taken times the operands'
-// scales; a result or an output written is seeded times its scale. So `s += w * x(i)` over a
-// stencil's nine reads, or a chain of math functions of one input, records a node per sum, not
+// scales; a result or an output written takes its gradient times its scale. So `s += w * x(i)` over
+// a stencil's nine reads, or a chain of math functions of one input, records a node per sum, not
 // per operation: a 3x3 blur's position records 8 nodes where one per operation and per read
 // (See Note [leaves are not nodes]) would be 27, and the sweep, which is bound by the latency of
 // its dependent adds, shortens as much.
@@ -115,7 +115,7 @@ private:
 /// The operations recorded for active<E> (See Note [leaves are not nodes]): node i has operands
 /// a, b with partials da, db; an operand is an earlier node (a >= 0) or a leaf, the element of a
 /// gradient its adjoint goes to (ta; a = -1), or nothing (a = -1, ta null). A kernel's output
-/// element written with a value that is a node is a seed, the gradient of that element (Note
+/// element written is recorded with the gradient of that element (Note
 /// [derived kernels] in isthmus/plugin/active_view.hpp). The first few hundred nodes live in the
 /// tape itself, so a kernel position's tape, on the stack, allocates nothing.
 template <typename E>
@@ -125,7 +125,7 @@ struct tape {
         E da, db;
         E *ta, *tb;
     };
-    struct seed {
+    struct write {
         int32_t slot;    // the written value's node, or -1 for a leaf
         E scale;         // the written value's scale (Note [one-operand chains])
         E* target;       // the written value's leaf target (a leaf's)
@@ -134,7 +134,7 @@ struct tape {
     };
     using adjoints = small_vec<E, 256>;
     small_vec<node, 256> nodes;
-    small_vec<seed, 16> seeds;
+    small_vec<write, 16> writes;
     adjoints adj; // the adjoints, one per node, during a sweep
     /// Whether leaves' gradients are added atomically (kernel positions on several threads may
     /// read the same element).
@@ -142,18 +142,27 @@ struct tape {
 
     void clear() {
         nodes.clear();
-        seeds.clear();
+        writes.clear();
     }
     /// Frees what grew onto the heap.
     void release() {
         nodes.release();
-        seeds.release();
+        writes.release();
         adj.release();
     }
     /// adj sized to the nodes, all 0.
     adjoints& zero_adjoints() {
         adj.assign(nodes.size(), E(0));
         return adj;
+    }
+    /// Adds g (a gradient already times the value's scale) to the adjoint of node `slot`, or,
+    /// for a leaf (slot -1), to its gradient element `target`: how a result or a written output
+    /// takes its gradient.
+    void add_gradient(adjoints& a, int32_t slot, E* target, E g) const {
+        if (slot >= 0)
+            a[static_cast<size_t>(slot)] += g;
+        else if (target)
+            add_to(target, g);
     }
     /// Adds g to a leaf's gradient element (atomically when shared).
     void add_to(E* at, E g) const {
@@ -295,12 +304,9 @@ public:
         return r;
     }
     /// Adds g times its scale to its node's adjoint in `adj`, or to its leaf's gradient element:
-    /// how a result or a written output is seeded.
-    void seed(typename detail::tape<E>::adjoints& adj, E g) const {
-        if (slot_ >= 0)
-            adj[static_cast<size_t>(slot_)] += scale_ * g;
-        else if (target_)
-            tape_->add_to(target_, scale_ * g);
+    /// how a result or a written output takes its gradient.
+    void take_gradient(typename detail::tape<E>::adjoints& adj, E g) const {
+        if (tape_) tape_->add_gradient(adj, slot_, target_, scale_ * g);
     }
 
     active& operator+=(const active& o) { return *this = *this + o; }
@@ -446,25 +452,17 @@ template <typename E>
 active<E> fmax(const active<E>& x, const active<E>& y) {
     return y.value() > x.value() ? y : x;
 }
-template <typename T>
-requires std::is_floating_point_v<T> T pow(T x, T y) {
-    return std::pow(x, y);
-}
-template <typename T>
-requires std::is_floating_point_v<T> T atan2(T y, T x) {
-    return std::atan2(y, x);
-}
-template <typename T>
-requires std::is_floating_point_v<T> T hypot(T x, T y) {
-    return std::hypot(x, y);
-}
-template <typename T>
-requires std::is_floating_point_v<T> T fmin(T x, T y) {
-    return std::fmin(x, y);
-}
-template <typename T>
-requires std::is_floating_point_v<T> T fmax(T x, T y) {
-    return std::fmax(x, y);
-}
+// The two-argument functions on plain numbers, so that ip::pow(x, y) serves both instantiations.
+#define ISTHMUS_PLAIN_BINARY(NAME)                                                                 \
+    template <typename T>                                                                          \
+    requires std::is_floating_point_v<T> T NAME(T x, T y) {                                        \
+        return std::NAME(x, y);                                                                    \
+    }
+ISTHMUS_PLAIN_BINARY(pow)
+ISTHMUS_PLAIN_BINARY(atan2)
+ISTHMUS_PLAIN_BINARY(hypot)
+ISTHMUS_PLAIN_BINARY(fmin)
+ISTHMUS_PLAIN_BINARY(fmax)
+#undef ISTHMUS_PLAIN_BINARY
 
 } // namespace isthmus::plugin

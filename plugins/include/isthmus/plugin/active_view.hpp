@@ -13,14 +13,14 @@ namespace isthmus::plugin {
 // body with active<E> at every position, on a tape of that position alone (on the stack, its
 // first nodes inline, so a position allocates nothing): each read of an input view is a leaf that
 // carries the same element, after the access modifier's map, of that input's gradient (See Note
-// [leaves are not nodes] in active.hpp); each write to an output view is a seed, the output
-// gradient's element. After the body the seeds are set and the tape swept, every leaf's share
-// added to its element with an atomic add (positions on other threads may read the same element:
-// a gather's backward is a scatter-add); a number parameter's leaf carries its one-element
+// [leaves are not nodes] in active.hpp); each write to an output view records the output
+// gradient's element. After the body the writes' gradients are set and the tape swept, every leaf's
+// share added to its element with an atomic add (positions on other threads may read the same
+// element: a gather's backward is a scatter-add); a number parameter's leaf carries its one-element
 // gradient, so every position adds to it. What the body reads and writes therefore decides the
 // derivative, as it does for the adjoints Warp and Quadrants derive from their kernels:
 //   - `y(p) = v` makes v the element's value: an earlier write of the same element at this
-//     position stops counting; `y(p) += v` and `-=` add v (the value the element had before the
+//     position no longer counts; `y(p) += v` and `-=` add v (the value the element had before the
 //     launch is a constant); an output element cannot be read (no conversion from the reference);
 //   - an input read after another position wrote it, or a view passed both as an input and an
 //     output, gives wrong derivatives: a kernel that updates in place is differentiated as if the
@@ -80,7 +80,8 @@ private:
     detail::tape<E>* t_ = nullptr;
 };
 
-/// An output view of a derived kernel: writes are seeds (See Note [derived kernels]).
+/// An output view of a derived kernel: writes record the output's gradient (See Note [derived
+/// kernels]).
 template <typename E, int N, access A>
 class view<active<E>, N, A> {
 public:
@@ -95,14 +96,14 @@ public:
         reference(const E* grad, const void* key, detail::tape<E>* t)
             : g_(grad), key_(key), t_(t) {}
         const reference& operator=(const active<E>& v) const {
-            auto& seeds = t_->seeds;
-            for (size_t i = seeds.size(); i-- > 0;)
-                if (seeds[i].key == key_) seeds.erase(i);
+            auto& writes = t_->writes;
+            for (size_t i = writes.size(); i-- > 0;)
+                if (writes[i].key == key_) writes.erase(i);
             return *this += v;
         }
         const reference& operator+=(const active<E>& v) const {
             if (v.recorded_on())
-                t_->seeds.push_back({v.slot(), v.scale(), v.leaf_target(), g_, key_});
+                t_->writes.push_back({v.slot(), v.scale(), v.leaf_target(), g_, key_});
             return *this;
         }
         const reference& operator-=(const active<E>& v) const { return *this += -v; }
@@ -115,7 +116,7 @@ public:
 
     view() = default;
     /// The output `y` (its shape and access modifier), whose gradient is `grad`, shaped like y;
-    /// writes are seeds of `t`.
+    /// writes are recorded on `t`.
     view(const plugin::view<E, N, A>& y, const plugin::view<const E, N>& grad, detail::tape<E>& t)
         : y_(y), g_(grad), t_(&t) {}
 

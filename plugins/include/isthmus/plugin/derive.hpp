@@ -22,8 +22,8 @@ namespace isthmus::plugin {
 // It is derived from f<active<E>> (Note [active numbers] in isthmus/plugin/active.hpp): each
 // element of a view of E is copied into an active leaf (in C order, so an element read twice, or
 // an index clamped onto it, gets both contributions), each E number becomes a leaf, f runs once,
-// the result's elements are seeded with grad_output and the tape is swept. The views f receives
-// keep their shape, access modifier and argument position (messages are unchanged) and are
+// the result's elements take grad_output as their gradient and the tape is swept. The views f
+// receives keep their shape, access modifier and argument position (messages are unchanged) and are
 // contiguous. f may not write into a view of E (its results are what gets differentiated: return
 // them); f<active<E>> must compile, so code that must not be differentiated through reads
 // value_of(x). Reading a view element and assigning to it through the returned tensor are the
@@ -92,7 +92,7 @@ struct active_input {
     P value;
     explicit active_input(P v) : value(std::move(v)) {}
     P arg(tape<E>&) { return value; }
-    isthmus_value grad(const typename tape<E>::adjoints&) const { return isthmus_value{}; }
+    isthmus_value grad() const { return isthmus_value{}; }
 };
 template <typename E>
 struct active_input<active<E>, E> {
@@ -101,7 +101,7 @@ struct active_input<active<E>, E> {
     E value, g = E(0);
     explicit active_input(E v) : value(v) {}
     active<E> arg(tape<E>& t) { return active<E>::leaf(t, value, &g); }
-    E grad(const typename tape<E>::adjoints&) const { return g; }
+    E grad() const { return g; }
 };
 template <typename E, int N, access A>
 struct active_input<view<const active<E>, N, A>, E> {
@@ -111,7 +111,7 @@ struct active_input<view<const active<E>, N, A>, E> {
     tensor<E, N> g;
     explicit active_input(const plain& v) : x(v), g(zeros_like(v)) {}
     view<const active<E>, N, A> arg(tape<E>& t) { return {x, g.v(), t}; }
-    tensor<E, N> grad(const typename tape<E>::adjoints&) const { return g; }
+    tensor<E, N> grad() const { return g; }
     static tensor<E, N> zeros_like(const plain& v) {
         int64_t shape[N > 0 ? N : 1] = {};
         for (int d = 0; d < N; ++d) shape[d] = v.size(d);
@@ -160,8 +160,8 @@ inline constexpr bool derivable_function =
     result_grads<std::remove_cvref_t<typename fn_traits<std::decay_t<Fa>>::result>, E>::derivable;
 
 template <typename E, int N>
-void seed(const tensor<active<E>, N>& r, const view<const E, N>& dy,
-          typename tape<E>::adjoints& adj) {
+void take_gradient(const tensor<active<E>, N>& r, const view<const E, N>& dy,
+                   typename tape<E>::adjoints& adj) {
     for (int d = 0; d < N; ++d)
         if (r.size(d) != dy.size(d))
             throw value_error(cat("grad_output has size ", dy.size(d), " along dimension ", d,
@@ -169,20 +169,20 @@ void seed(const tensor<active<E>, N>& r, const view<const E, N>& dy,
     int64_t shape[N > 0 ? N : 1] = {};
     for (int d = 0; d < N; ++d) shape[d] = r.size(d);
     for_each_index<N>(shape, [&](int64_t i, const int64_t* idx) {
-        r.data()[i].seed(adj, dy.data()[offset_of<N>(dy, idx)]);
+        r.data()[i].take_gradient(adj, dy.data()[offset_of<N>(dy, idx)]);
     });
 }
 template <typename E>
-void seed(const active<E>& r, E dy, typename tape<E>::adjoints& adj) {
-    r.seed(adj, dy);
+void take_gradient(const active<E>& r, E dy, typename tape<E>::adjoints& adj) {
+    r.take_gradient(adj, dy);
 }
 template <typename E, typename R, typename D, size_t... I>
-void seed_all(const R& r, const D& dys, typename tape<E>::adjoints& adj,
-              std::index_sequence<I...>) {
+void take_gradients(const R& r, const D& dys, typename tape<E>::adjoints& adj,
+                    std::index_sequence<I...>) {
     if constexpr (is_tuple_like<R>::value)
-        (seed<E>(std::get<I>(r), std::get<I>(dys), adj), ...);
+        (take_gradient<E>(std::get<I>(r), std::get<I>(dys), adj), ...);
     else
-        seed<E>(r, std::get<0>(dys), adj);
+        take_gradient<E>(r, std::get<0>(dys), adj);
 }
 
 template <typename E, typename Fa, typename Args, typename Dys>
@@ -199,9 +199,9 @@ struct derived_vjp<E, Fa, std::tuple<A...>, std::tuple<D...>> {
             active_input<std::remove_cvref_t<A>, E>(p)...};
         const auto r = std::apply([&](auto&... a) { return fa(a.arg(*t)...); }, in);
         auto& adj = t->zero_adjoints();
-        seed_all<E>(r, std::tuple<D...>(dy...), adj, std::index_sequence_for<D...>{});
+        take_gradients<E>(r, std::tuple<D...>(dy...), adj, std::index_sequence_for<D...>{});
         t->sweep(adj);
-        return std::apply([&](const auto&... a) { return std::make_tuple(a.grad(adj)...); }, in);
+        return std::apply([&](const auto&... a) { return std::make_tuple(a.grad()...); }, in);
     }
 };
 
@@ -341,12 +341,7 @@ struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std:
         }
         (std::index_sequence_for<Plain...>{});
         auto& adj = t.zero_adjoints();
-        for (const auto& s : t.seeds) {
-            if (s.slot >= 0)
-                adj[static_cast<size_t>(s.slot)] += s.scale * *s.at;
-            else
-                t.add_to(s.target, s.scale * *s.at);
-        }
+        for (const auto& w : t.writes) t.add_gradient(adj, w.slot, w.target, w.scale * *w.at);
         t.sweep(adj);
     }
     /// An output view that is also a differentiable input (the same first element) would be

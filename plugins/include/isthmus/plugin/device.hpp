@@ -260,18 +260,6 @@ namespace detail {
 /// mode (Note [view checks]); anything that is no view is left alone.
 struct view_binding {
 #if !defined(__CUDACC_RTC__)
-    /// A view of `data` (shape and strides of N elements) that takes `like`'s argument tag:
-    /// how the derived backward views its active copies of the arguments (Note [derived
-    /// backward] in isthmus/plugin/derive.hpp).
-    template <typename T, int N, access A, typename U>
-    static view<T, N, A> over(T* data, const int64_t* shape, const int64_t* strides,
-                              const view<U, N, A>& like) {
-        view<T, N, A> v;
-        v.data_ = data;
-        for (int d = 0; d < N; ++d) v.shape_[d] = shape[d], v.strides_[d] = strides[d];
-        v.tag_ = like.tag_;
-        return v;
-    }
     /// The element of `v` at `ii` after its access modifier, and the mapped indices.
     template <typename T, int N, access A>
     static T* at(const view<T, N, A>& v, const int64_t* ii, int64_t* mapped) {
