@@ -4,9 +4,13 @@
 option(ISTHMUS_PREBUILT_PLUGIN_LAYER
   "Build the plugin author layer with the library, so the first compile_string has it" ON)
 
-# Not in the sanitizer build: its tests compile plugins with clang (scripts/sanitize), whose key
-# the layer never matches, and the step would run instrumented.
-if(ISTHMUS_PREBUILT_PLUGIN_LAYER AND NOT ISTHMUS_SANITIZE)
+# The compiler command plugins will compile with ($CXX when they do): the layer is built for it, as
+# compile_string would build it. Empty: $CXX at build time, else g++ (compile_string's default).
+# The sanitizer build names its instrumented plugin compiler (scripts/sanitize).
+set(ISTHMUS_PLUGIN_LAYER_CXX "" CACHE STRING
+  "The C++ compiler command the prebuilt plugin layer is for (default: $CXX, else g++)")
+
+if(ISTHMUS_PREBUILT_PLUGIN_LAYER)
   set(_isthmus_layer_dir "${CMAKE_CURRENT_BINARY_DIR}/isthmus-plugin-layer")
   # The build-time step: the same code computes the request of compile_string and of this tool.
   add_executable(isthmus_plugin_layer "${CMAKE_CURRENT_SOURCE_DIR}/prebuilt/isthmus_plugin_layer.cpp")
@@ -17,12 +21,16 @@ if(ISTHMUS_PREBUILT_PLUGIN_LAYER AND NOT ISTHMUS_SANITIZE)
   set_property(SOURCE "${CMAKE_CURRENT_SOURCE_DIR}/src/precompiled_header.cpp" APPEND PROPERTY
     COMPILE_DEFINITIONS "ISTHMUS_PLUGIN_PREBUILT_DIR=\"${_isthmus_layer_dir}\"")
 
+  set(_isthmus_layer_env "")
+  if(ISTHMUS_PLUGIN_LAYER_CXX)
+    set(_isthmus_layer_env ${CMAKE_COMMAND} -E env "CXX=${ISTHMUS_PLUGIN_LAYER_CXX}")
+  endif()
   file(GLOB _isthmus_layer_headers CONFIGURE_DEPENDS
     "${CMAKE_CURRENT_SOURCE_DIR}/include/isthmus/plugin*.h*"
     "${CMAKE_CURRENT_SOURCE_DIR}/include/isthmus/plugin/*.hpp")
   add_custom_command(
     OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/isthmus-plugin-layer.stamp"
-    COMMAND isthmus_plugin_layer "${_isthmus_layer_dir}"
+    COMMAND ${_isthmus_layer_env} $<TARGET_FILE:isthmus_plugin_layer> "${_isthmus_layer_dir}"
     COMMAND ${CMAKE_COMMAND} -E touch "${CMAKE_CURRENT_BINARY_DIR}/isthmus-plugin-layer.stamp"
     DEPENDS isthmus_plugin_layer ${_isthmus_layer_headers}
     COMMENT "Prebuilding the plugin author layer (precompiled header, support object)"

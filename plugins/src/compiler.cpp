@@ -394,10 +394,6 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
             write_atomically(src, text);
             // the compiler's output: a fresh name, created empty first (Note [cache trust model])
             const fs::path tmp_so = make_temp(so).path;
-            std::vector<std::string> argv = cmd;
-            for (const auto& f : fixed) argv.push_back(f);
-            for (const auto& f : opts.flags) argv.push_back(f);
-            argv.push_back("-I" + inc);
             precompiled_layer pch;
             try {
                 pch = layer_for(cuda && !nvrtc, cmd, fixed, opts, inc, layer, dir, ic, rep);
@@ -406,18 +402,25 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                 fs::remove(src, ec);
                 throw;
             }
-            if (!pch.empty() && (!cuda || nvrtc)) { // Note [precompiled plugin header]
-                argv.push_back("-include");
-                argv.push_back(pch.header);
-            } else if (!pch.empty()) { // Note [support object in CUDA plugins]
-                argv.push_back("-DISTHMUS_PLUGIN_SEPARATE=1");
-            }
-            if (nvrtc) argv.push_back("-xc++"); // the host pass of a .cu file is C++
-            argv.push_back(src.string());
-            if (nvrtc) argv.push_back("-xnone");
-            if (!pch.empty()) argv.push_back(pch.object); // Note [support object]
-            argv.push_back("-o");
-            argv.push_back(tmp_so.string());
+            auto command = [&](const precompiled_layer& l) {
+                std::vector<std::string> argv = cmd;
+                for (const auto& f : fixed) argv.push_back(f);
+                for (const auto& f : opts.flags) argv.push_back(f);
+                argv.push_back("-I" + inc);
+                if (!l.empty() && (!cuda || nvrtc)) { // Note [precompiled plugin header]
+                    argv.push_back("-include");
+                    argv.push_back(l.header);
+                } else if (!l.empty()) { // Note [support object in CUDA plugins]
+                    argv.push_back("-DISTHMUS_PLUGIN_SEPARATE=1");
+                }
+                if (nvrtc) argv.push_back("-xc++"); // the host pass of a .cu file is C++
+                argv.push_back(src.string());
+                if (nvrtc) argv.push_back("-xnone");
+                if (!l.empty()) argv.push_back(l.object); // Note [support object]
+                argv.push_back("-o");
+                argv.push_back(tmp_so.string());
+                return argv;
+            };
             std::string output;
             int rc = 0;
             std::optional<device_code> dev; // See Note [NVRTC plugins]: the device pass runs beside
@@ -440,7 +443,12 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                     });
                 }
                 try {
-                    rc = run_compiler(argv, dir / (stem + ".log"), output, ic, rep);
+                    rc = run_compiler(command(pch), dir / (stem + ".log"), output, ic, rep);
+                    // a stale layer, not the source: See Note [precompiled headers under Clang]
+                    if (rc != 0 && pch.strict && refused_precompiled_header(output)) {
+                        mark_layer_failed(pch, output);
+                        rc = run_compiler(command({}), dir / (stem + ".log"), output, ic, rep);
+                    }
                 } catch (...) {
                     fs::remove(tmp_so, ec); // what the compiler wrote before it was stopped
                     fs::remove(src, ec);

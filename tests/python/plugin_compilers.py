@@ -18,3 +18,22 @@ def cxx_is_gcc():
     except (OSError, subprocess.SubprocessError):
         return False
     return "clang" not in out and ("gcc" in out or "free software foundation" in out)
+
+
+@functools.cache
+def clang_command():
+    """A Clang to compile plugins with: $CXX when it is Clang (the sanitizer gate's wrapper), else
+    clang++ or clang++-16 on PATH; None without one."""
+    cmd = os.environ.get("CXX", "").split()
+    if cmd and shutil.which(cmd[0]):
+        try:
+            out = subprocess.run(cmd + ["--version"], capture_output=True, text=True,
+                                 timeout=60).stdout
+        except (OSError, subprocess.SubprocessError):
+            out = ""
+        if "clang version" in out:
+            return os.environ["CXX"]
+    for name in ("clang++", "clang++-16"):
+        if shutil.which(name):
+            return name
+    return None

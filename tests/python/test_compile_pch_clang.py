@@ -1,0 +1,75 @@
+"""The precompiled author layer under Clang (Note [precompiled headers under Clang]): built by the
+second cold compile as under GCC, used by later ones, and a layer that Clang refuses (an input
+changed since it was built) costs a retry without it, never a failed compile."""
+import pytest
+
+import isthmus as q
+from isthmus import cache as qcache
+from plugin_compilers import clang_command
+
+CLANG = clang_command()
+pytestmark = pytest.mark.skipif(CLANG is None, reason="no clang++ on this machine")
+
+SOURCE = """
+ISTHMUS_PLUGIN({name}, m) {{
+    m.def("{name}_f", [](double x) {{ return x * {k}; }}, {{"x"}});
+}}
+"""
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(d))
+    monkeypatch.setenv("CXX", CLANG)
+    monkeypatch.delenv("ISTHMUS_PLUGIN_PCH", raising=False)
+    monkeypatch.setenv("ISTHMUS_PLUGIN_LAYER_DIR", str(tmp_path / "no-prebuilt-layer"))
+    return d
+
+
+def compile_one(name, k):
+    mod = q.compile_string(name, SOURCE.format(name=name, k=k))
+    assert getattr(mod, f"{name}_f")(2.0) == 2.0 * k
+
+
+def layer_files(cache):
+    return sorted(p.name.split(".", 1)[1] for p in cache.glob("isthmus-pch-*"))
+
+
+def test_the_second_cold_compile_builds_it_and_the_next_uses_it(cache):
+    compile_one("cl_a", 2)
+    assert "gch" not in " ".join(layer_files(cache))  # the first cold compile builds nothing
+    compile_one("cl_b", 3)
+    assert {"hpp", "hpp.gch", "o", "meta"} <= set(layer_files(cache))
+    (meta,) = cache.glob("isthmus-pch-*.meta")
+    assert "family clang" in meta.read_text()
+    (entry,) = [e for e in qcache.entries(cache) if e.name == "isthmus-pch"]
+    assert entry.state == "complete" and entry.size > 1 << 20
+    # Clang checks only the header's size (-fno-pch-timestamp) and then never reads its text: a
+    # header of the same length that cannot compile proves the next plugin used the layer
+    (hpp,) = cache.glob("isthmus-pch-*.hpp")
+    size = len(hpp.read_bytes())
+    broken = '#error "the precompiled header was not used"'
+    hpp.write_text(broken + " " * (size - len(broken) - 1) + "\n")
+    assert len(hpp.read_bytes()) == size
+    compile_one("cl_c", 5)
+    assert not list(cache.glob("isthmus-pch-*.failed"))
+
+
+def test_a_layer_clang_refuses_costs_a_retry_and_is_not_used_again(cache):
+    compile_one("cl_stale_a", 2)
+    compile_one("cl_stale_b", 3)  # builds the layer
+    (hpp,) = cache.glob("isthmus-pch-*.hpp")
+    # an input of the precompiled header changed size since: Clang stops with a fatal error
+    hpp.write_text(hpp.read_text() + "// changed since the layer was built\n")
+    compile_one("cl_stale_c", 5)  # retried without the layer: the plugin builds and runs
+    (failed,) = cache.glob("isthmus-pch-*.failed")
+    assert "precompiled header" in failed.read_text()
+    (entry,) = [e for e in qcache.entries(cache) if e.name == "isthmus-pch"]
+    assert entry.state == "failed"
+    # later compiles compile the layer inline: even a header that cannot compile is not read
+    hpp.write_text('#error "a refused layer was used again"\n')
+    compile_one("cl_stale_d", 7)
+    # clearing the cache removes the mark: the next cold compiles may build the layer afresh
+    qcache.clear(cache)
+    assert not list(cache.glob("isthmus-pch-*.failed"))
