@@ -40,10 +40,9 @@ from . import nn, optim  # noqa: E402,F401  (docs/autograd.md)
 from .autograd import enable_grad, no_grad, set_grad_enabled  # noqa: E402,F401
 from . import compile_log  # noqa: E402,F401  (See Note [compile notices])
 from . import images  # noqa: E402
-from . import numpy_protocols  # noqa: E402  (See Note [NumPy protocols])
 from . import pickling  # noqa: E402  (See Note [qvalue pickle payload])
 from . import signatures  # noqa: E402  (See Note [plugin signatures])
-from . import _array_api_object  # noqa: E402  (the namespace itself: docs/array-api.md)
+from . import _qvalue_python  # noqa: E402  (qvalue's attributes written in Python)
 from .cuda_memory import cuda_memory_source  # noqa: E402,F401  (Note [torch memory bridge])
 from .images import ImageFileError, imread, imshow, imwrite, run_gui  # noqa: E402,F401
 from .pickling import unpickle_device  # noqa: E402,F401
@@ -53,17 +52,14 @@ from .pickling import unpickle_device  # noqa: E402,F401
 # process], docs/threads.md)
 _isthmus._share_blas_pools()
 
-# Python protocols of the native types, written in Python.
-qvalue.__array_ufunc__ = numpy_protocols.array_ufunc  # noqa: F405
-qvalue.__array_function__ = numpy_protocols.array_function  # noqa: F405
-qvalue.__format__ = numpy_protocols.format_value  # noqa: F405
-pickling.attach(qvalue)  # noqa: F405  (pickle, copy.copy, copy.deepcopy)
+# qvalue's attributes written in Python (NumPy's protocols, pickling and copying, the array API's
+# __array_namespace__, to_device and mT), in one module; `import isthmus.array_api` is the
+# namespace, imported on first use because it starts a CPU session if none runs.
+_qvalue_python.attach(qvalue)  # noqa: F405
+pickling.refuse_native_objects()  # (Note [plugin objects do not pickle])
 signatures.attach(native_function, native_kernel)  # noqa: F405
 # inspect.signature(q.checked) reads the class's __signature__ (a pybind11 __init__ has none).
 checked.__signature__ = signatures.class_signature(("enabled", bool, True))  # noqa: F405
-# qvalue.__array_namespace__, to_device, mT; `import isthmus.array_api` is the namespace, imported
-# on first use because it starts a CPU session if none runs
-_array_api_object.attach(qvalue)  # noqa: F405
 
 # NVRTC from PyPI (nvidia-cuda-nvrtc: nvidia/cu13/lib for CUDA 13, nvidia/cuda_nvrtc/lib for 12)
 # for compile_string(lang="cuda") (Note [NVRTC plugins], docs/plugins.md).

@@ -1,4 +1,5 @@
-"""The array API standard's attributes that qvalue lacked: __array_namespace__, to_device, mT."""
+"""The array API standard's attributes of qvalue: __array_namespace__, to_device, mT (attached by
+_qvalue_python.py)."""
 
 from __future__ import annotations
 
@@ -40,10 +41,3 @@ def matrix_transpose(self: Any) -> Any:
     axes = list(range(nd))
     axes[-2], axes[-1] = axes[-1], axes[-2]
     return _q.transpose(self, tuple(axes))
-
-
-def attach(cls: Any) -> None:
-    """Adds the attributes to the qvalue class."""
-    cls.__array_namespace__ = array_namespace
-    cls.to_device = to_device
-    cls.mT = property(matrix_transpose)

@@ -256,9 +256,9 @@ def deepcopy_(self: Any, memo: dict[Any, Any]) -> Any:
     return copy_(self)
 
 
-def attach(qvalue: Any) -> None:
-    """Gives the qvalue type its pickling and copy methods (called by isthmus/__init__.py), and
-    the plugin objects' type (``native_object``) the documented refusal.
+def refuse_native_objects() -> None:
+    """Gives the plugin objects' type (``native_object``) the documented refusal (called by
+    isthmus/__init__.py; qvalue's own methods here are attached by _qvalue_python.py).
 
     Note [plugin objects do not pickle]
     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -268,10 +268,6 @@ def attach(qvalue: Any) -> None:
     pickle 'isthmus._isthmus.native_object' object", which names neither the plugin's type nor
     what to do; both paths raise the TypeError docs/scaling-out.md shows instead.
     """
-    qvalue.__reduce_ex__ = reduce_ex
-    qvalue.__reduce__ = reduce
-    qvalue.__copy__ = copy_
-    qvalue.__deepcopy__ = deepcopy_
     native = getattr(_isthmus, "native_object", None)
     if native is not None:
         native.__reduce_ex__ = _native_reduce_ex

@@ -1,5 +1,6 @@
 // The `_isthmus` extension module: init/destroy, the runtime state, constants, and the binders.
 #include "bindings.hpp"
+#include "qvalue/qvalue.hpp"
 
 #include "isthmus/cuda.hpp"
 #include "isthmus/ops/linalg.hpp"
@@ -202,6 +203,8 @@ PYBIND11_MODULE(_isthmus, m) {
     bind_module_shape(m);
     bind_module_creation(m);
     bind_qvalue_methods(m);
+    bind_qvalue_autograd(m);
+    bind_autograd(m);
     bind_dlpack(m);
     bind_plugins(m);
     bind_placement(m);

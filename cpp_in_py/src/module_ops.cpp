@@ -1,5 +1,6 @@
 // Module-level ops in NumPy's spelling: q.exp(A), q.add(A, B), q.where, q.sum, q.concat, ...
 #include "bindings.hpp"
+#include "qvalue/qvalue.hpp"
 
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/ops/fused.hpp"

@@ -1,4 +1,5 @@
-// Where work runs, from Python: q.device scopes, q.placement, qvalue.to, the transfer threshold.
+// Where work runs, from Python: q.device scopes, q.placement, q.to (and qvalue.to), the transfer
+// threshold.
 #include "bindings.hpp"
 
 #include "isthmus/cuda.hpp"
@@ -70,6 +71,19 @@ private:
 
 } // namespace
 
+py::object value_to_device(py::handle a, const std::string& device, bool copy) {
+    require_init("to");
+    tensor t = tensor_arg(a, "to");
+    const resource_id r = resource_of(device, "to");
+    tensor out;
+    {
+        native_section ns;
+        out = to_resource(t, r, copy);
+    }
+    if (!copy && is_qvalue(a)) return py::reinterpret_borrow<py::object>(a);
+    return result_out(std::move(out), result_form::tensor);
+}
+
 void bind_placement(py::module_& m) {
     py::class_<py_device_scope>(m, "device_scope",
                                 "A scope in which new values and ops go to one device; made by "
@@ -123,27 +137,11 @@ void bind_placement(py::module_& m) {
         "transfer_threshold", [] { return transfer_threshold(); },
         "The current transfer threshold in elements (see set_transfer_threshold).");
 
-    auto to_device = [](py::handle a, const std::string& device, bool copy) {
-        require_init("to");
-        tensor t = tensor_arg(a, "to");
-        const resource_id r = resource_of(device, "to");
-        tensor out;
-        {
-            native_section ns;
-            out = to_resource(t, r, copy);
-        }
-        if (!copy && is_qvalue(a)) return py::reinterpret_borrow<py::object>(a);
-        return result_out(std::move(out), result_form::tensor);
-    };
-    m.def("to", to_device, py::arg("a"), py::arg("device"), py::arg("copy") = false,
+    m.def("to", value_to_device, py::arg("a"), py::arg("device"), py::arg("copy") = false,
           "`a` with its data on `device` (\"cpu\", \"cuda\", \"cuda:N\"), so later ops run there\n"
           "without a transfer. Without copy the same value is returned, now also valid on the\n"
           "device (its other copies stay valid); with copy=True a new value made on the device.\n"
           "A value sharing memory with NumPy or torch stays pinned there (use copy=True).");
-    py::object cls = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(qvalue_type()));
-    cls.attr("to") = py::cpp_function(
-        to_device, py::name("to"), py::is_method(cls), py::arg("device"), py::arg("copy") = false,
-        "This value with its data on `device` (\"cpu\", \"cuda\", \"cuda:N\"); see q.to.");
 }
 
 } // namespace isthmus::pymod

@@ -20,15 +20,15 @@ namespace isthmus::boundary {
 // `A.__dlpack__()` hands the consumer a capsule holding a DLManagedTensor(Versioned) whose
 // manager_ctx is an export_ctx: the storage handle (keeping the memory alive) plus the
 // shape/strides arrays the DLTensor points into (Note [export context]). Making it pins the storage
-// to the exported device, the CPU or a CUDA device (Note [export pins] in buffer.cpp,
-// Note [dlpack cuda], docs/memory-model.md "Pinning"); the deleter unpins and frees it. The deleter
-// runs exactly once: called by the consumer when it is done with the memory (after renaming the
-// capsule "used_dltensor[_versioned]"), or by the capsule's destructor when no consumer ever took
-// it. It needs no GIL and may run on any thread. The capsule is versioned (DLPack 1.x) when the
-// consumer passes max_version >= (1, 0), else legacy (DLPack 0.x, no flags). READ_ONLY is set on
-// read-only broadcast views only (Note [read-only broadcast views]); IS_COPIED is set on copies
-// (copy=True, scalars, Note [negative strides]). `data` is element 0's address and byte_offset is
-// 0, as NumPy and PyTorch do on the CPU.
+// to the exported device, the CPU or a CUDA device (Note [export pins] in
+// cpp_in_py/src/qvalue/buffer.cpp, Note [dlpack cuda], docs/memory-model.md "Pinning"); the deleter
+// unpins and frees it. The deleter runs exactly once: called by the consumer when it is done with
+// the memory (after renaming the capsule "used_dltensor[_versioned]"), or by the capsule's
+// destructor when no consumer ever took it. It needs no GIL and may run on any thread. The capsule
+// is versioned (DLPack 1.x) when the consumer passes max_version >= (1, 0), else legacy (DLPack
+// 0.x, no flags). READ_ONLY is set on read-only broadcast views only (Note [read-only broadcast
+// views]); IS_COPIED is set on copies (copy=True, scalars, Note [negative strides]). `data` is
+// element 0's address and byte_offset is 0, as NumPy and PyTorch do on the CPU.
 //
 
 namespace {

@@ -13,12 +13,16 @@ namespace isthmus::boundary {
 
 // Note [qvalue type]
 // ~~~~~~~~~~~~~~~~~~
-// qvalue is a CPython type the project owns (made by the module, cpp_in_py/src/qvalue_type.cpp),
+// qvalue is a CPython type the project owns (made by the module, cpp_in_py/src/qvalue/type.cpp),
 // not a pybind11 class: its instances hold the value inline (qvalue_object), so reading an operand
 // is a type compare and a field address, and making a result is one tp_alloc and a placement new,
 // with no binding library's instance registry in between. pybind11 still binds the methods and
 // module functions: its caster for isthmus::value (qvalue_handle.hpp) goes through this layout, so
-// `const value&` parameters and `value` results work as before.
+// `const value&` parameters and `value` results work as before. One scheme, then: the type's
+// slots (construction, lifetime, the number and buffer slots, where speed or CPython asks for a
+// slot) are set in C, every other attribute is a pybind11 function bound through qvalue_class;
+// all of them are defined in cpp_in_py/src/qvalue/ (listed in its qvalue.hpp), and the few
+// written in Python in isthmus/_qvalue_python.py.
 namespace {
 std::atomic<PyTypeObject*> g_type{nullptr};
 } // namespace

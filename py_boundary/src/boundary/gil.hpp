@@ -65,8 +65,8 @@ struct native_counters {
     void leave() noexcept { active.fetch_sub(1, std::memory_order_relaxed); }
 
     /// Counts a section that keeps the GIL (Note [small ops keep the GIL] in
-    /// cpp_in_py/src/operators.cpp): the GIL orders such sections, so these plain fields need
-    /// no atomic operations (three of them were 2% of a 1k-element add); the section sees the
+    /// cpp_in_py/src/qvalue/operators.cpp): the GIL orders such sections, so these plain fields
+    /// need no atomic operations (three of them were 2% of a 1k-element add); the section sees the
     /// GIL-free ones that run meanwhile through `active`. Read and reset under the GIL.
     void enter_holding_gil() noexcept {
         ++held_entered;

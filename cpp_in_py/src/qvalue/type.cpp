@@ -1,5 +1,5 @@
 // The qvalue type object: a CPython type of the project's own (layout, construction, lifetime).
-#include "bindings.hpp"
+#include "qvalue/qvalue.hpp"
 
 #include <structmember.h> // PyMemberDef, T_PYSSIZET, READONLY
 

@@ -1,5 +1,5 @@
 // qvalue operators and ops: arithmetic, comparisons, in-place forms, reductions.
-#include "bindings.hpp"
+#include "qvalue/qvalue.hpp"
 
 #include "isthmus/ops/elementwise.hpp"
 #include "isthmus/ops/indexing.hpp"

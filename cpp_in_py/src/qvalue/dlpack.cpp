@@ -1,5 +1,5 @@
 // qvalue.__dlpack__ / __dlpack_device__ as raw CPython methods, and q.from_dlpack.
-#include "bindings.hpp"
+#include "qvalue/qvalue.hpp"
 
 namespace isthmus::pymod {
 

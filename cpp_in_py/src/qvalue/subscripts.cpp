@@ -1,5 +1,5 @@
 // qvalue subscripts with NumPy's rules: A[key] and A[key] = value (Note [Python subscripts]).
-#include "bindings.hpp"
+#include "qvalue/qvalue.hpp"
 
 #include "isthmus/ops/indexing.hpp"
 

@@ -1,5 +1,5 @@
 // qvalue's NumPy exports (the buffer protocol, __array_interface__, __array__) and from_py/asvalue.
-#include "bindings.hpp"
+#include "qvalue/qvalue.hpp"
 
 #include <pybind11/numpy.h>
 

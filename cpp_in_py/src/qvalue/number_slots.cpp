@@ -1,5 +1,5 @@
 // qvalue's arithmetic operators as CPython number slots (the fast path of `a + b` and friends).
-#include "bindings.hpp"
+#include "qvalue/qvalue.hpp"
 
 namespace isthmus::pymod {
 

@@ -1,5 +1,5 @@
 // The qvalue class: isthmus::value in Python (attributes, repr, locks, cells, subscripts).
-#include "bindings.hpp"
+#include "qvalue/qvalue.hpp"
 
 #include "isthmus/ops/creation.hpp"
 

@@ -1,5 +1,5 @@
 // qvalue methods in NumPy's spelling: reshape, transpose/T, squeeze, flatten, cumsum, clip, ...
-#include "bindings.hpp"
+#include "qvalue/qvalue.hpp"
 
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/ops/indexing.hpp"
@@ -222,9 +222,8 @@ void bind_qvalue_methods(py::module_& m) {
             return to_py(v).attr("tolist")();
         },
         "The elements as nested Python lists of Python numbers (a copy).");
-
-    // autograd: requires_grad, grad, grad_fn, backward, detach, grad mode (autograd_bindings.cpp)
-    bind_autograd(m);
+    cls.def("to", value_to_device, py::arg("device"), py::arg("copy") = false,
+            "This value with its data on `device` (\"cpu\", \"cuda\", \"cuda:N\"); see q.to.");
 }
 
 } // namespace isthmus::pymod
