@@ -26,7 +26,7 @@
 # ~~~~~~~~~~~~~~~~~~~~~~~~
 # Leak detection is off in Python processes: CPython, NumPy and torch keep interned objects,
 # module state and caches alive until exit on purpose, which LeakSanitizer reports by the
-# thousand. Leaks are caught by the C++ suites (LSan on) and by tests/python/test_stress.py
+# thousand. Leaks are caught by the C++ suites (LSan on) and by tests/python/core/test_stress.py
 # (memory over 1e5 create/export cycles, normal build). PYTHONMALLOC=malloc sends Python's own
 # objects through ASan's allocator, so a use-after-free of a PyObject is caught as well.
 option(ISTHMUS_SANITIZE "Build with AddressSanitizer + UBSan (clang; also enables the fuzz targets)" OFF)

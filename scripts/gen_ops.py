@@ -7,7 +7,7 @@ its rows as text (no build needed) and rewrites what lies between the GENERATED 
     python3 scripts/gen_ops.py           # rewrite the stubs and the docs
     python3 scripts/gen_ops.py --check   # exit 1, naming the stale files, if they differ
 
-tests/python/test_op_table.py and the CTest test op_table_generated run the check.
+tests/python/core/test_op_table.py and the CTest test op_table_generated run the check.
 """
 import argparse
 import pathlib

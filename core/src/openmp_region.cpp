@@ -31,7 +31,7 @@ namespace isthmus::detail {
 // forks) isthmus runs with its full thread count in the child, at the cost of a hand-over
 // (a few microseconds) per parallel region on the forking thread. Serial work (below the
 // parallel grain) never goes through the helper. OpenBLAS has fork handlers of its own.
-// Tests: tests/core/test_openmp_region.cpp and tests/python/test_processes.py.
+// Tests: tests/core/test_openmp_region.cpp and tests/python/cpp_in_py/test_processes.py.
 
 namespace {
 

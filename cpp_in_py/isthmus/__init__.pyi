@@ -1,6 +1,6 @@
 # Type stubs for the isthmus Python module (the native part is isthmus._isthmus).
 #
-# Checked with mypy (tests/python/test_stub_typing.py). The module defines `type`, `print`,
+# Checked with mypy (tests/python/cpp_in_py/test_stub_typing.py). The module defines `type`, `print`,
 # `sum`, `min`, `max`, `abs`, `round`, `pow`, `any` and `all`, which shadow the builtins inside
 # this file: annotations that mean the builtin say `builtins.type`.
 import builtins

@@ -398,7 +398,7 @@ TEST_CASE("linalg: vdot conjugates its first operand; inner sums over the last a
 TEST_CASE("linalg: share_blas_pools adopts no copy but other OpenBLAS libraries") {
     // This process loads only isthmus's own OpenBLAS: nothing to share, however often asked
     // (Note [one BLAS pool for the process]; NumPy's copy is adopted in
-    // tests/python/test_blas.py).
+    // tests/python/core/test_blas.py).
     CHECK(share_blas_pools() == 0);
     CHECK(share_blas_pools() == 0);
     const blas_info info = cpu_blas_info();

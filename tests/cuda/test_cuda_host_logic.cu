@@ -29,7 +29,7 @@ namespace k = isthmus::cudak;
 // plugin.hpp's position_of); this suite runs them on the host, thread by thread and phase by phase
 // in the order the kernels' barriers and launches impose, against plain sequential references. What
 // only a GPU shows (races, the launch itself, the hardware's rounding) stays with
-// tests/cuda/test_cuda_ops.cpp and tests/python/test_cuda.py.
+// tests/cuda/test_cuda_ops.cpp and tests/python/core/test_cuda.py.
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Test plugin: functions, overloads, kernels with access modifiers, and an object type with an
-// event, exercised by tests/plugins_cpp and tests/python/test_plugins.py.
+// event, exercised by tests/plugins_cpp and tests/python/plugins/test_plugins.py.
 #include <isthmus/plugin.hpp>
 
 #include <cmath>

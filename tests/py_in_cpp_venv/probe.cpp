@@ -1,5 +1,5 @@
 // A C++ host that imports one module through pyvalue and prints where it came from; the venv
-// test (tests/python/test_embed_venv.py) runs it with and without $VIRTUAL_ENV.
+// test (tests/python/py_in_cpp/test_embed_venv.py) runs it with and without $VIRTUAL_ENV.
 #include <isthmus/py.hpp>
 
 #include <iostream>

@@ -12,7 +12,7 @@ BUILD_DIR = pathlib.Path(os.environ.get("ISTHMUS_BUILD_DIR", ROOT / "build")).re
 PACKAGE_PARENT = BUILD_DIR / "python"
 
 # The staged package ($ISTHMUS_BUILD_DIR/python/isthmus) goes first, whatever PYTHONPATH says,
-# unless ISTHMUS_TEST_INSTALLED=1 asks to test the installed package (tests/python/test_install.py).
+# unless ISTHMUS_TEST_INSTALLED=1 asks to test the installed package (tests/python/project/test_install.py).
 INSTALLED = os.environ.get("ISTHMUS_TEST_INSTALLED") == "1"
 if not INSTALLED and str(PACKAGE_PARENT) not in sys.path:
     sys.path.insert(0, str(PACKAGE_PARENT))

@@ -8,7 +8,7 @@ ASan because isthmus misbehaves is a finding to fix (docs/testing.md).
 
 import pytest
 
-# Why torch.compile's inductor backend cannot run here (tests/python/test_examples.py uses
+# Why torch.compile's inductor backend cannot run here (tests/python/project/test_examples.py uses
 # aot_eager for the same reason).
 INDUCTOR = ("inductor compiles the C++ it generates with $CXX, which scripts/sanitize sets to "
             "the instrumented plugin compiler (tests/sanitizer/cxx), whose objects inductor's "
@@ -19,10 +19,10 @@ INDUCTOR = ("inductor compiles the C++ it generates with $CXX, which scripts/san
 # without them for every parametrisation; in RUN_IN_THE_NORMAL_SUITE also a whole file) -> why it
 # cannot run under ASan.
 CANNOT_RUN = {
-    "tests/python/test_bad_input_regressions.py::test_too_big_cell_raises":
+    "tests/python/py_boundary/test_bad_input_regressions.py::test_too_big_cell_raises":
         "asks for a 96 TiB cell to get MemoryError from std::bad_alloc; ASan's operator new "
         "aborts the process instead of throwing, whatever allocator_may_return_null says",
-    "tests/python/test_torch_ops.py::test_compile_fullgraph_same_results_as_eager[inductor]":
+    "tests/python/cpp_in_py/test_torch_ops.py::test_compile_fullgraph_same_results_as_eager[inductor]":
         INDUCTOR,
 }
 
@@ -35,38 +35,38 @@ CANNOT_RUN = {
 NVRTC_ELSEWHERE = ("compiles its own NVRTC plugins (tens of seconds under ASan); NVRTC's compile "
                    "path runs under ASan in this file's shared module (rt_image) and in ctest")
 RUN_IN_THE_NORMAL_SUITE = {
-    "tests/python/test_compile_nvrtc.py::test_damaged_device_code_is_rebuilt": NVRTC_ELSEWHERE,
-    "tests/python/test_compile_nvrtc.py::test_unfenced_host_code_gets_a_hint": NVRTC_ELSEWHERE,
-    "tests/python/test_compile_nvrtc.py::test_two_processes_compiling_the_same_cuda_source_both_"
+    "tests/python/plugins/test_compile_nvrtc.py::test_damaged_device_code_is_rebuilt": NVRTC_ELSEWHERE,
+    "tests/python/plugins/test_compile_nvrtc.py::test_unfenced_host_code_gets_a_hint": NVRTC_ELSEWHERE,
+    "tests/python/plugins/test_compile_nvrtc.py::test_two_processes_compiling_the_same_cuda_source_both_"
     "succeed": NVRTC_ELSEWHERE,
-    "tests/python/test_compile_nvrtc.py::test_nvrtc_kernels_run_on_the_cpu_and_the_gpu":
+    "tests/python/plugins/test_compile_nvrtc.py::test_nvrtc_kernels_run_on_the_cpu_and_the_gpu":
         NVRTC_ELSEWHERE,
-    "tests/python/test_compile_nvrtc.py::test_flags_reach_both_passes": NVRTC_ELSEWHERE,
-    "tests/python/test_compile_notice.py":
+    "tests/python/plugins/test_compile_nvrtc.py::test_flags_reach_both_passes": NVRTC_ELSEWHERE,
+    "tests/python/plugins/test_compile_notice.py":
         "checks where the compile notice is printed or logged in fresh processes (nine plugin "
         "compiles); the notice's native code runs under ASan in every other compile",
-    "tests/python/test_plugin_signatures.py::test_stubgen_python_dash_m_and_mypy":
+    "tests/python/plugins/test_plugin_signatures.py::test_stubgen_python_dash_m_and_mypy":
         "runs mypy (pure Python) over a generated stub; the stub generator's native calls run "
         "under ASan in the other tests of the file",
-    "tests/python/test_edit_loop.py::test_a_parameter_name_list_of_the_wrong_length_is_refused":
+    "tests/python/plugins/test_edit_loop.py::test_a_parameter_name_list_of_the_wrong_length_is_refused":
         "two compiles of plugins that fail to define themselves; that path runs under ASan in "
         "test_plugin_checks.py::test_a_plugin_that_fails_to_define_itself_is_refused",
-    "tests/python/test_examples.py::test_mapping_layer_gradcheck_and_training":
+    "tests/python/project/test_examples.py::test_mapping_layer_gradcheck_and_training":
         "trains a torch model for seconds under ASan; the plugin custom ops and autograd it "
         "uses run under ASan in test_torch_ops.py",
 }
 
 # Whole files that cannot run under ASan, with the reason.
 CANNOT_RUN_FILES = {
-    "tests/python/test_scale_out.py":
+    "tests/python/cpp_in_py/test_scale_out.py":
         "starts Dask and Ray clusters: their worker processes and Ray's own C++ servers (raylet, "
         "GCS) inherit LD_PRELOAD of the ASan runtime, which is meant for instrumented programs; "
         "the isthmus code these tests reach (pickling) runs under ASan in test_pickle.py",
-    "tests/python/test_doc_snippets.py":
+    "tests/python/project/test_doc_snippets.py":
         "runs the documentation's snippets in fresh interpreters and compiles its C++ programs "
         "against the normal build's library; its Dask and Ray page starts clusters (as "
         "test_scale_out.py); the code the snippets reach runs under ASan in the other tests",
-    "tests/python/test_stub_typing.py":
+    "tests/python/cpp_in_py/test_stub_typing.py":
         "runs mypy, a pure-Python type checker, over the stub and small source texts: no native "
         "isthmus code runs, and mypy under the preloaded ASan runtime only costs CI time",
 }

@@ -9,7 +9,7 @@ import pytest
 
 import isthmus as q
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 _spec = importlib.util.spec_from_file_location("gen_ops", ROOT / "scripts" / "gen_ops.py")
 gen_ops = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gen_ops)
@@ -91,7 +91,7 @@ def reference(row):
             return getattr(np, n)
     pytest.fail(
         f"op {row['name']}: NumPy has none of {row['python']}; add its reference to "
-        "REFERENCES in tests/python/test_op_table.py"
+        "REFERENCES in tests/python/core/test_op_table.py"
     )
 
 

@@ -277,7 +277,7 @@ def test_non_cpu_tensors_are_refused():
             q.from_dlpack(torch.ones(2), device="cuda")
 
 
-# CUDA tensors (shared on the device, stream rules): tests/python/test_dlpack_cuda.py
+# CUDA tensors (shared on the device, stream rules): tests/python/py_boundary/test_dlpack_cuda.py
 
 
 # ---- q.torch.to_tensor / from_tensor ----

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 LIMIT = 1 << 20
 EXEMPT = ("tests/fuzz/corpus/",)
 

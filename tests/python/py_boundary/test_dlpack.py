@@ -535,7 +535,7 @@ def test_import_bad_objects_and_arguments():
     # keyword checks
     with pytest.raises(TypeError, match="copy must be"):
         q.from_dlpack(x, copy="no")
-    # device="cuda" and CUDA producers: tests/python/test_dlpack_cuda.py
+    # device="cuda" and CUDA producers: tests/python/py_boundary/test_dlpack_cuda.py
     with pytest.raises(ValueError, match="unknown device"):
         q.from_dlpack(x, device="tpu")
     with pytest.raises(TypeError, match="device"):

@@ -12,7 +12,7 @@ import isthmus as q
 
 torch = pytest.importorskip("torch")
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 _spec = importlib.util.spec_from_file_location("gen_ops", ROOT / "scripts" / "gen_ops.py")
 gen_ops = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gen_ops)

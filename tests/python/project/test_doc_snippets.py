@@ -1,6 +1,6 @@
 """Runs every python and cpp block of README.md and docs/*.md as written; checks relative links.
 
-See Note [documentation snippets] (tests/python/doc_snippets.py) for the rules and the marks.
+See Note [documentation snippets] (tests/python/project/doc_snippets.py) for the rules and the marks.
 """
 import json
 import os

@@ -14,7 +14,7 @@ import isthmus as q
 
 torch = pytest.importorskip("torch")
 
-DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs" / "torch.md"
+DOCS = pathlib.Path(__file__).resolve().parents[3] / "docs" / "torch.md"
 
 SRC = r"""
 #include <cstdint>

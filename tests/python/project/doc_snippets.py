@@ -3,7 +3,7 @@
 # Note [documentation snippets]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # Every ```python and ```cpp block of README.md and docs/*.md runs as written
-# (tests/python/test_doc_snippets.py). A page's Python blocks run in order in one fresh
+# (tests/python/project/test_doc_snippets.py). A page's Python blocks run in order in one fresh
 # interpreter, so a later block may use the names an earlier one defined; a C++ block is either
 # a complete program (it has `int main`), compiled against the built library and run, or a
 # complete plugin source (it has `ISTHMUS_PLUGIN(name, ...)`), compiled with q.compile_string
@@ -19,7 +19,7 @@ import dataclasses
 import pathlib
 import re
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 LANGUAGES = ("python", "cpp")
 
 _FENCE = re.compile(r"^(\s*)```\s*([A-Za-z0-9_+-]*)\s*$")

@@ -4,7 +4,7 @@ import pathlib
 
 import pytest
 
-TESTS = pathlib.Path(__file__).resolve().parent
+TESTS = pathlib.Path(__file__).resolve().parent  # processes_worker.py beside this file
 
 # Big enough that every op below runs as a parallel region (far above the parallel grain).
 N = 1 << 22

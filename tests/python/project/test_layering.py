@@ -6,7 +6,7 @@ of the ops live with the ops (ops/elementwise_types.hpp, ops/reduce_types.hpp), 
 import pathlib
 import re
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 OPS = ROOT / "core" / "src" / "ops"
 BACKENDS = [ROOT / "core" / "src" / "cpu", ROOT / "core" / "src" / "cuda"]
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.M)

@@ -13,12 +13,13 @@ import zipfile
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 BUILD_DIR = pathlib.Path(os.environ.get("ISTHMUS_BUILD_DIR", ROOT / "build")).resolve()
 
 # The suites that need nothing but NumPy; they run against the installed package.
-SUITES = ["test_module.py", "test_values.py", "test_numpy.py", "test_operators.py",
-          "test_errors.py", "test_functions.py", "test_methods.py", "test_blas.py"]
+SUITES = ["cpp_in_py/test_module.py", "py_boundary/test_values.py", "py_boundary/test_numpy.py",
+          "cpp_in_py/test_operators.py", "py_boundary/test_errors.py", "core/test_functions.py",
+          "cpp_in_py/test_methods.py", "core/test_blas.py"]
 
 # What the wheel `pip wheel .` builds may need beyond itself and the manylinux policy's libraries
 # (glibc, libstdc++, libgcc_s): GCC's libgomp and glibc's libmvec; scipy-openblas32, a dependency
@@ -61,7 +62,7 @@ def clean_env():
 # without CUDA (the CUDA sources compile in the build under test), without optimisation (-O0, no
 # debug info: the optimised build took 460 s of the CI's 2 cores, most of it in the optimiser on
 # the kernels' templates) and without the prebuilt plugin layer (60 MB that every install layout
-# below would copy again; the build under test prebuilds it, tests/python/test_compile_prebuilt.py
+# below would copy again; the build under test prebuilds it, tests/python/plugins/test_compile_prebuilt.py
 # checks it). It is built once, with this Python's scikit-build-core (no isolated
 # build environment to download), and its CMake build folder lives in the build folder under test
 # (wheel-build/), so a second run rebuilds only what changed.
