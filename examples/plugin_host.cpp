@@ -1,10 +1,10 @@
 // A C++ host: loads a plugin through the isthmus loader, calls a function, runs a kernel.
-#include <isthmus/plugins.hpp>
+#include <isthmus/plugin_host.hpp>
 
 #include <cmath>
 #include <iostream>
 
-namespace pl = isthmus::plugins;
+namespace pl = isthmus::plugin_host;
 using isthmus::tensor;
 using isthmus::value;
 

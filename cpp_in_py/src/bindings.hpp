@@ -13,13 +13,13 @@
 #include "isthmus/value.hpp"
 
 #include "boundary/arrays.hpp"
+#include "boundary/conversions.hpp"
 #include "boundary/dlpack.hpp"
 #include "boundary/dtypes.hpp"
 #include "boundary/errors.hpp"
 #include "boundary/gil.hpp"
 #include "boundary/qvalue_handle.hpp"
 #include "boundary/session.hpp"
-#include "boundary/values.hpp"
 
 #include <pybind11/pybind11.h>
 

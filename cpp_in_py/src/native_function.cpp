@@ -10,7 +10,7 @@
 
 namespace isthmus::pymod {
 
-namespace pl = isthmus::plugins;
+namespace pl = isthmus::plugin_host;
 
 namespace {
 
@@ -30,7 +30,7 @@ struct native_function_object {
 
 PyTypeObject* g_function_type = nullptr;
 
-// Note [scalar fast path] (plugins.hpp), Python side: exact Python floats, ints and bools for a
+// Note [scalar fast path] (plugin_host.hpp), Python side: exact Python floats, ints and bools for a
 // lone overload of number parameters go into ABI values here, with the same rules as the generic
 // path (an int or bool is accepted for a real, a bool for an integer, a float never for an
 // integer); anything else (NumPy scalars, int overflow, a mismatch) returns false and the call

@@ -4,7 +4,7 @@
 
 #include "bindings.hpp"
 
-#include "isthmus/plugins.hpp"
+#include "isthmus/plugin_host.hpp"
 
 #include <memory>
 #include <string>
@@ -14,7 +14,7 @@ namespace isthmus::pymod {
 /// Creates the type and adds it to the module as `native_function`.
 void make_function_type(py::module_& m);
 /// A native_function object calling `fn`.
-py::object wrap_function(std::shared_ptr<plugins::function> fn);
+py::object wrap_function(std::shared_ptr<plugin_host::function> fn);
 /// Whether `h` is a native_function.
 bool is_native_function(py::handle h);
 

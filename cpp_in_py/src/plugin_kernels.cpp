@@ -1,7 +1,7 @@
 // Plugin kernels from Python: q.native_kernel, q.checked and q.parallel_do.
 #include "bindings.hpp"
 
-#include "isthmus/plugins.hpp"
+#include "isthmus/plugin_host.hpp"
 #include "native_function.hpp"
 #include "plugin_overloads.hpp"
 #include "plugin_values.hpp"
@@ -17,11 +17,11 @@
 
 namespace isthmus::pymod {
 
-namespace pl = isthmus::plugins;
+namespace pl = isthmus::plugin_host;
 
 namespace {
 
-// `with q.checked():` (Note [checked mode] in plugins.hpp): a checked_scope on the thread that
+// `with q.checked():` (Note [checked mode] in plugin_host.hpp): a checked_scope on the thread that
 // enters it, for as long as the block runs.
 struct checked_block {
     bool enabled = true;

@@ -1,7 +1,7 @@
 // Plugin objects from Python: q.native_object (fields, methods, events) and q.native_event.
 #include "bindings.hpp"
 
-#include "isthmus/plugins.hpp"
+#include "isthmus/plugin_host.hpp"
 #include "native_function.hpp"
 #include "plugin_values.hpp"
 

@@ -60,14 +60,14 @@ py::dict overload_record(const char* name, const char* signature, const char* do
 
 } // namespace
 
-py::tuple function_overloads(const plugins::function& fn) {
+py::tuple function_overloads(const plugin_host::function& fn) {
     py::list r;
     for (const isthmus_function* o : fn.overloads())
         r.append(overload_record(o->name, o->signature, o->doc, o->nparams, o->params));
     return py::tuple(r);
 }
 
-py::tuple kernel_overloads(const plugins::kernel& k) {
+py::tuple kernel_overloads(const plugin_host::kernel& k) {
     const isthmus_kernel* a = k.abi();
     py::dict d = overload_record(a->name, a->signature, a->doc, a->nparams, a->params);
     d["pos_ndim"] = a->pos_ndim;

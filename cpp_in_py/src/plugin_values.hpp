@@ -3,7 +3,7 @@
 
 #include "bindings.hpp"
 
-#include "isthmus/plugins.hpp"
+#include "isthmus/plugin_host.hpp"
 
 #include <memory>
 #include <string>
@@ -12,17 +12,17 @@ namespace isthmus::pymod {
 
 /// q.native_kernel: a plugin kernel (plugin_kernels.cpp).
 struct native_kernel {
-    std::shared_ptr<plugins::kernel> k;
+    std::shared_ptr<plugin_host::kernel> k;
 };
 
 /// q.native_object: an instance of a plugin object type (plugin_objects.cpp).
 struct native_object {
-    std::shared_ptr<plugins::plugin_object> o;
+    std::shared_ptr<plugin_host::plugin_object> o;
 };
 
 /// q.native_event: an event of a native object.
 struct native_event {
-    std::shared_ptr<plugins::plugin_object> o;
+    std::shared_ptr<plugin_host::plugin_object> o;
     std::string name;
 };
 
@@ -36,9 +36,9 @@ void refuse_python_new(py::handle cls, const char* made_by);
 /// [plugin argument conversion]).
 value arg_value(py::handle h, const isthmus_param* p = nullptr);
 /// A Python callable as a host callable (called with the GIL taken, from any thread).
-plugins::host_callable python_callable(py::object fn);
+plugin_host::host_callable python_callable(py::object fn);
 /// A plugin object as a q.native_object.
-py::object wrap_object(std::shared_ptr<plugins::plugin_object> o);
+py::object wrap_object(std::shared_ptr<plugin_host::plugin_object> o);
 /// Whether `h` is a q.native_object.
 bool is_native_object(py::handle h);
 /// A q.native_object as a value (its instance).

@@ -1,7 +1,7 @@
 // Plugins from Python: import_native, compile_string/compile_file, and the values of plugin calls.
 #include "bindings.hpp"
 
-#include "isthmus/plugins.hpp"
+#include "isthmus/plugin_host.hpp"
 #include "native_function.hpp"
 #include "plugin_overloads.hpp"
 #include "plugin_values.hpp"
@@ -25,7 +25,7 @@
 
 namespace isthmus::pymod {
 
-namespace pl = isthmus::plugins;
+namespace pl = isthmus::plugin_host;
 
 namespace {
 
@@ -70,7 +70,7 @@ namespace {
 // Note [integer parameters] (plugin.hpp), Python side: a Python int outside int64 becomes a
 // uint64 scalar when it fits one (for uint64 parameters), a float64 for a real parameter, and
 // is otherwise an OverflowError naming the parameter's type; narrower ranges are checked by the
-// host before the call (plugins::detail::check_range), the fast path by scalar_args.
+// host before the call (plugin_host::detail::check_range), the fast path by scalar_args.
 value big_int_value(py::handle h, const isthmus_param* p) {
     PyObject* o = h.ptr();
     if (p && (p->kind == ISTHMUS_PARAM_FLOAT || p->kind == ISTHMUS_PARAM_COMPLEX)) {
@@ -344,7 +344,7 @@ py::object import_library(const std::shared_ptr<pl::library>& lib) {
 
 PyObject* g_compile_error = nullptr;
 
-// Note [call_python bridge] (plugins.hpp), Python side: "a.b.c" imports the longest importable
+// Note [call_python bridge] (plugin_host.hpp), Python side: "a.b.c" imports the longest importable
 // module prefix ("a.b", else "a") and looks up the rest as attributes; a name without a dot is
 // a builtin ("len"). Tensor arguments arrive as NumPy arrays, the natural input of the Python
 // functions a plugin reaches for. The GIL is taken here: the caller may be a plugin function called

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     // no "compiling plugin ..." notice: the build says what runs
     ::setenv("ISTHMUS_VERBOSE", "0", 0);
     try {
-        const std::string stem = isthmus::plugins::prebuild_plugin_layer(argv[1]);
+        const std::string stem = isthmus::plugin_host::prebuild_plugin_layer(argv[1]);
         if (stem.empty())
             std::printf("isthmus_plugin_layer: no prebuilt layer for this compiler (plugins build "
                         "theirs lazily)\n");

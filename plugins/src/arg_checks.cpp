@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace isthmus::plugins::detail {
+namespace isthmus::plugin_host::detail {
 
 std::string describe(const value& v) {
     switch (v.kind()) {
@@ -146,4 +146,4 @@ void check_range(const isthmus_param& p, const value& v, const std::string& what
                   text, " is out of bounds for ", name(to), " (the parameter's type)");
 }
 
-} // namespace isthmus::plugins::detail
+} // namespace isthmus::plugin_host::detail

@@ -6,7 +6,7 @@
 #include "isthmus/autograd.hpp"
 #include "isthmus/ops/creation.hpp"
 
-namespace isthmus::plugins::detail {
+namespace isthmus::plugin_host::detail {
 
 // Note [plugin calls in autograd]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -205,4 +205,4 @@ void record_launch(const shape_t& dims, std::span<const value> args, const kerne
         });
 }
 
-} // namespace isthmus::plugins::detail
+} // namespace isthmus::plugin_host::detail

@@ -1,11 +1,11 @@
 // Recording plugin function calls for autograd (Note [plugin calls in autograd]).
 #pragma once
 
-#include "isthmus/plugins.hpp"
+#include "isthmus/plugin_host.hpp"
 
 #include <span>
 
-namespace isthmus::plugins::detail {
+namespace isthmus::plugin_host::detail {
 
 /// Records the call `fn(args) -> result` when grad mode is on and a tensor argument requires
 /// grad: a node whose backward is fn's derived vector-Jacobian product, or a node that refuses
@@ -21,4 +21,4 @@ void check_launch_writes(std::span<const value> args, const kernel& k);
 /// node that refuses backward naming k when it has none (or writes several tensors).
 void record_launch(const shape_t& dims, std::span<const value> args, const kernel& k);
 
-} // namespace isthmus::plugins::detail
+} // namespace isthmus::plugin_host::detail

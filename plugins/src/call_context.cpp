@@ -2,7 +2,7 @@
 // (See Note [call context]).
 #include "call_context.hpp"
 
-namespace isthmus::plugins::detail {
+namespace isthmus::plugin_host::detail {
 
 call_context::call_context() {
     base.host = &host_table();
@@ -51,4 +51,4 @@ void call_context::finish() {
         }
 }
 
-} // namespace isthmus::plugins::detail
+} // namespace isthmus::plugin_host::detail

@@ -2,7 +2,7 @@
 // argument marshalling between runtime values and ABI values.
 #pragma once
 
-#include "isthmus/plugins.hpp"
+#include "isthmus/plugin_host.hpp"
 
 #include <array>
 #include <exception>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace isthmus::plugins::detail {
+namespace isthmus::plugin_host::detail {
 
 /// dtype <-> ABI dtype code.
 int32_t code_of(dtype dt) noexcept;
@@ -122,4 +122,4 @@ void marshal_result(const value& v, call_context& ctx, isthmus_value& out);
 /// An ABI callback that calls `fn` (the plugin releases it).
 isthmus_callback make_callback(host_callable fn, std::shared_ptr<const library> lib);
 
-} // namespace isthmus::plugins::detail
+} // namespace isthmus::plugin_host::detail

@@ -27,7 +27,7 @@
 
 extern char** environ;
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 std::string read_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -546,4 +546,4 @@ int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std:
     return runs[0].status;
 }
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 namespace fs = std::filesystem;
 
@@ -149,4 +149,4 @@ void run_compilers(std::vector<compiler_run>& runs, interrupt_check& ic,
 int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std::string& output,
                  interrupt_check& ic, slow_compile_reporter& rep);
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 // Note [compile notices]
 // ~~~~~~~~~~~~~~~~~~~~~~
@@ -83,4 +83,4 @@ void slow_compile_reporter::poll(bool waiting) {
     notify(notice_);
 }
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host

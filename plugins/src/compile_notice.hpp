@@ -1,11 +1,11 @@
 // The slow-compile reporter the compiler driver polls while it compiles or waits for a lock.
 #pragma once
 
-#include "isthmus/plugins.hpp"
+#include "isthmus/plugin_host.hpp"
 
 #include <chrono>
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 /// Reports a compile once, when it has run (or waited) longer than the notice threshold.
 /// See Note [compile notices].
@@ -22,4 +22,4 @@ private:
     bool reported_ = false;
 };
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host

@@ -1,5 +1,5 @@
 // The compiler driver: compile_string / compile_file into a content-keyed, locked plugin cache.
-#include "isthmus/plugins.hpp"
+#include "isthmus/plugin_host.hpp"
 
 #include "compile_cache.hpp"
 #include "compile_notice.hpp"
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <thread>
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 namespace fs = std::filesystem;
 
@@ -541,4 +541,4 @@ std::shared_ptr<library> compile_file(const std::string& path, const compile_opt
     return compile_source(fs::path(path).stem().string(), read_file(path), opts, lang);
 }
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <chrono>
 
-namespace isthmus::plugins::detail {
+namespace isthmus::plugin_host::detail {
 
 namespace {
 
@@ -160,4 +160,4 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
     });
 }
 
-} // namespace isthmus::plugins::detail
+} // namespace isthmus::plugin_host::detail

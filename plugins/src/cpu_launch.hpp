@@ -10,7 +10,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace isthmus::plugins::detail {
+namespace isthmus::plugin_host::detail {
 
 /// Runs positions [0, total) of `base` through kernel `k`'s CPU launcher with the marshalled
 /// arguments `vals`. `cost_hint` is what earlier launches of `k` measured (nanoseconds per
@@ -21,4 +21,4 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
                        int64_t total, const isthmus_value* vals, int32_t nvals,
                        std::atomic<float>& cost_hint, interrupt_check& ic);
 
-} // namespace isthmus::plugins::detail
+} // namespace isthmus::plugin_host::detail

@@ -3,7 +3,7 @@
 
 #include "compile_cache.hpp"
 #include "isthmus/error.hpp"
-#include "isthmus/plugins.hpp"
+#include "isthmus/plugin_host.hpp"
 
 #include <unistd.h>
 
@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 namespace fs = std::filesystem;
 
@@ -97,4 +97,4 @@ std::vector<std::string> gencode_flags(const std::vector<std::string>& archs) {
     return f;
 }
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host

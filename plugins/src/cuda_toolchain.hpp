@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 /// True for an existing regular file the process may execute.
 bool executable(const std::string& p);
@@ -17,4 +17,4 @@ std::vector<std::string> cuda_archs(const std::string& what);
 /// -gencode flags: SASS for each architecture, PTX for the last.
 std::vector<std::string> gencode_flags(const std::vector<std::string>& archs);
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host

@@ -16,7 +16,7 @@
 #include <set>
 #include <sstream>
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 using detail::arg_buffer;
 using detail::arg_slot;
@@ -172,7 +172,7 @@ function::function(std::shared_ptr<const library> lib,
     : lib_(std::move(lib)), overloads_(std::move(overloads)), is_method_(is_method) {
     ISTHMUS_ASSERT(!overloads_.empty());
     name_ = overloads_.front()->name;
-    // Note [scalar fast path] (plugins.hpp): only a lone overload of numbers qualifies, so the
+    // Note [scalar fast path] (plugin_host.hpp): only a lone overload of numbers qualifies, so the
     // fast path never changes which overload a call picks.
     const isthmus_function* f = overloads_.front();
     bool numbers = overloads_.size() == 1 && !is_method_ && f->nparams >= 0 && f->nparams <= 8;
@@ -520,4 +520,4 @@ int64_t plugin_object::listener_count(const std::string& event) const {
     return e.count ? e.count(&e, instance_) : 0;
 }
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host

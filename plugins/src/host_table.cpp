@@ -8,7 +8,7 @@
 #include <cstring>
 #include <iostream>
 
-namespace isthmus::plugins::detail {
+namespace isthmus::plugin_host::detail {
 
 namespace {
 
@@ -214,4 +214,4 @@ const isthmus_host& host_table() noexcept {
     return table;
 }
 
-} // namespace isthmus::plugins::detail
+} // namespace isthmus::plugin_host::detail

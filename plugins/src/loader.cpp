@@ -13,7 +13,7 @@
 #include <mutex>
 #include <set>
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 namespace fs = std::filesystem;
 
@@ -283,4 +283,4 @@ std::shared_ptr<kernel> library::get_kernel(const std::string& n) const {
                   "\" (kernels: ", names.empty() ? "none" : names, ")");
 }
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace isthmus::plugins::detail {
+namespace isthmus::plugin_host::detail {
 
 namespace {
 
@@ -144,4 +144,4 @@ void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_val
     }
 }
 
-} // namespace isthmus::plugins::detail
+} // namespace isthmus::plugin_host::detail

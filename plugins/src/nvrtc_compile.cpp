@@ -1,7 +1,7 @@
 // NVRTC for compile_string(lang="cuda"): finding the library, the device pass, compiling it.
 #include "nvrtc_compile.hpp"
 
-#include "isthmus/plugins.hpp"
+#include "isthmus/plugin_host.hpp"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -11,7 +11,7 @@
 #include <mutex>
 #include <regex>
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 namespace fs = std::filesystem;
 
@@ -375,4 +375,4 @@ bool has_extended_lambda(const std::string& source) {
     return std::regex_search(source, re);
 }
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host

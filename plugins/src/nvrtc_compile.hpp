@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 /// Where NVRTC was found, or why not.
 struct nvrtc_found {
@@ -48,4 +48,4 @@ bool declares_device_entries(const std::string& source);
 /// whose device code only nvcc can generate.
 bool has_extended_lambda(const std::string& source);
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host

@@ -10,7 +10,7 @@
 #include <map>
 #include <mutex>
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 // Note [precompiled plugin header]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -288,4 +288,4 @@ precompiled_layer precompiled_header(const pch_request& r, interrupt_check& ic,
     return layer;
 }
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host

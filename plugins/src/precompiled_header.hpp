@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 /// What a plugin compile would run, for its precompiled header.
 struct pch_request {
@@ -61,4 +61,4 @@ std::vector<fs::path> prebuilt_layer_dirs();
 /// (plugins/prebuilt/isthmus_plugin_layer.cpp).
 std::string prebuild_plugin_layer(const fs::path& dir);
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host

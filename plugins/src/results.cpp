@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace isthmus::plugins::detail {
+namespace isthmus::plugin_host::detail {
 
 namespace {
 
@@ -219,4 +219,4 @@ isthmus_callback make_callback(host_callable fn, std::shared_ptr<const library> 
     return cb;
 }
 
-} // namespace isthmus::plugins::detail
+} // namespace isthmus::plugin_host::detail

@@ -2,10 +2,10 @@
 #include "boundary/arrays.hpp"
 
 #include "boundary/bool_bytes.hpp"
+#include "boundary/conversions.hpp"
 #include "boundary/dtypes.hpp"
 #include "boundary/gil.hpp"
 #include "boundary/qvalue_handle.hpp"
-#include "boundary/values.hpp"
 
 #include "isthmus/error.hpp"
 

@@ -1,8 +1,8 @@
 // dtypes across the Python boundary: dtype arguments, NumPy dtypes, buffer format strings.
 #include "boundary/dtypes.hpp"
 
+#include "boundary/conversions.hpp"
 #include "boundary/qvalue_handle.hpp"
-#include "boundary/values.hpp"
 
 #include "isthmus/error.hpp"
 

@@ -1,7 +1,7 @@
 // The qvalue type seen from the boundary: is an object a qvalue, and the value it holds.
 #include "boundary/qvalue_handle.hpp"
 
-#include "boundary/values.hpp"
+#include "boundary/conversions.hpp"
 
 #include "isthmus/error.hpp"
 #include "isthmus/storage.hpp"

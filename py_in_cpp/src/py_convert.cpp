@@ -2,10 +2,10 @@
 #include "embed.hpp"
 
 #include "boundary/arrays.hpp"
+#include "boundary/conversions.hpp"
 #include "boundary/dlpack.hpp"
 #include "boundary/dtypes.hpp"
 #include "boundary/qvalue_handle.hpp"
-#include "boundary/values.hpp"
 
 #include "isthmus/cuda.hpp"
 

@@ -11,7 +11,7 @@
 #include "fuzz_support.hpp"
 
 #include "isthmus/ops/creation.hpp"
-#include "isthmus/plugins.hpp"
+#include "isthmus/plugin_host.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -23,7 +23,7 @@
 #include <vector>
 
 namespace q = isthmus;
-namespace pl = isthmus::plugins;
+namespace pl = isthmus::plugin_host;
 namespace fs = std::filesystem;
 using q::fuzz::fail;
 

@@ -14,7 +14,7 @@
 #include <iterator>
 #include <string>
 
-namespace pl = isthmus::plugins;
+namespace pl = isthmus::plugin_host;
 namespace fs = std::filesystem;
 
 namespace {

@@ -1,11 +1,11 @@
 // Calling plugin functions from C++: scalars, strings, tensors, overloads, typed functions, errors.
 #include "test_support.hpp"
 
-#include <isthmus/plugins.hpp>
+#include <isthmus/plugin_host.hpp>
 
 #include <cmath>
 
-namespace pl = isthmus::plugins;
+namespace pl = isthmus::plugin_host;
 using isthmus::dtype;
 using isthmus::tensor;
 using isthmus::value;

@@ -1,7 +1,7 @@
 // compile_string from C++: cold compile, cached load, compile errors with diagnostics.
 #include "test_support.hpp"
 
-#include <isthmus/plugins.hpp>
+#include <isthmus/plugin_host.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace pl = isthmus::plugins;
+namespace pl = isthmus::plugin_host;
 
 namespace {
 std::string temp_cache() {

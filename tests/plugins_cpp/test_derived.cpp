@@ -4,11 +4,11 @@
 
 #include <isthmus/autograd.hpp>
 #include <isthmus/ops.hpp>
-#include <isthmus/plugins.hpp>
+#include <isthmus/plugin_host.hpp>
 
 #include <cmath>
 
-namespace pl = isthmus::plugins;
+namespace pl = isthmus::plugin_host;
 namespace ag = isthmus::autograd;
 using isthmus::dtype;
 using isthmus::tensor;

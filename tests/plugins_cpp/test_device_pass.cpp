@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-namespace pl = isthmus::plugins;
+namespace pl = isthmus::plugin_host;
 
 namespace {
 size_t lines(const std::string& s) {

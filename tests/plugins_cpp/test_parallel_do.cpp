@@ -1,9 +1,9 @@
 // parallel_do from C++: results against references, access modifiers, and kernel errors.
 #include "test_support.hpp"
 
-#include <isthmus/plugins.hpp>
+#include <isthmus/plugin_host.hpp>
 
-namespace pl = isthmus::plugins;
+namespace pl = isthmus::plugin_host;
 using isthmus::dtype;
 using isthmus::tensor;
 using isthmus::value;

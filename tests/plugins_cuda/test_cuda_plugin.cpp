@@ -8,7 +8,7 @@
 #include <isthmus/cuda.hpp>
 #include <isthmus/error.hpp>
 #include <isthmus/ops/creation.hpp>
-#include <isthmus/plugins.hpp>
+#include <isthmus/plugin_host.hpp>
 #include <isthmus/storage.hpp>
 #include <isthmus/tensor.hpp>
 
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace pl = isthmus::plugins;
+namespace pl = isthmus::plugin_host;
 using namespace isthmus;
 
 namespace {

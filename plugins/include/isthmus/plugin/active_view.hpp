@@ -28,7 +28,7 @@ namespace isthmus::plugin {
 //     differentiable input; partial overlaps of two different views are not detected.
 // The positions' order of atomic adds varies between runs, so float gradients may differ in the
 // last bits between runs and thread counts, except in deterministic mode (Note [deterministic
-// launches] in isthmus/plugins.hpp).
+// launches] in isthmus/plugin_host.hpp).
 
 /// An input view of a derived kernel or function: reads are leaves of the running tape whose
 /// adjoints go to the same element of `grad` (See Note [derived kernels]).

@@ -1,5 +1,5 @@
 // Python <-> isthmus values: numbers, lists, arrays, sizes and text in; values back to Python.
-#include "boundary/values.hpp"
+#include "boundary/conversions.hpp"
 
 #include "boundary/arrays.hpp"
 #include "boundary/dlpack.hpp"

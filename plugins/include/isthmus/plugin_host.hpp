@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-namespace isthmus::plugins {
+namespace isthmus::plugin_host {
 
 class library;
 
@@ -56,7 +56,8 @@ ISTHMUS_API bool checked_by_environment();
 /// Turns checked mode on (or, with `false`, off) for plugin calls made from this thread until
 /// the scope ends; scopes nest (Note [checked mode]).
 ///
-///     { isthmus::plugins::checked_scope on; isthmus::plugins::parallel_do(dims, args, k); }
+///     { isthmus::plugin_host::checked_scope on; isthmus::plugin_host::parallel_do(dims, args, k);
+///     }
 class ISTHMUS_API checked_scope {
 public:
     explicit checked_scope(bool on = true) noexcept;
@@ -402,4 +403,4 @@ using python_bridge = value (*)(const std::string& qualified_name, std::span<con
 void set_python_bridge(python_bridge fn) noexcept;
 } // namespace detail
 
-} // namespace isthmus::plugins
+} // namespace isthmus::plugin_host
