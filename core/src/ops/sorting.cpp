@@ -3,6 +3,7 @@
 
 #include "autograd/recorded_ops.hpp"
 #include "isthmus/ops/creation.hpp"
+#include "isthmus/ops/indexing.hpp"
 #include "ops/dispatch.hpp"
 
 namespace isthmus {
@@ -38,10 +39,30 @@ std::pair<tensor, tensor> sort_along(const char* op, const tensor& t, int64_t ax
 
 } // namespace
 
+// Note [sort's derivative]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// Sorting permutes each slice: result[i] = t[order[i]] along the axis, with `order` the indices the
+// same sort computes beside the values (so ties go where the values went). The gradient goes back
+// through that permutation: t's gradient at order[i] is g[i], which the inverse permutation
+// (argsort of order) gathers with take_along_axis, in ops, on any backend. The gather itself is not
+// differentiable yet, so a second derivative through sort raises naming integer array indexing.
 tensor sort(const tensor& t, int64_t axis, bool descending) {
-    // See Note [recording at the op layer]: sort has no derivative yet.
-    if (autograd::needs_record(t)) [[unlikely]]
-        return autograd::refuse_recorded("sort", {&t}, [&] { return sort(t, axis, descending); });
+    if (autograd::needs_record(t)) [[unlikely]] { // See Note [recording at the op layer]
+        std::pair<tensor, tensor> sorted;
+        {
+            autograd::no_grad_guard off;
+            sorted = sort_along("sort", t, axis, descending, true, true);
+        }
+        const int64_t rank = t.dim();
+        const int64_t a = axis < 0 ? axis + rank : axis; // (sort_along checked the range)
+        const tensor order = sorted.second;
+        autograd::record("sort", {&t}, sorted.first, {},
+                         [order, a, rank](const tensor& g, const autograd::tensor_list&) {
+                             if (rank == 0) return autograd::tensor_list{g};
+                             return autograd::tensor_list{take_along_axis(g, argsort(order, a), a)};
+                         });
+        return sorted.first;
+    }
     return sort_along("sort", t, axis, descending, true, false).first;
 }
 

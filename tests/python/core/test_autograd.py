@@ -417,11 +417,38 @@ def test_double_backward_through_matmul_and_reductions_matches_torch():
     np.testing.assert_allclose(np.asarray(gb2), gbt.numpy(), rtol=1e-10, atol=1e-12)
 
 
-def test_sort_is_not_differentiable_and_says_so():
+@pytest.mark.parametrize("shape, axis, descending", [
+    ((9,), -1, False), ((9,), 0, True), ((4, 6), 0, False), ((4, 6), 1, True),
+    ((3, 4, 5), 1, False), ((3, 4, 5), -1, True), ((2, 0, 3), 1, False), ((5, 1), 0, True)])
+def test_sort_gradient_matches_torch(shape, axis, descending):
+    # See Note [sort's derivative]: the gradient goes back through the sort's permutation
+    x = np.random.default_rng(len(shape) + axis).normal(size=shape)
+    check_against_torch(lambda t: q.sort(t, axis=axis, descending=descending),
+                        lambda t: torch.sort(t, dim=axis, descending=descending, stable=True).values,
+                        x)
+
+
+def test_sort_gradient_on_transposed_input_ties_and_0d():
+    rng = np.random.default_rng(7)
+    base = rng.normal(size=(5, 4))
+    # a transposed (non-contiguous) input
+    check_against_torch(lambda t: q.sort(t.T, axis=1), lambda t: torch.sort(t.T, dim=1, stable=True).values,
+                        base)
+    # ties: each equal value gets the gradient of the place the stable sort put it in
+    ties = np.array([[2.0, 1.0, 2.0, 1.0, 3.0], [0.0, 0.0, 0.0, -1.0, 0.0]])
+    check_against_torch(lambda t: q.sort(t, axis=1), lambda t: torch.sort(t, dim=1, stable=True).values,
+                        ties)
+    x = q.value(np.float64(2.5), requires_grad=True)
+    q.sort(x).backward()
+    assert float(x.grad) == 1.0
+
+
+def test_second_derivative_through_sort_says_what_is_missing():
     x = q.value([3.0, 1.0, 2.0], requires_grad=True)
-    y = q.sort(x)
-    with pytest.raises(RuntimeError, match="derivative of 'sort' is not implemented"):
-        y.sum().backward()
+    (g,) = q.autograd.grad((q.sort(x) ** 2).sum(), x, create_graph=True)
+    np.testing.assert_array_equal(np.asarray(g), [6.0, 2.0, 4.0])
+    with pytest.raises(RuntimeError, match="indexing with integer or boolean arrays"):
+        g.sum().backward()
     assert x.grad is None
 
 
