@@ -1,4 +1,4 @@
-// Derivatives of the reductions: sum, mean, prod, var, std, min, max and cumsum.
+// Derivatives of the reductions: sum, mean, prod, var, std, min, max, cumsum and cumprod.
 #include "autograd/node_impl.hpp"
 #include "autograd/recorded_ops.hpp"
 
@@ -151,6 +151,44 @@ tensor cumsum_recorded(const tensor& t, std::optional<int64_t> axis) {
         const tensor r = flip(cumsum(flip(g, {ax}), ax), {ax});
         return tensor_list{flat ? r.reshape(in_shape) : r};
     });
+    return y;
+}
+
+// Note [cumprod's derivative]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// y_i = x_0 x_1 ... x_i along the axis, so dL/dx_j = sum over i >= j of g_i times the product of
+// x_0..x_i without x_j. Before the slice's first zero, that product is y_i / x_j, so the gradient
+// is the running sum from the end of g*y, divided by x_j (terms past the zero are 0 either way).
+// At the first zero z it is the running sum from the end of g*y', with y' the running product of
+// x with x_z replaced by 1 (exact: no division by zero). After it every product holds x_z = 0: 0.
+// Written in ops (where, cumsum, flip, cumprod), so it runs on every backend and a second
+// derivative goes through the same rules.
+tensor cumprod_recorded(const tensor& t, std::optional<int64_t> axis) {
+    tensor y;
+    {
+        no_grad_guard off;
+        y = axis ? cumprod(t, *axis) : cumprod(t);
+    }
+    const shape_t in_shape = t.shape();
+    const int64_t ax = axis ? wrap_axis(*axis, t.dim()) : 0;
+    const bool flat = !axis;
+    record("cumprod", {&t}, y, {{t, false}, {y, true}},
+           [in_shape, ax, flat](const tensor& g, const tensor_list& saved) {
+               const tensor x = flat ? saved[0].reshape({saved[0].numel()}) : saved[0];
+               const tensor& yv = saved[1];
+               auto from_end = [ax](const tensor& v) {
+                   return flip(cumsum(flip(v, {ax}), ax), {ax});
+               };
+               const tensor zero = eq(x, 0.0);
+               const tensor zeros_so_far = cumsum(zero, ax);
+               const tensor before = eq(zeros_so_far, 0);                        // no zero yet
+               const tensor first_zero = logical_and(zero, eq(zeros_so_far, 1)); // the first
+               const tensor at_before = div(from_end(mul(g, yv)), where(before, x, 1.0));
+               const tensor y_skip = cumprod(where(first_zero, 1.0, x), ax);
+               const tensor at_zero = from_end(mul(g, y_skip));
+               const tensor r = where(before, at_before, where(first_zero, at_zero, 0.0));
+               return tensor_list{flat ? r.reshape(in_shape) : r};
+           });
     return y;
 }
 

@@ -35,6 +35,7 @@ enum class reduction { sum, prod, mean, var, std, min, max };
 tensor reduce_recorded(reduction kind, const tensor& t, const reduce_axes& axes, bool keepdims,
                        int64_t ddof = 0);
 tensor cumsum_recorded(const tensor& t, std::optional<int64_t> axis);
+tensor cumprod_recorded(const tensor& t, std::optional<int64_t> axis);
 
 tensor matmul_recorded(const tensor& a, const tensor& b);
 tensor dot_recorded(const tensor& a, const tensor& b);

@@ -91,14 +91,14 @@ tensor cumsum(const tensor& t, int64_t axis) {
 
 tensor cumprod(const tensor& t) {
     ISTHMUS_CHECK(t.defined(), value_error, "cumprod: the input tensor is undefined");
-    if (autograd::needs_record(t)) [[unlikely]] // no derivative yet: backward says so
-        return autograd::refuse_recorded("cumprod", {&t}, [&] { return cumprod(t); });
+    if (autograd::needs_record(t)) [[unlikely]] // See Note [cumprod's derivative]
+        return autograd::cumprod_recorded(t, std::nullopt);
     return cumulative("cumprod", true, t.reshape({t.numel()}), 0);
 }
 
 tensor cumprod(const tensor& t, int64_t axis) {
     if (autograd::needs_record(t)) [[unlikely]]
-        return autograd::refuse_recorded("cumprod", {&t}, [&] { return cumprod(t, axis); });
+        return autograd::cumprod_recorded(t, axis);
     return cumulative("cumprod", true, t, axis);
 }
 

@@ -40,7 +40,7 @@ std::pair<tensor, tensor> sort_along(const char* op, const tensor& t, int64_t ax
 } // namespace
 
 // Note [sort's derivative]
-// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// ~~~~~~~~~~~~~~~~~~~~~~~~
 // Sorting permutes each slice: result[i] = t[order[i]] along the axis, with `order` the indices the
 // same sort computes beside the values (so ties go where the values went). The gradient goes back
 // through that permutation: t's gradient at order[i] is g[i], which the inverse permutation
