@@ -1,4 +1,5 @@
-"""Leak and thread stress: memory flat over 1e5 create/export cycles, threads running ops at once.
+"""Leak and thread stress: memory flat over 1e5 create/export cycles and 1e4 training steps,
+threads running ops at once.
 
 Leak check (Note [leak check]): each cycle creates values and moves them across the bridges
 (q.zeros/q.value -> np.asarray / __dlpack__ / torch.from_dlpack and back, ops, an error path);
@@ -136,6 +137,43 @@ def cycle_torch():
     u = torch.from_dlpack(w)
     q.value(torch.ones(256))
     del t, u
+
+
+TRAINING_STEPS = 10_000
+
+
+@no_asan
+def test_training_steps_leave_memory_flat():
+    """10,000 steps of a small MLP with autograd (forward, backward, SGD with momentum): each
+    step's graph is freed with its loss, so memory stays flat (Note [leak check]'s limits)."""
+    from isthmus import nn, optim
+    rng = np.random.default_rng(0)
+    x = q.value(rng.normal(size=(8, 4)))
+    y = q.value(rng.normal(size=(8, 1)))
+    model = nn.Sequential(nn.Linear(4, 16, dtype="float64"), nn.Tanh(),
+                          nn.Linear(16, 1, dtype="float64"))
+    opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = nn.MSELoss()
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return float(loss)
+
+    first = [step() for _ in range(1000)][0]
+    gc.collect()
+    r0, h0 = rss(), heap()
+    last = [step() for _ in range(TRAINING_STEPS)][-1]
+    gc.collect()
+    r1, h1 = rss(), heap()
+    assert last < first  # it trained
+    print(f"training: {TRAINING_STEPS} steps, RSS {(r1 - r0) / 2**20:+.1f} MiB")
+    assert r1 - r0 < LIMIT_RSS, f"RSS grew {(r1 - r0) / 2**20:.1f} MiB over {TRAINING_STEPS} steps"
+    if h0 is not None:
+        assert h1 - h0 < LIMIT_HEAP, \
+            f"malloc'ed bytes grew {(h1 - h0) / 2**20:.1f} MiB over {TRAINING_STEPS} steps"
 
 
 @no_asan
