@@ -93,12 +93,28 @@ autograd::backward_fn reshape_back(const shape_t& in) {
     };
 }
 
-// The backward of slice and select: the gradient written into zeros of the input's shape.
+// Note [the backward of slice and select]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The gradient of a slice or a selection is the incoming gradient written into zeros of the
+// input's shape, at the places the view took. That write is an in-place copy, which recording
+// refuses; so it runs without recording, and when the incoming gradient itself requires grad
+// (backward with create_graph) the result is recorded as an op of its own, whose derivative is
+// the same view of its gradient. A second derivative through slicing or selection therefore
+// works, and a third, each time through the view and this scatter.
 template <typename Take>
 autograd::backward_fn scatter_back(const shape_t& in, Take take) {
     return [in, take](const tensor& g, const autograd::tensor_list&) {
-        tensor z = zeros(in, g.dtype(), g.location());
-        take(z).copy_from(g);
+        tensor z;
+        {
+            autograd::no_grad_guard off;
+            z = zeros(in, g.dtype(), g.location());
+            take(z).copy_from(g);
+        }
+        if (autograd::needs_record(g)) [[unlikely]]
+            autograd::record("the gradient of a slice", {&g}, z, {},
+                             [take](const tensor& gz, const autograd::tensor_list&) {
+                                 return autograd::tensor_list{take(gz)};
+                             });
         return autograd::tensor_list{z};
     };
 }

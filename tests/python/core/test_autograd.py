@@ -443,6 +443,28 @@ def test_sort_gradient_on_transposed_input_ties_and_0d():
     assert float(x.grad) == 1.0
 
 
+@pytest.mark.parametrize("index", ["steps", "negative steps", "select", "select then slice"])
+def test_second_and_third_derivatives_through_slicing_match_torch(index):
+    # See Note [the backward of slice and select]
+    x0 = np.random.default_rng(11).normal(size=(5, 6))
+    views_q = {"steps": lambda t: t[1:5:2, 1::2], "negative steps": lambda t: t[::-2, 4:0:-3],
+               "select": lambda t: t[2], "select then slice": lambda t: t[:, 3][1:4]}
+    views_t = {"steps": lambda t: t[1:5:2, 1::2],
+               "negative steps": lambda t: t.flip(0)[::2].flip(1)[:, 1:5:3],
+               "select": lambda t: t[2], "select then slice": lambda t: t[:, 3][1:4]}
+    x, xt = q.value(x0, requires_grad=True), torch.tensor(x0, requires_grad=True)
+    with q.no_grad():
+        np.testing.assert_array_equal(np.asarray(views_q[index](x)), views_t[index](xt).detach())
+    (g,) = q.autograd.grad((views_q[index](x) ** 4).sum(), x, create_graph=True)
+    (gt,) = torch.autograd.grad((views_t[index](xt) ** 4).sum(), xt, create_graph=True)
+    (g2,) = q.autograd.grad((g ** 2).sum(), x, create_graph=True)
+    (g2t,) = torch.autograd.grad((gt ** 2).sum(), xt, create_graph=True)
+    (g3,) = q.autograd.grad(g2[1:].sum(), x)
+    (g3t,) = torch.autograd.grad(g2t[1:].sum(), xt)
+    for got, want in ((g, gt), (g2, g2t), (g3, g3t)):
+        np.testing.assert_allclose(np.asarray(got), want.detach().numpy(), rtol=1e-12, atol=1e-12)
+
+
 def test_second_derivative_through_sort_says_what_is_missing():
     x = q.value([3.0, 1.0, 2.0], requires_grad=True)
     (g,) = q.autograd.grad((q.sort(x) ** 2).sum(), x, create_graph=True)
