@@ -94,7 +94,7 @@ autograd::backward_fn reshape_back(const shape_t& in) {
 }
 
 // Note [the backward of slice and select]
-// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // The gradient of a slice or a selection is the incoming gradient written into zeros of the
 // input's shape, at the places the view took. That write is an in-place copy, which recording
 // refuses; so it runs without recording, and when the incoming gradient itself requires grad
