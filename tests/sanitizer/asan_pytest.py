@@ -17,7 +17,7 @@ INDUCTOR = ("inductor compiles the C++ it generates with $CXX, which scripts/san
 
 # test id (path relative to the repository root, "::", the test name with its parameters, or
 # without them for every parametrisation; in RUN_IN_THE_NORMAL_SUITE also a whole file) -> why it
-# cannot run under ASan.
+# cannot run under ASan, or why it runs in the normal suite only.
 CANNOT_RUN = {
     "tests/python/py_boundary/test_bad_input_regressions.py::test_too_big_cell_raises":
         "asks for a 96 TiB cell to get MemoryError from std::bad_alloc; ASan's operator new "
@@ -51,6 +51,19 @@ RUN_IN_THE_NORMAL_SUITE = {
     "tests/python/plugins/test_edit_loop.py::test_a_parameter_name_list_of_the_wrong_length_is_refused":
         "two compiles of plugins that fail to define themselves; that path runs under ASan in "
         "test_plugin_checks.py::test_a_plugin_that_fails_to_define_itself_is_refused",
+    "tests/python/cpp_in_py/test_array_api_jacobi.py":
+        "242 eliminations composed of the array API namespace's functions, pure Python over ops "
+        "that the other array API files and the core suites run under ASan (80 s of worker time "
+        "there)",
+    "tests/python/plugins/test_compile_pch_clang.py":
+        "Clang's precompiled layer in fresh caches (compiles that parse the layer inline, 4 s "
+        "each under ASan); every other compile under ASan uses the layer prebuilt for the "
+        "gate's Clang, and the retry's native path is the normal compile's",
+    "tests/python/cpp_in_py/test_processes.py::test_pool_workers_compute[spawn]":
+        "the same pool work as [fork] in fresh interpreters (17 s each under ASan); a fresh "
+        "interpreter's import and init run under ASan in many other tests",
+    "tests/python/cpp_in_py/test_processes.py::test_pool_workers_compute[forkserver]":
+        "as [spawn]",
     "tests/python/project/test_examples.py::test_mapping_layer_gradcheck_and_training":
         "trains a torch model for seconds under ASan; the plugin custom ops and autograd it "
         "uses run under ASan in test_torch_ops.py",
@@ -77,6 +90,7 @@ def pytest_collection_modifyitems(config, items):
         key = item.nodeid.split("[", 1)[0]
         reason = (CANNOT_RUN.get(item.nodeid) or CANNOT_RUN.get(key)
                   or CANNOT_RUN_FILES.get(key.split("::", 1)[0])
+                  or RUN_IN_THE_NORMAL_SUITE.get(item.nodeid)
                   or RUN_IN_THE_NORMAL_SUITE.get(key)
                   or RUN_IN_THE_NORMAL_SUITE.get(key.split("::", 1)[0]))
         if reason:
