@@ -218,14 +218,22 @@ TEST_CASE("autograd: retain_grad keeps a non-leaf's gradient") {
 
 TEST_CASE("autograd: an op without a derivative raises naming the op at backward") {
     tensor x = leaf({1.0, 2.0}, {2});
-    tensor y = index(x, {index_item(tensor::from_vector<int64_t>({1, 0}))});
-    REQUIRE(y.requires_grad());
-    const std::string msg = error_of([&] { sum(y).backward(); });
-    CHECK(msg.find("derivative of 'indexing with integer or boolean arrays' is not implemented") !=
-          std::string::npos);
+    // view_as reinterprets the bits: recorded as having no derivative, so backward says so
+    CHECK_FALSE(x.view_as(dtype::uint64).requires_grad()); // an integer result never does
+    tensor z = x.view_as(dtype::float64);
+    REQUIRE(z.requires_grad());
+    const std::string msg = error_of([&] { sum(z).backward(); });
+    CHECK(msg.find("derivative of 'view_as' is not implemented") != std::string::npos);
     CHECK_FALSE(x.grad().defined());
-    tensor v = x.view_as(dtype::int64);
-    CHECK_FALSE(v.requires_grad());
+}
+
+TEST_CASE("autograd: array indexing's gradient adds repeated reads") {
+    // See Note [array indexing's derivative]
+    tensor x = leaf({1.0, 2.0, 3.0}, {3});
+    tensor y = index(x, {index_item(tensor::from_vector<int64_t>({2, 0, 2, -1}))});
+    CHECK(values(y) == std::vector<double>{3, 1, 3, 3});
+    sum(mul(y, tensor::from_vector<double>({1, 10, 100, 1000}))).backward();
+    CHECK(values(x.grad()) == std::vector<double>{10, 0, 1101});
 }
 
 TEST_CASE("autograd: sort's gradient goes back through its permutation") {

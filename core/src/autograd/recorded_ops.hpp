@@ -3,6 +3,7 @@
 
 #include "isthmus/autograd.hpp"
 #include "isthmus/ops/elementwise.hpp"
+#include "isthmus/ops/indexing.hpp"
 #include "isthmus/ops/reduce.hpp"
 
 #include <optional>
@@ -41,6 +42,27 @@ tensor matmul_recorded(const tensor& a, const tensor& b);
 tensor dot_recorded(const tensor& a, const tensor& b);
 tensor concat_recorded(const std::vector<tensor>& ts, int64_t axis, bool stack);
 tensor copy_recorded(const char* name, const tensor& t, const tensor& out);
+/// t[items] with integer or boolean arrays (See Note [array indexing's derivative]).
+tensor index_recorded(const tensor& t, const std::vector<index_item>& items);
+/// t's flat positions, an int64 tensor of t's shape on the CPU (the ids of a gather).
+tensor positions_of(const tensor& t);
+/// Records y, gathered from t at flat positions ids (y's shape), with a scatter-add gradient.
+void record_gather(const char* name, const tensor& t, const tensor& y, const tensor& ids);
+
+/// An op that only moves elements, each element of y = f(t) one element of t (array indexing,
+/// pad's copied borders): recorded with the gradient of a gather (See Note [array indexing's
+/// derivative]); f runs twice, on t and on t's positions.
+template <typename F>
+tensor gather_recorded(const char* name, const tensor& t, F&& f) {
+    tensor y, ids;
+    {
+        no_grad_guard off;
+        y = f(t);
+        ids = f(positions_of(t));
+    }
+    record_gather(name, t, y, ids);
+    return y;
+}
 
 /// True when one of the tensors of a list needs recording (a pointer test each while none does).
 inline bool needs_record_list(const std::vector<tensor>& ts) noexcept {

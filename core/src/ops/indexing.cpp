@@ -138,11 +138,10 @@ tensor index(const tensor& t, const std::vector<index_item>& items) {
     // A 0-d integer array beside slices, newaxis or ellipsis: a copy, as NumPy (Note [NumPy's
     // subscript rules]).
     if (p.adv.empty()) return p.scalar_array && !p.full_integer ? p.view.clone() : p.view;
-    // See Note [recording at the op layer]: slices and integers above are views (differentiated);
-    // integer and boolean arrays have no derivative yet, and backward says so.
+    // See Note [recording at the op layer]: slices and integers above are views, integer and
+    // boolean arrays a gather (See Note [array indexing's derivative]).
     if (autograd::needs_record(t)) [[unlikely]]
-        return autograd::refuse_recorded("indexing with integer or boolean arrays", {&t},
-                                         [&] { return index(t, items); });
+        return autograd::index_recorded(t, items);
     // Note [device indexing] (put_parsed): rows located on the host, gathered where the
     // scheduling rule says.
     const tensor& v = p.view;

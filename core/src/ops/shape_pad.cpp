@@ -68,20 +68,20 @@ int64_t source_of(pad_mode m, int64_t x, int64_t n) {
 // periodic borders one slab copy per border position.
 // Note [pad's derivative]
 // ~~~~~~~~~~~~~~~~~~~~~~~
-// A constant pad's gradient is the interior of the output's gradient (a view); the other modes
-// copy interior elements into the borders, whose gradients would have to be added back into
-// their sources, and are recorded as not differentiable (backward raises naming the mode), never
-// silently detached.
+// A constant pad's gradient is the interior of the output's gradient (a view). The other modes
+// copy interior elements into the borders: every output element is one input element, a gather,
+// whose gradient adds each border's gradient back into its source (See Note [array indexing's
+// derivative]; the sources are found by padding t's positions with the same mode).
 tensor pad(const tensor& t, const std::vector<std::pair<int64_t, int64_t>>& pad_width,
            pad_mode mode, const scalar& value) {
     ISTHMUS_CHECK(t.defined(), value_error, "pad: the tensor is undefined");
     if (autograd::needs_record(t)) [[unlikely]] {
         if (mode != pad_mode::constant) {
-            static const char* const names[] = {
-                "pad with mode 'constant'", "pad with mode 'edge'", "pad with mode 'reflect'",
-                "pad with mode 'symmetric'", "pad with mode 'wrap'"};
-            return autograd::refuse_recorded(names[static_cast<int>(mode)], {&t},
-                                             [&] { return pad(t, pad_width, mode, value); });
+            static const char* const names[] = {"pad", "pad (edge)", "pad (reflect)",
+                                                "pad (symmetric)", "pad (wrap)"};
+            return autograd::gather_recorded(
+                names[static_cast<int>(mode)], t,
+                [&](const tensor& src) { return pad(src, pad_width, mode, value); });
         }
         tensor out;
         {

@@ -204,15 +204,28 @@ def test_tile_repeat_and_constant_pad_match_torch():
 
 
 @pytest.mark.parametrize("mode", ["edge", "reflect", "symmetric", "wrap"])
-def test_pad_with_copied_borders_refuses_backward_by_name(mode):
-    a = q.value(np.arange(6.0).reshape(2, 3), requires_grad=True)
-    y = q.pad(a, 1, mode=mode)
-    assert y.requires_grad
-    np.testing.assert_array_equal(np.asarray(y), np.pad(np.arange(6.0).reshape(2, 3), 1,
-                                                        mode=mode))
-    with pytest.raises(RuntimeError, match=f"the derivative of 'pad with mode '{mode}'' is not "
-                                           "implemented"):
-        q.sum(y).backward()
+@pytest.mark.parametrize("widths", [1, ((2, 0), (1, 3)), ((0, 0), (4, 4))])
+def test_pad_with_copied_borders_adds_the_borders_gradients_back(mode, widths):
+    # See Note [pad's derivative]: each border element's gradient goes back to its source;
+    # the reference adds them with NumPy (np.add.at over NumPy's own padding of the positions)
+    x = np.random.default_rng(15).normal(size=(3, 4))
+    w = np.random.default_rng(16).normal(size=np.pad(x, widths, mode=mode).shape)
+    a = q.value(x, requires_grad=True)
+    y = q.pad(a, widths, mode=mode)
+    np.testing.assert_array_equal(np.asarray(y), np.pad(x, widths, mode=mode))
+    (y * q.value(w)).sum().backward()
+    want = np.zeros(x.size)
+    np.add.at(want, np.pad(np.arange(x.size).reshape(x.shape), widths, mode=mode).ravel(), w.ravel())
+    np.testing.assert_allclose(np.asarray(a.grad), want.reshape(x.shape), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode, torch_mode", [("edge", "replicate"), ("reflect", "reflect"),
+                                              ("wrap", "circular")])
+def test_pad_with_copied_borders_matches_torch(mode, torch_mode):
+    x = np.random.default_rng(17).normal(size=(2, 3, 5))
+    check_against_torch(
+        lambda t: q.pad(t, ((0, 0), (0, 0), (2, 1)), mode=mode),
+        lambda t: torch.nn.functional.pad(t, (2, 1), mode=torch_mode), x)
 
 
 def test_gradients_keep_the_dtype_of_their_input():
@@ -465,13 +478,15 @@ def test_second_and_third_derivatives_through_slicing_match_torch(index):
         np.testing.assert_allclose(np.asarray(got), want.detach().numpy(), rtol=1e-12, atol=1e-12)
 
 
-def test_second_derivative_through_sort_says_what_is_missing():
-    x = q.value([3.0, 1.0, 2.0], requires_grad=True)
-    (g,) = q.autograd.grad((q.sort(x) ** 2).sum(), x, create_graph=True)
-    np.testing.assert_array_equal(np.asarray(g), [6.0, 2.0, 4.0])
-    with pytest.raises(RuntimeError, match="indexing with integer or boolean arrays"):
-        g.sum().backward()
-    assert x.grad is None
+def test_second_derivative_through_sort_matches_torch():
+    x0 = np.random.default_rng(12).normal(size=(3, 5))
+    x, xt = q.value(x0, requires_grad=True), torch.tensor(x0, requires_grad=True)
+    (g,) = q.autograd.grad((q.sort(x, axis=1) ** 3).sum(), x, create_graph=True)
+    (gt,) = torch.autograd.grad((torch.sort(xt, dim=1).values ** 3).sum(), xt, create_graph=True)
+    (g2,) = q.autograd.grad((g * q.value(x0)).sum(), x)
+    (g2t,) = torch.autograd.grad((gt * torch.tensor(x0)).sum(), xt)
+    np.testing.assert_allclose(np.asarray(g), gt.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(g2), g2t.numpy(), rtol=1e-12)
 
 
 def test_no_reference_cycles_between_tensors_and_nodes():
@@ -495,15 +510,61 @@ def test_no_reference_cycles_between_tensors_and_nodes():
     assert after - before < 50
 
 
-def test_cumsum_matches_torch_and_array_indexing_says_it_has_no_derivative():
+def test_cumsum_matches_torch():
     x = np.random.default_rng(8).normal(size=(3, 4))
     check_against_torch(lambda t: t.cumsum(axis=1), lambda t: t.cumsum(dim=1), x)
     check_against_torch(lambda t: q.cumsum(t), lambda t: t.reshape(-1).cumsum(dim=0), x)
-    v = q.value(x, requires_grad=True)
-    picked = v[q.value([2, 0])]
-    with pytest.raises(RuntimeError, match="integer or boolean arrays"):
-        picked.sum().backward()
-    assert v.grad is None
+
+
+INDEX = np.array([3, 0, 3, 1, 3, -1])  # repeats (their gradients add up) and a negative index
+
+
+@pytest.mark.parametrize("case", ["rows", "rows and a slice", "two arrays", "broadcast arrays",
+                                  "mask", "mask of rows", "take", "take_along_axis", "repeat",
+                                  "transposed input", "empty"])
+def test_array_indexing_gradient_matches_torch(case):
+    # See Note [array indexing's derivative]: a gather's gradient is a scatter-add
+    x = np.random.default_rng(13).normal(size=(4, 5))
+    mask = x > 0.2
+    i2 = np.array([[0], [3]])
+    fq, ft = {
+        "rows": (lambda t: t[q.value(INDEX)], lambda t: t[torch.tensor(INDEX)]),
+        "rows and a slice": (lambda t: t[q.value(INDEX), 1:4], lambda t: t[torch.tensor(INDEX), 1:4]),
+        "two arrays": (lambda t: t[q.value([1, 3, 1]), q.value([0, 4, 0])],
+                       lambda t: t[torch.tensor([1, 3, 1]), torch.tensor([0, 4, 0])]),
+        "broadcast arrays": (lambda t: t[q.value(i2), q.value([1, 1, 2])],
+                             lambda t: t[torch.tensor(i2), torch.tensor([1, 1, 2])]),
+        "mask": (lambda t: t[q.value(mask)], lambda t: t[torch.tensor(mask)]),
+        "mask of rows": (lambda t: t[q.value([True, False, True, True])],
+                         lambda t: t[torch.tensor([True, False, True, True])]),
+        "take": (lambda t: q.take(t, q.value([7, 7, 0, 19])),
+                 lambda t: torch.take(t, torch.tensor([7, 7, 0, 19]))),
+        "take_along_axis": (lambda t: q.take_along_axis(t, q.value(np.tile([[4, 4, 0]], (4, 1))), 1),
+                            lambda t: torch.take_along_dim(t, torch.tensor(np.tile([[4, 4, 0]], (4, 1))), 1)),
+        "repeat": (lambda t: q.repeat(t, q.value([1, 0, 2, 3]), axis=0),
+                   lambda t: torch.repeat_interleave(t, torch.tensor([1, 0, 2, 3]), dim=0)),
+        "transposed input": (lambda t: t.T[q.value([4, 4, 1])], lambda t: t.T[torch.tensor([4, 4, 1])]),
+        "empty": (lambda t: t[q.value(np.zeros(0, dtype=np.int64))],
+                  lambda t: t[torch.tensor(np.zeros(0, dtype=np.int64))]),
+    }[case]
+    check_against_torch(fq, ft, x)
+
+
+def test_array_indexing_second_derivative_and_float32_match_torch():
+    x0 = np.random.default_rng(14).normal(size=(4, 3))
+    x, xt = q.value(x0, requires_grad=True), torch.tensor(x0, requires_grad=True)
+    (g,) = q.autograd.grad((x[q.value(INDEX)] ** 3).sum(), x, create_graph=True)
+    (gt,) = torch.autograd.grad((xt[torch.tensor(INDEX)] ** 3).sum(), xt, create_graph=True)
+    (g2,) = q.autograd.grad((g ** 2).sum(), x)
+    (g2t,) = torch.autograd.grad((gt ** 2).sum(), xt)
+    np.testing.assert_allclose(np.asarray(g), gt.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(g2), g2t.numpy(), rtol=1e-12)
+    # float32 and float16 gradients keep the input's dtype (half sums in float)
+    for dt in ("float32", "float16"):
+        v = q.value(x0.astype(dt), requires_grad=True)
+        v[q.value(INDEX)].sum().backward()
+        assert np.asarray(v.grad).dtype == np.dtype(dt)
+        np.testing.assert_array_equal(np.asarray(v.grad)[:, 0], [1, 1, 0, 4])
 
 
 CUMPROD_ZEROS = np.array([[2.0, 0.0, 3.0, 0.0, 5.0], [0.0, 1.5, 2.0, 3.0, 4.0],
