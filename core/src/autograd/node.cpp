@@ -67,11 +67,11 @@ edge gradient_edge(const tensor& t) {
 // this very node, and the node would keep itself alive); when backward records (create_graph), the
 // unpacked output gets fresh state pointing at the node again.
 
-saved_slot saved_slot::make(const saved_value& s) {
+saved_slot saved_slot::make(saved_value&& s) {
     saved_slot r;
     r.is_output = s.is_output;
-    r.value = s.is_output ? meta_access::plain(s.value) : s.value;
     r.version = s.value.storage() ? s.value.storage()->version() : 0;
+    r.value = s.is_output ? meta_access::plain(s.value) : std::move(s.value);
     return r;
 }
 
@@ -165,16 +165,17 @@ void connect(Node& n, const Inputs& inputs) {
 
 void record(std::string_view name, std::initializer_list<const tensor*> inputs, const tensor& out,
             std::vector<saved_value> saved, backward_fn fn) {
-    record_inputs(name, std::vector<const tensor*>(inputs), out, std::move(saved), std::move(fn));
+    record_inputs(name, std::span<const tensor* const>(inputs.begin(), inputs.size()), out,
+                  std::move(saved), std::move(fn));
 }
 
-void record_inputs(std::string_view name, const std::vector<const tensor*>& inputs,
-                   const tensor& out, std::vector<saved_value> saved, backward_fn fn) {
+void record_inputs(std::string_view name, std::span<const tensor* const> inputs, const tensor& out,
+                   std::vector<saved_value> saved, backward_fn fn) {
     meta_access::set(out, nullptr);        // `out` may be a copy of an input's handle
     if (!is_floating(out.dtype())) return; // integer, bool results carry no gradient
     std::vector<saved_slot> slots;
     slots.reserve(saved.size());
-    for (const saved_value& s : saved) slots.push_back(saved_slot::make(s));
+    for (saved_value& s : saved) slots.push_back(saved_slot::make(std::move(s)));
     auto n = std::make_shared<function_node>(std::string(name), std::move(slots), std::move(fn));
     connect(*n, inputs);
     attach(out, std::move(n));

@@ -4,6 +4,7 @@
 #include "autograd/meta_access.hpp"
 
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,15 +19,15 @@ edge gradient_edge(const tensor& t);
 std::shared_ptr<node> accumulator_of(const tensor& t);
 
 /// record() for a list of inputs of any length (concat, stack).
-void record_inputs(std::string_view name, const std::vector<const tensor*>& inputs,
-                   const tensor& out, std::vector<saved_value> saved, backward_fn fn);
+void record_inputs(std::string_view name, std::span<const tensor* const> inputs, const tensor& out,
+                   std::vector<saved_value> saved, backward_fn fn);
 
 /// A tensor saved for backward and the version of its storage then (Note [saved tensor versions]).
 struct saved_slot {
     tensor value;
     uint64_t version = 0;
     bool is_output = false;
-    static saved_slot make(const saved_value& s);
+    static saved_slot make(saved_value&& s); ///< takes the value (no copy of its handle)
     /// The value, after checking that its storage was not written since it was saved.
     tensor unpack(const std::shared_ptr<node>& owner, const std::string& op, size_t index) const;
 };
