@@ -27,8 +27,8 @@ namespace isthmus::pymod {
 // The builtin forwards each call with PyObject_Vectorcall to the pybind11 function, whose
 // dispatch, overloads and error messages are unchanged (one C call more). A builtin whose
 // __self__ is the module carries no data of its own, so each one is its own C function: a
-// template instance that reads its slot of a fixed table. tests/python/cpp_in_py/test_help_signatures.py
-// checks every public function of the module.
+// template instance that reads its slot of a fixed table.
+// tests/python/cpp_in_py/test_help_signatures.py checks every public function of the module.
 
 namespace {
 

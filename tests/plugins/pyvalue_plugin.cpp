@@ -1,5 +1,6 @@
 // Test plugin of form (a) in docs/plugins.md: it links libisthmus.so and calls Python through
-// pyvalue itself (Python -> plugin -> Python), exercised by tests/python/plugins/test_plugin_python.py.
+// pyvalue itself (Python -> plugin -> Python), exercised by
+// tests/python/plugins/test_plugin_python.py.
 #include <isthmus/plugin.hpp>
 #include <isthmus/py.hpp>
 

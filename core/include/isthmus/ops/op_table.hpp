@@ -12,8 +12,8 @@
 // cudak::uop/bop and the backend's op maps are this list), the Python functions with their aliases
 // and docstrings (cpp_in_py/src/module_ops.cpp), the private q._op_table() the tests iterate, and,
 // through scripts/gen_ops.py, the .pyi stubs and the table in docs/ops.md (committed between marker
-// comments; tests/python/core/test_op_table.py fails when they are stale). Adding an op is one row plus
-// its element functor (docs/ops.md, "Adding an elementwise op").
+// comments; tests/python/core/test_op_table.py fails when they are stale). Adding an op is one row
+// plus its element functor (docs/ops.md, "Adding an elementwise op").
 //
 // The table is a header of named X-macros rather than a .def file that is included once per
 // use with X redefined: a named list can be expanded several times in one file (an enum and a

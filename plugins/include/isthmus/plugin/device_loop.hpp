@@ -56,8 +56,8 @@ __device__ inline void grid_loop(F f, const isthmus_range& r, const V&... v) {
 /// types (views, numbers, vec), laid out the same by the host compiler and by NVRTC: the types are
 /// defined once (this header) and the x86-64 and NVPTX ABIs give them the same sizes and alignments
 /// (long double, which differs, is refused). The host builds it from the converted arguments and
-/// passes its address as the launch's second parameter. tests/python/plugins/test_compile_nvrtc.py compares
-/// the host's sizeof with the parameter size NVRTC writes in the PTX.
+/// passes its address as the launch's second parameter. tests/python/plugins/test_compile_nvrtc.py
+/// compares the host's sizeof with the parameter size NVRTC writes in the PTX.
 template <typename... V>
 struct args_block {};
 template <typename H, typename... T>
