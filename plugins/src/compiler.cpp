@@ -445,7 +445,7 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                 try {
                     rc = run_compiler(command(pch), dir / (stem + ".log"), output, ic, rep);
                     // a stale layer, not the source: See Note [precompiled headers under Clang]
-                    if (rc != 0 && pch.strict && refused_precompiled_header(output)) {
+                    if (rc != 0 && refused_precompiled_header(pch, output)) {
                         mark_layer_failed(pch, output);
                         rc = run_compiler(command({}), dir / (stem + ".log"), output, ic, rep);
                     }

@@ -115,9 +115,12 @@ family family_of(const std::vector<std::string>& cmd, const fs::path& dir, inter
 // The .gch and the .o are trusted and have the sizes the .meta records (Note [cache trust
 // model] in compile_cache.cpp: size_recorded and read_meta refuse a symlink, another user's
 // file, a file writable by others).
-bool sizes_match(const fs::path& gch, const fs::path& object, const fs::path& meta) {
-    const auto fields = read_meta(meta);
+bool sizes_match(const fs::path& gch, const fs::path& object,
+                 const std::map<std::string, std::string>& fields) {
     return size_recorded(gch, fields, "size") && size_recorded(object, fields, "object_size");
+}
+bool sizes_match(const fs::path& gch, const fs::path& object, const fs::path& meta) {
+    return sizes_match(gch, object, read_meta(meta));
 }
 
 // Whether a compiler wrote its output into the empty file created for it: a regular file now
@@ -141,13 +144,6 @@ void mark(const fs::path& p, const std::string& text) {
     }
 }
 
-// Whether the .meta of a layer says Clang built it (Note [precompiled headers under Clang]).
-bool built_by_clang(const fs::path& meta) {
-    const auto fields = read_meta(meta);
-    const auto it = fields.find("family");
-    return it != fields.end() && it->second == "clang";
-}
-
 bool link_only(const std::string& flag) {
     return flag == "-shared" || flag.rfind("-Wl,", 0) == 0 || flag.rfind("-fuse-ld=", 0) == 0;
 }
@@ -159,18 +155,26 @@ precompiled_layer prebuilt(const std::string& stem) {
         struct stat st {};
         if (d.empty() || ::stat(d.c_str(), &st) != 0 || !dir_distrust(st).empty()) continue;
         const fs::path hpp = d / (stem + ".hpp"), object = d / (stem + ".o");
-        if (lstat_problem(hpp).empty() &&
-            sizes_match(d / (stem + ".hpp.gch"), object, d / (stem + ".meta")))
-            return {hpp.string(), object.string(), {}, built_by_clang(d / (stem + ".meta"))};
+        if (!lstat_problem(hpp).empty()) continue;
+        const auto fields = read_meta(d / (stem + ".meta"));
+        if (sizes_match(d / (stem + ".hpp.gch"), object, fields)) {
+            // the .meta says which compiler built it: See Note [precompiled headers under Clang]
+            const auto family = fields.find("family");
+            return {hpp.string(),
+                    object.string(),
+                    {},
+                    family != fields.end() && family->second == "clang"};
+        }
     }
     return {};
 }
 
 } // namespace
 
-bool refused_precompiled_header(const std::string& out) {
-    return out.find("precompiled header") != std::string::npos ||
-           out.find("PCH file") != std::string::npos;
+bool refused_precompiled_header(const precompiled_layer& layer, const std::string& out) {
+    // Clang names the file it refuses ("... since the precompiled header '<x>.hpp.gch' was
+    // built", "malformed or corrupted AST file '<x>.hpp.gch'"): a user's error never names it
+    return layer.strict && out.find(layer.header + ".gch") != std::string::npos;
 }
 
 void mark_layer_failed(const precompiled_layer& layer, const std::string& out) {

@@ -34,9 +34,9 @@ struct precompiled_layer {
     bool empty() const { return header.empty(); }
 };
 
-/// Whether a failed compile's output says that Clang refused the precompiled header (its inputs
-/// changed since it was built: Note [precompiled headers under Clang]).
-bool refused_precompiled_header(const std::string& compiler_output);
+/// Whether a failed compile's output says that Clang refused `layer`'s precompiled header (its
+/// inputs changed since it was built: Note [precompiled headers under Clang]).
+bool refused_precompiled_header(const precompiled_layer& layer, const std::string& compiler_output);
 
 /// Marks a layer that a compile refused as failed, so later compiles do not use it (nothing for a
 /// prebuilt layer).

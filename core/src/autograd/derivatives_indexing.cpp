@@ -72,7 +72,7 @@ tensor scatter_add_flat(const tensor& ids, const tensor& g, int64_t n) {
 }
 
 /// The gradient of t for y = t[items]: g scattered back (See Note [array indexing's derivative]).
-tensor scatter_back(const tensor& ids, const tensor& g, const shape_t& in_shape) {
+tensor scatter_add_back(const tensor& ids, const tensor& g, const shape_t& in_shape) {
     tensor z;
     {
         no_grad_guard off;
@@ -95,7 +95,7 @@ tensor positions_of(const tensor& t) {
 void record_gather(const char* name, const tensor& t, const tensor& y, const tensor& ids) {
     const shape_t in_shape = t.shape();
     record(name, {&t}, y, {}, [ids, in_shape](const tensor& g, const tensor_list&) {
-        return tensor_list{scatter_back(ids, g, in_shape)};
+        return tensor_list{scatter_add_back(ids, g, in_shape)};
     });
 }
 

@@ -42,25 +42,20 @@ std::pair<tensor, tensor> sort_along(const char* op, const tensor& t, int64_t ax
 // Note [sort's derivative]
 // ~~~~~~~~~~~~~~~~~~~~~~~~
 // Sorting permutes each slice: result[i] = t[order[i]] along the axis, with `order` the indices the
-// same sort computes beside the values (so ties go where the values went). The gradient goes back
-// through that permutation: t's gradient at order[i] is g[i], which the inverse permutation
-// (argsort of order) gathers with take_along_axis, in ops, on any backend. The gather itself is not
-// differentiable yet, so a second derivative through sort raises naming integer array indexing.
+// same sort computes beside the values (so ties go where the values went). That is a gather, so it
+// is recorded as one: the positions it read are t's positions taken along the axis at `order`, and
+// the gradient goes back to them (See Note [array indexing's derivative]), to any order.
 tensor sort(const tensor& t, int64_t axis, bool descending) {
     if (autograd::needs_record(t)) [[unlikely]] { // See Note [recording at the op layer]
         std::pair<tensor, tensor> sorted;
+        tensor ids;
         {
             autograd::no_grad_guard off;
             sorted = sort_along("sort", t, axis, descending, true, true);
+            const tensor positions = autograd::positions_of(t);
+            ids = t.dim() == 0 ? positions : take_along_axis(positions, sorted.second, axis);
         }
-        const int64_t rank = t.dim();
-        const int64_t a = axis < 0 ? axis + rank : axis; // (sort_along checked the range)
-        const tensor order = sorted.second;
-        autograd::record("sort", {&t}, sorted.first, {},
-                         [order, a, rank](const tensor& g, const autograd::tensor_list&) {
-                             if (rank == 0) return autograd::tensor_list{g};
-                             return autograd::tensor_list{take_along_axis(g, argsort(order, a), a)};
-                         });
+        autograd::record_gather("sort", t, sorted.first, ids);
         return sorted.first;
     }
     return sort_along("sort", t, axis, descending, true, false).first;

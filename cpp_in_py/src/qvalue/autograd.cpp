@@ -6,16 +6,6 @@
 
 namespace isthmus::pymod {
 
-namespace {
-
-const tensor& grad_tensor(const value& v, const char* what) {
-    ISTHMUS_CHECK(v.is_tensor(), type_error, what, " needs a tensor value, this is a ",
-                  v.kind_name());
-    return v.as_tensor();
-}
-
-} // namespace
-
 tensor optional_tensor(py::handle h, const char* what) {
     if (h.is_none()) return tensor();
     const value* p = qvalue_ptr(h);
@@ -42,7 +32,7 @@ void bind_qvalue_autograd(py::module_& m) {
         [](const value& v) { return v.is_tensor() && v.as_tensor().requires_grad(); },
         py::is_method(cls));
     py::cpp_function set_rg(
-        [](const value& v, bool on) { grad_tensor(v, "requires_grad").set_requires_grad(on); },
+        [](const value& v, bool on) { tensor_of(v, "requires_grad").set_requires_grad(on); },
         py::is_method(cls));
     py::setattr(
         cls, "requires_grad",
@@ -70,7 +60,7 @@ void bind_qvalue_autograd(py::module_& m) {
         py::is_method(cls));
     py::cpp_function set_grad(
         [](const value& v, py::handle g) {
-            grad_tensor(v, "grad").set_grad(optional_tensor(g, "grad"));
+            tensor_of(v, "grad").set_grad(optional_tensor(g, "grad"));
         },
         py::is_method(cls));
     py::setattr(
@@ -94,23 +84,23 @@ void bind_qvalue_autograd(py::module_& m) {
     cls.def(
         "requires_grad_",
         [](py::handle self, bool on) {
-            grad_tensor(*qvalue_ptr(self), "requires_grad_").set_requires_grad(on);
+            tensor_of(*qvalue_ptr(self), "requires_grad_").set_requires_grad(on);
             return py::reinterpret_borrow<py::object>(self);
         },
         py::arg("requires_grad") = true, "Sets requires_grad in place and returns the tensor.");
     cls.def(
-        "retain_grad", [](const value& v) { grad_tensor(v, "retain_grad").retain_grad(); },
+        "retain_grad", [](const value& v) { tensor_of(v, "retain_grad").retain_grad(); },
         "Keeps this non-leaf tensor's gradient in .grad during backward.");
     cls.def(
         "detach",
         [](const value& v) {
-            return result_out(grad_tensor(v, "detach").detach(), result_form::tensor);
+            return result_out(tensor_of(v, "detach").detach(), result_form::tensor);
         },
         "The same memory without the graph: a tensor that does not require grad.");
     cls.def(
         "backward",
         [](const value& v, py::handle gradient, bool retain_graph, bool create_graph) {
-            const tensor t = grad_tensor(v, "backward");
+            const tensor t = tensor_of(v, "backward");
             const tensor g = optional_tensor(gradient, "backward");
             native_section nogil;
             autograd::backward({t}, {g}, retain_graph, create_graph);

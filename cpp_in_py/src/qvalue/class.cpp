@@ -11,12 +11,6 @@ namespace isthmus::pymod {
 
 namespace {
 
-const tensor& tensor_of(const value& v, const char* what) {
-    ISTHMUS_CHECK(v.is_tensor(), type_error, what, " needs a tensor value, this is a ",
-                  v.kind_name());
-    return v.as_tensor();
-}
-
 py::tuple shape_tuple(const shape_t& shape) {
     py::tuple out(shape.size());
     for (size_t i = 0; i < shape.size(); ++i) out[i] = py::int_(shape[i]);

@@ -266,9 +266,7 @@ namespace {
 
 const tensor& reducible(const value& v, const char* what) {
     require_init(what);
-    ISTHMUS_CHECK(v.is_tensor(), type_error, what, " needs a tensor value, this is a ",
-                  v.kind_name());
-    return v.as_tensor();
+    return tensor_of(v, what);
 }
 
 } // namespace

@@ -135,6 +135,13 @@ void bind_qvalue_autograd(py::module_& m);
 /// other binder.
 void install_number_slots(py::handle cls);
 
+/// The tensor a qvalue method works on; type_error naming `what` for another kind of value.
+inline const tensor& tensor_of(const value& v, const char* what) {
+    ISTHMUS_CHECK(v.is_tensor(), type_error, what, " needs a tensor value, this is a ",
+                  v.kind_name());
+    return v.as_tensor();
+}
+
 /// A Python value (a qvalue, None) as an optional tensor (autograd.cpp); type_error naming
 /// `what` otherwise.
 tensor optional_tensor(py::handle h, const char* what);
