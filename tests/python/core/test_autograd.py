@@ -550,6 +550,19 @@ def test_array_indexing_gradient_matches_torch(case):
     check_against_torch(fq, ft, x)
 
 
+def test_bad_indices_on_a_tensor_that_requires_grad_raise_and_record_nothing():
+    x = q.value([1.0, 2.0, 3.0], requires_grad=True)
+    with pytest.raises(IndexError):
+        x[q.value([0, 3])]
+    with pytest.raises(IndexError):
+        q.take_along_axis(x, q.value([-4]), 0)
+    with pytest.raises(IndexError):
+        x[q.value([True, False])]  # a mask of the wrong length
+    (x * 2).sum().backward()  # the tensor is untouched and still differentiable
+    np.testing.assert_array_equal(np.asarray(x.grad), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(x.detach()), [1.0, 2.0, 3.0])
+
+
 def test_array_indexing_second_derivative_and_float32_match_torch():
     x0 = np.random.default_rng(14).normal(size=(4, 3))
     x, xt = q.value(x0, requires_grad=True), torch.tensor(x0, requires_grad=True)
