@@ -16,7 +16,7 @@ set_target_properties(isthmus PROPERTIES
   SUFFIX "${ISTHMUS_PYTHON_EXT_SUFFIX}")
 # The library finds libgomp on the system path, scipy-openblas32 loaded by the package (Note [BLAS
 # through its package]; else in its sibling package folder, cmake/isthmus_blas.cmake), and
-# anything installed beside it (the CUDA backend module) in its own directory.
+# anything installed beside it (the CUDA backend module, SLEEF) in its own directory.
 set_property(TARGET isthmus APPEND PROPERTY INSTALL_RPATH "$ORIGIN")
 
 install(TARGETS isthmus LIBRARY DESTINATION isthmus COMPONENT isthmus_python)
@@ -24,6 +24,31 @@ install(TARGETS isthmus LIBRARY DESTINATION isthmus COMPONENT isthmus_python)
 if(TARGET isthmus_cuda)
   install(TARGETS isthmus_cuda LIBRARY DESTINATION isthmus COMPONENT isthmus_python)
 endif()
+
+# Note [SLEEF in the wheel]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# Debian ships SLEEF only as a shared library (libsleef-dev has no libsleef.a) and pip cannot
+# install it, so a wheel that named it as an outside dependency ran only where libsleef3 was
+# installed. The wheel carries the copy the build linked, under its SONAME in the package folder,
+# where the module's $ORIGIN RUNPATH finds it before any system copy: `pip install .` gives a
+# package that needs nothing pip cannot install but glibc's libmvec and GCC's libgomp (what every
+# GCC-built OpenMP program needs; auditwheel repair copies libgomp in for other machines). SLEEF's
+# licence (Boost Software License 1.0) allows redistributing it in binary form. A static SLEEF
+# (built by hand) is linked in and has nothing to copy.
+get_property(_isthmus_sleef GLOBAL PROPERTY ISTHMUS_SLEEF_LINKED)
+if(_isthmus_sleef MATCHES "\\.so(\\.[0-9.]+)?$")
+  get_filename_component(_isthmus_sleef_file "${_isthmus_sleef}" REALPATH)
+  execute_process(COMMAND "${CMAKE_OBJDUMP}" -p "${_isthmus_sleef_file}"
+    OUTPUT_VARIABLE _isthmus_sleef_dynamic ERROR_QUIET)
+  if(_isthmus_sleef_dynamic MATCHES "SONAME +([^ \r\n]+)")
+    set(_isthmus_sleef_soname "${CMAKE_MATCH_1}")
+  else()
+    get_filename_component(_isthmus_sleef_soname "${_isthmus_sleef}" NAME)
+  endif()
+  install(FILES "${_isthmus_sleef_file}" DESTINATION isthmus RENAME "${_isthmus_sleef_soname}"
+    COMPONENT isthmus_python)
+endif()
+
 file(GLOB _isthmus_wheel_py CONFIGURE_DEPENDS
   "${PROJECT_SOURCE_DIR}/cpp_in_py/isthmus/*.py" "${PROJECT_SOURCE_DIR}/cpp_in_py/isthmus/*.pyi")
 file(WRITE "${PROJECT_BINARY_DIR}/py.typed" "")

@@ -23,10 +23,14 @@ SUITES = ["cpp_in_py/test_module.py", "py_boundary/test_values.py", "py_boundary
 
 # What the wheel `pip wheel .` builds may need beyond itself and the manylinux policy's libraries
 # (glibc, libstdc++, libgcc_s): GCC's libgomp and glibc's libmvec; scipy-openblas32, a dependency
-# pip installs, found through its package (See Note [BLAS through its package]); SLEEF, which
-# Debian ships only as a shared library. `auditwheel repair` copies all but the BLAS into the
-# wheel (docs/building.md, "Install layouts").
-ALLOWED_EXTERNAL = re.compile(r"^(libmvec|libgomp|libscipy_openblas|libsleef)\.so")
+# pip installs, found through its package (See Note [BLAS through its package]). SLEEF is in the
+# wheel (See Note [SLEEF in the wheel]). `auditwheel repair` copies libgomp in too and leaves the
+# BLAS to pip (docs/building.md, "Install layouts").
+ALLOWED_EXTERNAL = re.compile(r"^(libmvec|libgomp|libscipy_openblas)\.so")
+
+# Prints the file the process mapped SLEEF from (after the package is imported).
+SLEEF_FILE = ("import isthmus; print(next(line.split()[-1] for line in open('/proc/self/maps') "
+              "if 'libsleef' in line))")
 
 # A snippet that imports the installed package and runs a BLAS product (the library that a
 # relative RUNPATH would miss) and an elementwise op; prints the package's file and the results.
@@ -58,24 +62,42 @@ def clean_env():
 # Note [a quick wheel]
 # ~~~~~~~~~~~~~~~~~~~~
 # This test checks the packaging (layout, stubs, BLAS, NumPy 1, install layouts); the code it
-# packages is the code the rest of the suite tests, built optimised. So the wheel here is built
-# without CUDA (the CUDA sources compile in the build under test), without optimisation (-O0, no
-# debug info: the optimised build took 460 s of the CI's 2 cores, most of it in the optimiser on
-# the kernels' templates) and without the prebuilt plugin layer (60 MB that every install layout
-# below would copy again; the build under test prebuilds it, tests/python/plugins/test_compile_prebuilt.py
-# checks it). It is built once, with this Python's scikit-build-core (no isolated
-# build environment to download), and its CMake build folder lives in the build folder under test
-# (wheel-build/), so a second run rebuilds only what changed.
+# packages is the code the rest of the suite tests. So the wheel here is built as the build under
+# test was (its compilers and build type) and through its compiler cache, so that every source the
+# two builds share is compiled once (See Note [one object for two builds]); its CMake folder sits
+# beside that build's (<build>-wheel/: ccache makes paths relative to the source tree, so both
+# folders sit at the same depth), and a second run rebuilds only what changed. It is built without
+# CUDA (the CUDA sources compile in the build under test) and without the prebuilt plugin layer
+# (60 MB that every install layout below would copy again; the build under test prebuilds it,
+# tests/python/plugins/test_compile_prebuilt.py checks it), once, with this Python's
+# scikit-build-core (no isolated build environment to download).
+def build_cache_entries(names):
+    """The values of `names` in the build under test's CMakeCache.txt (absent ones left out)."""
+    found = {}
+    cache = BUILD_DIR / "CMakeCache.txt"
+    for line in cache.read_text().splitlines() if cache.exists() else ():
+        key, sep, value = line.partition("=")
+        name = key.partition(":")[0]
+        if sep and name in names and value:
+            found[name] = value
+    return found
+
+
 def build_wheel(dist):
     """Builds the wheel into `dist` and returns its path (See Note [a quick wheel])."""
+    same = build_cache_entries({"CMAKE_C_COMPILER", "CMAKE_CXX_COMPILER", "CMAKE_BUILD_TYPE",
+                                "ISTHMUS_CCACHE_DIR"})
+    args = ["-DISTHMUS_CUDA=OFF", "-DISTHMUS_PREBUILT_PLUGIN_LAYER=OFF"]
+    args += [f"-D{name}={value}" for name, value in sorted(same.items())
+             if name != "CMAKE_BUILD_TYPE"]
     env = clean_env()
     env.update(CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2),
-               CMAKE_ARGS=(env.get("CMAKE_ARGS", "") + " -DISTHMUS_CUDA=OFF"
-                           " -DISTHMUS_PREBUILT_PLUGIN_LAYER=OFF"
-                           " -DCMAKE_C_FLAGS_DEBUG=-O0 -DCMAKE_CXX_FLAGS_DEBUG=-O0").strip())
+               CMAKE_ARGS=" ".join([env.get("CMAKE_ARGS", "")] + args).strip())
+    build_type = same.get("CMAKE_BUILD_TYPE", "Release")
     run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "--config-settings=cmake.build-type=Debug",
-         f"--config-settings=build-dir={BUILD_DIR / 'wheel-build'}", "-w", str(dist), str(ROOT)],
+         f"--config-settings=cmake.build-type={build_type}",
+         f"--config-settings=build-dir={BUILD_DIR.parent / (BUILD_DIR.name + '-wheel')}",
+         "-w", str(dist), str(ROOT)],
         env=env, timeout=1500)
     wheels = list(dist.glob("isthmus-*.whl"))
     assert len(wheels) == 1, wheels
@@ -118,7 +140,7 @@ def test_wheel_in_every_layout(tmp_path):
     modules = [n for n in names if n.startswith("isthmus/_isthmus")]
     assert len(modules) == 1 and modules[0].endswith(".so"), modules
     for expected in ("isthmus/__init__.py", "isthmus/__init__.pyi", "isthmus/py.typed",
-                     "isthmus/include/isthmus/plugin.hpp"):
+                     "isthmus/include/isthmus/plugin.hpp", "isthmus/libsleef.so.3"):
         assert expected in names, expected
 
     # auditwheel: what the extension needs beyond the wheel and the manylinux policy's libraries.
@@ -126,14 +148,15 @@ def test_wheel_in_every_layout(tmp_path):
     needs = external_libraries(wheel)
     assert needs and all(ALLOWED_EXTERNAL.match(lib) for lib in needs), needs
 
-    # The portable wheel (docs/building.md, "Install layouts"): auditwheel copies SLEEF and
-    # libgomp into it and leaves the BLAS to pip, so it needs nothing else; the plain venv below
-    # installs this one.
+    # The portable wheel (docs/building.md, "Install layouts"): auditwheel copies libgomp into it
+    # (SLEEF is already there) and leaves the BLAS to pip, so it needs nothing else; the plain
+    # venv below installs this one.
     res = run([sys.executable, "-m", "auditwheel", "repair", "--exclude", "libscipy_openblas.so",
                "-w", str(tmp_path / "wheelhouse"), str(wheel)], timeout=600)
     repaired = list((tmp_path / "wheelhouse").glob("isthmus-*.whl"))
     assert len(repaired) == 1, res.stdout + res.stderr
-    vendored = [n for n in zipfile.ZipFile(repaired[0]).namelist() if n.startswith("isthmus.libs/")]
+    vendored = [n for n in zipfile.ZipFile(repaired[0]).namelist()
+                if n.startswith("isthmus.libs/") or "libsleef" in n]
     assert any("libsleef" in n for n in vendored), vendored
     assert not any("openblas" in n for n in vendored), vendored
     assert external_libraries(repaired[0]) == ["libscipy_openblas.so"]
@@ -146,6 +169,9 @@ def test_wheel_in_every_layout(tmp_path):
     run([sys_py, "-m", "pip", "install", "--quiet", "--no-deps", str(wheel)], env=env,
         timeout=300)
     check_import(sys_py, env, tmp_path, tmp_path / "sysvenv")
+    # SLEEF comes from the package folder, not from the system (See Note [SLEEF in the wheel]).
+    sleef = run([sys_py, "-c", SLEEF_FILE], env=env, cwd=tmp_path).stdout.strip()
+    assert sleef.startswith(str(tmp_path / "sysvenv")) and "isthmus" in sleef, sleef
 
     # 2. A --user install beside this Python's own packages.
     user_env = dict(env, PYTHONUSERBASE=str(tmp_path / "userbase"))
