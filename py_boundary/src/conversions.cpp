@@ -24,9 +24,11 @@ bool is_numpy_scalar(py::handle obj) {
     PyObject* o = obj.ptr();
     if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o) || PyComplex_CheckExact(o))
         return false;
-    static py::object* generic = new py::object(numpy().attr("generic"));
-    return py::isinstance(obj, *generic) && !py::isinstance<py::str>(obj) &&
-           !py::isinstance<py::bytes>(obj);
+    // A type check, not isinstance: PyObject_IsInstance looks `__class__` up on every object that
+    // is not an instance (every array argument of every call takes this path).
+    static PyTypeObject* generic =
+        reinterpret_cast<PyTypeObject*>(py::object(numpy().attr("generic")).release().ptr());
+    return PyObject_TypeCheck(o, generic) && !PyUnicode_Check(o) && !PyBytes_Check(o);
 }
 
 bool is_py_number(py::handle obj) {
