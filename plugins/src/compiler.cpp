@@ -77,7 +77,13 @@ constexpr const char* k_fixed_flags[] = {"-std=c++20",
 // module-builder templates, and 0.45 s of the optimiser, of which -O1 would save 0.2 s (so a quick
 // first tier would gain a quarter, not the 5x to Quadrants' 0.1 s). The next steps, in order: a
 // kernel header that includes no <complex>/<memory>/<string> (the kernel TU then pays neither the
-// pending instantiations nor the builder templates), then tiers.
+// pending instantiations nor the builder templates), then tiers. What the pending instantiations
+// come from, measured with a precompiled header of one standard header each and an empty TU
+// (g++ 12, -std=c++20, user CPU of the TU): <complex> 0.16 s, <atomic> 0.12 s (C++20's waiting
+// functions), <memory> 0.12 s, <fstream> 0.14 s, <sstream> 0.11 s, <string> 0.09 s, <cmath>
+// 0.04 s; <vector>, <map>, <deque>, <tuple>, <array>, <algorithm>, <type_traits> none; the whole
+// layer 0.25 s (they overlap). Clang instantiates them in the header itself (See Note
+// [precompiled headers under Clang]).
 
 // Note [gold for plugin links]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
