@@ -38,6 +38,21 @@ t0 = time.perf_counter()
 import numpy as np
 """
 
+# A peer's three kernels (module `kernels`), each timed from its first call (CALL: `kernel`
+# called on x and y, and whatever waits for it).
+PEER_RUNS = """
+out = {"init": t_init, "kernels": []}
+x = np.arange(4096, dtype=np.float32)
+for k in range(3):
+    y = np.zeros(4096, dtype=np.float32)
+    kernel = getattr(kernels, f"bench_saxpy{k}")
+    t = time.perf_counter()
+    CALL
+    out["kernels"].append(time.perf_counter() - t)
+    assert np.array_equal(y, 2 * x + (k + 1))
+print(json.dumps(out))
+"""
+
 CHILD = {
     "isthmus": PRELUDE + """
 import isthmus as q
@@ -69,32 +84,13 @@ qd.init(arch=qd.cpu, offline_cache=True, offline_cache_file_path=os.environ["BEN
 t_init = time.perf_counter() - t0
 sys.path.insert(0, os.environ["BENCH_CACHE"])
 import kernels_quadrants as kernels  # Quadrants reads a kernel's source from its file
-out = {"init": t_init, "kernels": []}
-x = np.arange(4096, dtype=np.float32)
-for k in range(3):
-    y = np.zeros(4096, dtype=np.float32)
-    t = time.perf_counter()
-    getattr(kernels, f"bench_saxpy{k}")(x, y, 2.0)
-    qd.sync()
-    out["kernels"].append(time.perf_counter() - t)
-    assert np.array_equal(y, 2 * x + (k + 1))
-print(json.dumps(out))
-""",
+""" + PEER_RUNS.replace("CALL", "kernel(x, y, 2.0); qd.sync()"),
     "numba": PRELUDE + """
 import numba
 t_init = time.perf_counter() - t0
 sys.path.insert(0, os.environ["BENCH_CACHE"])
 import kernels_numba as kernels  # cache=True needs a source file
-out = {"init": t_init, "kernels": []}
-x = np.arange(4096, dtype=np.float32)
-for k in range(3):
-    y = np.zeros(4096, dtype=np.float32)
-    t = time.perf_counter()
-    getattr(kernels, f"bench_saxpy{k}")(x, y, np.float32(2.0))
-    out["kernels"].append(time.perf_counter() - t)
-    assert np.array_equal(y, 2 * x + (k + 1))
-print(json.dumps(out))
-""",
+""" + PEER_RUNS.replace("CALL", "kernel(x, y, np.float32(2.0))"),
 }
 
 # The peers' kernels, a module each: both read a kernel's source from its file.

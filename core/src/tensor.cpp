@@ -302,7 +302,7 @@ tensor tensor::to_contiguous_as(isthmus::dtype dt) const {
     // The copy is made where the data is (a device with a backend keeps it on the device), else on
     // the CPU.
     const resource_id loc = location();
-    tensor out = empty(shape_, dt, ops::has_backend(loc) ? loc : MEMRESOURCE_CPU);
+    tensor out = empty(shape_, dt, backend::has_compute(loc) ? loc : MEMRESOURCE_CPU);
     out.copy_from(*this);
     // See Note [recording at the op layer]: contiguous(), clone() and to() pass the gradient
     // through (cast back to this dtype by the engine).

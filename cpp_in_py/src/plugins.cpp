@@ -342,6 +342,24 @@ py::object import_library(const std::shared_ptr<pl::library>& lib) {
     return mod;
 }
 
+// compile_string and compile_file: their options from the Python arguments, the compile without
+// the GIL (`compile` returns the library), then the import.
+template <typename Compile>
+py::object compile_and_import(std::vector<std::string> flags,
+                              const std::optional<std::string>& lang,
+                              const std::optional<std::string>& cuda_compiler, Compile compile) {
+    pl::compile_options o;
+    o.flags = std::move(flags);
+    o.language = lang.value_or("");
+    o.cuda_compiler = cuda_compiler.value_or("");
+    std::shared_ptr<pl::library> lib;
+    {
+        py::gil_scoped_release nogil;
+        lib = compile(o);
+    }
+    return import_library(lib);
+}
+
 PyObject* g_compile_error = nullptr;
 
 // Note [call_python bridge] (plugin_host.hpp), Python side: "a.b.c" imports the longest importable
@@ -461,16 +479,9 @@ void bind_plugins(py::module_& m) {
         [](const std::string& name, const std::string& source, std::vector<std::string> flags,
            std::optional<std::string> lang, std::optional<std::string> cuda_compiler) {
             require_init("compile_string");
-            pl::compile_options o;
-            o.flags = std::move(flags);
-            o.language = lang.value_or("");
-            o.cuda_compiler = cuda_compiler.value_or("");
-            std::shared_ptr<pl::library> lib;
-            {
-                py::gil_scoped_release nogil;
-                lib = pl::compile_string(name, source, o);
-            }
-            return import_library(lib);
+            return compile_and_import(
+                std::move(flags), lang, cuda_compiler,
+                [&](const pl::compile_options& o) { return pl::compile_string(name, source, o); });
         },
         py::arg("name"), py::arg("source"), py::arg("flags") = std::vector<std::string>{},
         py::kw_only(), py::arg("lang") = py::none(), py::arg("cuda_compiler") = py::none(),
@@ -498,16 +509,9 @@ void bind_plugins(py::module_& m) {
         [](const std::string& path, std::vector<std::string> flags, std::optional<std::string> lang,
            std::optional<std::string> cuda_compiler) {
             require_init("compile_file");
-            pl::compile_options o;
-            o.flags = std::move(flags);
-            o.language = lang.value_or("");
-            o.cuda_compiler = cuda_compiler.value_or("");
-            std::shared_ptr<pl::library> lib;
-            {
-                py::gil_scoped_release nogil;
-                lib = pl::compile_file(path, o);
-            }
-            return import_library(lib);
+            return compile_and_import(
+                std::move(flags), lang, cuda_compiler,
+                [&](const pl::compile_options& o) { return pl::compile_file(path, o); });
         },
         py::arg("path"), py::arg("flags") = std::vector<std::string>{}, py::kw_only(),
         py::arg("lang") = py::none(), py::arg("cuda_compiler") = py::none(),

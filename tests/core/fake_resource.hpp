@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "error_text.hpp"
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -93,20 +95,6 @@ struct registered_fake {
     std::shared_ptr<fake_resource> res;
 };
 
-/// Runs `f`, which should throw E, and returns the message ("<no exception>" or "<other
-/// exception>" otherwise, so that a message check fails visibly too).
-template <typename E, typename F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    } catch (...) {
-        return "<other exception>";
-    }
-    return "<no exception>";
-}
-
 inline bool has(const std::string& s, std::string_view part) {
     return s.find(part) != std::string::npos;
 }
@@ -118,7 +106,7 @@ inline bool has(const std::string& s, std::string_view part) {
 #define CHECK_ERROR(expr, E, ...)                                                                  \
     do {                                                                                           \
         CHECK_THROWS_AS(expr, E);                                                                  \
-        const std::string error_msg_ = ::isthmus_test::error_of<E>([&] { (void)(expr); });         \
+        const std::string error_msg_ = ::error_of<E>([&] { (void)(expr); });                       \
         CAPTURE(error_msg_);                                                                       \
         for (std::string_view part_ : std::initializer_list<std::string_view>{__VA_ARGS__})        \
             CHECK_MESSAGE(::isthmus_test::has(error_msg_, part_), "message lacks: " << part_);     \

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "test_support.hpp"
+#include "value_checks.hpp"
 
 #include "isthmus/tensor.hpp"
 
@@ -89,11 +90,6 @@ double tolerance(dtype dt) {
     }
 }
 
-const std::vector<dtype> all_dtypes = {
-    dtype::bool_,    dtype::int8,    dtype::int16,   dtype::int32,     dtype::int64,
-    dtype::uint8,    dtype::uint16,  dtype::uint32,  dtype::uint64,    dtype::float16,
-    dtype::bfloat16, dtype::float32, dtype::float64, dtype::complex64, dtype::complex128};
-
 // For each element (C order) of `shape`, the flat index of its output when the flagged
 // dimensions are reduced; also the number of outputs.
 std::vector<size_t> output_index(const shape_t& shape, const std::vector<bool>& red,
@@ -117,28 +113,6 @@ std::vector<size_t> output_index(const shape_t& shape, const std::vector<bool>& 
         idx[i] = o;
     }
     return idx;
-}
-
-// Elementwise comparison with a relative tolerance; NaN matches NaN, infinities match exactly.
-bool close(cd got, cd want, double tol) {
-    auto one = [&](double g, double w) {
-        if (std::isnan(w)) return std::isnan(g);
-        if (std::isinf(w)) return g == w;
-        return std::abs(g - w) <= tol * std::max(1.0, std::abs(w));
-    };
-    return one(got.real(), want.real()) && one(got.imag(), want.imag());
-}
-
-void check_values(const tensor& got, const std::vector<cd>& want, double tol,
-                  const std::string& what) {
-    const auto g = got.to_vector<cd>();
-    REQUIRE_MESSAGE(g.size() == want.size(), what);
-    for (size_t i = 0; i < g.size(); ++i)
-        if (!close(g[i], want[i], tol)) {
-            FAIL_CHECK(what, ": element ", i, " is ", g[i].real(), "+", g[i].imag(), "j, want ",
-                       want[i].real(), "+", want[i].imag(), "j");
-            return;
-        }
 }
 
 // Runs values(t, cols) on 1, 2, 3 and 5 OpenMP threads and checks that every run gives the first

@@ -13,14 +13,7 @@
 
 using namespace isthmus;
 
-namespace {
-
-const dtype all_dtypes[] = {dtype::bool_,   dtype::int8,      dtype::int16,     dtype::int32,
-                            dtype::int64,   dtype::uint8,     dtype::uint16,    dtype::uint32,
-                            dtype::uint64,  dtype::float16,   dtype::bfloat16,  dtype::float32,
-                            dtype::float64, dtype::complex64, dtype::complex128};
-
-} // namespace
+namespace {} // namespace
 
 TEST_CASE("creation: zeros, ones and full for every dtype, 0-d and empty shapes") {
     for (dtype dt : all_dtypes) {

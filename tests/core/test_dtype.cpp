@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "test_support.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -13,11 +15,6 @@
 using namespace isthmus;
 
 namespace {
-
-const dtype all_dtypes[] = {dtype::bool_,   dtype::int8,      dtype::int16,     dtype::int32,
-                            dtype::int64,   dtype::uint8,     dtype::uint16,    dtype::uint32,
-                            dtype::uint64,  dtype::float16,   dtype::bfloat16,  dtype::float32,
-                            dtype::float64, dtype::complex64, dtype::complex128};
 
 // Short names for the promotion tables below.
 constexpr dtype b_ = dtype::bool_, i1 = dtype::int8, i2 = dtype::int16, i4 = dtype::int32,

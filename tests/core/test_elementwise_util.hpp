@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include "error_text.hpp"
+
 #include "isthmus/ops/elementwise.hpp"
 
 #include <cmath>
@@ -12,6 +14,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace ew_test {
@@ -115,6 +118,16 @@ inline shape_t bshape(const shape_t& a, const shape_t& b) {
 
 /// Checks `out` (of dtype `want_dt`) against `ref` applied to the broadcast elements of a and b,
 /// read as V (double, int64_t, uint64_t or cd).
+/// Whether a result element matches the reference: within `tol` for float64 and complex128
+/// references, exactly otherwise.
+template <typename V>
+bool matches(const V& got, const V& want, double tol) {
+    if constexpr (std::is_same_v<V, double> || std::is_same_v<V, cd>)
+        return close(got, want, tol);
+    else
+        return got == want;
+}
+
 template <typename V, typename F>
 void check_binary_ref(const tensor& out, dtype want_dt, const tensor& a, const tensor& b, F ref,
                       double tol) {
@@ -128,11 +141,7 @@ void check_binary_ref(const tensor& out, dtype want_dt, const tensor& a, const t
     int bad = 0;
     for (size_t i = 0; i < ov.size(); ++i) {
         const V want = ref(av[i], bv[i]);
-        bool ok;
-        if constexpr (std::is_same_v<V, double> || std::is_same_v<V, cd>)
-            ok = close(ov[i], want, tol);
-        else
-            ok = ov[i] == want;
+        const bool ok = matches(ov[i], want, tol);
         if (!ok && bad++ < 3) {
             INFO("element ", i, ": a=", av[i], " b=", bv[i], " got ", ov[i], " want ", want);
             CHECK(ok);
@@ -151,11 +160,7 @@ void check_unary_ref(const tensor& out, dtype want_dt, const tensor& a, F ref, d
     int bad = 0;
     for (size_t i = 0; i < ov.size(); ++i) {
         const V want = ref(av[i]);
-        bool ok;
-        if constexpr (std::is_same_v<V, double> || std::is_same_v<V, cd>)
-            ok = close(ov[i], want, tol);
-        else
-            ok = ov[i] == want;
+        const bool ok = matches(ov[i], want, tol);
         if (!ok && bad++ < 3) {
             INFO("element ", i, ": a=", av[i], " got ", ov[i], " want ", want);
             CHECK(ok);
@@ -183,21 +188,6 @@ inline int64_t wrap_to(dtype dt, int64_t v) {
     default:
         return v;
     }
-}
-
-/// The what() of the exception `f` throws as E, or "<no error>".
-template <typename E, typename F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
-
-inline bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
 }
 
 /// Elements of `t` as doubles, for "unchanged" checks.

@@ -3,6 +3,7 @@
 
 #include "sanitizer_build.hpp"
 #include "test_support.hpp"
+#include "value_checks.hpp"
 
 #include "isthmus/ops/reduce.hpp"
 
@@ -86,15 +87,6 @@ std::vector<layout> layouts(dtype dt, uint32_t seed, bool ties) {
          random_tensor(dt, {4, 5, 6}, seed + 3, ties).slice(1, 4, -6, -1).slice(2, 5, -7, -1)});
     out.push_back({"broadcast", random_tensor(dt, {4, 1, 6}, seed + 4, ties).expand({4, 5, 6})});
     return out;
-}
-
-std::string message_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "<no error>";
 }
 
 } // namespace
@@ -216,15 +208,15 @@ TEST_CASE("reduce: argmin/argmax errors") {
     const tensor e = tensor::empty({3, 0}, dtype::float32, MEMRESOURCE_CPU);
     CHECK_THROWS_AS((void)argmax(e), value_error);
     CHECK_THROWS_AS((void)argmin(e, 1), value_error);
-    CHECK(contains(message_of([&] { (void)argmax(e); }), "empty sequence"));
-    CHECK(contains(message_of([&] { (void)argmin(e, 1); }), "argmin"));
+    CHECK(contains(error_of([&] { (void)argmax(e); }), "empty sequence"));
+    CHECK(contains(error_of([&] { (void)argmin(e, 1); }), "argmin"));
     // Reducing the non-empty axis of an empty tensor gives an empty result.
     CHECK(argmax(e, 0).shape() == shape_t{0});
     const tensor t = random_tensor(dtype::int32, {2, 3}, 5);
     const auto before = t.to_vector<int32_t>();
     CHECK_THROWS_AS((void)argmax(t, 2), index_error);
     CHECK_THROWS_AS((void)argmin(t, -3), index_error);
-    CHECK(contains(message_of([&] { (void)argmax(t, 2); }), "axis 2"));
+    CHECK(contains(error_of([&] { (void)argmax(t, 2); }), "axis 2"));
     CHECK_THROWS_AS((void)argmax(tensor()), value_error);
     CHECK_THROWS_AS((void)argmin(tensor::scalar_tensor(1.0), 0), index_error);
     CHECK(argmin(tensor::scalar_tensor(1.0)).item<int64_t>() == 0);
@@ -252,21 +244,6 @@ std::vector<cd> cum_reference(const tensor& t, int64_t axis, bool is_prod) {
             }
         }
     return out;
-}
-
-bool close(cd got, cd want, double tol) {
-    return std::abs(got - want) <= tol * std::max(1.0, std::abs(want));
-}
-
-void check_values(const tensor& got, const std::vector<cd>& want, double tol,
-                  const std::string& what) {
-    const auto g = got.to_vector<cd>();
-    REQUIRE_MESSAGE(g.size() == want.size(), what);
-    for (size_t i = 0; i < g.size(); ++i)
-        if (!close(g[i], want[i], tol)) {
-            FAIL_CHECK(what, ": element ", i, " is ", g[i].real(), ", want ", want[i].real());
-            return;
-        }
 }
 
 } // namespace
@@ -352,8 +329,8 @@ TEST_CASE("reduce: cumsum/cumprod errors leave the input unchanged") {
     const auto before = t.to_vector<float>();
     CHECK_THROWS_AS((void)cumsum(t, 2), index_error);
     CHECK_THROWS_AS((void)cumprod(t, -3), index_error);
-    CHECK(contains(message_of([&] { (void)cumsum(t, 2); }), "cumsum"));
-    CHECK(contains(message_of([&] { (void)cumsum(t, 2); }), "(2, 3)"));
+    CHECK(contains(error_of([&] { (void)cumsum(t, 2); }), "cumsum"));
+    CHECK(contains(error_of([&] { (void)cumsum(t, 2); }), "(2, 3)"));
     CHECK_THROWS_AS((void)cumsum(tensor::scalar_tensor(1.0), 0), index_error);
     CHECK_THROWS_AS((void)cumsum(tensor()), value_error);
     CHECK_THROWS_AS((void)cumprod(tensor(), 0), value_error);

@@ -50,6 +50,16 @@ std::vector<cd> as_complex(const std::vector<double>& v, bool root) {
     return out;
 }
 
+// One million float32 values in [10000, 10001): a mean large against the spread, where a one-pass
+// variance in float32 would lose every digit.
+tensor large_mean_floats() {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> d(0.0f, 1.0f);
+    std::vector<float> v(1'000'000);
+    for (auto& x : v) x = 10000.0f + d(rng);
+    return tensor::from_vector(v);
+}
+
 } // namespace
 
 TEST_CASE("reduce: var and std match a two-pass float64 reference") {
@@ -88,11 +98,7 @@ TEST_CASE("reduce: var and std match a two-pass float64 reference") {
 }
 
 TEST_CASE("reduce: var of float32 data with a large mean stays accurate (two passes)") {
-    std::mt19937 rng(5);
-    std::uniform_real_distribution<float> d(0.0f, 1.0f);
-    std::vector<float> v(1'000'000);
-    for (auto& x : v) x = 10000.0f + d(rng);
-    const tensor t = tensor::from_vector(v);
+    const tensor t = large_mean_floats();
     const double want = var_reference(t, {true}, 0)[0];
     CHECK(std::abs(var(t).item<double>() - want) / want < 1e-4);
     CHECK(std::abs(std_(t).item<double>() - std::sqrt(want)) / std::sqrt(want) < 1e-4);
@@ -212,11 +218,7 @@ TEST_CASE("reduce: the one-pass variance kernel matches the two-pass reference")
 TEST_CASE("reduce: the variance kernel: large means, NaN, inf, empty and 0-d inputs") {
     const double inf = std::numeric_limits<double>::infinity();
     SUBCASE("float32 data with a large mean: as accurate as float64 two passes") {
-        std::mt19937 rng(5);
-        std::uniform_real_distribution<float> d(0.0f, 1.0f);
-        std::vector<float> v(1'000'000);
-        for (auto& x : v) x = 10000.0f + d(rng);
-        const tensor t = tensor::from_vector(v);
+        const tensor t = large_mean_floats();
         const double want = var_reference(t, {true}, 0)[0];
         CHECK(std::abs(kernel_var(t, {true}, 0).item<double>() - want) / want < 1e-6);
         const tensor cols = t.view({1000, 1000});

@@ -113,11 +113,6 @@ void check_sorted(const tensor& t, int64_t axis, bool descending) {
     CHECK(all_same);
 }
 
-const dtype all_dtypes[] = {dtype::bool_,   dtype::int8,      dtype::int16,     dtype::int32,
-                            dtype::int64,   dtype::uint8,     dtype::uint16,    dtype::uint32,
-                            dtype::uint64,  dtype::float16,   dtype::bfloat16,  dtype::float32,
-                            dtype::float64, dtype::complex64, dtype::complex128};
-
 } // namespace
 
 TEST_CASE("sort and argsort: every dtype, both orders, every axis, both algorithms, against the "

@@ -27,6 +27,14 @@ inline isthmus::tensor random_tensor(const isthmus::shape_t& shape, isthmus::dty
     return isthmus::tensor::from_vector(v, shape).to(dt);
 }
 
+/// Every dtype, in the order of the dtype enum.
+inline constexpr isthmus::dtype all_dtypes[] = {
+    isthmus::dtype::bool_,   isthmus::dtype::int8,      isthmus::dtype::int16,
+    isthmus::dtype::int32,   isthmus::dtype::int64,     isthmus::dtype::uint8,
+    isthmus::dtype::uint16,  isthmus::dtype::uint32,    isthmus::dtype::uint64,
+    isthmus::dtype::float16, isthmus::dtype::bfloat16,  isthmus::dtype::float32,
+    isthmus::dtype::float64, isthmus::dtype::complex64, isthmus::dtype::complex128};
+
 /// The elements in C order as doubles.
 inline std::vector<double> values(const isthmus::tensor& t) {
     return t.to(isthmus::dtype::float64).to_vector<double>();

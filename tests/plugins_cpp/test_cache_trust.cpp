@@ -14,7 +14,6 @@
 #include <iterator>
 #include <string>
 
-namespace pl = isthmus::plugin_host;
 namespace fs = std::filesystem;
 
 namespace {

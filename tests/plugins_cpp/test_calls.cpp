@@ -1,14 +1,7 @@
 // Calling plugin functions from C++: scalars, strings, tensors, overloads, typed functions, errors.
 #include "test_support.hpp"
 
-#include <isthmus/plugin_host.hpp>
-
 #include <cmath>
-
-namespace pl = isthmus::plugin_host;
-using isthmus::dtype;
-using isthmus::tensor;
-using isthmus::value;
 
 TEST_CASE("functions take and return scalars and strings") {
     auto lib = pl::load(GOOD_PLUGIN);

@@ -2,15 +2,8 @@
 // mode, the kernel shape rules of parallel_do, and integer ranges of plugin parameters.
 #include "test_support.hpp"
 
-#include <isthmus/plugin_host.hpp>
-
 #include <cstdint>
 #include <limits>
-
-namespace pl = isthmus::plugin_host;
-using isthmus::dtype;
-using isthmus::tensor;
-using isthmus::value;
 
 namespace {
 

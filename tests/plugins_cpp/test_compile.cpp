@@ -1,8 +1,6 @@
 // compile_string from C++: cold compile, cached load, compile errors with diagnostics.
 #include "test_support.hpp"
 
-#include <isthmus/plugin_host.hpp>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -10,8 +8,6 @@
 #include <string>
 #include <unistd.h>
 #include <vector>
-
-namespace pl = isthmus::plugin_host;
 
 namespace {
 std::string temp_cache() {

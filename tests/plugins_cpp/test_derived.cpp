@@ -4,15 +4,10 @@
 
 #include <isthmus/autograd.hpp>
 #include <isthmus/ops.hpp>
-#include <isthmus/plugin_host.hpp>
 
 #include <cmath>
 
-namespace pl = isthmus::plugin_host;
 namespace ag = isthmus::autograd;
-using isthmus::dtype;
-using isthmus::tensor;
-using isthmus::value;
 
 namespace {
 // d/dx (exp(-s x) x) and d/ds.

@@ -1,12 +1,8 @@
 // Plugin loader: by path and by name, listings, and refusals (missing, not a plugin, wrong ABI).
 #include "test_support.hpp"
 
-#include <isthmus/plugin_host.hpp>
-
 #include <cstdlib>
 #include <filesystem>
-
-namespace pl = isthmus::plugin_host;
 
 TEST_CASE("load by path lists functions, kernels and types with signatures") {
     auto lib = pl::load(GOOD_PLUGIN);

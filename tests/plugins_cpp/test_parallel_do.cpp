@@ -1,13 +1,6 @@
 // parallel_do from C++: results against references, access modifiers, and kernel errors.
 #include "test_support.hpp"
 
-#include <isthmus/plugin_host.hpp>
-
-namespace pl = isthmus::plugin_host;
-using isthmus::dtype;
-using isthmus::tensor;
-using isthmus::value;
-
 TEST_CASE("axpb over a 2-d space, contiguous and strided, small and large") {
     auto lib = pl::load(GOOD_PLUGIN);
     auto k = lib->get_kernel("axpb");

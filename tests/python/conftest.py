@@ -1,4 +1,5 @@
 # pytest configuration for the Python module: imports `isthmus` from the build tree and starts it.
+import contextlib
 import os
 import pathlib
 import subprocess
@@ -49,6 +50,33 @@ def worker_dir(tmp_path_factory):
         return made[name]
 
     return get
+
+
+@pytest.fixture(scope="session")
+def worker_cache(worker_dir):
+    """worker_cache(name): a context manager that points ISTHMUS_CACHE_DIR at worker_dir(name)/cache.
+
+    For module-scoped fixtures that compile plugins: `with worker_cache("x") as d: yield ...`.
+    See Note [module fixtures under worksteal] above."""
+
+    @contextlib.contextmanager
+    def cache(name):
+        d = worker_dir(name) / "cache"
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("ISTHMUS_CACHE_DIR", str(d))
+            yield d
+
+    return cache
+
+
+@pytest.fixture
+def plugin_cache(tmp_path, monkeypatch):
+    """A fresh plugin cache for one test (ISTHMUS_CACHE_DIR=<tmp_path>/cache), with the
+    precompiled layer at its default (ISTHMUS_PLUGIN_PCH unset); returns the cache's path."""
+    d = tmp_path / "cache"
+    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(d))
+    monkeypatch.delenv("ISTHMUS_PLUGIN_PCH", raising=False)
+    return d
 
 
 @pytest.fixture

@@ -16,6 +16,20 @@ inline std::string error_of(const std::function<void()>& f) {
     return "<no error>";
 }
 
+/// Runs `f`, which should throw E, and returns the message; "<no error>" when it throws nothing
+/// and "<other exception>" when it throws something else, so that a message check fails visibly.
+template <typename E, typename F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const E& e) {
+        return e.what();
+    } catch (...) {
+        return "<other exception>";
+    }
+    return "<no error>";
+}
+
 /// Whether `s` holds `part`.
 inline bool contains(const std::string& s, const std::string& part) {
     return s.find(part) != std::string::npos;

@@ -261,12 +261,3 @@ void cpu_compute::linear(dtype dt, void* data, int64_t n, const backend::linear_
 }
 
 } // namespace isthmus::cpu
-
-namespace isthmus::ops {
-
-backend::compute& cpu_compute_instance() noexcept {
-    static cpu::cpu_compute* c = new cpu::cpu_compute; // never destroyed: ops may run at teardown
-    return *c;
-}
-
-} // namespace isthmus::ops

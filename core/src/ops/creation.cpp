@@ -21,7 +21,7 @@ namespace {
 resource_id creation_resource(resource_id requested) {
     if (requested == MEMRESOURCE_DEVICE0 && scoped_resource() >= 0) requested = scoped_resource();
     const resource_id r = resolve_resource(requested);
-    return ops::has_backend(r) ? r : MEMRESOURCE_CPU;
+    return backend::has_compute(r) ? r : MEMRESOURCE_CPU;
 }
 
 tensor filled(const shape_t& shape, dtype dt, resource_id resource, const scalar& v) {

@@ -2,6 +2,7 @@
 // dispatch of each kind of kernel onto that backend (dispatch*.cpp).
 #pragma once
 
+#include "backend_registry.hpp"
 #include "isthmus/backend.hpp"
 #include "isthmus/memory.hpp"
 #include "isthmus/tensor.hpp"
@@ -13,10 +14,6 @@
 #include <span>
 
 namespace isthmus::ops {
-
-/// True when a compute backend runs ops on `resource` (the CPU, and devices whose backend
-/// module registered one).
-bool has_backend(resource_id resource) noexcept;
 
 /// The resource an op with these inputs runs on.
 ///
@@ -30,10 +27,6 @@ bool has_backend(resource_id resource) noexcept;
 resource_id pick_resource(std::initializer_list<const tensor*> inputs);
 resource_id pick_resource(std::span<const tensor* const> inputs);
 
-/// The backend registered for `resource` (the CPU's for MEMRESOURCE_CPU), or nullptr. Takes no
-/// lock: backends are never destroyed once registered (Note [backend registry]).
-backend::compute* compute_at(resource_id resource) noexcept;
-
 /// A backend and the resource whose memory its kernels use.
 struct target {
     resource_id where;
@@ -42,11 +35,9 @@ struct target {
 };
 
 /// The CPU backend's target.
-target cpu_target() noexcept;
-
-/// The built-in CPU backend (one per process, never destroyed). The CPU backend defines it
-/// (cpu/backend.cpp), so the op layer names it without including a header of the backend.
-backend::compute& cpu_compute_instance() noexcept;
+inline target cpu_target() noexcept {
+    return {MEMRESOURCE_CPU, &backend::cpu_compute()};
+}
 
 /// The backend that runs a kernel picked for `resource`.
 ///
@@ -62,7 +53,8 @@ backend::compute& cpu_compute_instance() noexcept;
 template <typename Supports>
 target pick_backend(resource_id resource, Supports&& supports) {
     if (resource != MEMRESOURCE_CPU)
-        if (backend::compute* be = compute_at(resource); be && supports(*be)) return {resource, be};
+        if (backend::compute* be = backend::compute_at(resource); be && supports(*be))
+            return {resource, be};
     return cpu_target();
 }
 

@@ -68,7 +68,7 @@ std::optional<tensor> run_variance(const tensor& x, const std::vector<bool>& red
     // composed of the backend's elementwise and sum kernels (reduce.cpp) rather than handed to the
     // CPU, so device data stays on the device.
     const resource_id where = pick_resource({&x});
-    backend::compute* be = compute_at(where);
+    backend::compute* be = backend::compute_at(where);
     if (!be || !be->supports_variance(x.dtype())) {
         if (where != MEMRESOURCE_CPU) return std::nullopt;
         be = cpu_target().be;

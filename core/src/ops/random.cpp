@@ -21,7 +21,7 @@ namespace {
 resource_id random_resource(resource_id requested) {
     // As Note [creation placement]: the requested resource, or the CPU when none computes there.
     const resource_id r = resolve_resource(requested);
-    return ops::has_backend(r) ? r : MEMRESOURCE_CPU;
+    return backend::has_compute(r) ? r : MEMRESOURCE_CPU;
 }
 
 // The Philox blocks (4 words each) that `n` elements of the real dtype `dt` take from the stream

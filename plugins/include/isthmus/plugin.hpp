@@ -82,6 +82,10 @@ public:
     type_builder& event(const char* name, isthmus::plugin::event<A...> T::*member);
 
 private:
+    // Both method overloads: `fn` a member function pointer, const or not.
+    template <typename R, typename... A, typename F>
+    type_builder& add_method(const char* name, F fn, names params, const char* doc);
+
     plugin::module& m_;
     isthmus_type& t_;
 };
@@ -370,9 +374,9 @@ ISTHMUS_PLUGIN_SETUP type_builder<T>& type_builder<T>::field(const char* name, V
 }
 
 template <typename T>
-template <typename R, typename... A>
-ISTHMUS_PLUGIN_SETUP type_builder<T>& type_builder<T>::method(const char* name, R (T::*fn)(A...),
-                                                              names params, const char* doc) {
+template <typename R, typename... A, typename F>
+ISTHMUS_PLUGIN_SETUP type_builder<T>& type_builder<T>::add_method(const char* name, F fn,
+                                                                  names params, const char* doc) {
     auto wrapped = [fn](std::shared_ptr<T> self, A... a) -> R {
         return ((*self).*fn)(std::forward<A>(a)...);
     };
@@ -383,14 +387,16 @@ ISTHMUS_PLUGIN_SETUP type_builder<T>& type_builder<T>::method(const char* name, 
 
 template <typename T>
 template <typename R, typename... A>
+ISTHMUS_PLUGIN_SETUP type_builder<T>& type_builder<T>::method(const char* name, R (T::*fn)(A...),
+                                                              names params, const char* doc) {
+    return add_method<R, A...>(name, fn, params, doc);
+}
+
+template <typename T>
+template <typename R, typename... A>
 ISTHMUS_PLUGIN_SETUP type_builder<T>&
 type_builder<T>::method(const char* name, R (T::*fn)(A...) const, names params, const char* doc) {
-    auto wrapped = [fn](std::shared_ptr<T> self, A... a) -> R {
-        return ((*self).*fn)(std::forward<A>(a)...);
-    };
-    m_.add_function(m_.type_members_[&t_].methods, name, std::move(wrapped), params, doc,
-                    detail::result_name<R>(), 1);
-    return *this;
+    return add_method<R, A...>(name, fn, params, doc);
 }
 
 template <typename T>

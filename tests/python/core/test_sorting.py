@@ -9,7 +9,7 @@ from hypothesis.extra import numpy as hnp
 
 import isthmus as q
 import isthmus.array_api as xp
-from cuda_helpers import cuda_session, on_gpu
+from cuda_helpers import cuda_session, needs_gpu, on_gpu
 
 rng = np.random.default_rng(20261127)
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -338,12 +338,7 @@ def test_np_unique_empty_and_refusals():
         np.unique(q.value(np.ones((2, 2))), axis=0)
 
 
-
 # ---- on a GPU: the CUDA sort and searchsorted (Note [gpu sort]) ----
-
-HAVE_CUDA = q.cuda_available()
-needs_gpu = pytest.mark.skipif(not HAVE_CUDA,
-                               reason="no CUDA: " + (q.cuda_unavailable_reason() or "?"))
 
 
 @pytest.fixture

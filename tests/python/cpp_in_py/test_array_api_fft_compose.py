@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import isthmus as q
+from cuda_helpers import HAVE_CUDA, NO_CUDA_REASON
 import isthmus.array_api as xp
 from isthmus.array_api import _fft_compose as fc
 from isthmus.array_api import fft as xfft
@@ -125,10 +126,7 @@ def test_the_composed_route_of_the_namespace(monkeypatch):
     close(xp.fft.hfft(X[:, :21]), np.fft.hfft(x[:, :21]), "float64")
 
 
-HAVE_CUDA = q.cuda_available()
-
-
-@pytest.mark.skipif(not HAVE_CUDA, reason="no CUDA: " + (q.cuda_unavailable_reason() or "?"))
+@pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
 def test_cuda_arrays_are_transformed_on_the_device():
     q.destroy()
     q.init("cuda")

@@ -8,7 +8,7 @@ import pytest
 import isthmus as q
 import isthmus.array_api as xp
 from isthmus.array_api import _jacobi as jac
-from cuda_helpers import cuda_session
+from cuda_helpers import HAVE_CUDA, NO_CUDA_REASON, cuda_session
 from linalg_helpers import DTYPES, cpu_session, matrix_source  # noqa: F401 (an autouse fixture)
 
 rand = matrix_source(20261128)
@@ -328,10 +328,7 @@ def test_the_composed_route_of_the_namespace(monkeypatch):
             np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-12)
 
 
-HAVE_CUDA = q.cuda_available()
-
-
-@pytest.mark.skipif(not HAVE_CUDA, reason="no CUDA: " + (q.cuda_unavailable_reason() or "?"))
+@pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
 def test_cuda_arrays_are_computed_on_the_device(dtype):
     with cuda_session():

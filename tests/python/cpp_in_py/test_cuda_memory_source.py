@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 import isthmus as q
+from cuda_helpers import HAVE_CUDA, NO_CUDA_REASON
 from isthmus import _isthmus, cuda_memory
-
-HAVE_CUDA = q.cuda_available()
 
 
 def test_reports_the_source_without_cuda_too():
@@ -103,7 +102,7 @@ def test_a_bridge_that_does_not_compile_is_a_runtime_error(tmp_path, monkeypatch
 
 # ---- on a GPU with a CUDA torch ----
 
-@pytest.mark.skipif(not HAVE_CUDA, reason="no CUDA: " + (q.cuda_unavailable_reason() or "?"))
+@pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
 def test_isthmus_blocks_come_from_torchs_pool():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():

@@ -43,6 +43,21 @@ def read_line(p, timeout):
     return p.stdout.readline().strip()
 
 
+def interrupt(p, started=None):
+    """Sends SIGINT to the child p once it has printed "ready" and `started()` (if given) has
+    returned, then checks that it prints "interrupted" within STOP_WITHIN seconds. The caller
+    kills p when this fails."""
+    assert read_line(p, 120) == "ready"
+    if started is not None:
+        started()
+    t0 = time.perf_counter()
+    p.send_signal(signal.SIGINT)
+    line = read_line(p, 60)
+    delay = time.perf_counter() - t0
+    assert line == "interrupted", (line, p.stderr.read() if p.poll() is not None else "")
+    assert delay < STOP_WITHIN, f"KeyboardInterrupt came {delay:.2f} s after SIGINT"
+
+
 @pytest.fixture
 def sigusr1_raises_stop():
     """SIGUSR1 raises Stop in the main thread; the previous handler comes back afterwards."""
@@ -156,18 +171,11 @@ def test_ctrl_c_in_a_child_process_raises_keyboard_interrupt():
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
-        assert read_line(p, 120) == "ready"
-        time.sleep(0.5)
-        t0 = time.perf_counter()
-        p.send_signal(signal.SIGINT)
-        line = read_line(p, 60)
-        delay = time.perf_counter() - t0
+        interrupt(p, started=lambda: time.sleep(0.5))
         out, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:
             p.kill()
-    assert line == "interrupted", (line, out, err)
-    assert delay < STOP_WITHIN, f"KeyboardInterrupt came {delay:.2f} s after SIGINT"
     assert p.returncode == 0, err
 
 
@@ -200,22 +208,18 @@ def test_ctrl_c_stops_a_compile_and_leaves_the_cache_usable(tmp_path):
     env = dict(os.environ, ISTHMUS_CACHE_DIR=str(cache))
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert read_line(p, 120) == "ready"
+    def compiler_started():
         deadline = time.perf_counter() + 30
-        while not pidfile.exists() and time.perf_counter() < deadline:  # the compiler runs
+        while not pidfile.exists() and time.perf_counter() < deadline:
             time.sleep(0.05)
         assert pidfile.exists(), "the stand-in compiler never started"
-        t0 = time.perf_counter()
-        p.send_signal(signal.SIGINT)
-        line = read_line(p, 60)
-        delay = time.perf_counter() - t0
+
+    try:
+        interrupt(p, started=compiler_started)
         out, err = p.communicate(timeout=120)
     finally:
         if p.poll() is None:
             p.kill()
-    assert line == "interrupted", (line, out, err)
-    assert delay < STOP_WITHIN, f"KeyboardInterrupt came {delay:.2f} s after SIGINT"
     compiler_pid = int(pidfile.read_text())
     with pytest.raises(ProcessLookupError):  # the stand-in was stopped and reaped
         os.kill(compiler_pid, 0)
@@ -270,19 +274,15 @@ def test_ctrl_c_while_the_precompiled_layer_builds(tmp_path):
     env.pop("ISTHMUS_PLUGIN_PCH", None)
     p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert read_line(p, 120) == "ready"
+    def both_builds_started():
         deadline = time.perf_counter() + 60
         while time.perf_counter() < deadline and (
                 not pidfile.exists() or len(pidfile.read_text().split()) < 2):
             time.sleep(0.05)
         assert len(pidfile.read_text().split()) == 2, "the two layer builds never started"
-        t0 = time.perf_counter()
-        p.send_signal(signal.SIGINT)
-        line = read_line(p, 60)
-        delay = time.perf_counter() - t0
-        assert line == "interrupted", (line, p.stderr.read() if p.poll() is not None else "")
-        assert delay < STOP_WITHIN, f"KeyboardInterrupt came {delay:.2f} s after SIGINT"
+
+    try:
+        interrupt(p, started=both_builds_started)
         for pid in map(int, pidfile.read_text().split()):  # both stand-ins stopped and reaped
             with pytest.raises(ProcessLookupError):
                 os.kill(pid, 0)

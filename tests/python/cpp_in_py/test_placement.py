@@ -5,9 +5,8 @@ import numpy as np
 import pytest
 
 import isthmus as q
+from cuda_helpers import HAVE_CUDA, NO_CUDA_REASON
 
-HAVE_CUDA = q.cuda_available()
-NO_CUDA_REASON = "no CUDA: " + (q.cuda_unavailable_reason() or "?")
 rng = np.random.default_rng(11)
 
 

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import isthmus as q
+from memory_helpers import address
 
 torch = pytest.importorskip("torch")
 
@@ -17,12 +18,6 @@ TORCH_DTYPES = {
 }
 
 rng = np.random.default_rng(7)
-
-
-def address(A):
-    p = A.lock(q.LOCK_READ, q.MEMRESOURCE_CPU)
-    A.unlock(q.LOCK_READ, q.MEMRESOURCE_CPU)
-    return p
 
 
 def random_tensor(dtype, shape=(3, 4)):

@@ -1,8 +1,25 @@
-"""Which C++ compiler compile_string runs in these tests ($CXX, default g++), asked once."""
+"""The compile tests' shared parts: which C++ compiler compile_string runs ($CXX, default g++),
+asked once, and a one-function plugin to compile under many names."""
 import functools
 import os
 import shutil
 import subprocess
+
+import isthmus as q
+
+SCALED_SOURCE = """
+ISTHMUS_PLUGIN({name}, m) {{
+    m.def("{name}_f", [](double x) {{ return x * {k}; }}, {{"x"}});
+}}
+"""
+
+
+def compile_scaled(name, k):
+    """Compiles SCALED_SOURCE as plugin `name` (its function `<name>_f` multiplies by k), checks
+    the function and returns the module."""
+    mod = q.compile_string(name, SCALED_SOURCE.format(name=name, k=k))
+    assert getattr(mod, f"{name}_f")(2.0) == 2.0 * k
+    return mod
 
 
 @functools.cache

@@ -25,18 +25,10 @@ ISTHMUS_PLUGIN(cli_probe, m) {
 
 
 @pytest.fixture(scope="module")
-def compiled(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
+def compiled(worker_cache):
     """A cache holding one compiled entry (one compile for the whole module: they are slow)."""
-    d = worker_dir("cache_cli")
-    old = os.environ.get("ISTHMUS_CACHE_DIR")
-    os.environ["ISTHMUS_CACHE_DIR"] = str(d)
-    try:
+    with worker_cache("cache_cli") as d:
         q.compile_string("cli_probe", SOURCE, ["-O0"])
-    finally:
-        if old is None:
-            del os.environ["ISTHMUS_CACHE_DIR"]
-        else:
-            os.environ["ISTHMUS_CACHE_DIR"] = old
     (so,) = d.glob("cli_probe-*.so")
     return d, so.name[:-len(".so")]
 

@@ -1,5 +1,4 @@
 """compile_string / compile_file: cold compile, cache hits, errors, concurrency, corruption."""
-import pathlib
 import subprocess
 import sys
 import textwrap
@@ -20,10 +19,8 @@ ISTHMUS_PLUGIN({name}, m) {{
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(d))
-    return d
+def cache(plugin_cache):
+    return plugin_cache
 
 
 def test_compile_string_builds_caches_and_imports(cache):

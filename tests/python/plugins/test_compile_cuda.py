@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import isthmus as q
-from cuda_helpers import cuda_session, on_gpu, vignette_ref
+from cuda_helpers import (HAVE_CUDA, NO_CUDA_REASON, check_gather_on_gpu, check_vignette,
+                          cuda_session, on_gpu)
 
 
 def _nvcc():
@@ -26,8 +27,6 @@ def _nvcc():
 
 NVCC = _nvcc()
 pytestmark = pytest.mark.skipif(NVCC is None, reason="no nvcc (CUDA toolkit) on this machine")
-HAVE_CUDA = q.cuda_available()
-NO_CUDA_REASON = "no CUDA: " + (q.cuda_unavailable_reason() or "?")
 
 SOURCE = r"""namespace ip = isthmus::plugin;
 
@@ -58,10 +57,8 @@ ISTHMUS_PLUGIN(cu_image, m) {
 
 
 @pytest.fixture(scope="module")
-def cu_cache(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
-    d = worker_dir("cuda_cache")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ISTHMUS_CACHE_DIR", str(d))
+def cu_cache(worker_cache):
+    with worker_cache("cuda_cache") as d, pytest.MonkeyPatch.context() as mp:
         # the support object built in this cache (cu_image), not the library's prebuilt one
         mp.setenv("ISTHMUS_PLUGIN_LAYER_DIR", str(d / "no-prebuilt-layer"))
         yield d
@@ -91,11 +88,7 @@ rng = np.random.default_rng(11)
 def test_cuda_module_runs_its_cpu_launcher_and_matches_numpy(cu_image):
     assert "cu_vignette(x: cube, y: cube, strength: scalar, pos: ivec2)" in cu_image.cu_vignette.signature
     for shape in [(5, 7, 3), (240, 321, 3)]:
-        img = rng.random(shape, dtype=np.float32) * 255
-        for x in (img, np.ascontiguousarray(img.transpose(1, 0, 2)).transpose(1, 0, 2)):
-            y = q.zeros(*shape)
-            q.parallel_do(shape[:2], x, y, 0.8, q.cu_vignette)
-            np.testing.assert_allclose(np.asarray(y), vignette_ref(img, 0.8), rtol=1e-5, atol=1e-3)
+        check_vignette(q.cu_vignette, rng, shape, 0.8)
     # an empty space runs nothing
     y = q.zeros(0, 4, 3)
     q.parallel_do([0, 4], np.zeros((0, 4, 3), np.float32), y, 1.0, q.cu_vignette)
@@ -197,20 +190,8 @@ def test_bad_language_and_arch(cu_cache, monkeypatch):
 @pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
 def test_cuda_module_on_gpu_values_matches_cpu(cu_image):
     with cuda_session():
-        img = rng.random((97, 131, 3), dtype=np.float32) * 255
-        y = q.zeros(97, 131, 3)
-        q.parallel_do([97, 131], on_gpu(img), y, 0.5, q.cu_vignette)
-        assert y.device.startswith("cuda")
-        np.testing.assert_allclose(np.asarray(y), vignette_ref(img, 0.5), rtol=1e-5, atol=1e-3)
-        x = rng.standard_normal(1000).astype(np.float32)
-        idx = rng.integers(0, 1000, 5000)
-        y = q.zeros(5000)
-        q.parallel_do(5000, on_gpu(x), on_gpu(idx), y, q.cu_gather)
-        np.testing.assert_array_equal(np.asarray(y), x[idx])
-        idx[4321] = 1000
-        with pytest.raises(IndexError, match=r"cu_gather: index 1000 is out of bounds for "
-                                             r"dimension 0 with size 1000"):
-            q.parallel_do(5000, on_gpu(x), on_gpu(idx), y, q.cu_gather)
+        check_vignette(q.cu_vignette, rng, (97, 131, 3), 0.5, gpu=True)
+        x, _, _ = check_gather_on_gpu(q.cu_gather, "cu_gather", rng)
         y = q.value(np.ones(1000, np.float32))
         q.parallel_do(1000, on_gpu(x), y, 2.0, q.cu_axpy)
         np.testing.assert_allclose(np.asarray(y), 1 + 2 * x, rtol=1e-6)

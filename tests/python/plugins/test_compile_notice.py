@@ -16,11 +16,9 @@ ISTHMUS_PLUGIN({name}, m) {{
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(d))
+def cache(plugin_cache, monkeypatch):
     monkeypatch.setenv("ISTHMUS_COMPILE_NOTICE_SECONDS", "0")  # every cold compile reports
-    return d
+    return plugin_cache
 
 
 def notices(caplog):

@@ -13,12 +13,11 @@ import numpy as np
 import pytest
 
 import isthmus as q
-from cuda_helpers import cuda_session, on_gpu, vignette_ref
+from cuda_helpers import (HAVE_CUDA, NO_CUDA_REASON, check_gather_on_gpu, check_vignette,
+                          cuda_session, on_gpu)
 
 NVRTC = q.nvrtc_library()
 pytestmark = pytest.mark.skipif(NVRTC is None, reason="no NVRTC (pip install nvidia-cuda-nvrtc)")
-HAVE_CUDA = q.cuda_available()
-NO_CUDA_REASON = "no CUDA: " + (q.cuda_unavailable_reason() or "?")
 
 SOURCE = r"""namespace ip = isthmus::plugin;
 
@@ -62,10 +61,8 @@ ISTHMUS_PLUGIN(rt_image, m) {
 
 
 @pytest.fixture(scope="module")
-def rt_cache(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
-    d = worker_dir("nvrtc_cache")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ISTHMUS_CACHE_DIR", str(d))
+def rt_cache(worker_cache):
+    with worker_cache("nvrtc_cache") as d:
         yield d
 
 
@@ -85,11 +82,7 @@ rng = np.random.default_rng(12)
 
 def test_nvrtc_module_runs_its_cpu_launchers_and_matches_numpy(rt_image):
     for shape in [(5, 7, 3), (64, 97, 3)]:
-        img = rng.random(shape, dtype=np.float32) * 255
-        for x in (img, np.ascontiguousarray(img.transpose(1, 0, 2)).transpose(1, 0, 2)):
-            y = q.zeros(*shape)
-            q.parallel_do(shape[:2], x, y, 0.8, q.rt_vignette)
-            np.testing.assert_allclose(np.asarray(y), vignette_ref(img, 0.8), rtol=1e-5, atol=1e-3)
+        check_vignette(q.rt_vignette, rng, shape, 0.8)
     x = rng.standard_normal(10).astype(np.float32)
     idx = np.array([3, 0, 9, 2], dtype=np.int64)
     y = q.zeros(4)
@@ -298,25 +291,13 @@ def test_the_cache_cli_knows_device_code(rt_image, rt_cache):
 @pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
 def test_nvrtc_kernels_on_gpu_values_match_the_cpu(rt_image):
     with cuda_session():
-        img = rng.random((97, 131, 3), dtype=np.float32) * 255
-        y = q.zeros(97, 131, 3)
-        q.parallel_do([97, 131], on_gpu(img), y, 0.5, q.rt_vignette)
-        assert y.device.startswith("cuda")
-        np.testing.assert_allclose(np.asarray(y), vignette_ref(img, 0.5), rtol=1e-5, atol=1e-3)
+        check_vignette(q.rt_vignette, rng, (97, 131, 3), 0.5, gpu=True)
         b = rng.standard_normal(5).astype(np.float32)
         a = on_gpu(np.zeros((3, 5)))
         q.parallel_do([3, 5], a, True, 3, [1.0, 2.0, 3.0], 0.5, on_gpu(b), 0.25, q.rt_kinds)
         np.testing.assert_allclose(np.asarray(a), 6.75 + b[None, :] + np.arange(3)[:, None],
                                    rtol=1e-6)
-        x = rng.standard_normal(1000).astype(np.float32)
-        idx = rng.integers(0, 1000, 5000)
-        y = q.zeros(5000)
-        q.parallel_do(5000, on_gpu(x), on_gpu(idx), y, q.rt_gather)
-        np.testing.assert_array_equal(np.asarray(y), x[idx])
-        idx[4321] = 1000
-        with pytest.raises(IndexError, match=r"rt_gather: index 1000 is out of bounds for "
-                                             r"dimension 0 with size 1000"):
-            q.parallel_do(5000, on_gpu(x), on_gpu(idx), y, q.rt_gather)
+        x, idx, y = check_gather_on_gpu(q.rt_gather, "rt_gather", rng)
         with q.checked():  # the _checked entry
             q.parallel_do(5000, on_gpu(x), on_gpu(idx % 1000), y, q.rt_gather)
         np.testing.assert_array_equal(np.asarray(y), x[idx % 1000])

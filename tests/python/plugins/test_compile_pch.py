@@ -11,36 +11,23 @@ import textwrap
 import pytest
 
 import isthmus as q
-from plugin_compilers import cxx_is_gcc
+from plugin_compilers import SCALED_SOURCE, compile_scaled, cxx_is_gcc
 from isthmus import cache as qcache
 
 from conftest import PACKAGE_PARENT
 
-SOURCE = """
-ISTHMUS_PLUGIN({name}, m) {{
-    m.def("{name}_f", [](double x) {{ return x * {k}; }}, {{"x"}});
-}}
-"""
 
 needs_gcc = pytest.mark.skipif(not cxx_is_gcc(),
                                reason="the precompiled header is built for GCC only")
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(d))
-    monkeypatch.delenv("ISTHMUS_PLUGIN_PCH", raising=False)
+def cache(plugin_cache, tmp_path, monkeypatch):
     # the lazy layer in the cache, without the library's prebuilt one (tested in
     # test_compile_prebuilt.py)
     monkeypatch.setenv("ISTHMUS_PLUGIN_LAYER_DIR", str(tmp_path / "no-prebuilt-layer"))
-    return d
+    return plugin_cache
 
-
-def compile_one(name, k):
-    mod = q.compile_string(name, SOURCE.format(name=name, k=k))
-    assert getattr(mod, f"{name}_f")(2.0) == 2.0 * k
-    return mod
 
 
 def pch_files(cache):
@@ -49,16 +36,16 @@ def pch_files(cache):
 
 @needs_gcc
 def test_second_cold_compile_builds_it_and_later_compiles_use_it(cache):
-    compile_one("pch_a", 2)
+    compile_scaled("pch_a", 2)
     assert pch_files(cache) == ["lock", "seen"] or pch_files(cache) == ["seen"]  # nothing built
-    compile_one("pch_b", 3)
+    compile_scaled("pch_b", 3)
     assert {"hpp", "hpp.gch", "support.cpp", "o", "meta", "seen"} <= set(pch_files(cache))
     # GCC takes the .gch and never reads the two-line header beside it: a header that cannot
     # compile proves the next plugin was built from the precompiled one, and its load that the
     # support object was linked (the precompiled header declares the support code only)
     (hpp,) = cache.glob("isthmus-pch-*.hpp")
     hpp.write_text('#error "the precompiled header was not used"\n')
-    compile_one("pch_c", 5)
+    compile_scaled("pch_c", 5)
 
     (entry,) = [e for e in qcache.entries(cache) if e.name == "isthmus-pch"]
     assert entry.source_kind == "pch" and entry.state == "complete" and entry.complete
@@ -71,7 +58,7 @@ def test_second_cold_compile_builds_it_and_later_compiles_use_it(cache):
 @needs_gcc
 def test_off_with_the_environment_variable(cache, monkeypatch):
     monkeypatch.setenv("ISTHMUS_PLUGIN_PCH", "0")
-    compile_one("pch_off", 2)
+    compile_scaled("pch_off", 2)
     assert pch_files(cache) == []  # not even the first compile's mark
 
 
@@ -89,9 +76,9 @@ def test_a_failed_build_is_recorded_and_not_retried(cache, tmp_path, monkeypatch
         """))
     cxx.chmod(0o755)
     monkeypatch.setenv("CXX", str(cxx))
-    compile_one("pch_fail_a", 2)
-    compile_one("pch_fail_b", 3)  # tries to build it: fails, recorded
-    compile_one("pch_fail_c", 5)  # does not try again
+    compile_scaled("pch_fail_a", 2)
+    compile_scaled("pch_fail_b", 3)  # tries to build it: fails, recorded
+    compile_scaled("pch_fail_c", 5)  # does not try again
     assert calls.read_text().count("x") == 1
     (failed,) = cache.glob("isthmus-pch-*.failed")
     assert "no headers here" in failed.read_text()
@@ -101,7 +88,7 @@ def test_a_failed_build_is_recorded_and_not_retried(cache, tmp_path, monkeypatch
 
 @needs_gcc
 def test_two_processes_needing_it_build_it_once(cache):
-    compile_one("pch_seen", 2)  # the first cold compile: the next ones build the header
+    compile_scaled("pch_seen", 2)  # the first cold compile: the next ones build the header
     code = textwrap.dedent(f"""
         import os, sys
         sys.path.insert(0, {str(PACKAGE_PARENT)!r})
@@ -109,7 +96,7 @@ def test_two_processes_needing_it_build_it_once(cache):
         import isthmus as q
         q.init("cpu")
         name = sys.argv[1]
-        src = {SOURCE!r}.format(name=name, k=7)
+        src = {SCALED_SOURCE!r}.format(name=name, k=7)
         print(getattr(q.compile_string(name, src), name + "_f")(1.0))
     """)
     procs = [subprocess.Popen([sys.executable, "-c", code, f"pch_proc{i}"], stdout=subprocess.PIPE,
@@ -155,21 +142,21 @@ def test_plugins_with_the_support_object_say_what_header_only_ones_say(cache, mo
     assert "index 3 is out of bounds for dimension 0 with size 3" in header_only[0]
     assert "argument 2 (y)" in header_only[0] and "n must be >= 0, got -4" in header_only[1]
     monkeypatch.delenv("ISTHMUS_PLUGIN_PCH")
-    compile_one("sup_seen", 2)  # the first cold compile; the next builds the layer
+    compile_scaled("sup_seen", 2)  # the first cold compile; the next builds the layer
     assert failures("sup_separate") == header_only
     assert (cache / next(cache.glob("isthmus-pch-*.o")).name).is_file()
 
 
 @needs_gcc
 def test_a_truncated_support_object_is_rebuilt(cache):
-    compile_one("sup_a", 2)
-    compile_one("sup_b", 3)  # builds the layer
+    compile_scaled("sup_a", 2)
+    compile_scaled("sup_b", 3)  # builds the layer
     (obj,) = cache.glob("isthmus-pch-*.o")
     good = obj.read_bytes()
     obj.write_bytes(good[: len(good) // 2])
     (entry,) = [e for e in qcache.entries(cache) if e.name == "isthmus-pch"]
     assert entry.state == "corrupt" and not entry.complete
-    compile_one("sup_c", 5)  # the .meta no longer matches: built again, then used
+    compile_scaled("sup_c", 5)  # the .meta no longer matches: built again, then used
     assert obj.read_bytes() != good[: len(good) // 2] and obj.stat().st_size == len(good)
     (entry,) = [e for e in qcache.entries(cache) if e.name == "isthmus-pch"]
     assert entry.state == "complete"

@@ -3,33 +3,20 @@ second cold compile as under GCC, used by later ones, and a layer that Clang ref
 changed since it was built) costs a retry without it, never a failed compile."""
 import pytest
 
-import isthmus as q
 from isthmus import cache as qcache
-from plugin_compilers import clang_command
+from plugin_compilers import clang_command, compile_scaled
 
 CLANG = clang_command()
 pytestmark = pytest.mark.skipif(CLANG is None, reason="no clang++ on this machine")
 
-SOURCE = """
-ISTHMUS_PLUGIN({name}, m) {{
-    m.def("{name}_f", [](double x) {{ return x * {k}; }}, {{"x"}});
-}}
-"""
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(d))
+def cache(plugin_cache, tmp_path, monkeypatch):
     monkeypatch.setenv("CXX", CLANG)
-    monkeypatch.delenv("ISTHMUS_PLUGIN_PCH", raising=False)
     monkeypatch.setenv("ISTHMUS_PLUGIN_LAYER_DIR", str(tmp_path / "no-prebuilt-layer"))
-    return d
+    return plugin_cache
 
-
-def compile_one(name, k):
-    mod = q.compile_string(name, SOURCE.format(name=name, k=k))
-    assert getattr(mod, f"{name}_f")(2.0) == 2.0 * k
 
 
 def layer_files(cache):
@@ -37,9 +24,9 @@ def layer_files(cache):
 
 
 def test_built_by_the_second_cold_compile_used_by_the_next_and_a_stale_one_costs_a_retry(cache):
-    compile_one("cl_a", 2)
+    compile_scaled("cl_a", 2)
     assert "gch" not in " ".join(layer_files(cache))  # the first cold compile builds nothing
-    compile_one("cl_b", 3)
+    compile_scaled("cl_b", 3)
     assert {"hpp", "hpp.gch", "o", "meta"} <= set(layer_files(cache))
     (meta,) = cache.glob("isthmus-pch-*.meta")
     assert "family clang" in meta.read_text()
@@ -52,20 +39,20 @@ def test_built_by_the_second_cold_compile_used_by_the_next_and_a_stale_one_costs
     broken = '#error "the precompiled header was not used"'
     hpp.write_text(broken + " " * (len(original) - len(broken) - 1) + "\n")
     assert len(hpp.read_text()) == len(original)
-    compile_one("cl_c", 5)
+    compile_scaled("cl_c", 5)
     assert not list(cache.glob("isthmus-pch-*.failed"))
 
     # an input of the precompiled header changed size since: Clang stops with a fatal error, the
     # compile runs again without the layer, and the layer is marked
     hpp.write_text(original + "// changed since the layer was built\n")
-    compile_one("cl_stale", 7)
+    compile_scaled("cl_stale", 7)
     (failed,) = cache.glob("isthmus-pch-*.failed")
     assert "precompiled header" in failed.read_text()
     (entry,) = [e for e in qcache.entries(cache) if e.name == "isthmus-pch"]
     assert entry.state == "failed"
     # later compiles compile the layer inline: even a header that cannot compile is not read
     hpp.write_text('#error "a refused layer was used again"\n')
-    compile_one("cl_after", 11)
+    compile_scaled("cl_after", 11)
     # clearing the cache removes the mark: the next cold compiles may build the layer afresh
     qcache.clear(cache)
     assert not list(cache.glob("isthmus-pch-*.failed"))

@@ -38,12 +38,9 @@ needs_layer = pytest.mark.skipif(
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(d))
-    monkeypatch.delenv("ISTHMUS_PLUGIN_PCH", raising=False)
+def cache(plugin_cache, monkeypatch):
     monkeypatch.delenv("CXX", raising=False)
-    return d
+    return plugin_cache
 
 
 @pytest.fixture(scope="module")

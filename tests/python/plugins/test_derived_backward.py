@@ -124,11 +124,9 @@ ISTHMUS_PLUGIN(derived_tests, m) {
 
 
 @pytest.fixture(scope="module")
-def mod(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ISTHMUS_CACHE_DIR", str(worker_dir("derived_backward") / "cache"))
-    yield q.compile_string("derived_tests", SRC)
-    mp.undo()
+def mod(worker_cache):
+    with worker_cache("derived_backward"):
+        yield q.compile_string("derived_tests", SRC)
 
 
 def arr(v):

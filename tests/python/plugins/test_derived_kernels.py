@@ -104,11 +104,9 @@ ISTHMUS_PLUGIN(derived_kernels, m) {
 
 
 @pytest.fixture(scope="module")
-def mod(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ISTHMUS_CACHE_DIR", str(worker_dir("derived_kernels") / "cache"))
-    yield q.compile_string("derived_kernels", SRC)
-    mp.undo()
+def mod(worker_cache):
+    with worker_cache("derived_kernels"):
+        yield q.compile_string("derived_kernels", SRC)
 
 
 def numeric_grad(f, x, eps=1e-6):

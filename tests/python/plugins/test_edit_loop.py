@@ -36,11 +36,9 @@ def source(version, factor, extra=""):
 
 
 @pytest.fixture(scope="module")
-def cache(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ISTHMUS_CACHE_DIR", str(worker_dir("edit_loop") / "cache"))
-    yield
-    mp.undo()
+def cache(worker_cache):
+    with worker_cache("edit_loop"):
+        yield
 
 
 def test_three_edits_replace_the_plugin(cache):

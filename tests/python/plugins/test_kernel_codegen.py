@@ -30,11 +30,9 @@ ISTHMUS_PLUGIN(codegen_kernels, m) {
 
 
 @pytest.fixture(scope="module")
-def kernels(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ISTHMUS_CACHE_DIR", str(worker_dir("kernel_codegen") / "cache"))
-    yield q.compile_string("codegen_kernels", SRC)
-    mp.undo()
+def kernels(worker_cache):
+    with worker_cache("kernel_codegen"):
+        yield q.compile_string("codegen_kernels", SRC)
 
 
 @pytest.mark.skipif(shutil.which("objdump") is None, reason="needs binutils' objdump")

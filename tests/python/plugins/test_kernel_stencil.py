@@ -67,11 +67,9 @@ SRC = "namespace ip = isthmus::plugin;\nISTHMUS_PLUGIN(stencil_kernels, m) {\n" 
 
 
 @pytest.fixture(scope="module")
-def mod(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ISTHMUS_CACHE_DIR", str(worker_dir("kernel_stencil") / "cache"))
-    yield q.compile_string("stencil_kernels", SRC)
-    mp.undo()
+def mod(worker_cache):
+    with worker_cache("kernel_stencil"):
+        yield q.compile_string("stencil_kernels", SRC)
 
 
 def reference(x, mode, dims):

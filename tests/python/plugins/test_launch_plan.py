@@ -27,11 +27,9 @@ ISTHMUS_PLUGIN(launch_plan, m) {
 
 
 @pytest.fixture(scope="module")
-def mod(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ISTHMUS_CACHE_DIR", str(worker_dir("launch_plan") / "cache"))
-    yield q.compile_string("launch_plan", SRC)
-    mp.undo()
+def mod(worker_cache):
+    with worker_cache("launch_plan"):
+        yield q.compile_string("launch_plan", SRC)
 
 
 @pytest.mark.skipif(q.build_info()["openmp_threads"] < 2, reason="needs two OpenMP threads")

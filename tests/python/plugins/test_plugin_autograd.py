@@ -54,11 +54,9 @@ ISTHMUS_PLUGIN(plugin_autograd, m) {
 
 
 @pytest.fixture(scope="module")
-def mod(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ISTHMUS_CACHE_DIR", str(worker_dir("plugin_autograd") / "cache"))
-    yield q.compile_string("plugin_autograd", SRC)
-    mp.undo()
+def mod(worker_cache):
+    with worker_cache("plugin_autograd"):
+        yield q.compile_string("plugin_autograd", SRC)
 
 
 def test_a_generic_function_is_recorded_and_matches_torch(mod):

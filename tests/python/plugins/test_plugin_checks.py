@@ -22,13 +22,10 @@ def good():
 
 
 @pytest.fixture(scope="module")
-def cache(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
+def cache(worker_cache):
     """One compile cache for the module: a plugin compiled twice loads once (its names stay)."""
-    d = worker_dir("plugin_checks") / "cache"
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ISTHMUS_CACHE_DIR", str(d))
-    yield d
-    mp.undo()
+    with worker_cache("plugin_checks") as d:
+        yield d
 
 
 def fenced():

@@ -51,17 +51,9 @@ POS = inspect.Parameter.POSITIONAL_ONLY
 
 
 @pytest.fixture(scope="module")
-def plugin(worker_dir):  # Note [module fixtures under worksteal] (conftest.py)
-    d = worker_dir("sig_cache")
-    old = os.environ.get("ISTHMUS_CACHE_DIR")
-    os.environ["ISTHMUS_CACHE_DIR"] = str(d)
-    try:
+def plugin(worker_cache):
+    with worker_cache("sig_cache"):
         return q.compile_string("sig_probe", SOURCE, ["-O0"])
-    finally:
-        if old is None:
-            del os.environ["ISTHMUS_CACHE_DIR"]
-        else:
-            os.environ["ISTHMUS_CACHE_DIR"] = old
 
 
 def params(fn):

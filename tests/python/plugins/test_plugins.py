@@ -1,6 +1,5 @@
 """Plugins from Python: import_native, calls with qvalues/NumPy/torch, parallel_do, objects."""
 import os
-import pathlib
 
 import numpy as np
 import pytest

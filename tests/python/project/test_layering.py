@@ -1,7 +1,9 @@
 """Include direction inside core: the op layer (core/src/ops) is device-agnostic and reaches a
 backend only through the backend contract (isthmus/backend.hpp), so no file in core/src/ops
 includes a header of a backend's folder (core/src/cpu, core/src/cuda); the result-dtype rules
-of the ops live with the ops (ops/elementwise_types.hpp, ops/reduce_types.hpp), not in a backend.
+of the ops live with the ops (ops/elementwise_types.hpp, ops/reduce_types.hpp), not in a backend;
+and no backend defines a function of the op layer (the op layer reaches the CPU backend through the
+backend registry, core/src/backend_registry.hpp).
 """
 import pathlib
 import re
@@ -10,6 +12,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 OPS = ROOT / "core" / "src" / "ops"
 BACKENDS = [ROOT / "core" / "src" / "cpu", ROOT / "core" / "src" / "cuda"]
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.M)
+OPS_NAMESPACE = re.compile(r"^\s*namespace\s+(?:isthmus::ops|ops)\b", re.M)
 RESULT_RULE = re.compile(r"^\s*dtype\s+\w+_(?:result|work)_dtype\s*\(", re.M)
 
 
@@ -60,3 +63,12 @@ def test_result_dtype_rules_live_with_the_ops():
                    for p in sources(folder, {".cpp", ".hpp", ".cu", ".cuh"})
                    if RESULT_RULE.search(p.read_text(encoding="utf-8"))]
     assert not in_backends, f"result-dtype rules declared or defined in a backend: {in_backends}"
+
+
+def test_no_backend_defines_a_function_of_the_op_layer():
+    assert OPS_NAMESPACE.search("namespace isthmus::ops {") and OPS_NAMESPACE.search("namespace ops {")
+    assert not OPS_NAMESPACE.search("namespace isthmus::opsx {")
+    bad = [str(p.relative_to(ROOT)) for folder in BACKENDS
+           for p in sources(folder, {".cpp", ".hpp", ".cu", ".cuh"})
+           if OPS_NAMESPACE.search(p.read_text(encoding="utf-8"))]
+    assert not bad, f"backend files that open the op layer's namespace: {bad}"

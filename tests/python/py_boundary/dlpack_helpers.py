@@ -1,4 +1,5 @@
-# ctypes DLPack structs and a scriptable producer, for tests of isthmus's DLPack import/export.
+# ctypes DLPack structs, a scriptable producer and random arrays of any dtype, for tests of
+# isthmus's DLPack import/export.
 import ctypes
 
 import numpy as np
@@ -71,6 +72,20 @@ _GetPointerRaw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_ch
 CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _New = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, CAPSULE_DESTRUCTOR)(
     ("PyCapsule_New", _api))
+
+
+def random_array(rng, dtype, shape=(3, 4)):
+    """A random NumPy array of `dtype`: 0/1 for bool, integers in [0, 100), standard normal reals
+    (complex: random imaginary parts too)."""
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        return rng.integers(0, 100, size=shape).astype(dt)
+    x = rng.standard_normal(shape)
+    if dt.kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dt)
 
 
 def capsule_name(cap):

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import isthmus as q
+from memory_helpers import address
 from dlpack_helpers import (IS_COPIED, READ_ONLY, Producer, capsule_name, kDLBfloat, kDLBool,
-                            kDLComplex, kDLCPU, kDLCUDAHost, kDLFloat,
-                            kDLFloat8_e4m3fn, kDLInt, kDLOpaqueHandle, kDLUInt, legacy_struct,
+                            kDLComplex, kDLCPU, kDLCUDAHost, kDLFloat, kDLFloat8_e4m3fn, kDLInt,
+                            kDLOpaqueHandle, kDLUInt, legacy_struct, random_array,
                             versioned_struct)
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -18,22 +19,8 @@ DL_CODES = {"b": kDLBool, "i": kDLInt, "u": kDLUInt, "f": kDLFloat, "c": kDLComp
 rng = np.random.default_rng(20240611)
 
 
-def address(A):
-    p = A.lock(q.LOCK_READ, q.MEMRESOURCE_CPU)
-    A.unlock(q.LOCK_READ, q.MEMRESOURCE_CPU)
-    return p
-
-
 def sample(dtype, shape=(3, 4)):
-    dt = np.dtype(dtype)
-    if dt.kind == "b":
-        return rng.random(shape) < 0.5
-    if dt.kind in "iu":
-        return rng.integers(0, 100, size=shape).astype(dt)
-    x = rng.standard_normal(shape)
-    if dt.kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dt)
+    return random_array(rng, dtype, shape)
 
 
 def one(dtype):

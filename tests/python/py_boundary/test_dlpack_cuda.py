@@ -7,26 +7,19 @@ import numpy as np
 import pytest
 
 import isthmus as q
-from dlpack_helpers import Producer, capsule_name, kDLCPU, kDLCUDA, kDLCUDAHost
+from cuda_helpers import HAVE_CUDA
+from dlpack_helpers import Producer, capsule_name, kDLCPU, kDLCUDA, kDLCUDAHost, random_array
 from dlpack_cuda_helpers import (CUDA0, GPU_DTYPES, device_address, host, needs_torch_gpu,
                                  on_gpu, random_torch, torch, torch_dtype)
 
-HAVE_CUDA = q.cuda_available()
-NO_CUDA_REASON = "no CUDA: " + (q.cuda_unavailable_reason() or "?")
 
-needs_gpu = pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
 without_gpu = pytest.mark.skipif(HAVE_CUDA, reason="this machine has a GPU; the path needs none")
 
 rng = np.random.default_rng(20241122)
 
 
 def sample(dtype, shape=(3, 4)):
-    dt = np.dtype(dtype)
-    if dt.kind == "b":
-        return rng.random(shape) < 0.5
-    if dt.kind in "iu":
-        return rng.integers(0, 100, size=shape).astype(dt)
-    return rng.standard_normal(shape).astype(dt)
+    return random_array(rng, dtype, shape)
 
 
 def cai_dict(**changes):

@@ -5,16 +5,11 @@ import numpy as np
 import pytest
 
 import isthmus as q
+from memory_helpers import address
 from dlpack_helpers import (READ_ONLY, ExchangeTable, kDLCUDA, kDLOpaqueHandle,
                             exchange_producer)
 
 rng = np.random.default_rng(20261127)
-
-
-def address(A):
-    p = A.lock(q.LOCK_READ, q.MEMRESOURCE_CPU)
-    A.unlock(q.LOCK_READ, q.MEMRESOURCE_CPU)
-    return p
 
 
 @pytest.fixture(autouse=True)

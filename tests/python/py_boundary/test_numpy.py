@@ -8,15 +8,10 @@ import numpy as np
 import pytest
 
 import isthmus as q
+from memory_helpers import address
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128"]
-
-
-def address(A):
-    p = A.lock(q.LOCK_READ, q.MEMRESOURCE_CPU)
-    A.unlock(q.LOCK_READ, q.MEMRESOURCE_CPU)
-    return p
 
 
 def sample(dtype, shape=(3, 4)):
