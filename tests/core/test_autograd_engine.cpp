@@ -1,6 +1,7 @@
 // Tests the autograd engine: leaves and grads, graph order, retain/create graph, grad mode, errors.
 #include <doctest/doctest.h>
 
+#include "fake_backend.hpp"
 #include "test_support.hpp"
 
 #include "isthmus/autograd.hpp"
@@ -43,6 +44,32 @@ TEST_CASE("autograd: a plain tensor carries no state; set_requires_grad makes a 
     CHECK(c.grad_fn()->name() == "mul");
     const tensor copy = a; // copies of a handle share the state
     CHECK(copy.requires_grad());
+}
+
+TEST_CASE("autograd: ops on a device's backend record and differentiate there as on the CPU") {
+    // The fake device's backend runs float32 add and sum (fake_backend.hpp); every other op of
+    // the forward and the backward falls back to the CPU backend. Recording and the formulas
+    // sit above the backends (Note [recording at the op layer]), so the gradients are the CPU's.
+    auto run = [](resource_id where) {
+        tensor x = tensor::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
+        tensor w = tensor::from_vector(std::vector<float>{0.5f, -1, 2}, {3});
+        x = to_resource(x, where), w = to_resource(w, where);
+        x.set_requires_grad();
+        w.set_requires_grad();
+        const int adds = isthmus_test::fake_kernels::binaries;
+        tensor loss = sum(mul(add(x, w), add(x, w))); // sum((x + w)^2), w broadcast
+        CHECK((isthmus_test::fake_kernels::binaries > adds) == (where != MEMRESOURCE_CPU));
+        loss.backward();
+        return std::pair{values(x.grad()), values(w.grad())};
+    };
+    const auto on_cpu = run(MEMRESOURCE_CPU);
+    CHECK(on_cpu.first == std::vector<double>{3, 2, 10, 9, 8, 16}); // 2 (x + w)
+    CHECK(on_cpu.second == std::vector<double>{12, 10, 26});        // summed over the rows
+    isthmus_test::fake_default_device dev;
+    set_transfer_threshold(0);
+    const auto on_device = run(isthmus_test::DEV);
+    CHECK(on_device.first == on_cpu.first);
+    CHECK(on_device.second == on_cpu.second);
 }
 
 TEST_CASE("autograd: backward accumulates into leaves, summing every path") {

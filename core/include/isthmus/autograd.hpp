@@ -2,8 +2,10 @@
 #pragma once
 
 #include "isthmus/export.hpp"
+#include "isthmus/small_vector.hpp"
 #include "isthmus/tensor.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -35,10 +37,18 @@ struct edge {
     bool valid() const noexcept { return fn != nullptr; }
 };
 
-/// The shape, dtype and location of an input, so a gradient can be checked and fitted to it.
+/// The shape and dtype of an input, so a gradient can be checked and fitted to it.
 struct input_info {
-    shape_t shape;
+    input_info() = default;
+    /// The shape and dtype of `t`.
+    explicit input_info(const tensor& t)
+        : shape(t.shape().begin(), t.shape().end()), dtype(t.dtype()) {}
+    small_vector<int64_t, 4> shape; ///< inline up to 4 dimensions (See Note [recording cost])
     isthmus::dtype dtype = isthmus::dtype::float64;
+    /// True when `s` is this shape.
+    bool is_shape(const shape_t& s) const noexcept {
+        return std::equal(shape.begin(), shape.end(), s.begin(), s.end());
+    }
 };
 
 /// A recorded op: given the gradients of its outputs, returns the gradients of its inputs.
@@ -52,10 +62,10 @@ public:
     virtual tensor_list apply(const tensor_list& grad_outputs) = 0;
     /// Frees what the node saved for backward (Note [saved tensor versions]).
     virtual void release_saved() {}
-    /// Where each input's gradient goes.
-    std::vector<edge> next_edges;
+    /// Where each input's gradient goes (inline for up to two inputs, See Note [recording cost]).
+    small_vector<edge, 2> next_edges;
     /// Each input's shape and dtype (gradients are summed to the shape and cast to the dtype).
-    std::vector<input_info> inputs;
+    small_vector<input_info, 2> inputs;
     /// The number of outputs.
     uint32_t num_outputs = 1;
     /// Order of creation: later nodes run first among ready ones.
@@ -66,6 +76,9 @@ public:
 
 /// The autograd state behind tensor::autograd_ (See Note [autograd state]).
 struct tensor_meta {
+    // User-provided, so make_shared value-initialises it member by member instead of zeroing
+    // the whole object first (See Note [recording cost]).
+    tensor_meta() noexcept {}
     bool requires_grad = false;      ///< a leaf's flag (non-leaves: grad_fn != null)
     bool retains_grad = false;       ///< a non-leaf keeps its gradient (retain_grad)
     tensor grad;                     ///< the accumulated gradient

@@ -6,7 +6,10 @@
 #include "isthmus/ops/creation.hpp"
 #include "isthmus/ops/op_table.hpp"
 
+#include <new>
+#include <span>
 #include <string_view>
+#include <vector>
 
 namespace isthmus::autograd {
 
@@ -58,18 +61,57 @@ constexpr formula_kind kind_of(std::string_view f) {
                          : formula_kind::formula;
 }
 
-#define ISTHMUS_UNARY_SAVES(name, saves, formula) saves_mask(#saves),
-constexpr unsigned unary_saves[] = {ISTHMUS_UNARY_DERIVATIVES(ISTHMUS_UNARY_SAVES)};
-#undef ISTHMUS_UNARY_SAVES
-#define ISTHMUS_UNARY_KIND(name, saves, formula) kind_of(#formula),
-constexpr formula_kind unary_kinds[] = {ISTHMUS_UNARY_DERIVATIVES(ISTHMUS_UNARY_KIND)};
-#undef ISTHMUS_UNARY_KIND
-#define ISTHMUS_BINARY_SAVES(name, saves, fa, fb) saves_mask(#saves),
-constexpr unsigned binary_saves[] = {ISTHMUS_BINARY_DERIVATIVES(ISTHMUS_BINARY_SAVES)};
-#undef ISTHMUS_BINARY_SAVES
-#define ISTHMUS_BINARY_KIND(name, saves, fa, fb) kind_of(#fa),
-constexpr formula_kind binary_kinds[] = {ISTHMUS_BINARY_DERIVATIVES(ISTHMUS_BINARY_KIND)};
-#undef ISTHMUS_BINARY_KIND
+/// The values a formula reads, in saves_mask's bits: the one-letter names x/a, b and y standing
+/// alone (not inside a longer name such as `abs` or `logical_and`).
+constexpr unsigned uses_mask(std::string_view f) {
+    auto is_name = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_';
+    };
+    unsigned m = 0;
+    for (size_t i = 0; i < f.size(); ++i) {
+        const bool alone =
+            (i == 0 || !is_name(f[i - 1])) && (i + 1 == f.size() || !is_name(f[i + 1]));
+        if (alone) m |= saves_mask(f.substr(i, 1));
+    }
+    return m;
+}
+static_assert(uses_mask("mul(g, b)") == 2 && uses_mask("mul(y, log(a))") == 5 &&
+              uses_mask("where(logical_and(eq(a, 0.0), ge(b, 0.0)), 0.0, g)") == 3 &&
+              uses_mask("abs(g)") == 0);
+
+// What recording needs of each row (See Note [recording cost]): what the row saves, whether it
+// has a formula, and what each input's formula reads, so only the values the needed gradients
+// read are saved.
+struct unary_row {
+    unsigned saves;
+    formula_kind kind;
+    unsigned uses;
+};
+struct binary_row {
+    unsigned saves;
+    formula_kind kind;
+    unsigned uses_a, uses_b;
+};
+#define ISTHMUS_UNARY_ROW(name, saves, formula)                                                    \
+    unary_row{saves_mask(#saves), kind_of(#formula), uses_mask(#formula)},
+constexpr unary_row unary_info[] = {ISTHMUS_UNARY_DERIVATIVES(ISTHMUS_UNARY_ROW)};
+#undef ISTHMUS_UNARY_ROW
+#define ISTHMUS_BINARY_ROW(name, saves, fa, fb)                                                    \
+    binary_row{saves_mask(#saves), kind_of(#fa), uses_mask(#fa), uses_mask(#fb)},
+constexpr binary_row binary_info[] = {ISTHMUS_BINARY_DERIVATIVES(ISTHMUS_BINARY_ROW)};
+#undef ISTHMUS_BINARY_ROW
+
+/// True when every formula reads only values its row's `saves` column keeps.
+constexpr bool formulas_read_what_rows_save() {
+    for (const binary_row& r : binary_info)
+        if (((r.uses_a | r.uses_b) & ~r.saves) != 0) return false;
+    for (const unary_row& r : unary_info)
+        if ((r.uses & ~r.saves) != 0) return false;
+    return true;
+}
+static_assert(formulas_read_what_rows_save(),
+              "a derivative formula reads a value its row's saves column does not keep");
 
 /// The markers `zero` and `none` as formulas: zeros of the gradient's shape, or a refusal.
 struct zero_marker {
@@ -114,33 +156,112 @@ tensor binary_formula(binary_op op, int which, const tensor& g, const tensor& a,
     ISTHMUS_THROW(internal_error, "binary_formula: unknown op");
 }
 
+// Note [recording cost]
+// ~~~~~~~~~~~~~~~~~~~~~
+// Recording runs on every op of a training step, so a node is made with few heap blocks: the op
+// table's rows record an elementwise_node (the formula found by op, the saved values inline, no
+// std::function, name string or vector of saved values); a node's edges and input infos keep two
+// inputs inline (small_vector), an input's shape four dimensions; and a row saves only what the
+// formulas of the inputs that need a gradient read (uses_mask), so `a * b` with only `a` requiring
+// grad keeps `b` alone. What is left per node: the node, the result's autograd state and one
+// handle per saved tensor (its shape and strides).
+
+/// A recorded row of the op table (See Note [recording cost]): saved values x/a, b and y.
+class elementwise_node final : public node {
+public:
+    elementwise_node(unary_op op, const tensor& x, const tensor* y)
+        : unary_(true), op_(static_cast<uint8_t>(op)), a_in_(true), need_a_(true) {
+        keep(x, y, nullptr, unary_info[op_].uses);
+    }
+    elementwise_node(binary_op op, const tensor& a, const tensor& b, const tensor& y, bool a_in,
+                     bool b_in)
+        : unary_(false), op_(static_cast<uint8_t>(op)), a_in_(a_in), b_in_(b_in),
+          need_a_(a_in && requires_grad_of(a)), need_b_(b_in && requires_grad_of(b)) {
+        const binary_row& row = binary_info[op_];
+        keep(a, &y, &b, (need_a_ ? row.uses_a : 0u) | (need_b_ ? row.uses_b : 0u));
+    }
+
+    ~elementwise_node() override { drop(); }
+    elementwise_node(const elementwise_node&) = delete;
+    elementwise_node& operator=(const elementwise_node&) = delete;
+
+    std::string name() const override {
+        return std::string(unary_ ? isthmus::name(static_cast<unary_op>(op_))
+                                  : isthmus::name(static_cast<binary_op>(op_)));
+    }
+
+    tensor_list apply(const tensor_list& grad_outputs) override {
+        const std::string op = name();
+        ISTHMUS_CHECK(!released_, runtime_error,
+                      "trying to run backward through the graph a second time (the values ", op,
+                      " saved for it were freed by the first backward); pass retain_graph=True to "
+                      "the first backward or autograd.grad to keep them");
+        const auto self = shared_from_this();
+        auto unpack = [&](size_t i) {
+            return kept_ & (1u << i) ? slot(i).unpack(self, op, i) : tensor();
+        };
+        const tensor a = unpack(0), b = unpack(1), y = unpack(2);
+        const tensor& g = grad_outputs[0];
+        if (unary_) return {unary_formula(static_cast<unary_op>(op_), g, a, y)};
+        const auto bop = static_cast<binary_op>(op_);
+        tensor_list r;
+        if (a_in_) r.push_back(need_a_ ? binary_formula(bop, 0, g, a, b, y) : tensor());
+        if (b_in_) r.push_back(need_b_ ? binary_formula(bop, 1, g, a, b, y) : tensor());
+        return r;
+    }
+
+    void release_saved() override {
+        drop();
+        released_ = true;
+    }
+
+private:
+    // Saves x/a, y and b as `mask` (saves_mask's bits) asks.
+    void keep(const tensor& a, const tensor* y, const tensor* b, unsigned mask) {
+        if (mask & 1) save(0, a, false);
+        if ((mask & 2) && b) save(1, *b, false);
+        if ((mask & 4) && y) save(2, *y, true);
+    }
+    void save(size_t i, const tensor& t, bool is_output) {
+        ::new (static_cast<void*>(slots_[i])) saved_slot(t, is_output);
+        kept_ |= static_cast<uint8_t>(1u << i);
+    }
+    saved_slot& slot(size_t i) noexcept {
+        return *std::launder(reinterpret_cast<saved_slot*>(slots_[i]));
+    }
+    void drop() noexcept {
+        for (size_t i = 0; i < 3; ++i)
+            if (kept_ & (1u << i)) slot(i).~saved_slot();
+        kept_ = 0;
+    }
+
+    bool unary_;
+    uint8_t op_;
+    bool a_in_ = false, b_in_ = false, need_a_ = false, need_b_ = false;
+    bool released_ = false;
+    // Only the kept values are constructed, in raw storage (bit i of kept_): a node does not
+    // initialise three tensor handles it does not use.
+    uint8_t kept_ = 0;
+    alignas(saved_slot) unsigned char slots_[3][sizeof(saved_slot)];
+};
+
 /// Records a binary op; `a_in` / `b_in` say which operands are tensors the caller gave (a scalar
 /// operand is a 0-d constant here).
 void record_binary(binary_op op, const tensor& a, const tensor& b, bool a_in, bool b_in,
                    const tensor& y) {
     const auto i = static_cast<size_t>(op);
-    if (binary_kinds[i] == formula_kind::none) {
-        if (a_in && b_in)
-            record_not_differentiable(name(op), {&a, &b}, y);
-        else
-            record_not_differentiable(name(op), {a_in ? &a : &b}, y);
+    const tensor* both[] = {&a, &b};
+    const std::span<const tensor* const> inputs =
+        a_in && b_in ? std::span<const tensor* const>(both)
+                     : std::span<const tensor* const>(a_in ? both : both + 1, 1);
+    if (binary_info[i].kind == formula_kind::none) {
+        record_not_differentiable(name(op),
+                                  std::vector<const tensor*>(inputs.begin(), inputs.end()), y);
         return;
     }
-    const unsigned keep = binary_saves[i];
-    std::vector<saved_value> saved{{keep & 1 ? a : tensor(), false},
-                                   {keep & 2 ? b : tensor(), false},
-                                   {keep & 4 ? y : tensor(), true}};
-    const bool need_a = a_in && requires_grad_of(a), need_b = b_in && requires_grad_of(b);
-    auto fn = [op, a_in, b_in, need_a, need_b](const tensor& g, const tensor_list& s) {
-        tensor_list r;
-        if (a_in) r.push_back(need_a ? binary_formula(op, 0, g, s[0], s[1], s[2]) : tensor());
-        if (b_in) r.push_back(need_b ? binary_formula(op, 1, g, s[0], s[1], s[2]) : tensor());
-        return r;
-    };
-    if (a_in && b_in)
-        record(name(op), {&a, &b}, y, std::move(saved), std::move(fn));
-    else
-        record(name(op), {a_in ? &a : &b}, y, std::move(saved), std::move(fn));
+    meta_access::set(y, nullptr);
+    if (!is_floating(y.dtype())) return; // integer, bool results carry no gradient
+    attach_node(std::make_shared<elementwise_node>(op, a, b, y, a_in, b_in), inputs, y);
 }
 
 /// A scalar operand as a 0-d tensor of the result's dtype, where the result is.
@@ -151,30 +272,27 @@ tensor constant_like(const scalar& s, const tensor& y) {
 } // namespace
 
 tensor unary_recorded(unary_op op, const tensor& a) {
-    tensor y;
-    {
+    tensor y = [&] {
         no_grad_guard off;
-        y = unary(op, a);
-    }
+        return unary(op, a);
+    }();
     const auto i = static_cast<size_t>(op);
-    if (unary_kinds[i] == formula_kind::none) {
+    if (unary_info[i].kind == formula_kind::none) {
         record_not_differentiable(name(op), {&a}, y);
         return y;
     }
-    const unsigned keep = unary_saves[i];
-    record(name(op), {&a}, y, {{keep & 1 ? a : tensor(), false}, {keep & 4 ? y : tensor(), true}},
-           [op](const tensor& g, const tensor_list& s) {
-               return tensor_list{unary_formula(op, g, s[0], s[1])};
-           });
+    meta_access::set(y, nullptr);
+    if (!is_floating(y.dtype())) return y; // integer, bool results carry no gradient
+    const tensor* inputs[] = {&a};
+    attach_node(std::make_shared<elementwise_node>(op, a, &y), inputs, y);
     return y;
 }
 
 tensor binary_recorded(binary_op op, const tensor& a, const tensor& b) {
-    tensor y;
-    {
+    tensor y = [&] {
         no_grad_guard off;
-        y = binary(op, a, b);
-    }
+        return binary(op, a, b);
+    }();
     record_binary(op, a, b, true, true, y);
     return y;
 }

@@ -30,10 +30,11 @@ struct by_sequence {
 /// input's dtype (gradients keep their input's dtype).
 tensor fit(const tensor& g, const input_info& in, const node& n, size_t i) {
     tensor r = g;
-    if (r.shape() != in.shape) {
-        r = sum_to(r, in.shape);
-        ISTHMUS_ASSERT(r.shape() == in.shape, "the gradient of input ", i, " of ", n.name(),
-                       " has shape ", shape_str(g.shape()), ", expected ", shape_str(in.shape));
+    if (!in.is_shape(r.shape())) {
+        const shape_t want(in.shape.begin(), in.shape.end());
+        r = sum_to(r, want);
+        ISTHMUS_ASSERT(r.shape() == want, "the gradient of input ", i, " of ", n.name(),
+                       " has shape ", shape_str(g.shape()), ", expected ", shape_str(want));
     }
     if (r.dtype() != in.dtype) r = cast(r, in.dtype);
     return r;

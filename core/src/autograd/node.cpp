@@ -40,7 +40,7 @@ bool any_requires_grad(std::initializer_list<const tensor*> ts) noexcept {
 std::shared_ptr<node> accumulator_of(const tensor& t) {
     const auto& shared = meta_access::shared(t);
     if (auto acc = shared->accumulator.lock()) return acc;
-    auto acc = std::make_shared<accumulate_node>(shared, input_info{t.shape(), t.dtype()});
+    auto acc = std::make_shared<accumulate_node>(shared, input_info(t));
     acc->sequence_nr = g_sequence.fetch_add(1, std::memory_order_relaxed);
     shared->accumulator = acc;
     return acc;
@@ -66,6 +66,10 @@ edge gradient_edge(const tensor& t) {
 // through any view counts. A saved output is kept without its autograd state (the state points at
 // this very node, and the node would keep itself alive); when backward records (create_graph), the
 // unpacked output gets fresh state pointing at the node again.
+
+saved_slot::saved_slot(const tensor& t, bool output)
+    : value(output ? meta_access::plain(t) : t), version(t.storage() ? t.storage()->version() : 0),
+      is_output(output) {}
 
 saved_slot saved_slot::make(saved_value&& s) {
     saved_slot r;
@@ -142,26 +146,19 @@ tensor_list accumulate_node::apply(const tensor_list& grad_outputs) {
 
 // ---- recording ----
 
-namespace {
-
-void attach(const tensor& out, std::shared_ptr<node> n) {
+void attach_node(std::shared_ptr<node> n, std::span<const tensor* const> inputs,
+                 const tensor& out) {
+    n->sequence_nr = g_sequence.fetch_add(1, std::memory_order_relaxed);
+    n->next_edges.reserve(inputs.size());
+    n->inputs.reserve(inputs.size());
+    for (const tensor* in : inputs) {
+        n->next_edges.push_back(requires_grad_of(*in) ? gradient_edge(*in) : edge{});
+        n->inputs.emplace_back(*in);
+    }
     auto m = std::make_shared<tensor_meta>();
     m->grad_fn = std::move(n);
     meta_access::set(out, std::move(m));
 }
-
-template <typename Node, typename Inputs>
-void connect(Node& n, const Inputs& inputs) {
-    n.sequence_nr = g_sequence.fetch_add(1, std::memory_order_relaxed);
-    n.next_edges.reserve(inputs.size());
-    n.inputs.reserve(inputs.size());
-    for (const tensor* in : inputs) {
-        n.next_edges.push_back(requires_grad_of(*in) ? gradient_edge(*in) : edge{});
-        n.inputs.push_back({in->shape(), in->dtype()});
-    }
-}
-
-} // namespace
 
 void record(std::string_view name, std::initializer_list<const tensor*> inputs, const tensor& out,
             std::vector<saved_value> saved, backward_fn fn) {
@@ -176,9 +173,8 @@ void record_inputs(std::string_view name, std::span<const tensor* const> inputs,
     std::vector<saved_slot> slots;
     slots.reserve(saved.size());
     for (saved_value& s : saved) slots.push_back(saved_slot::make(std::move(s)));
-    auto n = std::make_shared<function_node>(std::string(name), std::move(slots), std::move(fn));
-    connect(*n, inputs);
-    attach(out, std::move(n));
+    attach_node(std::make_shared<function_node>(std::string(name), std::move(slots), std::move(fn)),
+                inputs, out);
 }
 
 void share_state(const tensor& from, const tensor& to) {
@@ -199,9 +195,7 @@ void record_not_differentiable(std::string_view name, const std::vector<const te
                                const tensor& out) {
     meta_access::set(out, nullptr);
     if (!is_floating(out.dtype())) return;
-    auto n = std::make_shared<not_differentiable_node>(std::string(name));
-    connect(*n, inputs);
-    attach(out, std::move(n));
+    attach_node(std::make_shared<not_differentiable_node>(std::string(name)), inputs, out);
 }
 
 tensor_list not_differentiable_node::apply(const tensor_list&) {
