@@ -113,8 +113,11 @@ def bench_saxpy{k}(x, y, a):
 def run_child(lib, cache):
     if lib in MODULES:
         (cache / f"kernels_{lib}.py").write_text(MODULES[lib])
+    # The child runs in the cache folder: a relative PYTHONPATH (build/python) is made absolute.
+    pythonpath = os.pathsep.join(str(pathlib.Path(d).resolve()) for d in
+                                 os.environ.get("PYTHONPATH", "").split(os.pathsep) if d)
     env = dict(os.environ, BENCH_CACHE=str(cache), ISTHMUS_CACHE_DIR=str(cache / "isthmus"),
-               NUMBA_CACHE_DIR=str(cache / "numba"), ISTHMUS_VERBOSE="0")
+               NUMBA_CACHE_DIR=str(cache / "numba"), ISTHMUS_VERBOSE="0", PYTHONPATH=pythonpath)
     t = time.perf_counter()
     r = subprocess.run([sys.executable, "-c", textwrap.dedent(CHILD[lib])], env=env,
                        capture_output=True, text=True, cwd=cache)
