@@ -26,11 +26,9 @@ struct backend_registry {
     std::mutex mu;
     std::array<std::shared_ptr<compute>, max_resource_id + 1> owners; // guarded by mu
     std::vector<std::shared_ptr<compute>> retired;                    // guarded by mu
-    std::shared_ptr<compute> cpu;
     backend_registry() {
-        cpu = std::shared_ptr<compute>(&cpu_compute(), [](compute*) {});
-        slots[MEMRESOURCE_CPU].store(cpu.get());
-        owners[MEMRESOURCE_CPU] = cpu;
+        slots[MEMRESOURCE_CPU].store(&cpu_compute());
+        owners[MEMRESOURCE_CPU] = std::shared_ptr<compute>(&cpu_compute(), [](compute*) {});
     }
 };
 

@@ -95,10 +95,6 @@ struct registered_fake {
     std::shared_ptr<fake_resource> res;
 };
 
-inline bool has(const std::string& s, std::string_view part) {
-    return s.find(part) != std::string::npos;
-}
-
 } // namespace isthmus_test
 
 /// Checks that `expr` throws exactly the typed error E and that its message contains every
@@ -109,5 +105,5 @@ inline bool has(const std::string& s, std::string_view part) {
         const std::string error_msg_ = ::error_of<E>([&] { (void)(expr); });                       \
         CAPTURE(error_msg_);                                                                       \
         for (std::string_view part_ : std::initializer_list<std::string_view>{__VA_ARGS__})        \
-            CHECK_MESSAGE(::isthmus_test::has(error_msg_, part_), "message lacks: " << part_);     \
+            CHECK_MESSAGE(::contains(error_msg_, part_), "message lacks: " << part_);              \
     } while (0)

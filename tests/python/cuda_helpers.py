@@ -33,10 +33,11 @@ def on_gpu(x):
 
 
 @contextlib.contextmanager
-def cuda_session():
-    """Runs the block in a q.init("cuda") session, then returns to the CPU session."""
+def cuda_session(device="cuda"):
+    """Runs the block in a q.init(device) session ("cuda" unless told, e.g. "cuda:0"), then
+    returns to the CPU session."""
     q.destroy()
-    q.init("cuda")
+    q.init(device)
     try:
         yield
     finally:

@@ -5,6 +5,7 @@
 #include <exception>
 #include <functional>
 #include <string>
+#include <string_view>
 
 /// Runs `f` and returns the message of what it threw, or "<no error>".
 inline std::string error_of(const std::function<void()>& f) {
@@ -31,6 +32,6 @@ std::string error_of(F&& f) {
 }
 
 /// Whether `s` holds `part`.
-inline bool contains(const std::string& s, const std::string& part) {
+inline bool contains(const std::string& s, std::string_view part) {
     return s.find(part) != std::string::npos;
 }

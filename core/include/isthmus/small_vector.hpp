@@ -13,7 +13,8 @@
 namespace isthmus {
 
 /// A std::vector-like sequence whose first `N` elements live inside the object, for the short
-/// lists made on hot paths (an autograd node's inputs, a shape of a few dimensions). Past `N` it
+/// lists made on hot paths (a storage's copies, an autograd node's inputs, a shape of a few
+/// dimensions). Past `N` it
 /// moves to one heap block, as std::vector does. Iterators and references are invalidated by
 /// every growth and by moving the container.
 template <typename T, std::size_t N>
@@ -63,7 +64,6 @@ public:
     const_iterator end() const noexcept { return data_ + size_; }
     T& operator[](size_type i) noexcept { return data_[i]; }
     const T& operator[](size_type i) const noexcept { return data_[i]; }
-    T& front() noexcept { return data_[0]; }
     T& back() noexcept { return data_[size_ - 1]; }
     const T& back() const noexcept { return data_[size_ - 1]; }
 
@@ -82,6 +82,11 @@ public:
             return *::new (static_cast<void*>(data_ + size_++)) T(std::move(item));
         }
         return *::new (static_cast<void*>(data_ + size_++)) T(std::forward<A>(args)...);
+    }
+    /// Removes the element at `pos`, moving the later ones down.
+    void erase(T* pos) {
+        std::move(pos + 1, end(), pos);
+        data_[--size_].~T();
     }
     /// Destroys the elements and keeps the capacity.
     void clear() noexcept {

@@ -3,6 +3,7 @@
 
 #include "isthmus/export.hpp"
 #include "isthmus/memory.hpp"
+#include "isthmus/small_vector.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -66,59 +67,6 @@ public:
 private:
     void lock_slow() noexcept;
     std::atomic<bool> held_{false};
-};
-
-/// A vector that keeps its first N elements inline (no heap block for storages with at most N
-/// copies, which is nearly all of them). Only what the storage's slot list needs.
-template <typename T, size_t N>
-class small_vector {
-public:
-    small_vector() = default;
-    small_vector(const small_vector&) = delete;
-    small_vector& operator=(const small_vector&) = delete;
-    ~small_vector() {
-        clear();
-        if (data_ != inline_data()) ::operator delete(data_);
-    }
-    T* begin() noexcept { return data_; }
-    T* end() noexcept { return data_ + size_; }
-    const T* begin() const noexcept { return data_; }
-    const T* end() const noexcept { return data_ + size_; }
-    T* data() noexcept { return data_; }
-    size_t size() const noexcept { return size_; }
-    bool empty() const noexcept { return size_ == 0; }
-    T& operator[](size_t i) noexcept { return data_[i]; }
-    T& back() noexcept { return data_[size_ - 1]; }
-    void push_back(T&& v) {
-        if (size_ == cap_) grow();
-        new (data_ + size_) T(std::move(v));
-        ++size_;
-    }
-    /// Removes the element at `pos`, moving the later ones down.
-    void erase(T* pos) {
-        for (T* p = pos; p + 1 != end(); ++p) *p = std::move(p[1]);
-        data_[--size_].~T();
-    }
-    void clear() noexcept {
-        while (size_ > 0) data_[--size_].~T();
-    }
-
-private:
-    T* inline_data() noexcept { return std::launder(reinterpret_cast<T*>(inline_)); }
-    void grow() {
-        T* fresh = static_cast<T*>(::operator new(2 * cap_ * sizeof(T)));
-        for (size_t i = 0; i < size_; ++i) {
-            new (fresh + i) T(std::move(data_[i]));
-            data_[i].~T();
-        }
-        if (data_ != inline_data()) ::operator delete(data_);
-        data_ = fresh;
-        cap_ *= 2;
-    }
-    alignas(T) unsigned char inline_[N * sizeof(T)];
-    T* data_ = inline_data();
-    size_t size_ = 0;
-    size_t cap_ = N;
 };
 
 } // namespace detail
@@ -242,7 +190,7 @@ private:
 
     size_t nbytes_;
     mutable mutex_type mu_;
-    detail::small_vector<copy_slot, 2> slots_;
+    small_vector<copy_slot, 2> slots_; // nearly every storage has at most two copies
     std::function<void()> release_;
     // Note [lock-free placement]
     // ~~~~~~~~~~~~~~~~~~~~~~~~~~

@@ -163,14 +163,16 @@ tensor binary_formula(binary_op op, int which, const tensor& g, const tensor& a,
 // std::function, name string or vector of saved values); a node's edges and input infos keep two
 // inputs inline (small_vector), an input's shape four dimensions; and a row saves only what the
 // formulas of the inputs that need a gradient read (uses_mask), so `a * b` with only `a` requiring
-// grad keeps `b` alone. What is left per node: the node, the result's autograd state and one
+// grad keeps `b` alone. The grad-mode flag, read several times per recorded op, is a thread_local
+// of a shared library: the core compiles with TLS descriptors (core/CMakeLists.txt), so reading it
+// is no __tls_get_addr call. What is left per node: the node, the result's autograd state and one
 // handle per saved tensor (its shape and strides).
 
 /// A recorded row of the op table (See Note [recording cost]): saved values x/a, b and y.
 class elementwise_node final : public node {
 public:
     elementwise_node(unary_op op, const tensor& x, const tensor* y)
-        : unary_(true), op_(static_cast<uint8_t>(op)), a_in_(true), need_a_(true) {
+        : unary_(true), op_(static_cast<uint8_t>(op)) {
         keep(x, y, nullptr, unary_info[op_].uses);
     }
     elementwise_node(binary_op op, const tensor& a, const tensor& b, const tensor& y, bool a_in,
@@ -237,7 +239,7 @@ private:
 
     bool unary_;
     uint8_t op_;
-    bool a_in_ = false, b_in_ = false, need_a_ = false, need_b_ = false;
+    bool a_in_ = false, b_in_ = false, need_a_ = false, need_b_ = false; // binary rows only
     bool released_ = false;
     // Only the kept values are constructed, in raw storage (bit i of kept_): a node does not
     // initialise three tensor handles it does not use.
@@ -259,8 +261,7 @@ void record_binary(binary_op op, const tensor& a, const tensor& b, bool a_in, bo
                                   std::vector<const tensor*>(inputs.begin(), inputs.end()), y);
         return;
     }
-    meta_access::set(y, nullptr);
-    if (!is_floating(y.dtype())) return; // integer, bool results carry no gradient
+    if (!begin_record(y)) return;
     attach_node(std::make_shared<elementwise_node>(op, a, b, y, a_in, b_in), inputs, y);
 }
 
@@ -281,8 +282,7 @@ tensor unary_recorded(unary_op op, const tensor& a) {
         record_not_differentiable(name(op), {&a}, y);
         return y;
     }
-    meta_access::set(y, nullptr);
-    if (!is_floating(y.dtype())) return y; // integer, bool results carry no gradient
+    if (!begin_record(y)) return y;
     const tensor* inputs[] = {&a};
     attach_node(std::make_shared<elementwise_node>(op, a, &y), inputs, y);
     return y;

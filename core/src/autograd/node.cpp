@@ -67,16 +67,10 @@ edge gradient_edge(const tensor& t) {
 // this very node, and the node would keep itself alive); when backward records (create_graph), the
 // unpacked output gets fresh state pointing at the node again.
 
-saved_slot::saved_slot(const tensor& t, bool output)
-    : value(output ? meta_access::plain(t) : t), version(t.storage() ? t.storage()->version() : 0),
-      is_output(output) {}
-
-saved_slot saved_slot::make(saved_value&& s) {
-    saved_slot r;
-    r.is_output = s.is_output;
-    r.version = s.value.storage() ? s.value.storage()->version() : 0;
-    r.value = s.is_output ? meta_access::plain(s.value) : std::move(s.value);
-    return r;
+saved_slot::saved_slot(tensor t, bool output)
+    : value(std::move(t)), version(value.storage() ? value.storage()->version() : 0),
+      is_output(output) {
+    if (output) meta_access::set(value, nullptr);
 }
 
 tensor saved_slot::unpack(const std::shared_ptr<node>& owner, const std::string& op,
@@ -146,6 +140,11 @@ tensor_list accumulate_node::apply(const tensor_list& grad_outputs) {
 
 // ---- recording ----
 
+bool begin_record(const tensor& out) {
+    meta_access::set(out, nullptr);  // `out` may be a copy of an input's handle
+    return is_floating(out.dtype()); // integer, bool results carry no gradient
+}
+
 void attach_node(std::shared_ptr<node> n, std::span<const tensor* const> inputs,
                  const tensor& out) {
     n->sequence_nr = g_sequence.fetch_add(1, std::memory_order_relaxed);
@@ -168,11 +167,10 @@ void record(std::string_view name, std::initializer_list<const tensor*> inputs, 
 
 void record_inputs(std::string_view name, std::span<const tensor* const> inputs, const tensor& out,
                    std::vector<saved_value> saved, backward_fn fn) {
-    meta_access::set(out, nullptr);        // `out` may be a copy of an input's handle
-    if (!is_floating(out.dtype())) return; // integer, bool results carry no gradient
+    if (!begin_record(out)) return;
     std::vector<saved_slot> slots;
     slots.reserve(saved.size());
-    for (saved_value& s : saved) slots.push_back(saved_slot::make(std::move(s)));
+    for (saved_value& s : saved) slots.emplace_back(std::move(s.value), s.is_output);
     attach_node(std::make_shared<function_node>(std::string(name), std::move(slots), std::move(fn)),
                 inputs, out);
 }
@@ -193,8 +191,7 @@ void record_not_differentiable(std::string_view name, std::initializer_list<cons
 
 void record_not_differentiable(std::string_view name, const std::vector<const tensor*>& inputs,
                                const tensor& out) {
-    meta_access::set(out, nullptr);
-    if (!is_floating(out.dtype())) return;
+    if (!begin_record(out)) return;
     attach_node(std::make_shared<not_differentiable_node>(std::string(name)), inputs, out);
 }
 

@@ -18,9 +18,12 @@ edge gradient_edge(const tensor& t);
 /// A leaf's accumulator, made when no graph holds one.
 std::shared_ptr<node> accumulator_of(const tensor& t);
 
+/// Starts recording the result `out`: drops the state it may share with an input's handle, and
+/// says whether it carries a gradient (a floating dtype); when not, nothing is recorded.
+bool begin_record(const tensor& out);
 /// Makes `n` the node of `out`: its edges to `inputs`' gradients and their shapes and dtypes,
-/// then `out`'s fresh autograd state pointing at it. The recording functions end with it; the
-/// caller has checked that `out` carries a gradient (a floating dtype).
+/// then `out`'s fresh autograd state pointing at it. The recording functions end with it, after
+/// begin_record(out) said yes.
 void attach_node(std::shared_ptr<node> n, std::span<const tensor* const> inputs, const tensor& out);
 
 /// record() for a list of inputs of any length (concat, stack).
@@ -32,10 +35,8 @@ struct saved_slot {
     tensor value;
     uint64_t version = 0;
     bool is_output = false;
-    saved_slot() = default;
-    /// Saves a copy of the handle `t` (an output without its autograd state).
-    saved_slot(const tensor& t, bool output);
-    static saved_slot make(saved_value&& s); ///< takes the value (no copy of its handle)
+    /// Saves the handle `t` (an output without its autograd state) and its storage's version.
+    saved_slot(tensor t, bool output);
     /// The value, after checking that its storage was not written since it was saved.
     tensor unpack(const std::shared_ptr<node>& owner, const std::string& op, size_t index) const;
 };

@@ -3,17 +3,14 @@ import numpy as np
 import pytest
 
 import isthmus as q
-from cuda_helpers import HAVE_CUDA, NO_CUDA_REASON
+from cuda_helpers import HAVE_CUDA, NO_CUDA_REASON, cuda_session, on_gpu
 
 
 @pytest.fixture
 def device_session(device):
     """The test runs in a session on `device` (the test's parameter), then on the CPU again."""
-    q.destroy()
-    q.init(device)
-    yield
-    q.destroy()
-    q.init("cpu")
+    with cuda_session(device):
+        yield
 
 
 def _devices():
@@ -59,14 +56,6 @@ def test_init_bad_device_names(device):
 # ---- on a GPU (skipped with the reason above elsewhere) ----
 
 rng = np.random.default_rng(7)
-
-
-def on_gpu(x):
-    """A qvalue whose only valid copy is on the GPU (copied there by a device op)."""
-    v = q.value(x)
-    v.lock(q.LOCK_READ, q.MEMRESOURCE_SINGLE_CUDA)
-    v.unlock(q.LOCK_READ, q.MEMRESOURCE_SINGLE_CUDA)
-    return v
 
 
 @pytest.mark.parametrize("device", _devices())
