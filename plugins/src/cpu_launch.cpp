@@ -75,8 +75,11 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
         if (!ctx.failed()) ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
         return false;
     };
-    // one thread in deterministic mode (See Note [deterministic launches])
-    const int threads = deterministic() ? 1 : omp_get_max_threads();
+    // One thread in deterministic mode (See Note [deterministic launches]) and in checked mode,
+    // where the positions then run in order and an error names the first bad one (See Note
+    // [checked mode]).
+    const bool alone = deterministic() || (ctx.flags & ISTHMUS_CALL_CHECKED) != 0;
+    const int threads = alone ? 1 : omp_get_max_threads();
     const double hint = cost_hint.load(std::memory_order_relaxed);
     int64_t done = 0;
     double per = hint;

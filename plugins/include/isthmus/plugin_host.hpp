@@ -39,7 +39,10 @@ private:
 /// and an access outside the tensor raises index_error naming the kernel, the argument (position
 /// and name), the index and the shape, instead of reading or writing outside the tensor (on the GPU
 /// too: Note [checked access on the GPU] in plugin.hpp). It is meant for debugging: it costs a test
-/// per access while on, and nothing while off (Note [view checks]). It is on for a call when the
+/// per access while on, and nothing while off (Note [view checks]). A checked parallel_do on the
+/// CPU runs its positions in order on the calling thread, so the error names the first bad position
+/// whatever the thread count (with threads, which of two failing blocks reported first depended
+/// on timing). It is on for a call when the
 /// calling thread is inside a checked_scope (the innermost decides), else when the environment
 /// variable ISTHMUS_CHECKED is 1 (read once, when first needed). Plugins honour it without
 /// recompiling when they were built with this version's plugin.hpp; older plugins and plugins

@@ -117,6 +117,17 @@ def test_the_issue_reproducer_is_an_index_error_in_checked_mode(good):
     assert (y == 2.0 * CANARY + 1.0).all()
 
 
+def test_a_checked_launch_names_its_first_bad_position_whatever_the_threads(good):
+    # Thousands of bad rows shared between threads: the error is the first in position order.
+    xbuf, x = fenced()
+    ybuf, y = fenced()
+    with q.checked():
+        for _ in range(20):
+            with pytest.raises(IndexError, match=re.escape("index (4, 0) into shape (4, 4)")):
+                q.parallel_do((5000, 4), x, y, 2.0, 1.0, good.axpb_free)
+    assert fence_intact(xbuf) and fence_intact(ybuf)
+
+
 def test_checked_blocks_nest_restore_and_refuse_reentry(good):
     with q.checked():
         with q.checked(False):
