@@ -44,10 +44,9 @@ private:
 /// whatever the thread count (with threads, which of two failing blocks reported first depended
 /// on timing). It is on for a call when the calling thread is inside a checked_scope (the innermost
 /// decides), else when the environment variable ISTHMUS_CHECKED is 1 (read once, when first
-/// needed). Plugins honour it without
-/// recompiling when they were built with this version's plugin.hpp; older plugins and plugins
-/// written against the C ABI alone run unchecked (library::features() says which; parallel_do logs
-/// it once per library).
+/// needed). Plugins honour it without recompiling when they were built with this version's
+/// plugin.hpp; older plugins and plugins written against the C ABI alone run unchecked
+/// (library::features() says which; parallel_do logs it once per library).
 
 /// Whether plugin calls made from this thread run in checked mode now (Note [checked mode]).
 ISTHMUS_API bool checked();
