@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 namespace isthmus::plugin_host::detail {
 
@@ -24,22 +25,26 @@ using clock = std::chrono::steady_clock;
 // most of them (with 4096-position blocks, a row sum over 4096 rows ran on one of two threads).
 // So the launch measures:
 //  - Each kernel keeps the last measured cost of a position (nanoseconds on one thread; the
-//    hint). Work measured to take under k_serial_ns runs on the calling thread: waking the
-//    OpenMP team and sharing a cursor would cost more than it saves. A launch over 1,000 saxpy
-//    positions is two launcher calls and four clock reads.
+//    hint): that of the last launch's fastest block, since one block slowed by a preemption or
+//    a timer tick would otherwise send the next launches to the threads (a 1,000-position saxpy
+//    went parallel once in about 3,000 launches, and each parallel region leaves libgomp's
+//    threads spinning for milliseconds, on a core the caller shares on a small machine; the
+//    spinning thread slowed every launch by about a third). Work measured to take under
+//    k_serial_ns runs on the calling thread: waking the OpenMP team and sharing a cursor would
+//    cost more than it saves. A launch over 1,000 saxpy positions is two launcher calls and
+//    four clock reads.
 //  - Without a hint, or when the hint says the launch is small, the calling thread probes: it
 //    runs a first block (16 positions, or with a hint an eighth of the launch on two threads),
 //    timed, then either the rest in one call, when this launch's own measurement says the rest
 //    is small, or hands the rest to the threads. The hint alone never decides that a launch is
 //    small: a cheap launch's hint must not serialise the next one over costlier arguments.
-//    Against such a hint a second block confirms a slow first one (a page fault or a
-//    preemption is no reason to wake the team, whose spinning threads then compete with the
-//    caller on a small machine). The probe's blocks are the launch's own positions, not a
-//    rehearsal: nothing runs twice.
+//    Against such a hint a second block confirms a slow first one, and the faster of the two
+//    decides (a page fault or a preemption is no reason to wake the team). The probe's blocks
+//    are the launch's own positions, not a rehearsal: nothing runs twice.
 //  - The rest is shared: blocks sized to take about k_block_ns each (and at most a quarter of
 //    a thread's share, so every thread gets work at once), between 1 and k_max_block
-//    positions; each block's time adjusts the next ones' size and the hint (Note
-//    [interruptible launches]).
+//    positions; each block's time adjusts the next ones' size (Note [interruptible
+//    launches]), and the fastest becomes the hint.
 // The hint is a plan, never a result: which thread runs a position, and in how many calls,
 // does not change what a position computes. A wrong hint (an earlier launch over much larger or
 // smaller arguments) costs a serial probe step or an early parallel start, and is corrected by
@@ -92,18 +97,23 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
         else if (hint > 0)
             step = std::min(total, std::max(k_first_probe, total / (int64_t{threads} * 4)));
         double spent = 0;
+        double fastest = std::numeric_limits<double>::infinity(); // per position, of one block
         bool confirmed = false;
         while (done < total) {
             const int64_t e = done + std::min(step, total - done);
             const clock::time_point t0 = clock::now();
             if (!run(done, e)) return;
-            spent += ns_since(t0);
+            const double took = ns_since(t0);
+            spent += took;
+            fastest = std::min(fastest, took / static_cast<double>(e - done));
             done = e;
             per = spent / static_cast<double>(done);
             if (done == total || ic.stop()) break;
-            if (threads > 1 && per * static_cast<double>(total - done) > k_serial_ns) {
-                // Against a hint that said small, one slow block may be noise (a page fault,
-                // a preemption): a second one confirms before the threads wake.
+            // Against a hint that said small, one slow block may be noise (a page fault, a
+            // preemption, a timer tick): a second block confirms before the threads wake, and
+            // it confirms only when it is slow too (the faster block's cost decides).
+            const double estimate = confirmed ? fastest : per;
+            if (threads > 1 && estimate * static_cast<double>(total - done) > k_serial_ns) {
                 if (!(hint > 0 && !confirmed)) break;
                 confirmed = true;
                 continue;
@@ -112,7 +122,7 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
             // launches]); with threads, the rest is measured to be small: one call.
             step = threads == 1 ? positions_for(k_block_ns, per, 1, k_max_block) : total - done;
         }
-        if (spent > 0) cost_hint.store(static_cast<float>(per), std::memory_order_relaxed);
+        if (spent > 0) cost_hint.store(static_cast<float>(fastest), std::memory_order_relaxed);
         if (done == total || ic.stopped()) return;
     }
 
@@ -132,7 +142,10 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
     std::atomic<int64_t> cursor{done};
     std::atomic<int64_t> size{positions_for(k_block_ns, per, 1, cap)};
     std::atomic<bool> halt{false};
-    auto work = [&] {
+    std::atomic<double> fastest{std::numeric_limits<double>::infinity()};
+    // One thread's blocks, until none is left, one fails or a stop; `mine` is its fastest block's
+    // cost per position.
+    auto blocks = [&](double& mine) {
         while (!halt.load(std::memory_order_relaxed) && !ic.stop()) {
             const int64_t s = size.load(std::memory_order_relaxed);
             int64_t b = cursor.load(std::memory_order_relaxed);
@@ -147,8 +160,7 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
                 return;
             }
             const double took = ns_since(t0);
-            cost_hint.store(static_cast<float>(took / static_cast<double>(e - b)),
-                            std::memory_order_relaxed);
+            mine = std::min(mine, took / static_cast<double>(e - b));
             int64_t expected = s;
             if (took < k_block_ns / 4 && s < cap)
                 size.compare_exchange_strong(expected, std::min(cap, 2 * s),
@@ -157,10 +169,21 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
                 size.compare_exchange_strong(expected, s / 2, std::memory_order_relaxed);
         }
     };
+    auto work = [&] {
+        double mine = std::numeric_limits<double>::infinity();
+        blocks(mine);
+        double seen = fastest.load(std::memory_order_relaxed);
+        while (mine < seen &&
+               !fastest.compare_exchange_weak(seen, mine, std::memory_order_relaxed)) {
+        }
+    };
     openmp_region([&] {
 #pragma omp parallel num_threads(threads)
         work();
     });
+    const double best = fastest.load(std::memory_order_relaxed);
+    if (best < std::numeric_limits<double>::infinity())
+        cost_hint.store(static_cast<float>(best), std::memory_order_relaxed);
 }
 
 } // namespace isthmus::plugin_host::detail

@@ -22,6 +22,17 @@ ISTHMUS_PLUGIN(launch_plan, m) {
              },
              {"who", "seen", "work"})
         .at_position({"who", "seen"});
+    // Only position `at` spins, for `work` rounds; every position writes its thread's id hash.
+    m.kernel("stall_tag",
+             [](ip::view<double, 1> who, int64_t at, int64_t work, int64_t i) {
+                 volatile double acc = 0.0;
+                 if (i == at)
+                     for (int64_t k = 0; k < work; ++k) acc = acc + 1.0;
+                 who(i) = static_cast<double>(
+                     std::hash<std::thread::id>{}(std::this_thread::get_id()) % 1000003);
+             },
+             {"who", "at", "work"})
+        .at_position({"who"});
 }
 """
 
@@ -63,3 +74,14 @@ def test_a_hint_from_a_cheap_launch_does_not_serialise_an_expensive_one(mod):
     assert np.array_equal(seen, np.arange(1, 49))
     if q.build_info()["openmp_threads"] >= 2:
         assert len(set(who.tolist())) >= 2
+
+
+def test_one_stalled_block_does_not_send_later_launches_to_the_threads(mod):
+    # One position of the first launch stalls (a preemption, a page fault look the same): the
+    # hint is the fastest block's cost, so the cheap launches after it stay on the calling
+    # thread instead of waking the team (whose threads then spin on the caller's cores).
+    q.parallel_do(64, np.zeros(64), 40, 3_000_000, mod.stall_tag)
+    for _ in range(5):
+        who = np.zeros(64)
+        q.parallel_do(64, who, -1, 0, mod.stall_tag)
+        assert len(set(who.tolist())) == 1, "a cheap launch ran on several threads"
