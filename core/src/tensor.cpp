@@ -4,6 +4,7 @@
 #include "autograd/meta_access.hpp"
 #include "autograd/recorded_ops.hpp"
 #include "isthmus/ops/creation.hpp"
+#include "isthmus/small_vector.hpp"
 #include "isthmus/value.hpp"
 #include "ops/dispatch.hpp"
 
@@ -123,7 +124,7 @@ namespace {
 // solve exactly; this sufficient rule refuses only layouts no library makes on purpose). See
 // Note [read-only broadcast views].
 bool repeats_elements(const shape_t& shape, const shape_t& strides) {
-    std::vector<std::pair<uint64_t, int64_t>> dims; // |stride|, size
+    small_vector<std::pair<uint64_t, int64_t>, 8> dims; // |stride|, size
     for (size_t i = 0; i < shape.size(); ++i) {
         if (shape[i] == 0) return false; // no elements at all
         if (shape[i] > 1) {
@@ -184,8 +185,9 @@ tensor tensor::wrap(void* data, isthmus::dtype dt, shape_t shape, shape_t stride
                       shape_str(shape), " reach beyond the address space");
     const auto nbytes = static_cast<size_t>(span_bytes);
     char* start = static_cast<char*>(data) + lo * isz;
-    auto st = isthmus::storage::wrap(start, nbytes, resource, std::move(release));
     const bool repeats = repeats_elements(shape, strides);
+    // Nothing below throws once the storage owns `release` (See the contract in tensor.hpp).
+    auto st = isthmus::storage::wrap(start, nbytes, resource, std::move(release));
     tensor t(std::move(st), dt, std::move(shape), std::move(strides), -lo);
     t.read_only_ = repeats; // See Note [read-only broadcast views]: every view of it too
     return t;

@@ -3,9 +3,13 @@
 
 #include "plugin_overloads.hpp"
 
+#include "isthmus/small_vector.hpp"
+
 #include <structmember.h>
 
+#include <array>
 #include <cstdint>
+#include <span>
 #include <utility>
 
 namespace isthmus::pymod {
@@ -112,21 +116,13 @@ PyObject* fn_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, Py
                                            ? fn.overloads()[0]
                                            : nullptr;
         auto param = [&](Py_ssize_t i) { return only ? &only->params[i] : nullptr; };
-        if (n <= 8) {
-            std::array<value, 8> vals;
-            for (Py_ssize_t i = 0; i < n; ++i)
-                vals[static_cast<size_t>(i)] =
-                    call_arg(args[i], fn.name(), static_cast<size_t>(i), param(i));
-            return result_to_py(
-                       (*f->fn)->call(std::span<const value>(vals.data(), static_cast<size_t>(n))))
-                .release()
-                .ptr();
-        }
-        std::vector<value> vals;
+        small_vector<value, 8> vals; // up to eight arguments without a heap block
         vals.reserve(static_cast<size_t>(n));
         for (Py_ssize_t i = 0; i < n; ++i)
             vals.push_back(call_arg(args[i], fn.name(), static_cast<size_t>(i), param(i)));
-        return result_to_py((*f->fn)->call(vals)).release().ptr();
+        return result_to_py((*f->fn)->call(std::span<const value>(vals.data(), vals.size())))
+            .release()
+            .ptr();
     } catch (py::error_already_set& e) {
         e.restore();
     } catch (...) {

@@ -7,6 +7,7 @@
 #include "plugin_values.hpp"
 
 #include "isthmus/autograd.hpp"
+#include "isthmus/small_vector.hpp"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <span>
 
 namespace isthmus::pymod {
 
@@ -209,7 +211,7 @@ void bind_plugin_kernels(py::module_& m) {
             const auto& k = last.cast<const native_kernel&>();
             const shape_t dims = dims_from_py(args[0]);
             const isthmus_kernel* ak = k.k->abi();
-            std::vector<value> vals;
+            small_vector<value, 8> vals; // a launch's arguments, without a heap block
             vals.reserve(args.size() - 2);
             for (size_t i = 1; i + 1 < args.size(); ++i)
                 vals.push_back(call_arg(
@@ -217,7 +219,7 @@ void bind_plugin_kernels(py::module_& m) {
                     static_cast<int32_t>(i - 1) < ak->nparams ? &ak->params[i - 1] : nullptr));
             {
                 py::gil_scoped_release nogil;
-                pl::parallel_do(dims, vals, *k.k);
+                pl::parallel_do(dims, std::span<const value>(vals.data(), vals.size()), *k.k);
             }
             // A written qvalue takes the node the launch recorded on its copy (Note [plugin
             // calls in autograd] in plugins/src/call_autograd.cpp).

@@ -141,7 +141,7 @@ value arg_value(py::handle h, const isthmus_param* p) {
 // Argument `i` of a call to `what` with parameter `p` (NULL: unknown); an overflow names the
 // argument like the host's own checks do.
 
-value call_arg(py::handle h, const std::string& what, size_t i, const isthmus_param* p) {
+value call_arg(py::handle h, std::string_view what, size_t i, const isthmus_param* p) {
     // Note [written arguments]
     // ~~~~~~~~~~~~~~~~~~~~~~~~
     // A tensor parameter the plugin writes (ISTHMUS_PARAM_WRITE: a kernel's output, a function's

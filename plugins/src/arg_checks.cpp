@@ -116,7 +116,7 @@ fit check_arg(const isthmus_param& p, const value& v, std::string* why) {
     }
 }
 
-void check_range(const isthmus_param& p, const value& v, const std::string& what, size_t i) {
+void check_range(const isthmus_param& p, const value& v, std::string_view what, size_t i) {
     if (p.kind != ISTHMUS_PARAM_INT || p.dtype < 0 || !v.is_scalar()) return;
     const dtype from = v.as_scalar().type();
     if (!is_integer(from)) return; // bools fit every integer type

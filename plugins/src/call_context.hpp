@@ -10,6 +10,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -66,12 +67,14 @@ struct call_context {
 const isthmus_host& host_table() noexcept;
 
 /// A value converted for one call; tensors stay locked (on `where`) until the slot is destroyed.
+/// A tensor slot points at the argument's own tensor (the caller keeps the argument alive for
+/// the call), or at `converted`, a copy in the parameter's dtype.
 struct arg_slot {
-    tensor t;
+    const tensor* t = nullptr;
+    tensor converted;
     lock_mode mode = lock_mode::read;
     resource_id where = MEMRESOURCE_CPU;
     bool locked = false;
-    std::string str;
     ~arg_slot();
 };
 
@@ -83,7 +86,7 @@ fit check_arg(const isthmus_param& p, const value& v, std::string* why);
 /// Python) when `v`, an integer
 /// given for an integer parameter, is out of the parameter's range; `what` and `i` (0-based)
 /// name the call and the argument.
-void check_range(const isthmus_param& p, const value& v, const std::string& what, size_t i);
+void check_range(const isthmus_param& p, const value& v, std::string_view what, size_t i);
 /// The flags of a call made from this thread: ISTHMUS_CALL_CHECKED in checked mode.
 uint32_t call_flags_now();
 /// Describes a value for messages: "a float64 tensor of shape (2, 3)", "a float32 scalar".

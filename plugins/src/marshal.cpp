@@ -33,7 +33,7 @@ dtype dtype_of_code(int32_t code) {
 arg_slot::~arg_slot() {
     if (locked) {
         try {
-            t.unlock(mode, where);
+            t->unlock(mode, where);
         } catch (...) {
         }
     }
@@ -95,11 +95,13 @@ void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_val
         out.u.s.size = static_cast<int64_t>(v.as_string().size());
         return;
     case value_kind::tensor: {
-        slot.t = v.as_tensor();
+        slot.t = &v.as_tensor(); // no copy of the handle: `v` outlives the slot
         const bool writes = !p || p->kind == ISTHMUS_PARAM_ANY || (p->flags & ISTHMUS_PARAM_WRITE);
         if (p && p->kind == ISTHMUS_PARAM_TENSOR && p->dtype >= 0 &&
-            code_of(slot.t.dtype()) != p->dtype && !writes)
-            slot.t = slot.t.to(dtype_of_code(p->dtype)); // a read-only view of another dtype
+            code_of(slot.t->dtype()) != p->dtype && !writes) {
+            slot.converted = slot.t->to(dtype_of_code(p->dtype)); // read-only, another dtype
+            slot.t = &slot.converted;
+        }
         slot.mode = writes ? lock_mode::readwrite : lock_mode::read;
         // Note [where arguments are locked]
         // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -110,18 +112,18 @@ void marshal(const value& v, const isthmus_param* p, arg_slot& slot, isthmus_val
         ISTHMUS_CHECK(where == MEMRESOURCE_CPU || ordinal >= 0, value_error,
                       "plugin arguments can be locked on the CPU or a CUDA device, not on ",
                       get_resource(where).name());
-        void* data = slot.t.lock(slot.mode, where);
+        void* data = slot.t->lock(slot.mode, where);
         slot.where = where;
         slot.locked = true;
         out.kind = ISTHMUS_VALUE_TENSOR;
-        out.dtype = code_of(slot.t.dtype());
+        out.dtype = code_of(slot.t->dtype());
         out.u.t = {data,
                    ordinal >= 0 ? ISTHMUS_DEVICE_CUDA : ISTHMUS_DEVICE_CPU,
                    ordinal >= 0 ? ordinal : 0,
                    out.dtype,
-                   static_cast<int32_t>(slot.t.dim()),
-                   slot.t.shape().data(),
-                   slot.t.strides().data()};
+                   static_cast<int32_t>(slot.t->dim()),
+                   slot.t->shape().data(),
+                   slot.t->strides().data()};
         return;
     }
     case value_kind::cell:

@@ -120,10 +120,18 @@ tensor tensor_from_array(py::handle obj, copy_policy policy, std::optional<dtype
         }
         if (!why) {
             if (numel_of(shape) == 0) return tensor::empty(shape, src_dt, MEMRESOURCE_CPU);
-            std::shared_ptr<PyObject> keep(arr.inc_ref().ptr(), py_ref_deleter{});
-            return tensor::wrap(const_cast<void*>(arr.data()), src_dt, shape, strides,
-                                MEMRESOURCE_CPU,
-                                [keep = std::move(keep)]() mutable { keep.reset(); });
+            // The release holds a bare reference: a callable of one pointer is kept inside the
+            // std::function, with no heap block (tensor::wrap runs it exactly once, or throws
+            // before owning it, and then the reference is still ours).
+            PyObject* keep = arr.inc_ref().ptr();
+            try {
+                return tensor::wrap(const_cast<void*>(arr.data()), src_dt, std::move(shape),
+                                    std::move(strides), MEMRESOURCE_CPU,
+                                    [keep] { py_ref_deleter{}(keep); });
+            } catch (...) {
+                Py_DECREF(keep);
+                throw;
+            }
         }
         ISTHMUS_CHECK(policy != copy_policy::never, value_error,
                       "cannot share the array without a copy: ", why,

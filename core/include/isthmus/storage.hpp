@@ -99,7 +99,8 @@ public:
     /// A new storage allocated (but not initialised) on `resource`, marked valid there.
     static std::shared_ptr<storage> allocate(size_t nbytes, resource_id resource);
     /// Wraps foreign memory at `ptr` on `resource`, valid and pinned there for the storage's
-    /// lifetime. `release` runs exactly once, when the storage is destroyed (it may be empty).
+    /// lifetime. `release` runs exactly once, when the storage is destroyed (it may be empty);
+    /// when wrap throws, it has not run and will not.
     static std::shared_ptr<storage> wrap(void* ptr, size_t nbytes, resource_id resource,
                                          std::function<void()> release);
 

@@ -58,6 +58,8 @@ public:
                                shape_t strides, int64_t offset = 0);
     /// Wraps foreign memory without copying (the storage is pinned to `resource`); `release`
     /// runs once when the last view is gone. Strides in elements; empty strides = C order.
+    /// When it throws, `release` has not run and will not: what it releases is still the
+    /// caller's.
     static tensor wrap(void* data, dtype dt, shape_t shape, shape_t strides, resource_id resource,
                        std::function<void()> release);
     /// A new CPU tensor holding a copy of `values` with the given shape (default: 1-d).
