@@ -9,7 +9,7 @@ Usage (after a build):
              default: every core. Warp's CPU launches run on the calling thread; NumPy's ufuncs
              are single-threaded.
 --only NAME  run the kernels whose name contains NAME (repeatable): saxpy, color_temperature,
-             box_blur, row_sum, row_sum_fast_math, launch
+             box_blur, row_sum, row_sum_fast_math, row_sum_helper, launch
 
 Kernels (each library runs the same math; user kernels write into outputs allocated once):
   saxpy              y = a*x + 1 over 10M float32
@@ -21,6 +21,8 @@ Kernels (each library runs the same math; user kernels write into outputs alloca
                      its columns (the other libraries' kernels accumulate in float32 too)
   row_sum_fast_math  the same compiled with fast math (isthmus flags=["-ffast-math"], Numba
                      fastmath=True, Quadrants' default), which vectorises the running sum
+  row_sum_helper     isthmus sums each row with ip::row_sum (a fixed pairwise order that
+                     vectorises without fast math); the peers run the running-sum kernels above
   launch             saxpy over 1,000 float32: the cost of one launch, timed as loops of launches
 
 Each kernel has two rows: NumPy arrays in and out, and torch CPU tensors passed straight in
@@ -256,6 +258,7 @@ def main():
                 ("box_blur", lambda: kernel_box_blur(b, 2048, 2048)),
                 ("row_sum", lambda: kernel_row_sum(b, 4096, 4096)),
                 ("row_sum_fast_math", lambda: kernel_row_sum(b, 4096, 4096, fast_math=True)),
+                ("row_sum_helper", lambda: kernel_row_sum(b, 4096, 4096, helper=True)),
                 ("launch", lambda: kernel_saxpy(b, 1000, "launch: saxpy 1k, per call",
                                                 launches=200))]
     todo = [(n, f) for n, f in sections if b.wanted(n)]

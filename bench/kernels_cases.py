@@ -185,11 +185,13 @@ def kernel_box_blur(b, h, w):
              {"isthmus": isthmus_k, **peer_kernels("box_blur", (h, w)), "numpy": numpy_k})
 
 
-def kernel_row_sum(b, r, c, fast_math=False):
+def kernel_row_sum(b, r, c, fast_math=False, helper=False):
+    """helper: isthmus sums with ip::row_sum (its fixed pairwise order vectorises without fast
+    math); the peers run the same running-sum kernels as in the plain row."""
     rng = np.random.default_rng(4)
     x = rng.random((r, c), dtype=np.float32)
     ref = x.sum(axis=1, dtype=np.float64).astype(np.float32)
-    kernel = q.bk_row_sum_fast if fast_math else q.bk_row_sum
+    kernel = q.bk_row_sum_fast if fast_math else q.bk_row_sum_pairwise if helper else q.bk_row_sum
 
     def isthmus_k(ins, out, mode):
         xx = ins[0]
@@ -205,6 +207,7 @@ def kernel_row_sum(b, r, c, fast_math=False):
         return lambda: np.sum(xx, axis=1, out=out)
 
     # A float32 running sum of 4096 values in [0, 1) is off by up to ~1e-4 relative.
-    run_case(b, f"row_sum {r}x{c}" + (", fast math" if fast_math else ""), [x],
+    run_case(b, f"row_sum {r}x{c}" + (", fast math" if fast_math else "") +
+             (", ip::row_sum" if helper else ""), [x],
              lambda: np.full(r, np.nan, np.float32), ref, close(1e-3),
              {"isthmus": isthmus_k, **peers_of, "numpy": numpy_k})

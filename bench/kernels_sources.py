@@ -40,6 +40,12 @@ BENCH_KERNELS = r"""
              {"x", "y"})
         .at_position({"y"})
         .stencil({"x"}, 1);
+    m.kernel("bk_row_sum_pairwise",
+             [](ip::view<const float, 2> x, ip::view<float, 1> out, int64_t i) {
+                 out(i) = ip::row_sum(x, i);
+             },
+             {"x", "out"})
+        .at_position({"x", "out"});
     m.kernel("bk_row_sum",
              [](ip::view<const float, 2> x, ip::view<float, 1> out, int64_t i) {
                  const int64_t n = x.size(1);

@@ -356,3 +356,4 @@ struct view_binding {
 } // namespace isthmus::plugin
 
 #include "isthmus/plugin/device_loop.hpp"
+#include "isthmus/plugin/reduce.hpp"
