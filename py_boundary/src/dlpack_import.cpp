@@ -108,9 +108,9 @@ tensor consume_parsed(parsed_capsule& pc, copy_policy policy, PyObject* cap) {
         take();
         // tensor::wrap either throws before its storage owns the callback, or owns it.
         if (dev < 0)
-            return tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource,
-                                [owner = pc.owner]() { owner.release(); });
-        return tensor::wrap(pc.data, pc.dt, pc.shape, pc.strides, resource,
+            return tensor::wrap(pc.data, pc.dt, std::move(pc.shape), std::move(pc.strides),
+                                resource, [owner = pc.owner]() { owner.release(); });
+        return tensor::wrap(pc.data, pc.dt, std::move(pc.shape), std::move(pc.strides), resource,
                             [owner = pc.owner, dev, stream = pc.exchange_stream]() {
                                 hand_back(dev, stream); // Note [import hand-back]
                                 owner.release();
