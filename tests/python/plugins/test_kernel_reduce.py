@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import isthmus as q
+from cuda_helpers import HAVE_CUDA, cuda_session, on_gpu
 from object_code import functions
 
 SRC = """
@@ -204,3 +205,32 @@ def test_the_row_sum_is_vectorised_without_fast_math(mod):
     # packed single-precision adds (addps or vaddps): the eight partial sums in one register
     assert any(re.search(r"\bv?addps\b", ln) for body in loops for ln in body), \
         "the row sum's partial sums are not one vector add"
+
+
+CUDA_SRC = r"""namespace ip = isthmus::plugin;
+ISTHMUS_KERNEL(rs_cuda, ip::view<const float, 2> x, ip::view<float, 1> out, int64_t i) {
+    out(i) = ip::row_sum(x, i);
+}
+ISTHMUS_PLUGIN(reduce_cuda, m) {
+    m.kernel("rs_cuda", rs_cuda{}, {"x", "out"});
+}
+"""
+
+
+@pytest.mark.skipif(q.nvrtc_library() is None, reason="no NVRTC (pip install nvidia-cuda-nvrtc)")
+def test_the_row_sum_compiles_for_the_gpu_and_gives_the_cpu_bits(worker_cache):
+    # NVRTC compiles the device code (no GPU needed); the CPU launcher runs here, and on a GPU
+    # the same order gives the same bits
+    with worker_cache("kernel_reduce_cuda"):
+        mod = q.compile_string("reduce_cuda", CUDA_SRC, lang="cuda")
+    x = np.random.default_rng(7).standard_normal((9, 700)).astype(np.float32)
+    out = np.zeros(9, np.float32)
+    assert mod.rs_cuda.devices == ("cpu", "cuda")
+    q.parallel_do(9, x, out, mod.rs_cuda)
+    np.testing.assert_array_equal(out, [pairwise_sum(r) for r in x])
+    if HAVE_CUDA:
+        with cuda_session():
+            od = q.zeros(9)
+            q.parallel_do(9, on_gpu(x), od, mod.rs_cuda)
+            assert od.device.startswith("cuda")
+            np.testing.assert_array_equal(np.asarray(od), out)
