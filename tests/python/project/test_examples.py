@@ -56,6 +56,13 @@ def test_stencil_blur_declared_and_mapped_agree_with_numpy(tmp_path, monkeypatch
     assert "stencil_blur: OK" in out
 
 
+def test_row_sums_running_and_pairwise_agree_with_numpy(tmp_path, monkeypatch):
+    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(tmp_path / "cache"))
+    out = run_example("row_sums.py", "37", "1001")
+    assert "pairwise_sum" in out and "largest relative error" in out
+    assert "row_sums: OK" in out
+
+
 def test_mapping_layer_gradcheck_and_training(tmp_path, monkeypatch):
     import pytest
     pytest.importorskip("torch")
