@@ -86,6 +86,70 @@ shape_t dims_from_py(py::handle h) {
     return d;
 }
 
+// Note [raw parallel_do]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// q.parallel_do is a METH_FASTCALL builtin written with the C API, not a pybind11 m.def: a
+// pybind11 function taking py::args packs the arguments into a tuple and goes through its
+// dispatcher (and the module's builtin forwards to it, Note [module functions as builtins]), a
+// few hundred nanoseconds of a launch that takes about two microseconds in all. It checks and
+// converts exactly as the binding did, and like the published builtins its __self__ is the
+// module, its __module__ "isthmus" and its doc opens with its signature.
+PyObject* raw_parallel_do(PyObject*, PyObject* const* args, Py_ssize_t nargs) noexcept {
+    try {
+        require_init("parallel_do");
+        ISTHMUS_CHECK(nargs >= 2, type_error,
+                      "parallel_do(dims, args..., kernel): expected at least dims and a "
+                      "kernel, got ",
+                      nargs, " argument(s)");
+        py::handle last = args[nargs - 1];
+        ISTHMUS_CHECK(py::isinstance<native_kernel>(last), type_error,
+                      "parallel_do(dims, args..., kernel): the last argument must be a "
+                      "native kernel, got ",
+                      type_name(last));
+        const auto& k = last.cast<const native_kernel&>();
+        const shape_t dims = dims_from_py(args[0]);
+        const isthmus_kernel* ak = k.k->abi();
+        small_vector<value, 8> vals; // a launch's arguments, without a heap block
+        vals.reserve(static_cast<size_t>(nargs - 2));
+        for (Py_ssize_t i = 1; i + 1 < nargs; ++i)
+            vals.push_back(call_arg(args[i], ak->signature, static_cast<size_t>(i - 1),
+                                    i - 1 < ak->nparams ? &ak->params[i - 1] : nullptr));
+        {
+            py::gil_scoped_release nogil;
+            pl::parallel_do(dims, std::span<const value>(vals.data(), vals.size()), *k.k);
+        }
+        // A written qvalue takes the node the launch recorded on its copy (Note [plugin
+        // calls in autograd] in plugins/src/call_autograd.cpp).
+        for (size_t i = 0; i < vals.size(); ++i)
+            if (vals[i].is_tensor() && vals[i].as_tensor().has_autograd())
+                if (value* q = boundary::qvalue_ptr(args[i + 1]); q && q->is_tensor())
+                    autograd::share_state(vals[i].as_tensor(), q->as_tensor());
+        Py_RETURN_NONE;
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return nullptr;
+    }
+}
+
+PyMethodDef raw_parallel_do_def = {
+    "parallel_do", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(raw_parallel_do)),
+    METH_FASTCALL,
+    "parallel_do(dims, /, *args)\n--\n\n"
+    "Runs a plugin kernel at every position of a grid: parallel_do(dims, x, y, kernel).\n\n"
+    "dims: the grid, an int or a sequence (or 1-d integer tensor) of 1 to 4 sizes; a\n"
+    "  tensor's shape will do (parallel_do(img.shape, img, kernel)).\n"
+    "*args: the kernel's arguments in its parameter order (tensors, numbers, values), then\n"
+    "  the kernel itself as the last argument: a native_kernel, i.e. q.<name> or\n"
+    "  module.<name> after import_native / compile_string defined it.\n\n"
+    "Runs on the device the scheduling rule picks for the tensor arguments: on a GPU when\n"
+    "the kernel has a CUDA launcher (queued on the device's stream), else in parallel on the\n"
+    "CPU; tensor arguments are locked there for the duration. Returns None: kernels write\n"
+    "their results into tensor arguments.\n\n"
+    "Raises RuntimeError before init(); TypeError when the last argument is not a kernel or\n"
+    "the arguments do not match its parameters (count and types are checked before anything\n"
+    "runs); ValueError for a bad dims; IndexError for an out-of-bounds access inside\n"
+    "`with q.checked():`."};
+
 } // namespace
 
 void bind_plugin_kernels(py::module_& m) {
@@ -195,54 +259,10 @@ void bind_plugin_kernels(py::module_& m) {
         .def_static(
             "active", [] { return pl::deterministic(); },
             "Whether parallel_do calls from this thread run deterministically now.");
-    m.def(
-        "parallel_do",
-        [](py::args args) {
-            require_init("parallel_do");
-            ISTHMUS_CHECK(args.size() >= 2, type_error,
-                          "parallel_do(dims, args..., kernel): expected at least dims and a "
-                          "kernel, got ",
-                          args.size(), " argument(s)");
-            py::handle last = args[args.size() - 1];
-            ISTHMUS_CHECK(py::isinstance<native_kernel>(last), type_error,
-                          "parallel_do(dims, args..., kernel): the last argument must be a "
-                          "native kernel, got ",
-                          type_name(last));
-            const auto& k = last.cast<const native_kernel&>();
-            const shape_t dims = dims_from_py(args[0]);
-            const isthmus_kernel* ak = k.k->abi();
-            small_vector<value, 8> vals; // a launch's arguments, without a heap block
-            vals.reserve(args.size() - 2);
-            for (size_t i = 1; i + 1 < args.size(); ++i)
-                vals.push_back(call_arg(
-                    args[i], ak->signature, i - 1,
-                    static_cast<int32_t>(i - 1) < ak->nparams ? &ak->params[i - 1] : nullptr));
-            {
-                py::gil_scoped_release nogil;
-                pl::parallel_do(dims, std::span<const value>(vals.data(), vals.size()), *k.k);
-            }
-            // A written qvalue takes the node the launch recorded on its copy (Note [plugin
-            // calls in autograd] in plugins/src/call_autograd.cpp).
-            for (size_t i = 0; i < vals.size(); ++i)
-                if (vals[i].is_tensor() && vals[i].as_tensor().has_autograd())
-                    if (value* q = boundary::qvalue_ptr(args[i + 1]); q && q->is_tensor())
-                        autograd::share_state(vals[i].as_tensor(), q->as_tensor());
-        },
-        "parallel_do(dims, /, *args)\n--\n\n"
-        "Runs a plugin kernel at every position of a grid: parallel_do(dims, x, y, kernel).\n\n"
-        "dims: the grid, an int or a sequence (or 1-d integer tensor) of 1 to 4 sizes; a\n"
-        "  tensor's shape will do (parallel_do(img.shape, img, kernel)).\n"
-        "*args: the kernel's arguments in its parameter order (tensors, numbers, values), then\n"
-        "  the kernel itself as the last argument: a native_kernel, i.e. q.<name> or\n"
-        "  module.<name> after import_native / compile_string defined it.\n\n"
-        "Runs on the device the scheduling rule picks for the tensor arguments: on a GPU when\n"
-        "the kernel has a CUDA launcher (queued on the device's stream), else in parallel on the\n"
-        "CPU; tensor arguments are locked there for the duration. Returns None: kernels write\n"
-        "their results into tensor arguments.\n\n"
-        "Raises RuntimeError before init(); TypeError when the last argument is not a kernel or\n"
-        "the arguments do not match its parameters (count and types are checked before anything\n"
-        "runs); ValueError for a bad dims; IndexError for an out-of-bounds access inside\n"
-        "`with q.checked():`.");
+    // See Note [raw parallel_do].
+    PyObject* fn = PyCFunction_NewEx(&raw_parallel_do_def, m.ptr(), py::str("isthmus").ptr());
+    if (!fn) throw py::error_already_set();
+    m.attr("parallel_do") = py::reinterpret_steal<py::object>(fn);
 }
 
 } // namespace isthmus::pymod
