@@ -14,14 +14,14 @@ namespace isthmus::pymod {
 // Note [module functions as builtins]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // pybind11 makes each m.def a builtin whose __self__ is pybind11's internal function record, so
-// help(q.parallel_do) reads "parallel_do(*args) method of pybind11_detail_function_record_v1_...
+// help(q.zeros) reads "zeros(...) method of pybind11_detail_function_record_v1_...
 // instance", and the docstring opens with pybind11's rendering ("zeros(*args, dtype: object =
 // None) -> isthmus._isthmus.qvalue"), which inspect.signature cannot read. Once every binder ran,
 // publish_module_functions() puts in the module's place of each such function a builtin whose
 // __self__ is the module and __module__ "isthmus", as a C extension's own functions are, and
 // whose doc opens with a __text_signature__ ("name(a, b=None, /, *, c=0)\n--\n\n"):
 //   - the one the binding wrote at the head of its docstring, where pybind11's rendering cannot
-//     say it (`py::args` is always "*args": "parallel_do(dims, /, *args)\n--\n\n..."), else
+//     say it (`py::args` is always "*args": "zeros(*sizes, dtype=None)\n--\n\n..."), else
 //   - pybind11's rendering with the annotations and the return type removed (names, defaults,
 //     `*`, `/`, `*args` and `**kwargs` kept), which inspect.signature parses.
 // The builtin forwards each call with PyObject_Vectorcall to the pybind11 function, whose
