@@ -143,8 +143,8 @@ void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus
     std::atomic<int64_t> size{positions_for(k_block_ns, per, 1, cap)};
     std::atomic<bool> halt{false};
     std::atomic<double> fastest{std::numeric_limits<double>::infinity()};
-    // One thread's blocks, until none is left, one fails or a stop; `mine` is its fastest block's
-    // cost per position.
+    // One thread's blocks, until none is left, one fails or an interrupt comes; `mine` is its
+    // fastest block's cost per position.
     auto blocks = [&](double& mine) {
         while (!halt.load(std::memory_order_relaxed) && !ic.stop()) {
             const int64_t s = size.load(std::memory_order_relaxed);
