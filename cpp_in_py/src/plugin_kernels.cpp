@@ -102,11 +102,12 @@ PyObject* raw_parallel_do(PyObject*, PyObject* const* args, Py_ssize_t nargs) no
                       "kernel, got ",
                       nargs, " argument(s)");
         py::handle last = args[nargs - 1];
-        ISTHMUS_CHECK(py::isinstance<native_kernel>(last), type_error,
+        py::detail::make_caster<native_kernel> kernel; // one type lookup checks and converts
+        ISTHMUS_CHECK(kernel.load(last, false) && kernel.value != nullptr, type_error,
                       "parallel_do(dims, args..., kernel): the last argument must be a "
                       "native kernel, got ",
                       type_name(last));
-        const auto& k = last.cast<const native_kernel&>();
+        const auto& k = py::detail::cast_op<const native_kernel&>(kernel);
         const shape_t dims = dims_from_py(args[0]);
         const isthmus_kernel* ak = k.k->abi();
         small_vector<value, 8> vals; // a launch's arguments, without a heap block

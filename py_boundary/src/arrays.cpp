@@ -8,6 +8,7 @@
 #include "boundary/qvalue_handle.hpp"
 
 #include "isthmus/error.hpp"
+#include "isthmus/python_ref.hpp"
 
 #include <pybind11/numpy.h>
 
@@ -47,22 +48,13 @@ namespace {
 
 // Note [array release]
 // ~~~~~~~~~~~~~~~~~~~~
-// A tensor that wraps a NumPy array owns one reference to the array, dropped when the storage dies.
-// That may happen on any thread (whichever drops the last view), with or without the GIL, so the
-// deleter takes the GIL itself; at interpreter shutdown it leaks the reference instead of touching
-// a finalizing interpreter.
-struct py_ref_deleter {
-    void operator()(PyObject* o) const noexcept {
-#if PY_VERSION_HEX >= 0x030D0000
-        if (!Py_IsInitialized() || Py_IsFinalizing()) return;
-#else
-        if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
-#endif
-        const PyGILState_STATE s = PyGILState_Ensure();
-        Py_DECREF(o);
-        PyGILState_Release(s);
-    }
-};
+// A tensor that wraps a NumPy array owns one reference to the array, dropped when the storage
+// dies. That may happen on any thread (whichever drops the last view), with or without the GIL:
+// the release drops it with detail::decref (directly with the GIL, deferred without it, leaked
+// once the interpreter is gone: Note [deferred decref], Note [never finalise]). It captures the
+// bare reference, a callable of one pointer that std::function keeps without a heap block;
+// tensor::wrap runs it exactly once, or throws before owning it, and then the reference is
+// still the caller's to drop.
 
 // NumPy's flag bits (numpy/ndarraytypes.h), as pybind11 exposes them.
 constexpr int np_aligned = py::detail::npy_api::NPY_ARRAY_ALIGNED_;
@@ -120,14 +112,12 @@ tensor tensor_from_array(py::handle obj, copy_policy policy, std::optional<dtype
         }
         if (!why) {
             if (numel_of(shape) == 0) return tensor::empty(shape, src_dt, MEMRESOURCE_CPU);
-            // The release holds a bare reference: a callable of one pointer is kept inside the
-            // std::function, with no heap block (tensor::wrap runs it exactly once, or throws
-            // before owning it, and then the reference is still ours).
+            // See Note [array release].
             PyObject* keep = arr.inc_ref().ptr();
             try {
                 return tensor::wrap(const_cast<void*>(arr.data()), src_dt, std::move(shape),
                                     std::move(strides), MEMRESOURCE_CPU,
-                                    [keep] { py_ref_deleter{}(keep); });
+                                    [keep] { detail::decref(keep); });
             } catch (...) {
                 Py_DECREF(keep);
                 throw;

@@ -9,6 +9,7 @@
 #include "boundary/session.hpp"
 
 #include "isthmus/cuda.hpp"
+#include "isthmus/python_ref.hpp"
 
 #include <pybind11/numpy.h>
 
@@ -301,15 +302,9 @@ tensor tensor_from_cuda_array_interface(py::handle obj, py::handle raw, copy_pol
     PyObject* keep = obj.inc_ref().ptr();
     try {
         return tensor::wrap(p, dt, shape, strides, res, [keep, dev]() {
-#if PY_VERSION_HEX >= 0x030D0000
-            if (!Py_IsInitialized() || Py_IsFinalizing()) return;
-#else
-            if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
-#endif
+            if (!python_alive()) return; // leaked at exit (Note [never finalise])
             wait_for_isthmus(dev);
-            const PyGILState_STATE g = PyGILState_Ensure();
-            Py_DECREF(keep);
-            PyGILState_Release(g);
+            detail::decref(keep);
         });
     } catch (...) {
         Py_DECREF(keep); // tensor::wrap threw before its storage owned the callback

@@ -180,6 +180,15 @@ def test_a_bad_leading_index_is_an_index_error_in_checked_mode(mod):
     assert out[3] == -1.0
 
 
+def test_a_row_sum_with_the_wrong_index_count_is_a_compile_error(worker_cache):
+    bad = SRC.replace("out(i) = ip::row_sum(x, i);\n}", "out(i) = ip::row_sum(x, i, i);\n}", 1)
+    assert bad != SRC
+    bad = bad.replace("reduce_kernels", "reduce_kernels_bad")
+    with worker_cache("kernel_reduce_bad"):
+        with pytest.raises(q.CompileError, match="row_sum: one index per leading dimension"):
+            q.compile_string("reduce_kernels_bad", bad)
+
+
 def test_the_derived_kernel_differentiates_through_the_sum(mod):
     rng = np.random.default_rng(6)
     x = rng.standard_normal((6, 200))
@@ -200,7 +209,8 @@ def test_the_derived_kernel_differentiates_through_the_sum(mod):
                     reason="under the sanitizer gate plugins are compiled instrumented by clang")
 def test_the_row_sum_is_vectorised_without_fast_math(mod):
     funcs = functions(mod.rs_f32.plugin_path)
-    loops = [body for n, body in funcs.items() if "fast_kernel_loop<" in n and "float const, 2" in n]
+    loops = [body for n, body in funcs.items()
+             if "fast_kernel_loop<" in n and "float const, 2" in n]
     assert loops, sorted(funcs)[:20]
     # packed single-precision adds (addps or vaddps): the eight partial sums in one register
     assert any(re.search(r"\bv?addps\b", ln) for body in loops for ln in body), \

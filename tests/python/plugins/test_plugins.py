@@ -223,6 +223,10 @@ def test_kernel_errors_and_bad_launches(good):
         q.parallel_do((2, 2), np.ones((2, 2)), np.zeros((2, 2), np.float32), 1.0, 0.0, good.axpb)
     with pytest.raises(TypeError, match="parallel_do"):
         good.axpb(1)
+    with pytest.raises(TypeError, match="takes no keyword arguments"):
+        q.parallel_do((2, 2), np.ones((2, 2)), y2, 1.0, 0.0, kernel=good.axpb)
+    with pytest.raises(TypeError, match="last argument must be a native kernel, got NoneType"):
+        q.parallel_do((2, 2), np.ones((2, 2)), y2, 1.0, 0.0, None)
     assert (y2 == 0).all()
 
 

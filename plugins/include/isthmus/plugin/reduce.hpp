@@ -52,7 +52,8 @@ ISTHMUS_HD T block_sum(int64_t n, const Get& get) {
 template <typename T, typename Get>
 ISTHMUS_HD T pairwise_sum(int64_t n, const Get& get) {
     if (n <= k_sum_block) return block_sum<T>(n, get);
-    T stack[64]; // stack[d]: the sum of 2^d complete blocks, where bit d of `count` is set
+    // the sums of complete groups of blocks, largest first: one group per set bit of `count`
+    T stack[64];
     int depth = 0;
     int64_t count = 0;
     int64_t j = 0;
@@ -63,10 +64,8 @@ ISTHMUS_HD T pairwise_sum(int64_t n, const Get& get) {
         stack[depth++] = s;
         ++count;
     }
-    T r = j < n ? block_sum<T>(n - j, [&](int64_t k) { return get(j + k); }) : T(0);
-    const bool tail = j < n;
-    // the unpaired partial sums, smallest last: (s_top + (... + tail))
-    if (!tail) r = stack[--depth];
+    // the partial block, if any, then the unpaired sums from the smallest: s_0 + (... + tail)
+    T r = j < n ? block_sum<T>(n - j, [&](int64_t k) { return get(j + k); }) : stack[--depth];
     while (depth > 0) r = stack[--depth] + r;
     return r;
 }
