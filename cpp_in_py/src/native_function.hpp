@@ -21,7 +21,10 @@ bool is_native_function(py::handle h);
 
 // Defined in plugins.cpp, the conversions every plugin call shares:
 /// Argument `i` of a call (`what` names the call in messages) as a value for parameter `p`.
-value call_arg(py::handle h, std::string_view what, size_t i, const isthmus_param* p);
+/// `transient`: the value is dropped before the call returns to Python (a kernel launch's
+/// arguments; Note [borrowed dlpack tensors]).
+value call_arg(py::handle h, std::string_view what, size_t i, const isthmus_param* p,
+               bool transient = false);
 /// A plugin call's result as a Python object (several results, a 1-d cell, as a tuple).
 py::object result_to_py(const value& v);
 

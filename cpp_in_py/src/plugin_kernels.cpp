@@ -114,7 +114,8 @@ PyObject* raw_parallel_do(PyObject*, PyObject* const* args, Py_ssize_t nargs) no
         vals.reserve(static_cast<size_t>(nargs - 2));
         for (Py_ssize_t i = 1; i + 1 < nargs; ++i)
             vals.push_back(call_arg(args[i], ak->signature, static_cast<size_t>(i - 1),
-                                    i - 1 < ak->nparams ? &ak->params[i - 1] : nullptr));
+                                    i - 1 < ak->nparams ? &ak->params[i - 1] : nullptr,
+                                    /*transient=*/true)); // dropped before we return
         {
             py::gil_scoped_release nogil;
             pl::parallel_do(dims, std::span<const value>(vals.data(), vals.size()), *k.k);

@@ -33,8 +33,8 @@ std::string int_text(py::handle h);
 /// naming where its instances come from (Note [runtime-made types refuse __new__]).
 void refuse_python_new(py::handle cls, const char* made_by);
 /// A Python object as the value of a plugin argument for parameter `p` (NULL: unknown; Note
-/// [plugin argument conversion]).
-value arg_value(py::handle h, const isthmus_param* p = nullptr);
+/// [plugin argument conversion]). `transient` as for call_arg.
+value arg_value(py::handle h, const isthmus_param* p = nullptr, bool transient = false);
 /// A Python callable as a host callable (called with the GIL taken, from any thread).
 plugin_host::host_callable python_callable(py::object fn);
 /// A plugin object as a q.native_object.

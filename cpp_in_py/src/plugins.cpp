@@ -106,8 +106,11 @@ value big_int_value(py::handle h, const isthmus_param* p) {
 // zero-copy, lists, buffers) follows the inbound rule through asvalue() (Note [inbound rule]).
 } // namespace
 
-value arg_value(py::handle h, const isthmus_param* p) {
+value arg_value(py::handle h, const isthmus_param* p, bool transient) {
     PyObject* o = h.ptr();
+    if (has_known_exchange_api(h)) // a torch tensor: asvalue's conversion, without the tests
+        return boundary::value_in(
+            h, {boundary::copy_policy::if_needed, std::nullopt, "asvalue", transient});
     if (PyFloat_CheckExact(o)) return value(scalar(PyFloat_AS_DOUBLE(o)));
     if (PyBool_Check(o)) return value(scalar(o == Py_True));
     if (PyLong_CheckExact(o)) {
@@ -130,7 +133,9 @@ value arg_value(py::handle h, const isthmus_param* p) {
     }
     if (is_qvalue(h)) return qvalue_ref(h);
     if (is_native_object(h)) return native_object_value(h);
-    if (py::isinstance<py::array>(h) || is_dlpack_producer(h)) return asvalue(h);
+    if (py::isinstance<py::array>(h) || is_dlpack_producer(h)) // asvalue's conversion
+        return boundary::value_in(
+            h, {boundary::copy_policy::if_needed, std::nullopt, "asvalue", transient});
     if (PyCallable_Check(o) && !is_native_function(h))
         return value(std::static_pointer_cast<object>(std::make_shared<pl::callable_object>(
             python_callable(py::reinterpret_borrow<py::object>(h)),
@@ -141,7 +146,8 @@ value arg_value(py::handle h, const isthmus_param* p) {
 // Argument `i` of a call to `what` with parameter `p` (NULL: unknown); an overflow names the
 // argument like the host's own checks do.
 
-value call_arg(py::handle h, std::string_view what, size_t i, const isthmus_param* p) {
+value call_arg(py::handle h, std::string_view what, size_t i, const isthmus_param* p,
+               bool transient) {
     // Note [written arguments]
     // ~~~~~~~~~~~~~~~~~~~~~~~~
     // A tensor parameter the plugin writes (ISTHMUS_PARAM_WRITE: a kernel's output, a function's
@@ -154,7 +160,8 @@ value call_arg(py::handle h, std::string_view what, size_t i, const isthmus_para
     if (p && p->kind == ISTHMUS_PARAM_TENSOR && (p->flags & ISTHMUS_PARAM_WRITE) != 0 &&
         !is_qvalue(h)) {
         try {
-            return boundary::value_in(h, {boundary::copy_policy::never, std::nullopt, "argument"});
+            return boundary::value_in(
+                h, {boundary::copy_policy::never, std::nullopt, "argument", transient});
         } catch (const value_error& e) {
             unshared = e.what(); // without the advice on copy=, which a written argument ignores
             unshared = unshared.substr(0, unshared.find("; pass copy="));
@@ -162,7 +169,7 @@ value call_arg(py::handle h, std::string_view what, size_t i, const isthmus_para
         }
     }
     try {
-        value v = arg_value(h, p); // what is not array-like at all fails here, as everywhere
+        value v = arg_value(h, p, transient); // what is not array-like fails here, as everywhere
         if (!unshared.empty())
             ISTHMUS_THROW(value_error, what, ": argument ", i + 1,
                           p->name ? " (" + std::string(p->name) + ")" : std::string(),

@@ -266,6 +266,8 @@ value copy_value(const value& v, std::optional<dtype> dt) {
 //   np.asarray: shared when NumPy shares, then as a NumPy array;
 // - the rest: TypeError naming the entry point.
 value value_in(py::handle obj, const inbound& in) {
+    if (!in.dt && has_known_exchange_api(obj)) // a torch tensor: straight to its import
+        return value(tensor_from_dlpack(obj, in.copy, py::none(), in.transient));
     if (const value* v = qvalue_ptr(obj)) {
         if (in.copy == copy_policy::always) return copy_value(*v, in.dt);
         if (!in.dt || !v->is_tensor() || v->as_tensor().dtype() == *in.dt) {
@@ -295,9 +297,10 @@ value value_in(py::handle obj, const inbound& in) {
     if (is_py_number(obj)) return value(scalar_from_py(obj, in.dt));
     if (py::isinstance<py::array>(obj)) return value(tensor_from_array(obj, in.copy, in.dt));
     if (is_dlpack_producer(obj)) { // torch tensors and other DLPack producers
-        if (!in.dt) return value(tensor_from_dlpack(obj, in.copy));
+        if (!in.dt) return value(tensor_from_dlpack(obj, in.copy, py::none(), in.transient));
         const tensor t = tensor_from_dlpack(
-            obj, in.copy == copy_policy::never ? copy_policy::never : copy_policy::if_needed);
+            obj, in.copy == copy_policy::never ? copy_policy::never : copy_policy::if_needed,
+            py::none(), in.transient);
         if (t.dtype() == *in.dt && in.copy != copy_policy::always) return value(t);
         ISTHMUS_CHECK(in.copy != copy_policy::never, value_error, in.fn, ": a conversion from ",
                       name(t.dtype()), " to ", name(*in.dt),

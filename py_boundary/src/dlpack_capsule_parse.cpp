@@ -95,7 +95,10 @@ void parse_managed(parsed_capsule& out, void* managed) {
     } else {
         t = &static_cast<dl::DLManagedTensor*>(out.owner.managed)->dl_tensor;
     }
+    parse_dltensor(out, t);
+}
 
+void parse_dltensor(parsed_capsule& out, const dl::DLTensor* t) {
     // See Note [dlpack cuda]: host memory is wrapped on the CPU, CUDA memory on its device.
     if (t->device.device_type == dl::kDLCUDA) {
         out.cuda_device = t->device.device_id;

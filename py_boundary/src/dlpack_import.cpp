@@ -185,18 +185,47 @@ tensor on_device(tensor t, std::optional<int> want, copy_policy policy) {
 // the process); a table is used when it, or one in its prev_api chain, has major version 1. The
 // path serves `from_dlpack(x)` without `device=` (which asks the producer to move the data) and
 // every inbound conversion of such tensors; the producer's own checks of `__dlpack__` are skipped,
-// so torch's requires_grad and conjugate/negative bits are checked before (tensor_from_dlpack).
-const dl::DLPackExchangeAPI* exchange_api_of(PyTypeObject* type) {
+// so tensor_from_dlpack checks torch's requires_grad before the export and its conjugate and
+// negative bits after it (the conjugate bit for complex dtypes only), dropping the export when a
+// bit is set. Kernel launches read host tensors through the table's borrowed descriptor instead
+// (Note [borrowed dlpack tensors]).
+// torch's tensor types (subtypes of torch._C.TensorBase), whose memory is never read-only
+// (Note [borrowed dlpack tensors]).
+bool is_torch_tensor_type(PyTypeObject* type) {
+    PyObject* c = PyImport_GetModule(py::str("torch._C").ptr());
+    if (!c) {
+        PyErr_Clear();
+        return false;
+    }
+    PyObject* base = PyObject_GetAttrString(c, "TensorBase");
+    Py_DECREF(c);
+    if (!base) {
+        PyErr_Clear();
+        return false;
+    }
+    const bool yes = PyType_Check(base) && PyType_IsSubtype(type, (PyTypeObject*)base);
+    Py_DECREF(base);
+    return yes;
+}
+
+// `ask` false: only what the cache knows (nullptr for a type not asked yet).
+const dl::DLPackExchangeAPI* exchange_api_of(PyTypeObject* type, bool* borrow = nullptr,
+                                             bool ask = true) {
     struct entry {
         PyTypeObject* type;
         const dl::DLPackExchangeAPI* api;
+        bool borrow; // See Note [borrowed dlpack tensors]
     };
     // A few producer types, each asked once; an entry holds a reference to its type, so the
     // address cannot come back as another type. Past the last entry, types are asked each time.
     static entry cache[16];
     static int cached = 0;
     for (int i = 0; i < cached; ++i)
-        if (cache[i].type == type) return cache[i].api;
+        if (cache[i].type == type) {
+            if (borrow) *borrow = cache[i].borrow;
+            return cache[i].api;
+        }
+    if (!ask) return nullptr;
     static PyObject* const attr = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
     const dl::DLPackExchangeAPI* api = nullptr;
     PyObject* cap = PyObject_GetAttr(reinterpret_cast<PyObject*>(type), attr);
@@ -213,18 +242,56 @@ const dl::DLPackExchangeAPI* exchange_api_of(PyTypeObject* type) {
         }
         Py_DECREF(cap);
     }
+    const bool torch_type =
+        api && api->dltensor_from_py_object_no_sync && is_torch_tensor_type(type);
+    if (borrow) *borrow = torch_type;
     if (cached < static_cast<int>(std::size(cache))) {
         Py_INCREF(type);
-        cache[cached++] = {type, api};
+        cache[cached++] = {type, api, torch_type};
     }
     return api;
 }
 
+// Note [borrowed dlpack tensors]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The exchange table's dltensor_from_py_object_no_sync fills a DLTensor on the consumer's stack
+// that points into the producer's own object: no managed tensor is allocated, no shape copied, no
+// deleter runs (torch's managed export costs about as much as the rest of a launch's argument
+// conversion). DLPack promises that view only until control returns to Python, and it carries no
+// flags (no read-only bit), so it serves transient host imports only: the arguments of a kernel
+// launch, dropped when parallel_do returns. The tensor still holds a reference to the producer
+// object, released like a NumPy array's (Note [array release]), so one kept longer (isthmus's
+// autograd may save a launch's input for its backward) reads the producer's storage as long as
+// the object keeps it, as a managed export would. It is asked only of producers that never mark
+// memory read-only (torch: it has no read-only tensors). CUDA data and every other import take
+// the managed export, which carries the flags and the producer's stream.
+std::optional<tensor> borrowed_import(py::handle obj, const dl::DLPackExchangeAPI* api,
+                                      copy_policy policy) {
+    dl::DLTensor view{};
+    if (api->dltensor_from_py_object_no_sync(obj.ptr(), &view) != 0) {
+        PyErr_Clear(); // the managed export reports the producer's refusal
+        return std::nullopt;
+    }
+    if (view.device.device_type != dl::kDLCPU) return std::nullopt;
+    parsed_capsule pc;
+    pc.owner.object = obj.inc_ref().ptr();
+    try {
+        parse_dltensor(pc, &view);
+    } catch (...) {
+        pc.owner.release();
+        throw;
+    }
+    return consume_parsed(pc, policy, nullptr); // releases the reference on error
+}
+
 // Imports `obj` through its type's exchange table (Note [dlpack exchange api]); nullopt when the
-// type has none.
-std::optional<tensor> exchange_import(py::handle obj, copy_policy policy) {
-    const dl::DLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()));
+// type has none. `transient`: see Note [borrowed dlpack tensors].
+std::optional<tensor> exchange_import(py::handle obj, copy_policy policy, bool transient) {
+    bool borrow = false;
+    const dl::DLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()), &borrow);
     if (!api) return std::nullopt;
+    if (transient && borrow)
+        if (std::optional<tensor> t = borrowed_import(obj, api, policy)) return t;
     dl::DLManagedTensorVersioned* managed = nullptr;
     if (api->managed_tensor_from_py_object_no_sync(obj.ptr(), &managed) != 0 || !managed) {
         // Refused. Producers are asked for a BufferError, but torch raises RuntimeError with
@@ -264,12 +331,18 @@ py::str& dlpack_attr() {
 
 } // namespace
 
+bool has_known_exchange_api(py::handle obj) {
+    bool borrow = false;
+    return exchange_api_of(Py_TYPE(obj.ptr()), &borrow, /*ask=*/false) != nullptr;
+}
+
 bool is_dlpack_producer(py::handle obj) {
     PyObject* o = obj.ptr();
     if (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || PyUnicode_Check(o) ||
         PyList_Check(o) || PyTuple_Check(o) || o == Py_None || PyBool_Check(o))
         return false;
     if (is_qvalue(obj) || py::isinstance<py::array>(obj)) return false;
+    if (exchange_api_of(Py_TYPE(o))) return true; // a torch tensor: asked once per type
     if (PyObject_HasAttr(o, dlpack_attr().ptr()) == 1) return true;
     static PyObject* const cai = PyUnicode_InternFromString("__cuda_array_interface__");
     return PyObject_HasAttr(o, cai) == 1; // CuPy, Numba and other CUDA producers
@@ -301,7 +374,7 @@ bool torch_grad_enabled() {
 
 } // namespace
 
-tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device) {
+tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device, bool transient) {
     const std::optional<int> want = import_device(device);
     if (PyCapsule_CheckExact(obj.ptr()))
         return on_device(consume_capsule(obj, policy), want, policy);
@@ -325,18 +398,23 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device)
                 "cannot share a tensor that requires grad: autograd would not see isthmus's "
                 "reads and writes. Pass t.detach() (shares memory) or use "
                 "q.torch.from_tensor(t), which detaches");
-        return tensor_from_dlpack(obj.attr("detach")(), policy, device);
+        return tensor_from_dlpack(obj.attr("detach")(), policy, device, transient);
     }
+    // An exchange table exports first (Note [dlpack exchange api]): its dtype spares the
+    // conjugate bit's question for real tensors, where the bit cannot be set.
+    std::optional<tensor> exported;
+    if (!want) exported = exchange_import(obj, policy, transient);
     // Note [conjugate and negative views]
     // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
     // torch tensors with the conjugate or negative bit set cannot be exported (their memory holds
     // the unconjugated, unnegated values): resolving the bit is a copy, made when copies are
-    // allowed and refused (ValueError) with copy=False.
+    // allowed and refused (ValueError) with copy=False. An export already made is dropped then.
     py::object resolved;
     if (rg) { // torch-like
         static PyObject* const is_conj = PyUnicode_InternFromString("is_conj");
         static PyObject* const is_neg = PyUnicode_InternFromString("is_neg");
         for (PyObject* method : {is_conj, is_neg}) {
+            if (method == is_conj && exported && !is_complex(exported->dtype())) continue;
             auto bit =
                 py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(obj.ptr(), method));
             if (!bit) {
@@ -353,11 +431,13 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device)
             break;
         }
     }
-    if (resolved)
-        return tensor_from_dlpack(
-            resolved, policy == copy_policy::always ? copy_policy::if_needed : policy, device);
-    if (!want)
-        if (std::optional<tensor> t = exchange_import(obj, policy)) return std::move(*t);
+    if (resolved) {
+        exported.reset();
+        return tensor_from_dlpack(resolved,
+                                  policy == copy_policy::always ? copy_policy::if_needed : policy,
+                                  device, transient);
+    }
+    if (exported) return std::move(*exported);
     if (PyObject_HasAttr(obj.ptr(), dlpack_attr().ptr()) != 1) {
         static PyObject* const cai = PyUnicode_InternFromString("__cuda_array_interface__");
         auto interface = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), cai));

@@ -31,6 +31,9 @@ struct inbound {
     copy_policy copy = copy_policy::if_needed; ///< always: memory of its own; never: share or fail
     std::optional<dtype> dt = std::nullopt;    ///< the dtype wanted (a conversion copies)
     const char* fn = "isthmus";                ///< the entry point, named in messages
+    /// The value is dropped before control returns to Python (a kernel launch's argument):
+    /// tensor_from_dlpack's `transient`.
+    bool transient = false;
 };
 /// The one inbound conversion (Note [inbound rule], the table in docs/boundary.md): any Python
 /// object to a runtime value, sharing memory where the rule says so.

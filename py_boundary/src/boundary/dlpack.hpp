@@ -20,13 +20,20 @@ namespace py = pybind11;
 /// arrays (torch tensors, CuPy, Numba or JAX arrays, ...): the ones that cross through DLPack
 /// (or the CUDA array interface) rather than the NumPy paths.
 bool is_dlpack_producer(py::handle obj);
+/// True when `obj`'s type is already known to carry a DLPack exchange table (a torch tensor seen
+/// before; Note [dlpack exchange api]): a lookup in a small cache that asks Python nothing, for
+/// conversions to try first.
+bool has_known_exchange_api(py::handle obj);
 /// A tensor from a DLPack producer or capsule: zero-copy (the producer's memory, released through
 /// its deleter) unless `policy` or the data (read-only, misaligned) asks for a copy. `device` is
 /// from_dlpack's keyword (None, "cpu", "cuda[:n]", (1, 0), (2, n)). CUDA producers get isthmus's
 /// stream (Note [dlpack streams]). Throws BufferError for unsupported devices and for tensors
 /// that require grad, RuntimeError for CUDA data without CUDA, ValueError when policy is never
-/// and a copy is needed.
-tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device = py::none());
+/// and a copy is needed. `transient`: the tensor is dropped before control returns to Python (a
+/// kernel launch's argument), so host data may be read through the producer's borrowed
+/// descriptor (Note [borrowed dlpack tensors]).
+tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device = py::none(),
+                          bool transient = false);
 /// `q.from_dlpack(obj, device=, copy=)`: a qvalue is returned itself (or moved/copied as asked),
 /// anything else through tensor_from_dlpack. The caller checks the session.
 value value_from_dlpack(py::handle obj, py::handle device, py::handle copy);

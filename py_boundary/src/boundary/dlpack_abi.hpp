@@ -119,7 +119,9 @@ struct DLPackExchangeAPI {
     /// tensor in *out, or -1 with a Python exception set.
     int (*managed_tensor_from_py_object_no_sync)(void* py_object, DLManagedTensorVersioned** out);
     void* managed_tensor_to_py_object_no_sync; // unused
-    void* dltensor_from_py_object_no_sync;     // unused (may be NULL)
+    /// Fills `*out` with a borrowed view of `py_object` (no allocation; valid only until control
+    /// returns to Python): 0, or -1 with a Python exception set. May be NULL.
+    int (*dltensor_from_py_object_no_sync)(void* py_object, DLTensor* out);
     /// The producer's current work stream for a device (NULL on the CPU): 0, or -1 with a
     /// Python exception set.
     int (*current_work_stream)(int32_t device_type, int32_t device_id, void** out_stream);

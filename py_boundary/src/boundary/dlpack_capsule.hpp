@@ -5,6 +5,8 @@
 #include "boundary/dlpack.hpp"
 #include "boundary/dlpack_formats.hpp"
 
+#include "isthmus/python_ref.hpp"
+
 #include <optional>
 
 namespace isthmus::boundary {
@@ -26,13 +28,18 @@ void call_deleter(Managed* m) noexcept {
     m->deleter(m);
 }
 
-// A consumed DLManagedTensor(Versioned), released through its deleter.
+// A consumed DLManagedTensor(Versioned), released through its deleter; or a producer object
+// whose borrowed DLTensor was read (Note [borrowed dlpack tensors]), released by dropping the
+// reference the import took.
 struct dl_owner {
     void* managed = nullptr;
     bool versioned = false;
+    PyObject* object = nullptr;
 
     void release() const noexcept {
-        if (versioned)
+        if (object)
+            detail::decref(object);
+        else if (versioned)
             call_deleter(static_cast<dl::DLManagedTensorVersioned*>(managed));
         else
             call_deleter(static_cast<dl::DLManagedTensor*>(managed));
@@ -60,5 +67,9 @@ parsed_capsule parse_capsule(py::handle cap);
 // Reads and checks the managed tensor `managed` (versioned when out.owner.versioned) into
 // `out`, without taking it: the caller releases it on error.
 void parse_managed(parsed_capsule& out, void* managed);
+
+// Reads and checks the tensor `t` into `out` (what parse_managed does after the version and the
+// flags), without taking its owner: the caller releases it on error.
+void parse_dltensor(parsed_capsule& out, const dl::DLTensor* t);
 
 } // namespace isthmus::boundary
