@@ -189,8 +189,20 @@ tensor on_device(tensor t, std::optional<int> want, copy_policy policy) {
 // negative bits after it (the conjugate bit for complex dtypes only), dropping the export when a
 // bit is set. Kernel launches read host tensors through the table's borrowed descriptor instead
 // (Note [borrowed dlpack tensors]).
-// torch's tensor types (subtypes of torch._C.TensorBase), whose memory is never read-only
-// (Note [borrowed dlpack tensors]).
+
+// What isthmus knows of a producer type (See Note [dlpack exchange api]).
+struct producer_type {
+    const dl::DLPackExchangeAPI* api = nullptr; // its exchange table, or none
+    // torch's tensor types (subtypes of torch._C.TensorBase, with a table): their memory is never
+    // read-only, so the borrowed descriptor serves launches (Note [borrowed dlpack tensors]);
+    // and the attributes tensor_from_dlpack reads are the type's descriptors, looked up once
+    // (owned references; read as `t.requires_grad`, `t.is_conj()`, `t.is_neg()` would).
+    bool torch = false;
+    PyObject* requires_grad = nullptr;
+    PyObject* is_conj = nullptr;
+    PyObject* is_neg = nullptr;
+};
+
 bool is_torch_tensor_type(PyTypeObject* type) {
     PyObject* c = PyImport_GetModule(py::str("torch._C").ptr());
     if (!c) {
@@ -208,26 +220,38 @@ bool is_torch_tensor_type(PyTypeObject* type) {
     return yes;
 }
 
+// Fills `t` for a type with a table; false (and `t` without torch's parts) if it is not torch's.
+bool read_torch_type(PyTypeObject* type, producer_type& t) {
+    if (!t.api->dltensor_from_py_object_no_sync || !is_torch_tensor_type(type)) return false;
+    auto* ty = reinterpret_cast<PyObject*>(type);
+    t.requires_grad = PyObject_GetAttrString(ty, "requires_grad");
+    t.is_conj = PyObject_GetAttrString(ty, "is_conj");
+    t.is_neg = PyObject_GetAttrString(ty, "is_neg");
+    if (t.requires_grad && Py_TYPE(t.requires_grad)->tp_descr_get && t.is_conj && t.is_neg)
+        return true;
+    PyErr_Clear();
+    Py_XDECREF(t.requires_grad);
+    Py_XDECREF(t.is_conj);
+    Py_XDECREF(t.is_neg);
+    t.requires_grad = t.is_conj = t.is_neg = nullptr;
+    return false;
+}
+
 // `ask` false: only what the cache knows (nullptr for a type not asked yet).
-const dl::DLPackExchangeAPI* exchange_api_of(PyTypeObject* type, bool* borrow = nullptr,
-                                             bool ask = true) {
+const producer_type* producer_type_of(PyTypeObject* type, bool ask = true) {
     struct entry {
         PyTypeObject* type;
-        const dl::DLPackExchangeAPI* api;
-        bool borrow; // See Note [borrowed dlpack tensors]
+        producer_type what;
     };
     // A few producer types, each asked once; an entry holds a reference to its type, so the
     // address cannot come back as another type. Past the last entry, types are asked each time.
     static entry cache[16];
     static int cached = 0;
     for (int i = 0; i < cached; ++i)
-        if (cache[i].type == type) {
-            if (borrow) *borrow = cache[i].borrow;
-            return cache[i].api;
-        }
+        if (cache[i].type == type) return &cache[i].what;
     if (!ask) return nullptr;
     static PyObject* const attr = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
-    const dl::DLPackExchangeAPI* api = nullptr;
+    producer_type what;
     PyObject* cap = PyObject_GetAttr(reinterpret_cast<PyObject*>(type), attr);
     if (!cap) {
         PyErr_Clear(); // no table: the producer's __dlpack__ serves
@@ -236,20 +260,25 @@ const dl::DLPackExchangeAPI* exchange_api_of(PyTypeObject* type, bool* borrow = 
             auto* header = static_cast<dl::DLPackExchangeAPIHeader*>(
                 PyCapsule_GetPointer(cap, dl::capsule_exchange_api));
             while (header && header->version.major != 1) header = header->prev_api;
-            api = reinterpret_cast<const dl::DLPackExchangeAPI*>(header);
-            if (api && (!api->managed_tensor_from_py_object_no_sync || !api->current_work_stream))
-                api = nullptr;
+            auto* api = reinterpret_cast<const dl::DLPackExchangeAPI*>(header);
+            if (api && api->managed_tensor_from_py_object_no_sync && api->current_work_stream)
+                what.api = api;
         }
         Py_DECREF(cap);
     }
-    const bool torch_type =
-        api && api->dltensor_from_py_object_no_sync && is_torch_tensor_type(type);
-    if (borrow) *borrow = torch_type;
     if (cached < static_cast<int>(std::size(cache))) {
+        if (what.api) what.torch = read_torch_type(type, what);
         Py_INCREF(type);
-        cache[cached++] = {type, api, torch_type};
+        cache[cached] = {type, what};
+        return &cache[cached++].what;
     }
-    return api;
+    static producer_type uncached; // (the GIL is held) its table only
+    uncached = {what.api};
+    return &uncached;
+}
+
+const dl::DLPackExchangeAPI* exchange_api_of(PyTypeObject* type) {
+    return producer_type_of(type)->api;
 }
 
 // Note [borrowed dlpack tensors]
@@ -287,10 +316,10 @@ std::optional<tensor> borrowed_import(py::handle obj, const dl::DLPackExchangeAP
 // Imports `obj` through its type's exchange table (Note [dlpack exchange api]); nullopt when the
 // type has none. `transient`: see Note [borrowed dlpack tensors].
 std::optional<tensor> exchange_import(py::handle obj, copy_policy policy, bool transient) {
-    bool borrow = false;
-    const dl::DLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()), &borrow);
+    const producer_type* pt = producer_type_of(Py_TYPE(obj.ptr()));
+    const dl::DLPackExchangeAPI* api = pt->api;
     if (!api) return std::nullopt;
-    if (transient && borrow)
+    if (transient && pt->torch)
         if (std::optional<tensor> t = borrowed_import(obj, api, policy)) return t;
     dl::DLManagedTensorVersioned* managed = nullptr;
     if (api->managed_tensor_from_py_object_no_sync(obj.ptr(), &managed) != 0 || !managed) {
@@ -332,8 +361,8 @@ py::str& dlpack_attr() {
 } // namespace
 
 bool has_known_exchange_api(py::handle obj) {
-    bool borrow = false;
-    return exchange_api_of(Py_TYPE(obj.ptr()), &borrow, /*ask=*/false) != nullptr;
+    const producer_type* pt = producer_type_of(Py_TYPE(obj.ptr()), /*ask=*/false);
+    return pt && pt->api;
 }
 
 bool is_dlpack_producer(py::handle obj) {
@@ -389,7 +418,13 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device,
     // tensor that requires grad in any mode). A tensor-like object without torch imported counts as
     // grad mode on.
     static PyObject* const requires_grad = PyUnicode_InternFromString("requires_grad");
-    auto rg = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj.ptr(), requires_grad));
+    PyObject* const o = obj.ptr();
+    const producer_type* torch_type = producer_type_of(Py_TYPE(o), /*ask=*/false);
+    if (torch_type && !torch_type->torch) torch_type = nullptr;
+    auto rg = py::reinterpret_steal<py::object>(
+        torch_type ? Py_TYPE(torch_type->requires_grad)
+                         ->tp_descr_get(torch_type->requires_grad, o, (PyObject*)Py_TYPE(o))
+                   : PyObject_GetAttr(o, requires_grad));
     if (!rg) {
         PyErr_Clear(); // no such attribute (as hasattr): not a torch-like tensor
     } else if (rg.ptr() == Py_True) {
@@ -415,8 +450,12 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device,
         static PyObject* const is_neg = PyUnicode_InternFromString("is_neg");
         for (PyObject* method : {is_conj, is_neg}) {
             if (method == is_conj && exported && !is_complex(exported->dtype())) continue;
+            PyObject* const descr = !torch_type         ? nullptr
+                                    : method == is_conj ? torch_type->is_conj
+                                                        : torch_type->is_neg;
             auto bit =
-                py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(obj.ptr(), method));
+                py::reinterpret_steal<py::object>(descr ? PyObject_Vectorcall(descr, &o, 1, nullptr)
+                                                        : PyObject_CallMethodNoArgs(o, method));
             if (!bit) {
                 PyErr_Clear(); // no such method: not a torch tensor
                 break;
