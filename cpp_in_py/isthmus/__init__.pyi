@@ -690,6 +690,7 @@ class native_function:
     plugin: str
     overloads: tuple[dict[str, Any], ...]
     vjp: native_function | None
+    jvp: native_function | None
     def __call__(self, *args: Any) -> Any: ...
 
 class native_kernel:

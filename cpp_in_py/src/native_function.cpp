@@ -181,12 +181,12 @@ PyObject* fn_get_plugin_name(PyObject* self, void*) {
         (*reinterpret_cast<native_function_object*>(self)->fn)->owner()->name().c_str());
 }
 
-// The `<name>_vjp` function of the same plugin (Note [derived backward] in
-// isthmus/plugin/derive.hpp), or None.
-PyObject* fn_get_vjp(PyObject* self, void*) {
+// The `<name><suffix>` function of the same plugin, `closure` the suffix: "_vjp" (Note [derived
+// backward] in isthmus/plugin/derive.hpp) or "_jvp" (Note [derived forward mode]); or None.
+PyObject* fn_get_derived(PyObject* self, void* closure) {
     try {
         const auto& fn = *reinterpret_cast<native_function_object*>(self)->fn;
-        const std::string n = fn->name() + "_vjp";
+        const std::string n = fn->name() + static_cast<const char*>(closure);
         if (!fn->owner()->has_function(n)) Py_RETURN_NONE;
         return wrap_function(fn->owner()->get_function(n)).release().ptr();
     } catch (...) {
@@ -205,12 +205,18 @@ PyGetSetDef fn_getset[] = {{"__name__", fn_get_name, nullptr, nullptr, nullptr},
                             "The overloads as dicts: name, signature, doc, result and params "
                             "(each: name, kind, dtype, ndim, vec_len, flags, type_name, type).",
                             nullptr},
-                           {"vjp", fn_get_vjp, nullptr,
+                           {"vjp", fn_get_derived, nullptr,
                             "The backward pass derived from a generic function: <name>_vjp of "
                             "the same plugin, called with the arguments and one gradient per "
                             "result, returning one gradient per parameter (None: not "
                             "differentiable); None for a function registered with concrete types.",
-                            nullptr},
+                            const_cast<char*>("_vjp")},
+                           {"jvp", fn_get_derived, nullptr,
+                            "The forward mode derived from a generic function registered with "
+                            "ip::with_jvp: <name>_jvp of the same plugin, called with the "
+                            "arguments and one tangent per differentiable parameter, returning "
+                            "the results and then their tangents; None otherwise.",
+                            const_cast<char*>("_jvp")},
                            {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 PyMemberDef fn_members[] = {{"__vectorcalloffset__", T_PYSSIZET,

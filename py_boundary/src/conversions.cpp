@@ -243,6 +243,13 @@ value copy_value(const value& v, std::optional<dtype> dt) {
     }
 }
 
+// A torch tensor (a type known to carry an exchange table): straight to its import. Out of line,
+// so that value_in's frame, one per level of a nested list, stays small (a self-referential list
+// must reach Python's recursion limit before the C stack's end, also under the sanitizers).
+[[gnu::noinline]] value exchange_value(py::handle obj, const inbound& in) {
+    return value(tensor_from_dlpack(obj, in.copy, py::none(), in.transient));
+}
+
 } // namespace
 
 // Note [inbound rule]
@@ -266,8 +273,7 @@ value copy_value(const value& v, std::optional<dtype> dt) {
 //   np.asarray: shared when NumPy shares, then as a NumPy array;
 // - the rest: TypeError naming the entry point.
 value value_in(py::handle obj, const inbound& in) {
-    if (!in.dt && has_known_exchange_api(obj)) // a torch tensor: straight to its import
-        return value(tensor_from_dlpack(obj, in.copy, py::none(), in.transient));
+    if (!in.dt && has_known_exchange_api(obj)) return exchange_value(obj, in);
     if (const value* v = qvalue_ptr(obj)) {
         if (in.copy == copy_policy::always) return copy_value(*v, in.dt);
         if (!in.dt || !v->is_tensor() || v->as_tensor().dtype() == *in.dt) {

@@ -121,6 +121,16 @@ public:
         if constexpr (Derive) (def_derived<Ts>(name, g.make, params), ...);
         return *this;
     }
+    /// A generic function with its backward and its forward mode derived, `<name>_vjp` and
+    /// `<name>_jvp` (See Note [derived forward mode]): `m.def("f", ip::generic<float,
+    /// double>(ISTHMUS_GENERIC(f), ip::with_jvp), {"a", "x"});`.
+    template <typename Make, typename... Ts>
+    ISTHMUS_PLUGIN_SETUP inline module& def(const char* name, generic_jvp_def<Make, Ts...> g,
+                                            names params = {}, const char* doc = nullptr) {
+        def(name, static_cast<generic_def<Make, true, Ts...>&>(g), params, doc);
+        (def_jvp<Ts>(name, g.make, params), ...);
+        return *this;
+    }
     /// A kernel: the last parameter is the position (ivec<N>, or int64_t for 1-d); run it with
     /// parallel_do(dims, args..., kernel). The result declares shape rules:
     /// `m.kernel("axpb", ..., {"x", "y", "a", "b"}).at_position({"x", "y"});`.
@@ -200,6 +210,15 @@ public:
         }
         return k;
     }
+    template <typename Make, typename... Ts>
+    kernel_def kernel(const char*, generic_jvp_def<Make, Ts...>, names = {},
+                      const char* = nullptr) {
+        static_assert(detail::dependent_false<Make>,
+                      "isthmus::plugin: kernels get their backward derived (<name>_vjp), not the "
+                      "forward mode: register the kernel with ip::generic<T>(...) without "
+                      "ip::with_jvp (Note [derived forward mode])");
+        return kernel_def(*this, 0);
+    }
     /// An object type T (instances shared by the host and the plugin as shared_ptr<T>).
     template <typename T>
     ISTHMUS_PLUGIN_SETUP type_builder<T> type(const char* name, const char* doc = nullptr) {
@@ -256,6 +275,37 @@ private:
                 st_.keep("The vector-Jacobian product of " + std::string(name) +
                          ", derived from it: the gradient of each parameter given the gradient "
                          "of each result (none for a parameter that is not differentiable)."));
+        }
+    }
+
+    /// Registers `<name>_jvp` for element type E (nothing for other types, or for a function
+    /// without a result to differentiate).
+    template <typename E, typename Make>
+    ISTHMUS_PLUGIN_SETUP void def_jvp(const char* name, const Make& make, const names& params) {
+        if constexpr (std::is_floating_point_v<E>) {
+            using Fa = decltype(make.template operator()<active<E>>());
+            if constexpr (detail::derivable_function<E, Fa>) {
+                using J = detail::derived_jvp_of<E, Fa>;
+                using A = typename J::args;
+                constexpr size_t nin = std::tuple_size_v<A>;
+                names jp = params;
+                jp.resize(nin);
+                for (size_t i = 0; i < nin; ++i)
+                    if (jp[i].empty()) jp[i] = "arg" + std::to_string(i);
+                const names base = jp;
+                [&]<size_t... I>(std::index_sequence<I...>) {
+                    ((std::tuple_size_v<detail::jvp_part<std::tuple_element_t<I, A>, E>> > 0
+                          ? (void)jp.push_back("tangent_" + base[I])
+                          : (void)0),
+                     ...);
+                }
+                (std::make_index_sequence<nin>{});
+                def(st_.keep(std::string(name) + "_jvp"),
+                    typename J::type{make.template operator()<active<E>>()}, std::move(jp),
+                    st_.keep("The Jacobian-vector product of " + std::string(name) +
+                             ", derived from it: its results, then their tangents given a "
+                             "tangent of each differentiable parameter."));
+            }
         }
     }
 

@@ -112,12 +112,18 @@ static T floor_sum(ip::view<const T, 1> x) {
 
 ISTHMUS_PLUGIN(derived_tests, m) {
     m.def("dv_floor_sum", ip::overloads<float, double>(ISTHMUS_GENERIC(floor_sum)), {"x"});
-    m.def("dv_lookup", ip::generic<float, double>(ISTHMUS_GENERIC(lookup)), {"a", "x"});
+    // with_jvp: also the forward mode, tested in test_derived_forward.py
+    m.def("dv_lookup", ip::generic<float, double>(ISTHMUS_GENERIC(lookup), ip::with_jvp),
+          {"a", "x"});
     m.def("dv_lookup_by_hand", &lookup_by_hand<double>, {"a", "x", "dy"});
-    m.def("dv_math", ip::generic<double>(ISTHMUS_GENERIC(math)), {"x", "y", "s"});
-    m.def("dv_branchy", ip::generic<float, double>(ISTHMUS_GENERIC(branchy)), {"x", "t"});
-    m.def("dv_affine", ip::generic<double>(ISTHMUS_GENERIC(affine)), {"w", "x", "power", "tag"});
-    m.def("dv_scalar", ip::generic<double>(ISTHMUS_GENERIC(scalar_fn)), {"x", "b"});
+    m.def("dv_math", ip::generic<double>(ISTHMUS_GENERIC(math), ip::with_jvp), {"x", "y", "s"});
+    m.def("dv_branchy", ip::generic<float, double>(ISTHMUS_GENERIC(branchy), ip::with_jvp),
+          {"x", "t"});
+    m.def("dv_branchy_reverse_only", ip::generic<double>(ISTHMUS_GENERIC(branchy)), {"x", "t"});
+    m.def("dv_affine", ip::generic<double>(ISTHMUS_GENERIC(affine), ip::with_jvp),
+          {"w", "x", "power", "tag"});
+    m.def("dv_scalar", ip::generic<double>(ISTHMUS_GENERIC(scalar_fn), ip::with_jvp),
+          {"x", "b"});
     m.def("dv_concrete", &lookup<double>, {"a", "x"});
 }
 """

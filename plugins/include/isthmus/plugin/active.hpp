@@ -180,6 +180,18 @@ struct tape {
         nodes.push_back({a, b, da, db, ta, tb});
         return static_cast<int32_t>(nodes.size() - 1);
     }
+    /// Tangents of every node into `t` (sized to the tape), in recording order: a node's is its
+    /// partials times its operands' tangents, a leaf's the value at its gradient element, where
+    /// the forward mode put the input's tangent (See Note [derived forward mode] in
+    /// isthmus/plugin/derive.hpp).
+    void forward_sweep(adjoints& t) const {
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            const node& n = nodes[i];
+            const E ta = n.a >= 0 ? t[static_cast<size_t>(n.a)] : n.ta ? *n.ta : E(0);
+            const E tb = n.b >= 0 ? t[static_cast<size_t>(n.b)] : n.tb ? *n.tb : E(0);
+            t[i] = n.da * ta + n.db * tb;
+        }
+    }
     /// Adjoints of every node, given those of the outputs in `a` (sized to the tape); the
     /// leaves' shares go to their gradient elements.
     void sweep(adjoints& a) const {

@@ -32,6 +32,28 @@ namespace isthmus::plugin {
 // derivatives: f_vjp is not itself derivable. Memory and time grow with the work f does, as for
 // every operator-overloading tool; a hand-written backward, given, is used instead.
 
+// Note [derived forward mode]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// `m.def("f", generic<float, double>(ISTHMUS_GENERIC(f), with_jvp), ...)` registers, beside f and
+// f_vjp, "f_jvp": f's Jacobian-vector product, the directional derivative. f_jvp takes f's
+// arguments followed by one tangent per differentiable parameter (tangent_<name>: a view of E has
+// one shaped like it, an E number a number; integers, strings and other views have none) and
+// returns f's results followed by their tangents (a tuple: y, dy for one result). It is what
+// torch.func.jvp computes, in one call whatever the number of outputs, so a few inputs' worth of
+// directions cost a few calls where reverse mode needs one per output element.
+//
+// It runs on the same instantiation as f_vjp, f<active<E>> (Note [active numbers]): each
+// differentiable input's leaves carry the address of their element in a buffer shaped like the
+// input, which here holds the input's tangent instead of a zeroed gradient; f runs once and
+// records its tape; a forward sweep over the tape gives every node its tangent (its partials times
+// its operands' tangents), and each result element's tangent is its scale times its node's or
+// leaf's. So it costs what f_vjp costs (the tape's memory included: this is forward mode on a
+// recorded tape, not dual numbers, and the values and derivatives are the ones f_vjp's sweep uses);
+// its results are f<active<E>>'s values, f's up to rounding (the compiler may contract or order
+// the plain instantiation's arithmetic differently). Opt-in (with_jvp), since it compiles one more
+// derived function per element type. Kernels get their backward only: asking a generic kernel for
+// with_jvp does not compile.
+
 /// A function or kernel written once for several element types: `make` returns the callable
 /// for an element type, `[]<typename T>() { return &forward<T>; }` (ISTHMUS_GENERIC(forward));
 /// Derive: whether its backward is derived too.
@@ -39,12 +61,26 @@ template <typename Make, bool Derive, typename... Ts>
 struct generic_def {
     Make make;
 };
+/// A generic function with both derivatives derived: `<name>_vjp` and `<name>_jvp` (See Note
+/// [derived forward mode]).
+template <typename Make, typename... Ts>
+struct generic_jvp_def : generic_def<Make, true, Ts...> {};
+/// Asks generic<...>() for the forward mode too (See Note [derived forward mode]).
+struct with_jvp_t {};
+inline constexpr with_jvp_t with_jvp{};
 /// The generic callable `make` for the element types Ts, with its derived backward (See Note
 /// [derived backward]).
 template <typename... Ts, typename Make>
 generic_def<Make, true, Ts...> generic(Make make) {
     static_assert(sizeof...(Ts) > 0, "generic<T...>: name at least one element type");
     return {std::move(make)};
+}
+/// The generic function `make` for the element types Ts, with its derived backward and forward
+/// mode (See Note [derived forward mode]).
+template <typename... Ts, typename Make>
+generic_jvp_def<Make, Ts...> generic(Make make, with_jvp_t) {
+    static_assert(sizeof...(Ts) > 0, "generic<T...>: name at least one element type");
+    return {{std::move(make)}};
 }
 /// The generic callable `make` for the element types Ts, without a derived backward: for code
 /// that is not to be differentiated, or does not compile with active numbers (std::floor of a T),
@@ -390,6 +426,114 @@ struct derived_kernel_of {
     using dys = typename kernel_parts_of<args, E, dy_part, std::make_index_sequence<n>>::type;
     using grads = typename kernel_parts_of<args, E, grad_part, std::make_index_sequence<n>>::type;
     using type = derived_kernel<E, std::decay_t<Fa>, args, plain, dys, grads, position>;
+};
+
+// ---- forward mode (Note [derived forward mode]) ----
+
+/// The tangent parameter of a derived function's input, as a tuple of none or one type: a view
+/// of E has a view of E shaped like it, an E number a number; other parameters have none.
+template <typename P, typename E>
+struct jvp_tangent {
+    using type = std::tuple<>;
+};
+template <typename E>
+struct jvp_tangent<active<E>, E> {
+    using type = std::tuple<E>;
+};
+template <typename E, int N, access A>
+struct jvp_tangent<view<const active<E>, N, A>, E> {
+    using type = std::tuple<view<const E, N>>;
+};
+template <typename P, typename E>
+using jvp_part = typename jvp_tangent<std::remove_cvref_t<P>, E>::type;
+
+/// Sets an input's tangent where its leaves carry their gradient element (See Note [derived
+/// forward mode]).
+template <typename E, int N, access A>
+void set_tangent(active_input<view<const active<E>, N, A>, E>& in, const view<const E, N>& dx) {
+    for (int d = 0; d < N; ++d)
+        if (in.x.size(d) != dx.size(d))
+            throw value_error(cat("a tangent has size ", dx.size(d), " along dimension ", d,
+                                  " where its input has ", in.x.size(d)));
+    int64_t shape[N > 0 ? N : 1] = {};
+    for (int d = 0; d < N; ++d) shape[d] = dx.size(d);
+    for_each_index<N>(shape, [&](int64_t i, const int64_t* idx) {
+        in.g.data()[i] = dx.data()[offset_of<N>(dx, idx)];
+    });
+}
+template <typename E>
+void set_tangent(active_input<active<E>, E>& in, E dx) {
+    in.g = dx;
+}
+
+/// The tangent of an active value after the forward sweep (`tan`: one per node).
+template <typename E>
+E tangent_of(const active<E>& r, const typename tape<E>::adjoints& tan) {
+    if (!r.recorded_on()) return E(0);
+    if (r.slot() >= 0) return r.scale() * tan[static_cast<size_t>(r.slot())];
+    return r.leaf_target() ? r.scale() * *r.leaf_target() : E(0);
+}
+
+/// A result of f<active<E>> as its plain values, and as its tangents.
+template <typename E, int N>
+tensor<E, N> plain_result(const tensor<active<E>, N>& r, const typename tape<E>::adjoints* tan) {
+    int64_t shape[N > 0 ? N : 1] = {};
+    for (int d = 0; d < N; ++d) shape[d] = r.size(d);
+    tensor<E, N> out(shape, N);
+    for (int64_t i = 0, n = r.numel(); i < n; ++i)
+        out.data()[i] = tan ? tangent_of(r.data()[i], *tan) : r.data()[i].value();
+    return out;
+}
+template <typename E>
+E plain_result(const active<E>& r, const typename tape<E>::adjoints* tan) {
+    return tan ? tangent_of(r, *tan) : r.value();
+}
+template <typename E, typename R>
+auto plain_results(const R& r, const typename tape<E>::adjoints* tan) {
+    if constexpr (is_tuple_like<R>::value)
+        return std::apply(
+            [&](const auto&... e) { return std::make_tuple(plain_result<E>(e, tan)...); }, r);
+    else
+        return std::make_tuple(plain_result<E>(r, tan));
+}
+
+template <typename E, typename Fa, typename Args, typename Tangents>
+struct derived_jvp;
+/// f's Jacobian-vector product (See Note [derived forward mode]): Fa is f<active<E>>.
+template <typename E, typename Fa, typename... A, typename... T>
+struct derived_jvp<E, Fa, std::tuple<A...>, std::tuple<T...>> {
+    using Args = std::tuple<A...>;
+    Fa fa;
+    auto operator()(typename active_input<std::remove_cvref_t<A>, E>::plain... p, T... dx) const {
+        tape_lease<E> t;
+        t->shared = false;
+        std::tuple<active_input<std::remove_cvref_t<A>, E>...> in{
+            active_input<std::remove_cvref_t<A>, E>(p)...};
+        const std::tuple<const T&...> tangents(dx...);
+        [&]<size_t... I>(std::index_sequence<I...>) {
+            (set_tangent_of<I>(std::get<I>(in), tangents), ...);
+        }
+        (std::index_sequence_for<A...>{});
+        const auto r = std::apply([&](auto&... a) { return fa(a.arg(*t)...); }, in);
+        auto& tan = t->zero_adjoints();
+        t->forward_sweep(tan);
+        return std::tuple_cat(plain_results<E>(r, nullptr), plain_results<E>(r, &tan));
+    }
+    template <size_t I, typename In, typename Tan>
+    static void set_tangent_of(In& in, const Tan& tangents) {
+        using P = std::tuple_element_t<I, Args>;
+        if constexpr (std::tuple_size_v < jvp_part < P, E >>> 0)
+            set_tangent(in, std::get<part_index<Args, E, jvp_part, I>()>(tangents));
+    }
+};
+
+template <typename E, typename Fa>
+struct derived_jvp_of {
+    using args = typename fn_traits<std::decay_t<Fa>>::args;
+    using tangents =
+        typename kernel_parts_of<args, E, jvp_part,
+                                 std::make_index_sequence<std::tuple_size_v<args>>>::type;
+    using type = derived_jvp<E, std::decay_t<Fa>, args, tangents>;
 };
 
 } // namespace detail
