@@ -2,11 +2,13 @@
 
 y = a[x] looks each input value up in a 256-entry table `a` (clamped indices). The forward is a
 template over its element type, registered with ip::generic; the library derives its backward
-(mapping_forward_vjp: the output gradient scattered into the table entries read). The layer
-becomes a torch.autograd.Function through q.autograd.function, passes torch.autograd.gradcheck
-in float64, and trains the table so that y approximates cos(x). Then the same layer becomes a torch.library custom op (q.torch.custom_op,
-docs/torch.md), passes torch.library.opcheck, and the training step runs under
-torch.compile(fullgraph=True): one graph with the plugin in it, forward and backward.
+(mapping_forward_vjp: the output gradient scattered into the table entries read), and with
+ip::with_jvp its forward mode (mapping_forward_jvp: a tangent of the table gathered like it).
+The layer becomes a torch.autograd.Function through q.autograd.function, passes
+torch.autograd.gradcheck in float64, and trains the table so that y approximates cos(x). Then
+the same layer becomes a torch.library custom op (q.torch.custom_op, docs/torch.md), passes
+torch.library.opcheck, and the training step runs under torch.compile(fullgraph=True): one graph
+with the plugin in it, forward and backward.
 
     python examples/mapping_layer.py [--backend inductor|aot_eager|eager]   (default inductor)
 """
@@ -39,7 +41,8 @@ static ip::tensor<T, 2> forward(table<T> a, ip::view<const T, 2> x) {
 // mapping_forward for float and double, and its derived backward, mapping_forward_vjp
 // (Quasar: mapping_backward = (a, x, da) -> $diffmul(mapping_forward(a, x), a, da)).
 ISTHMUS_PLUGIN(layer, m) {
-    m.def("mapping_forward", ip::generic<float, double>(ISTHMUS_GENERIC(forward)), {"a", "x"});
+    m.def("mapping_forward", ip::generic<float, double>(ISTHMUS_GENERIC(forward), ip::with_jvp),
+          {"a", "x"});
 }
 """
 
@@ -57,6 +60,13 @@ def main(steps=300, backend="inductor"):
     x64 = torch.floor(torch.rand(3, 40, dtype=torch.float64) * 300) - 20  # some out of range
     assert gradcheck(mapping, (w64, x64), eps=1e-6, atol=1e-6)
     print("gradcheck (float64): passed")
+    # The forward mode, derived too (ip::with_jvp): moving the table along dw moves y by dw[x].
+    dw = torch.randn(256, dtype=torch.float64)
+    y64, dy64 = q.mapping_forward.jvp(w64.detach(), x64, dw, torch.zeros_like(x64))
+    idx = x64.long().clamp(0, 255)
+    assert np.array_equal(np.asarray(dy64), dw[idx].numpy())
+    assert np.array_equal(np.asarray(y64), w64.detach()[idx].numpy())
+    print("forward mode (mapping_forward_jvp): dy = dw[x], as expected")
 
     # Training, as in the PyQuasar manual: fit the table so that y_pred = w[x] approximates cos(x).
     dtype = torch.float32

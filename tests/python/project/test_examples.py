@@ -72,6 +72,7 @@ def test_mapping_layer_gradcheck_and_training(tmp_path, monkeypatch):
     backend = "aot_eager" if "asan" in os.environ.get("LD_PRELOAD", "") else "inductor"
     out = run_example("mapping_layer.py", "--backend", backend)
     assert "gradcheck (float64): passed" in out
+    assert "forward mode (mapping_forward_jvp): dy = dw[x], as expected" in out
     assert "opcheck layer::mapping_forward: passed" in out
     assert f"torch.compile(backend='{backend}', fullgraph=True): loss" in out
     assert "mapping_layer: OK" in out
