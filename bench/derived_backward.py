@@ -7,8 +7,10 @@ derived from the forward (mapping_forward_vjp, Note [derived backward]); a 3x3 c
 stencil written as a generic function, forward and derived backward beside a hand-written one;
 the same stencil as a generic kernel (Note [derived kernels]), its derived kernel beside a
 hand-written backward kernel (atomic adds into the clamped sources), and its forward beside the
-same body registered with concrete types (derivation must not slow the forward). Functions: CPU time of the
-calling thread; kernels: wall time (they run on every thread). Best of 7 runs; not a test.
+same body registered with concrete types (derivation must not slow the forward); the functions'
+forward mode (f_jvp, Note [derived forward mode]) beside their derived backward. Functions: CPU
+time of the calling thread; kernels: wall time (they run on every thread). Best of 7 runs; not a
+test.
 """
 import os
 import tempfile
@@ -116,9 +118,9 @@ ISTHMUS_PLUGIN(bench_derived, m) {
              },
              {"dy", "dx"})
         .at_position({"dy"});
-    m.def("bd_lookup", ip::generic<float>(ISTHMUS_GENERIC(lookup)), {"a", "x"});
+    m.def("bd_lookup", ip::generic<float>(ISTHMUS_GENERIC(lookup), ip::with_jvp), {"a", "x"});
     m.def("bd_lookup_by_hand", &lookup_by_hand<float>, {"a", "x", "dy"});
-    m.def("bd_blur", ip::generic<float>(ISTHMUS_GENERIC(blur)), {"x"});
+    m.def("bd_blur", ip::generic<float>(ISTHMUS_GENERIC(blur), ip::with_jvp), {"x"});
     m.def("bd_blur_by_hand", &blur_by_hand<float>, {"x", "dy"});
 }
 """
@@ -156,6 +158,12 @@ def main():
         derived = best_us(lambda: q.bd_lookup_vjp(a, x, dy), inner=inner)
         print(f"{f'mapping layer, {rows}x1000 float32 (us)':44s} {fwd:10.1f} {hand:10.1f} "
               f"{derived:10.1f} {derived / hand:12.2f}x")
+        da = rng.standard_normal(256).astype(np.float32)
+        idx = np.clip(x.astype(np.int64), 0, 255)
+        np.testing.assert_array_equal(np.asarray(q.bd_lookup_jvp(a, x, da, x)[1]), da[idx])
+        jvp = best_us(lambda: q.bd_lookup_jvp(a, x, da, x), inner=inner)
+        print(f"{'  its forward mode (f_jvp)':44s} {jvp:10.1f}{'':>22s}"
+              f" jvp/derived backward {jvp / derived:.2f}x")
     for n in (64, 256):
         x = rng.standard_normal((n, n)).astype(np.float32)
         dy = rng.standard_normal((n, n)).astype(np.float32)
@@ -167,6 +175,12 @@ def main():
         derived = best_us(lambda: q.bd_blur_vjp(x, dy), inner=inner)
         print(f"{f'3x3 clamped blur, {n}x{n} float32 (us)':44s} {fwd:10.1f} {hand:10.1f} "
               f"{derived:10.1f} {derived / hand:12.2f}x")
+        dx = rng.standard_normal((n, n)).astype(np.float32)
+        np.testing.assert_allclose(np.asarray(q.bd_blur_jvp(x, dx)[1]), np.asarray(q.bd_blur(dx)),
+                                   rtol=1e-4, atol=1e-3)  # the blur is linear: J dx = blur(dx)
+        jvp = best_us(lambda: q.bd_blur_jvp(x, dx), inner=inner)
+        print(f"{'  its forward mode (f_jvp)':44s} {jvp:10.1f}{'':>22s}"
+              f" jvp/derived backward {jvp / derived:.2f}x")
 
     for n in (256, 1024):
         x = rng.standard_normal((n, n)).astype(np.float32)
