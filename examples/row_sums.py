@@ -8,11 +8,11 @@ sum, and gives the same bits for every stride and thread count.
     python examples/row_sums.py [rows cols]      (default 2048 4096)
 """
 import sys
-import time
 
 import numpy as np
 
 import isthmus as q
+from best_time import best_ms  # examples/best_time.py
 
 SRC = r"""
 namespace ip = isthmus::plugin;
@@ -33,16 +33,6 @@ ISTHMUS_PLUGIN(row_sums, m) {
         .at_position({"x", "out"});
 }
 """
-
-
-def best_ms(f, repeats=7):
-    f()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return 1e3 * min(times)
 
 
 def main():

@@ -12,11 +12,11 @@ Both give the same bits, NumPy's padded reference within rounding; the declared 
     python examples/stencil_blur.py [height width]      (default 1024 1536)
 """
 import sys
-import time
 
 import numpy as np
 
 import isthmus as q
+from best_time import best_ms  # examples/best_time.py
 
 BLUR = r"""
     m.kernel("{name}",
@@ -39,16 +39,6 @@ def reference(img):
     p = np.pad(img, 1, mode="edge")
     h, w = img.shape
     return sum(p[1 + a:1 + a + h, 1 + b:1 + b + w] for a in (-1, 0, 1) for b in (-1, 0, 1)) / 9
-
-
-def best_ms(f, repeats=7):
-    f()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return 1e3 * min(times)
 
 
 def main():

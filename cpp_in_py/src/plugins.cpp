@@ -108,9 +108,13 @@ value big_int_value(py::handle h, const isthmus_param* p) {
 
 value arg_value(py::handle h, const isthmus_param* p, bool transient) {
     PyObject* o = h.ptr();
-    if (has_known_exchange_api(h)) // a torch tensor: asvalue's conversion, without the tests
+    // Arrays and tensors: asvalue's conversion (Note [inbound rule]); torch tensors first,
+    // without the tests below (a lookup in a small cache).
+    auto array_like = [&] {
         return boundary::value_in(
             h, {boundary::copy_policy::if_needed, std::nullopt, "asvalue", transient});
+    };
+    if (has_known_exchange_api(h)) return array_like();
     if (PyFloat_CheckExact(o)) return value(scalar(PyFloat_AS_DOUBLE(o)));
     if (PyBool_Check(o)) return value(scalar(o == Py_True));
     if (PyLong_CheckExact(o)) {
@@ -133,9 +137,7 @@ value arg_value(py::handle h, const isthmus_param* p, bool transient) {
     }
     if (is_qvalue(h)) return qvalue_ref(h);
     if (is_native_object(h)) return native_object_value(h);
-    if (py::isinstance<py::array>(h) || is_dlpack_producer(h)) // asvalue's conversion
-        return boundary::value_in(
-            h, {boundary::copy_policy::if_needed, std::nullopt, "asvalue", transient});
+    if (py::isinstance<py::array>(h) || is_dlpack_producer(h)) return array_like();
     if (PyCallable_Check(o) && !is_native_function(h))
         return value(std::static_pointer_cast<object>(std::make_shared<pl::callable_object>(
             python_callable(py::reinterpret_borrow<py::object>(h)),

@@ -314,12 +314,13 @@ std::optional<tensor> borrowed_import(py::handle obj, const dl::DLPackExchangeAP
 }
 
 // Imports `obj` through its type's exchange table (Note [dlpack exchange api]); nullopt when the
-// type has none. `transient`: see Note [borrowed dlpack tensors].
-std::optional<tensor> exchange_import(py::handle obj, copy_policy policy, bool transient) {
-    const producer_type* pt = producer_type_of(Py_TYPE(obj.ptr()));
-    const dl::DLPackExchangeAPI* api = pt->api;
+// type has none. `pt`: what is known of obj's type. `transient`: see Note [borrowed dlpack
+// tensors].
+std::optional<tensor> exchange_import(py::handle obj, const producer_type& pt, copy_policy policy,
+                                      bool transient) {
+    const dl::DLPackExchangeAPI* api = pt.api;
     if (!api) return std::nullopt;
-    if (transient && pt->torch)
+    if (transient && pt.torch)
         if (std::optional<tensor> t = borrowed_import(obj, api, policy)) return t;
     dl::DLManagedTensorVersioned* managed = nullptr;
     if (api->managed_tensor_from_py_object_no_sync(obj.ptr(), &managed) != 0 || !managed) {
@@ -419,8 +420,8 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device,
     // grad mode on.
     static PyObject* const requires_grad = PyUnicode_InternFromString("requires_grad");
     PyObject* const o = obj.ptr();
-    const producer_type* torch_type = producer_type_of(Py_TYPE(o), /*ask=*/false);
-    if (torch_type && !torch_type->torch) torch_type = nullptr;
+    const producer_type& pt = *producer_type_of(Py_TYPE(o)); // asked once per type
+    const producer_type* torch_type = pt.torch ? &pt : nullptr;
     auto rg = py::reinterpret_steal<py::object>(
         torch_type ? Py_TYPE(torch_type->requires_grad)
                          ->tp_descr_get(torch_type->requires_grad, o, (PyObject*)Py_TYPE(o))
@@ -438,7 +439,7 @@ tensor tensor_from_dlpack(py::handle obj, copy_policy policy, py::handle device,
     // An exchange table exports first (Note [dlpack exchange api]): its dtype spares the
     // conjugate bit's question for real tensors, where the bit cannot be set.
     std::optional<tensor> exported;
-    if (!want) exported = exchange_import(obj, policy, transient);
+    if (!want) exported = exchange_import(obj, pt, policy, transient);
     // Note [conjugate and negative views]
     // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
     // torch tensors with the conjugate or negative bit set cannot be exported (their memory holds

@@ -177,29 +177,10 @@ public:
             // the gradients are named after their parameters (the host finds them by name,
             // Note [plugin calls in autograd]); unnamed parameters are arg<i>, as named_params
             // calls them
-            names vp;
-            {
-                vp = params;
-                vp.resize(n);
-                for (size_t i = 0; i < n; ++i)
-                    if (vp[i].empty()) vp[i] = "arg" + std::to_string(i);
-                const names base = vp;
-                [&]<size_t... I>(std::index_sequence<I...>) {
-                    using A = typename D::args;
-                    ((std::tuple_size_v<
-                              detail::dy_part<std::remove_cvref_t<std::tuple_element_t<I, A>>, T>> >
-                              0
-                          ? (void)vp.push_back("grad_" + base[I])
-                          : (void)0),
-                     ...);
-                    ((std::tuple_size_v<detail::grad_part<
-                                  std::remove_cvref_t<std::tuple_element_t<I, A>>, T>> > 0
-                          ? (void)vp.push_back("grad_" + base[I])
-                          : (void)0),
-                     ...);
-                }
-                (std::make_index_sequence<n>{});
-            }
+            const names base = padded_names(params, n);
+            names vp = base;
+            append_part_names<detail::dy_part, typename D::args, T>(vp, base, "grad_");
+            append_part_names<detail::grad_part, typename D::args, T>(vp, base, "grad_");
             kernel_def d =
                 kernel(st_.keep(std::string(name) + "_vjp"),
                        typename D::type{g.make.template operator()<active<T>>()}, std::move(vp),
@@ -264,9 +245,7 @@ private:
             constexpr size_t nout = std::tuple_size_v<typename detail::fn_traits<V>::args> - nin;
             names vp = params;
             if (!vp.empty() || nin == 0) {
-                vp.resize(nin);
-                for (size_t i = 0; i < nin; ++i)
-                    if (vp[i].empty()) vp[i] = "arg" + std::to_string(i);
+                vp = padded_names(params, nin);
                 for (size_t k = 0; k < nout; ++k)
                     vp.push_back(nout == 1 ? "grad_output" : "grad_output" + std::to_string(k));
             }
@@ -286,20 +265,9 @@ private:
             using Fa = decltype(make.template operator()<active<E>>());
             if constexpr (detail::derivable_function<E, Fa>) {
                 using J = detail::derived_jvp_of<E, Fa>;
-                using A = typename J::args;
-                constexpr size_t nin = std::tuple_size_v<A>;
-                names jp = params;
-                jp.resize(nin);
-                for (size_t i = 0; i < nin; ++i)
-                    if (jp[i].empty()) jp[i] = "arg" + std::to_string(i);
-                const names base = jp;
-                [&]<size_t... I>(std::index_sequence<I...>) {
-                    ((std::tuple_size_v<detail::jvp_part<std::tuple_element_t<I, A>, E>> > 0
-                          ? (void)jp.push_back("tangent_" + base[I])
-                          : (void)0),
-                     ...);
-                }
-                (std::make_index_sequence<nin>{});
+                const names base = padded_names(params, std::tuple_size_v<typename J::args>);
+                names jp = base;
+                append_part_names<detail::jvp_part, typename J::args, E>(jp, base, "tangent_");
                 def(st_.keep(std::string(name) + "_jvp"),
                     typename J::type{make.template operator()<active<E>>()}, std::move(jp),
                     st_.keep("The Jacobian-vector product of " + std::string(name) +
@@ -307,6 +275,21 @@ private:
                              "tangent of each differentiable parameter."));
             }
         }
+    }
+
+    /// `given` padded to n names, each missing one arg<i> (as named_params calls them).
+    ISTHMUS_PLUGIN_SUPPORT static names padded_names(const names& given, size_t n);
+    /// Appends prefix + base[i] for each parameter i of the tuple A whose Part<A_i, E> (the
+    /// derived parameters it adds: a gradient, a tangent) is not empty.
+    template <template <typename, typename> class Part, typename A, typename E>
+    static void append_part_names(names& out, const names& base, const char* prefix) {
+        [&]<size_t... I>(std::index_sequence<I...>) {
+            ((std::tuple_size_v<Part<std::remove_cvref_t<std::tuple_element_t<I, A>>, E>> > 0
+                  ? (void)out.push_back(prefix + base[I])
+                  : (void)0),
+             ...);
+        }
+        (std::make_index_sequence<std::tuple_size_v<A>>{});
     }
 
     template <typename F>

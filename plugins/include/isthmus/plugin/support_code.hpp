@@ -271,6 +271,14 @@ ISTHMUS_PLUGIN_SUPPORT void* plugin::module::keep(std::shared_ptr<void> p) {
     return callables_.emplace_back(std::move(p)).get();
 }
 
+ISTHMUS_PLUGIN_SUPPORT names plugin::module::padded_names(const names& given, size_t n) {
+    names r = given;
+    r.resize(n);
+    for (size_t i = 0; i < n; ++i)
+        if (r[i].empty()) r[i] = detail::cat("arg", i);
+    return r;
+}
+
 ISTHMUS_PLUGIN_SUPPORT std::vector<isthmus_param>&
 plugin::module::named_params(const char* what, const isthmus_param* all, const names& given,
                              size_t n, size_t skip) {
