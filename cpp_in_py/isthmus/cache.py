@@ -31,17 +31,17 @@
 #                       as it is open); older builds named them .tmp.<pid>, .log.<pid>
 # The precompiled author layer (Note [precompiled plugin header] in
 # plugins/src/precompiled_header.cpp) is an entry of the same shape named `isthmus-pch`: its
-# artefacts are <stem>.hpp.gch in place of the .so and the support object <stem>.o (complete
-# when the .meta records both sizes: `size` and `object_size`), beside <stem>.hpp and
-# <stem>.support.cpp, and <stem>.seen or <stem>.failed (an entry of those alone is "pending"
+# artefacts are <stem>.hpp.gch in place of the .so, the support object <stem>.o and the kernel
+# half's <stem>.lean.hpp.gch (complete when the .meta records the three sizes: `size`,
+# `object_size` and `lean_size`), beside <stem>.hpp, <stem>.lean.hpp and <stem>.support.cpp, and <stem>.seen or <stem>.failed (an entry of those alone is "pending"
 # or "failed"); `list` shows its source kind as "pch".
 # An entry is complete when its .so and .meta exist and the .meta matches the .so's size (and,
 # with `list --verify`, its hash: hashing a large .so byte by byte in Python takes a while, so
 # it is asked for). It is refused, whatever else holds, when compile_string would refuse it
 # (Note [cache trust model] in plugins/src/compile_cache.cpp): the directory is another user's
 # or writable by group or others without the sticky bit, or a file compile_string reads (the
-# .so, the .meta, the device code its .meta records; the precompiled layer's .hpp.gch, .o, .hpp
-# and .meta) is a symlink, not a regular file, another user's (not root's), writable by group or
+# .so, the .meta, the device code its .meta records; the precompiled layer's .hpp.gch, .o, .hpp,
+# .lean.hpp.gch, .lean.hpp and .meta) is a symlink, not a regular file, another user's (not root's), writable by group or
 # others, or hard-linked; the reason is given in the same words as the C++ side's. Files that
 # match no stem are never listed, counted or removed.
 #
@@ -80,10 +80,11 @@ META_MAGIC = "isthmus-plugin-cache-1"
 
 _FILE = re.compile(
     r"^(?P<stem>(?P<name>.+)-(?P<key>[0-9a-f]{16}))"
-    r"\.(?P<part>cpp|cu|so|meta|lock|hpp|hpp\.gch|support\.cpp|o|seen|failed|ptx|sm_\w+\.cubin"
-    r"|(?:so|cpp|cu|meta|hpp|hpp\.gch|support\.cpp|o|seen|failed|ptx|sm_\w+\.cubin)"
-    r"\.tmp\.[0-9A-Za-z]+"
-    r"|(?:o\.)?log\.[0-9A-Za-z]+)$")
+    r"\.(?P<part>cpp|cu|so|meta|lock|hpp|hpp\.gch|lean\.hpp|lean\.hpp\.gch|support\.cpp|o|seen"
+    r"|failed|ptx|sm_\w+\.cubin"
+    r"|(?:so|cpp|cu|meta|hpp|hpp\.gch|lean\.hpp|lean\.hpp\.gch|support\.cpp|o|seen|failed|ptx"
+    r"|sm_\w+\.cubin)\.tmp\.[0-9A-Za-z]+"
+    r"|(?:o\.|lean\.)?log\.[0-9A-Za-z]+)$")
 _KEY = re.compile(r"^(?:(?P<name>.+)-)?(?P<key>[0-9a-fA-F]{16})$")
 
 
@@ -306,20 +307,21 @@ def _device_code_ok(base, m):
 
 
 def _pch_state(base, meta, kinds):
-    """A precompiled layer's (state, reason): only the sizes of its .gch and .o are checked
+    """A precompiled layer's (state, reason): only the sizes of its .gch files and .o are checked
     against the .meta (the C++ side does the same); a mark another user left counts as absent."""
-    gch, obj = Path(f"{base}.hpp.gch"), Path(f"{base}.o")
+    gch, obj, lean = Path(f"{base}.hpp.gch"), Path(f"{base}.o"), Path(f"{base}.lean.hpp.gch")
     if "failed" in kinds and _problem(Path(f"{base}.failed")) == "":
         return "failed", None
-    why = _refusal(base, (".hpp.gch", ".o", ".meta", ".hpp"))
+    why = _refusal(base, (".hpp.gch", ".o", ".meta", ".hpp", ".lean.hpp.gch", ".lean.hpp"))
     if why:
         return "refused", why
-    if not gch.is_file() or not obj.is_file() or not meta.is_file():
+    if not all(p.is_file() for p in (gch, obj, lean, meta)):
         return ("pending" if kinds <= {"seen", "lock", "failed"} else "partial"), None
     try:
         m = _read_meta(meta)
         return ("complete" if int(m.get("size", "-1")) == gch.stat().st_size
-                and int(m.get("object_size", "-1")) == obj.stat().st_size else "corrupt"), None
+                and int(m.get("object_size", "-1")) == obj.stat().st_size
+                and int(m.get("lean_size", "-1")) == lean.stat().st_size else "corrupt"), None
     except (ValueError, OSError):
         return "corrupt", None
 

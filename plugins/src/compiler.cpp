@@ -89,7 +89,39 @@ constexpr const char* k_fixed_flags[] = {"-std=c++20",
 // and their error paths) 0.34 s, the whole plugin with its m.kernel registration 0.53-0.56 s. A
 // hand-written TU with the same loop over two structs of pointer and strides and no standard
 // header compiles and links in 0.10 s of wall time, and `#include <cmath>` alone adds 0.3 s
-// unless it is precompiled (then 0.07 s): a lean kernel TU is the way to Quadrants' 0.1 s.
+// unless it is precompiled (then 0.07 s). Hence the kernel half of the layer (See Note
+// [kernel-only plugins]): the saxpy plugin 0.25-0.3 s of cc1plus, the whole g++ command 0.32-0.39
+// s of wall time (2026-12-02). What remains is the kernel's own templates: a TU with the kernel
+// half's precompiled header and nothing else 0.09 s of wall time, the plugin macro without a
+// kernel 0.11 s, and the saxpy kernel adds 0.15-0.2 s of instantiating and optimising its
+// launcher (no one part of it: dropping the checked loop or the strided loop saves nothing
+// measurable); -O1 would save 0.05-0.1 s, and clang++ 16 with its own precompiled kernel half
+// takes as long as g++.
+
+// Note [kernel-only plugins]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Most of a small kernel's compile went to what the author layer's full header costs every
+// translation unit, whatever the plugin uses (Note [where a kernel compile's time goes]): GCC
+// instantiates the templates that <string>, <complex>, <memory> and the like leave pending at the
+// end of every TU (a TU of the precompiled header alone: 0.2-0.26 s of CPU), and a kernel
+// registered through the full module builder instantiated its strings, vectors and shared_ptrs.
+// So the layer has a kernel half that uses none of those headers: isthmus/plugin/base.hpp (the
+// support macros, the running call, the real dtype codes, the device layer), arg_convert.hpp (the
+// conversions and descriptions of numbers, views, vec), kernel_cpu.hpp (the launcher) and
+// module_base.hpp (module_base: kernel registration and the descriptor, its state behind a pointer
+// that the support object owns). The full layer is built on it: module derives from module_base,
+// get_arg hands the types beyond the basic ones to values.hpp, so kernels run the same code in
+// both. With ISTHMUS_PLUGIN_LEAN defined (and ISTHMUS_PLUGIN_SEPARATE: its non-template code is the
+// support object's), isthmus/plugin.hpp is that half alone and `ip::module` is module_base.
+// compile_string compiles a C++ source against it first (the layer's .lean.hpp.gch beside the
+// full one, Note [precompiled plugin header]) unless the source uses what only the full layer has
+// (`.def(`, `.type<`, generic code); a source that fails there for any other reason (a
+// std::string, ip::tensor, a user's error) is compiled again with the full layer, whose output is
+// what a failure reports, so a kernel-only compile changes what compiles into what, never whether
+// or with which messages. The .meta says which layer built the plugin (`layer kernel-only`,
+// `full`, `none`). Measured on the 2-core development machine (g++ 12, -O3, saxpy; user CPU of
+// cc1plus): a TU of the precompiled header alone 0.22-0.26 s full, 0.06 s kernel-only; the saxpy
+// plugin 0.86-0.92 s full, 0.25-0.29 s kernel-only.
 
 // Note [gold for plugin links]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -265,6 +297,14 @@ std::string nvrtc_failure(const std::string& what, const std::string& log) {
     return m;
 }
 
+// Whether a C++ source may compile against the kernel half of the layer first: it uses nothing
+// that only the full layer has (See Note [kernel-only plugins]).
+bool kernel_only_candidate(const std::string& source) {
+    for (const char* full : {".def(", ".type<", "generic", "ISTHMUS_GENERIC"})
+        if (source.find(full) != std::string::npos) return false;
+    return true;
+}
+
 // Whether CUDA source compiles through NVRTC (Note [NVRTC plugins] in nvrtc_compile.cpp).
 bool use_nvrtc(const std::string& source, const compile_options& opts, const std::string& what) {
     std::string choice = opts.cuda_compiler;
@@ -414,14 +454,14 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                 fs::remove(src, ec);
                 throw;
             }
-            auto command = [&](const precompiled_layer& l) {
+            auto command = [&](const precompiled_layer& l, bool lean) {
                 std::vector<std::string> argv = cmd;
                 for (const auto& f : fixed) argv.push_back(f);
                 for (const auto& f : opts.flags) argv.push_back(f);
                 argv.push_back("-I" + inc);
                 if (!l.empty() && (!cuda || nvrtc)) { // Note [precompiled plugin header]
                     argv.push_back("-include");
-                    argv.push_back(l.header);
+                    argv.push_back(lean ? l.lean_header : l.header);
                 } else if (!l.empty()) { // Note [support object in CUDA plugins]
                     argv.push_back("-DISTHMUS_PLUGIN_SEPARATE=1");
                 }
@@ -435,6 +475,7 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
             };
             std::string output;
             int rc = 0;
+            bool lean = false;              // compiled against the kernel half of the layer
             std::optional<device_code> dev; // See Note [NVRTC plugins]: the device pass runs beside
             {
                 std::jthread device_pass;
@@ -455,11 +496,24 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                     });
                 }
                 try {
-                    rc = run_compiler(command(pch), dir / (stem + ".log"), output, ic, rep);
-                    // a stale layer, not the source: See Note [precompiled headers under Clang]
-                    if (rc != 0 && refused_precompiled_header(pch, output)) {
-                        mark_layer_failed(pch, output);
-                        rc = run_compiler(command({}), dir / (stem + ".log"), output, ic, rep);
+                    // See Note [kernel-only plugins]
+                    lean = !cuda && !pch.lean_header.empty() && kernel_only_candidate(source);
+                    if (lean) {
+                        rc = run_compiler(command(pch, true), dir / (stem + ".log"), output, ic,
+                                          rep);
+                        lean = rc == 0;
+                    }
+                    if (!lean) {
+                        rc = run_compiler(command(pch, false), dir / (stem + ".log"), output, ic,
+                                          rep);
+                        // a stale layer, not the source: See Note [precompiled headers under
+                        // Clang]
+                        if (rc != 0 && refused_precompiled_header(pch, output)) {
+                            mark_layer_failed(pch, output);
+                            pch = {};
+                            rc = run_compiler(command({}, false), dir / (stem + ".log"), output, ic,
+                                              rep);
+                        }
                     }
                 } catch (...) {
                     fs::remove(tmp_so, ec); // what the compiler wrote before it was stopped
@@ -476,7 +530,11 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                                         std::to_string(rc),
                                     output);
             }
-            std::string extra = "compiler " + compiler_name + "\n";
+            std::string extra = "compiler " + compiler_name + "\nlayer " +
+                                (lean          ? "kernel-only"
+                                 : pch.empty() ? "none"
+                                               : "full") +
+                                "\n";
             try {
                 if (dev) { // the device code first: the library is looked for last
                     for (size_t k = 0; k < device.size(); ++k) {

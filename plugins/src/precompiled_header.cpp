@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 namespace isthmus::plugin_host {
 
@@ -17,17 +18,21 @@ namespace isthmus::plugin_host {
 // Parsing <isthmus/plugin.hpp> and the standard headers under it (90k lines) is 1.4-1.6 s of
 // every cold compile on the development machine; GCC loads a precompiled header (.gch) of it in
 // a few tens of milliseconds. The author layer's non-template code is compiled once beside it
-// (Note [support object] in isthmus/plugin/core.hpp), which took another 0.75 s of every compile.
+// (Note [support object] in isthmus/plugin/base.hpp), which took another 0.75 s of every compile.
 // The cache keeps one pair per key: the compiler's identity and command, the plugin compile's
 // flags less the link-only ones (GCC refuses a .gch built with other code-generation options,
 // and -D flags change what the header means), the author layer's text, the ABI version and the
 // target. Its files share the stem isthmus-pch-<key>:
 //   .hpp          two lines: `#define ISTHMUS_PLUGIN_SEPARATE 1`, `#include <isthmus/plugin.hpp>`
 //   .hpp.gch      the precompiled header, written to a temporary name and renamed into place
+//   .lean.hpp     the same with `#define ISTHMUS_PLUGIN_LEAN 1`: the kernel half of the layer
+//   .lean.hpp.gch its precompiled header, for kernel-only compiles (See Note [kernel-only
+//                 plugins] in compiler.cpp)
 //   .support.cpp  the same two lines and `#include <isthmus/plugin/support_code.hpp>`
 //   .o            its object: the support code, compiled with the plugin flags beside the .gch
-//   .meta         the .gch's size and hash, as a plugin's .meta records the .so's, and the .o's
-//                 size (`object_size`); written last, so a .meta means both are complete
+//   .meta         the .gch's size and hash, as a plugin's .meta records the .so's, the .o's
+//                 size (`object_size`) and the lean .gch's (`lean_size`); written last, so a
+//                 .meta means all three are complete
 //   .lock         held while they are built (the same flock as a plugin entry's)
 //   .failed       the compiler's output when a build failed: later compiles do not retry it
 //   .seen         written by the first cold compile with this key, which builds nothing
@@ -120,12 +125,14 @@ family family_of(const std::vector<std::string>& cmd, const fs::path& dir, inter
 // The .gch and the .o are trusted and have the sizes the .meta records (Note [cache trust
 // model] in compile_cache.cpp: size_recorded and read_meta refuse a symlink, another user's
 // file, a file writable by others).
-bool sizes_match(const fs::path& gch, const fs::path& object,
+bool sizes_match(const fs::path& gch, const fs::path& object, const fs::path& lean_gch,
                  const std::map<std::string, std::string>& fields) {
-    return size_recorded(gch, fields, "size") && size_recorded(object, fields, "object_size");
+    return size_recorded(gch, fields, "size") && size_recorded(object, fields, "object_size") &&
+           size_recorded(lean_gch, fields, "lean_size");
 }
-bool sizes_match(const fs::path& gch, const fs::path& object, const fs::path& meta) {
-    return sizes_match(gch, object, read_meta(meta));
+bool sizes_match(const fs::path& gch, const fs::path& object, const fs::path& lean_gch,
+                 const fs::path& meta) {
+    return sizes_match(gch, object, lean_gch, read_meta(meta));
 }
 
 // Whether a compiler wrote its output into the empty file created for it: a regular file now
@@ -159,14 +166,16 @@ precompiled_layer prebuilt(const std::string& stem) {
     for (const fs::path& d : prebuilt_layer_dirs()) {
         struct stat st {};
         if (d.empty() || ::stat(d.c_str(), &st) != 0 || !dir_distrust(st).empty()) continue;
-        const fs::path hpp = d / (stem + ".hpp"), object = d / (stem + ".o");
-        if (!lstat_problem(hpp).empty()) continue;
+        const fs::path hpp = d / (stem + ".hpp"), object = d / (stem + ".o"),
+                       lean = d / (stem + ".lean.hpp");
+        if (!lstat_problem(hpp).empty() || !lstat_problem(lean).empty()) continue;
         const auto fields = read_meta(d / (stem + ".meta"));
-        if (sizes_match(d / (stem + ".hpp.gch"), object, fields)) {
+        if (sizes_match(d / (stem + ".hpp.gch"), object, d / (stem + ".lean.hpp.gch"), fields)) {
             // the .meta says which compiler built it: See Note [precompiled headers under Clang]
             const auto family = fields.find("family");
             return {hpp.string(),
                     object.string(),
+                    lean.string(),
                     {},
                     family != fields.end() && family->second == "clang"};
         }
@@ -179,7 +188,8 @@ precompiled_layer prebuilt(const std::string& stem) {
 bool refused_precompiled_header(const precompiled_layer& layer, const std::string& out) {
     // Clang names the file it refuses ("... since the precompiled header '<x>.hpp.gch' was
     // built", "malformed or corrupted AST file '<x>.hpp.gch'"): a user's error never names it
-    return layer.strict && out.find(layer.header + ".gch") != std::string::npos;
+    return layer.strict && (out.find(layer.header + ".gch") != std::string::npos ||
+                            out.find(layer.lean_header + ".gch") != std::string::npos);
 }
 
 void mark_layer_failed(const precompiled_layer& layer, const std::string& out) {
@@ -208,7 +218,7 @@ precompiled_layer precompiled_header(const pch_request& r, interrupt_check& ic,
     for (const auto& f : r.flags)
         if (!link_only(f)) flags.push_back(f);
     fnv key;
-    key.add("pch-3");
+    key.add("pch-4");
     for (const auto& w : r.cmd) key.add(w);
     key.add(compiler_identity(r.cmd.front()));
     for (const auto& f : flags) key.add(f);
@@ -221,12 +231,16 @@ precompiled_layer precompiled_header(const pch_request& r, interrupt_check& ic,
     const family fam = family_of(r.cmd, r.dir, ic, rep);
     if (fam == family::other) return {};
     const fs::path hpp = r.dir / (stem + ".hpp"), gch = r.dir / (stem + ".hpp.gch"),
+                   lean = r.dir / (stem + ".lean.hpp"), lean_gch = r.dir / (stem + ".lean.hpp.gch"),
                    support = r.dir / (stem + ".support.cpp"), object = r.dir / (stem + ".o"),
                    meta = r.dir / (stem + ".meta"), failed = r.dir / (stem + ".failed");
-    const precompiled_layer layer{hpp.string(), object.string(), failed.string(),
+    const precompiled_layer layer{hpp.string(), object.string(), lean.string(), failed.string(),
                                   fam == family::clang};
     std::error_code ec;
-    auto complete = [&] { return sizes_match(gch, object, meta) && lstat_problem(hpp).empty(); };
+    auto complete = [&] {
+        return sizes_match(gch, object, lean_gch, meta) && lstat_problem(hpp).empty() &&
+               lstat_problem(lean).empty();
+    };
     if (marked(failed)) return {}; // a failed build, or a layer Clang refused since
     if (complete()) return layer;
     const fs::path seen = r.dir / (stem + ".seen");
@@ -238,61 +252,72 @@ precompiled_layer precompiled_header(const pch_request& r, interrupt_check& ic,
     file_lock lock(r.dir / (stem + ".lock"), ic, rep);
     if (complete()) return layer;
     if (marked(failed)) return {};
-    // The header and the object build at once (a core each, where the machine has two): the
+    // The headers and the object build at once (a core each, where the machine has two): the
     // object does not use the header's .gch, which does not exist yet.
     const std::string separate =
         "#define ISTHMUS_PLUGIN_SEPARATE 1\n#include <isthmus/plugin.hpp>\n";
     try {
         write_atomically(hpp, separate);
+        write_atomically(lean, "#define ISTHMUS_PLUGIN_LEAN 1\n" + separate);
         write_atomically(support, separate + "#include <isthmus/plugin/support_code.hpp>\n");
     } catch (const runtime_error&) { // another user's file holds a name: no layer, no failure
         return {};
     }
     // the compilers' outputs: fresh names, created empty first (Note [cache trust model])
-    const fs::path gch_tmp = make_temp(gch).path, object_tmp = make_temp(object).path;
+    const fs::path gch_tmp = make_temp(gch).path, object_tmp = make_temp(object).path,
+                   lean_tmp = make_temp(lean_gch).path;
     std::vector<std::string> argv = r.cmd;
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.push_back("-I" + r.include_dir);
-    std::vector<compiler_run> runs(2);
-    runs[0].argv = argv;
-    if (fam == family::clang) // Note [precompiled headers under Clang]
-        for (const char* a : {"-Xclang", "-fno-pch-timestamp", "-fpch-instantiate-templates"})
-            runs[0].argv.push_back(a);
-    for (const auto& a : {std::string("-x"), std::string("c++-header"), hpp.string(),
-                          std::string("-o"), gch_tmp.string()})
-        runs[0].argv.push_back(a);
+    std::vector<compiler_run> runs(3);
+    for (const auto& [run, header, out] :
+         {std::tuple{&runs[0], &hpp, &gch_tmp}, std::tuple{&runs[2], &lean, &lean_tmp}}) {
+        run->argv = argv;
+        if (fam == family::clang) // Note [precompiled headers under Clang]
+            for (const char* a : {"-Xclang", "-fno-pch-timestamp", "-fpch-instantiate-templates"})
+                run->argv.push_back(a);
+        for (const auto& a : {std::string("-x"), std::string("c++-header"), header->string(),
+                              std::string("-o"), out->string()})
+            run->argv.push_back(a);
+    }
     runs[0].log = r.dir / (stem + ".log");
+    runs[2].log = r.dir / (stem + ".lean.log");
     runs[1].argv = argv;
     for (const auto& a :
          {std::string("-c"), support.string(), std::string("-o"), object_tmp.string()})
         runs[1].argv.push_back(a);
     runs[1].log = r.dir / (stem + ".o.log");
+    const fs::path* outputs[] = {&gch_tmp, &object_tmp, &lean_tmp};
+    auto remove_outputs = [&] {
+        for (const fs::path* f : outputs) fs::remove(*f, ec);
+    };
     try {
         run_compilers(runs, ic, rep);
-    } catch (...) { // nothing of the build stays; `.seen` does, so the next
-        for (const auto& f : {gch_tmp, object_tmp, hpp, support}) // cold compile builds it
-            fs::remove(f, ec);
+    } catch (...) { // nothing of the build stays; `.seen` does, so the next cold compile builds it
+        remove_outputs();
+        for (const auto& f : {hpp, lean, support}) fs::remove(f, ec);
         throw;
     }
-    for (const auto& [run, tmp] : {std::pair{&runs[0], &gch_tmp}, std::pair{&runs[1], &object_tmp}})
-        if (run->status != 0 || !written(*tmp)) {
-            fs::remove(gch_tmp, ec);
-            fs::remove(object_tmp, ec);
-            mark(failed, run->output);
+    for (size_t k = 0; k < runs.size(); ++k)
+        if (runs[k].status != 0 || !written(*outputs[k])) {
+            remove_outputs();
+            mark(failed, runs[k].output);
             return {};
         }
     try {
         const auto [size, hash] = seal(gch_tmp); // Note [cache trust model]
         const uintmax_t object_size = seal(object_tmp).first;
+        const uintmax_t lean_size = seal(lean_tmp).first;
         install(gch_tmp, gch);
         install(object_tmp, object);
+        install(lean_tmp, lean_gch);
         write_atomically(meta, meta_text(size, hash,
                                          "compiler " + r.cmd.front() + "\nkind pch\nobject_size " +
-                                             std::to_string(object_size) + "\nfamily " +
+                                             std::to_string(object_size) + "\nlean_size " +
+                                             std::to_string(lean_size) + "\nfamily " +
                                              (fam == family::clang ? "clang" : "gcc") + "\n"));
     } catch (const runtime_error&) { // another user's file holds a name: no layer, no failure
-        fs::remove(gch_tmp, ec);
-        fs::remove(object_tmp, ec);
+        remove_outputs();
         return {};
     }
     return layer;

@@ -22,6 +22,12 @@ def compile_scaled(name, k):
     return mod
 
 
+def layer_files(cache, part):
+    """The precompiled layer's files in `cache` whose name ends in exactly `.part` after the stem
+    ("hpp" is the full header, not the kernel half's "lean.hpp")."""
+    return sorted(p for p in cache.glob("isthmus-pch-*") if p.name.split(".", 1)[1] == part)
+
+
 @functools.cache
 def cxx_is_gcc():
     """True when $CXX (default g++) is GCC, for whose compiles alone the precompiled author layer

@@ -124,15 +124,16 @@ def test_symlinks_planted_at_every_name_a_build_writes_are_not_written_through(p
     # file it names), and the temporary names of earlier versions, predictable from the pid of
     # the compiling process (planted by that process itself, just before it compiles)
     final = [f"{ours}{s}" for s in (".cpp", ".so", ".meta")] + [
-        f"{pch}{s}" for s in (".hpp", ".support.cpp", ".hpp.gch", ".o", ".meta", ".lock",
-                              ".failed")]
+        f"{pch}{s}" for s in (".hpp", ".lean.hpp", ".support.cpp", ".hpp.gch", ".lean.hpp.gch",
+                              ".o", ".meta", ".lock", ".failed")]
     for n in final:
         (victims / f"{n}.txt").write_text(f"victim of {n}\n")
         os.symlink(victims / f"{n}.txt", d / n)
     os.symlink(victims / "created_through_the_lock", d / f"{ours}.lock")
     old_tmp = [f"{ours}{s}" for s in (".cpp.tmp.", ".so.tmp.", ".meta.tmp.", ".log.")] + [
-        f"{pch}{s}" for s in (".hpp.tmp.", ".support.cpp.tmp.", ".hpp.gch.tmp.", ".o.tmp.",
-                              ".meta.tmp.", ".seen.tmp.", ".failed.tmp.", ".log.", ".o.log.")
+        f"{pch}{s}" for s in (".hpp.tmp.", ".lean.hpp.tmp.", ".support.cpp.tmp.", ".hpp.gch.tmp.",
+                              ".lean.hpp.gch.tmp.", ".o.tmp.", ".meta.tmp.", ".seen.tmp.",
+                              ".failed.tmp.", ".log.", ".o.log.", ".lean.log.")
     ] + ["isthmus-pch-version.log."]
     for n in old_tmp:
         (victims / f"{n}pid.txt").write_text(f"victim of {n}<pid>\n")
@@ -144,7 +145,7 @@ def test_symlinks_planted_at_every_name_a_build_writes_are_not_written_through(p
     """
     assert value_of(compile_in_fresh_process(d, OURS, prelude)) == 2.0 * OURS
     assert snapshot(victims) == before  # byte for byte, and nothing created there
-    for n in final[:9] + [f"{ours}.lock"]:  # replaced by the cache's own files
+    for n in final[:-1] + [f"{ours}.lock"]:  # replaced by the cache's own files (not .failed)
         st = os.lstat(d / n)
         assert stat.S_ISREG(st.st_mode) and not st.st_mode & 0o022, n
     assert stat.S_IMODE(os.lstat(d / f"{ours}.lock").st_mode) == 0o600

@@ -5,6 +5,7 @@ import pytest
 
 from isthmus import cache as qcache
 from plugin_compilers import clang_command, compile_scaled
+from plugin_compilers import layer_files as layer_parts
 
 CLANG = clang_command()
 pytestmark = pytest.mark.skipif(CLANG is None, reason="no clang++ on this machine")
@@ -34,7 +35,7 @@ def test_built_by_the_second_cold_compile_used_by_the_next_and_a_stale_one_costs
     assert entry.state == "complete" and entry.size > 1 << 20
     # Clang checks only the header's size (-fno-pch-timestamp) and then never reads its text: a
     # header of the same length that cannot compile proves the next plugin used the layer
-    (hpp,) = cache.glob("isthmus-pch-*.hpp")
+    (hpp,) = layer_parts(cache, "hpp")
     original = hpp.read_text()
     broken = '#error "the precompiled header was not used"'
     hpp.write_text(broken + " " * (len(original) - len(broken) - 1) + "\n")

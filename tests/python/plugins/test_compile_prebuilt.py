@@ -12,6 +12,7 @@ import pytest
 import isthmus as q
 
 from conftest import BUILD_DIR
+from plugin_compilers import layer_files
 
 SOURCE = """
 namespace ip = isthmus::plugin;
@@ -84,7 +85,8 @@ def cache_layer_files(cache):
 def test_the_build_step_leaves_only_what_a_compile_reads(layer):
     names = sorted(p.name for p in layer.iterdir())
     (stem,) = {n.split(".", 1)[0] for n in names}
-    assert names == [f"{stem}.hpp", f"{stem}.hpp.gch", f"{stem}.meta", f"{stem}.o"]
+    assert names == [f"{stem}.hpp", f"{stem}.hpp.gch", f"{stem}.lean.hpp", f"{stem}.lean.hpp.gch",
+                     f"{stem}.meta", f"{stem}.o"]
     assert (layer / f"{stem}.hpp.gch").stat().st_size > 1 << 20
     # the build tree's own layer (what the library finds when nothing is set) has that key too
     assert PREBUILT and any((p / f"{stem}.hpp.gch").is_file() for p in PREBUILT)
@@ -100,7 +102,7 @@ def test_the_first_compile_uses_the_prebuilt_layer(cache, layer):
     # GCC takes the .gch and never reads the two-line header beside it: a header that cannot
     # compile proves the plugin was built from the precompiled one, and its run (the support
     # code's messages) that the prebuilt object was linked
-    (hpp,) = layer.glob("isthmus-pch-*.hpp")
+    (hpp,) = layer_files(layer, "hpp")
     mode = hpp.stat().st_mode
     hpp.chmod(0o644)
     hpp.write_text('#error "the precompiled header was not used"\n')
@@ -125,7 +127,7 @@ def test_other_flags_get_the_lazy_layer_in_the_cache(cache, layer):
     run("pre_flags_b", 3, ["-DPRE_FLAG=1"])  # the second cold compile builds it in the cache
     assert {"hpp", "hpp.gch", "o", "meta"} <= set(cache_layer_files(cache))
     run("pre_flags_c", 5)  # no extra flags: the prebuilt one still (nothing new in the cache)
-    assert len(list(cache.glob("isthmus-pch-*.hpp.gch"))) == 1
+    assert len(layer_files(cache, "hpp.gch")) == 1
 
 
 @needs_layer
@@ -172,7 +174,7 @@ def tamper_folder_writable_by_others(layer, gch, hpp, obj, meta):
                                     tamper_symlinked_header, tamper_hard_linked_object,
                                     tamper_meta_missing, tamper_folder_writable_by_others])
 def test_a_layer_failing_the_trust_checks_is_passed_over(cache, layer, tamper, monkeypatch):
-    (gch,) = layer.glob("isthmus-pch-*.hpp.gch")
+    (gch,) = layer_files(layer, "hpp.gch")
     stem = gch.name[: -len(".hpp.gch")]
     files = [layer / f"{stem}{s}" for s in (".hpp.gch", ".hpp", ".o", ".meta")]
     tamper(layer, *files)

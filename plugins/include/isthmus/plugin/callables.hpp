@@ -8,20 +8,6 @@ namespace isthmus::plugin {
 
 namespace detail {
 
-template <typename F>
-struct fn_traits : fn_traits<decltype(&F::operator())> {};
-template <typename R, typename... A>
-struct fn_traits<R (*)(A...)> {
-    using result = R;
-    using args = std::tuple<A...>;
-};
-template <typename R, typename... A>
-struct fn_traits<R(A...)> : fn_traits<R (*)(A...)> {};
-template <typename C, typename R, typename... A>
-struct fn_traits<R (C::*)(A...) const> : fn_traits<R (*)(A...)> {};
-template <typename C, typename R, typename... A>
-struct fn_traits<R (C::*)(A...)> : fn_traits<R (*)(A...)> {};
-
 /// Owned strings and tables backing the descriptors.
 struct storage {
     std::deque<std::string> strings;

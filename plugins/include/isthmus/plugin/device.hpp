@@ -9,7 +9,7 @@
 // compile_string(lang="cuda"), Note [NVRTC plugins] in plugins/src/nvrtc_compile.cpp). NVRTC
 // compiles device code only and has no standard library, so this header uses neither: under NVRTC
 // (__CUDACC_RTC__) it defines the fixed-width integer types itself and includes nothing but
-// plugin_abi.h; elsewhere it is included by isthmus/plugin/core.hpp, after the declarations its
+// plugin_abi.h; elsewhere it is included by isthmus/plugin/base.hpp, after the declarations its
 // host-side members call. Each type here has one definition for all three compilers, so a view or
 // an argument block laid out by the host compiler is the same bytes the device code reads.
 
@@ -260,6 +260,17 @@ namespace detail {
 /// mode (Note [view checks]); anything that is no view is left alone.
 struct view_binding {
 #if !defined(__CUDACC_RTC__)
+    /// A view V of `t`, whose dtype and rank were checked already (arg_view).
+    template <typename V>
+    static V adopt(const isthmus_tensor& t) {
+        V v;
+        v.data_ = static_cast<typename V::element_type*>(t.data);
+        for (int d = 0; d < V::rank; ++d) {
+            v.shape_[d] = t.shape[d];
+            v.strides_[d] = t.strides[d];
+        }
+        return v;
+    }
     /// The element of `v` at `ii` after its access modifier, and the mapped indices.
     template <typename T, int N, access A>
     static T* at(const view<T, N, A>& v, const int64_t* ii, int64_t* mapped) {

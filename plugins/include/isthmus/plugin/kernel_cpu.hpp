@@ -2,7 +2,7 @@
 // argument device checks and kernel_impl.
 #pragma once
 
-#include "isthmus/plugin/callables.hpp"
+#include "isthmus/plugin/arg_convert.hpp"
 
 namespace isthmus::plugin {
 
@@ -249,29 +249,25 @@ fast_kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
     kernel_loop<false, F, Tuple>(f, r, args, params, is);
 }
 
-/// "the CPU", "cuda:1": a device for messages.
-ISTHMUS_PLUGIN_SUPPORT std::string device_text(int32_t type, int32_t id);
+/// Throws type_error unless a kernel call has `n` arguments (`nargs`).
+ISTHMUS_PLUGIN_SUPPORT void check_arg_count(const isthmus_kernel* self, size_t n, int32_t nargs);
+/// Throws value_error when argument `index`, a tensor, lives on another device than the launcher
+/// (`type`, `id`): a host bug otherwise, since the host locks tensors on the launcher's device.
+ISTHMUS_PLUGIN_SUPPORT_CALL void check_device(const isthmus_kernel* self, const isthmus_value& v,
+                                              size_t index, int32_t type, int32_t id);
 
-/// Checks that a tensor the body sees through parameter type P lives where the launcher runs
-/// (a host bug otherwise: the host locks tensors on the launcher's device).
-template <typename P>
-void check_device(const isthmus_kernel* self, const isthmus_value& v, size_t index, int32_t type,
-                  int32_t id) {
-    using T = std::remove_cvref_t<P>;
-    if constexpr (is_view<T>::value || std::is_same_v<T, isthmus_tensor>) {
-        if (v.kind != ISTHMUS_VALUE_TENSOR) return;
-        const isthmus_tensor& t = v.u.t;
-        if (t.device_type != type || (type == ISTHMUS_DEVICE_CUDA && t.device_id != id))
-            throw value_error(cat(self->signature, ": ", arg_label(static_cast<int64_t>(index)),
-                                  " is a tensor on ", device_text(t.device_type, t.device_id),
-                                  " but the kernel runs on ", device_text(type, id)));
-    }
-}
-
+/// Checks that the tensors the body sees through its views and isthmus_tensor parameters live
+/// where the launcher runs.
 template <typename Tuple, size_t... I>
 void check_devices(const isthmus_kernel* self, const isthmus_value* args, int32_t type, int32_t id,
                    std::index_sequence<I...>) {
-    (check_device<std::tuple_element_t<I, Tuple>>(self, args[I], I, type, id), ...);
+    auto one = [&]<typename P>(size_t i) {
+        using T = std::remove_cvref_t<P>;
+        if constexpr (is_view<T>::value || std::is_same_v<T, isthmus_tensor>)
+            check_device(self, args[i], i, type, id);
+    };
+    (one.template operator()<std::tuple_element_t<I, Tuple>>(I), ...);
+    (void)one;
 }
 
 template <typename F>
@@ -281,8 +277,7 @@ int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_ra
     constexpr size_t n = std::tuple_size_v<typename tr::args> - 1;
     call_scope scope(call, self->params, self->nparams);
     try {
-        if (static_cast<size_t>(nargs) != n)
-            throw type_error(cat(self->signature, ": expected ", n, " argument(s), got ", nargs));
+        if (ISTHMUS_UNLIKELY(static_cast<size_t>(nargs) != n)) check_arg_count(self, n, nargs);
         check_devices<typename tr::args>(self, args, ISTHMUS_DEVICE_CPU, 0,
                                          std::make_index_sequence<n>{});
         F& f = *static_cast<F*>(self->data);

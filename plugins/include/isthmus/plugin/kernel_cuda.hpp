@@ -99,8 +99,7 @@ int device_kernel_call(const isthmus_kernel* self, isthmus_call* call, const ist
     constexpr size_t n = std::tuple_size_v<typename tr::args> - 1;
     call_scope scope(call, self->params, self->nparams);
     try {
-        if (static_cast<size_t>(nargs) != n)
-            throw type_error(cat(self->signature, ": expected ", n, " argument(s), got ", nargs));
+        if (ISTHMUS_UNLIKELY(static_cast<size_t>(nargs) != n)) check_arg_count(self, n, nargs);
         check_devices<typename tr::args>(self, args, ISTHMUS_DEVICE_CUDA, device,
                                          std::make_index_sequence<n>{});
         launch(std::type_identity<typename tr::args>{},
@@ -268,6 +267,20 @@ int kernel_impl_entry(const isthmus_kernel* self, isthmus_call* call, const isth
                                      entry_launch_of<F, typename decltype(tuple)::type>(
                                          self, *range, args, device, stream, checked_mode, seq);
                                  });
+}
+
+/// The CUDA launcher module_base::kernel registers for kernel F: nvcc's for a device kernel in a
+/// .cu translation unit, NVRTC's entry for a kernel declared with ISTHMUS_KERNEL when the plugin
+/// has device code (See Note [NVRTC launcher]), else none.
+template <typename F>
+isthmus_kernel_launch_cuda cuda_launcher() {
+#if defined(__CUDACC__)
+    if constexpr (is_device_kernel<std::decay_t<F>>::value) return &kernel_impl_cuda<F>;
+#else
+    if constexpr (has_device_entry<std::decay_t<F>>)
+        if (has_device_code()) return &kernel_impl_entry<F>;
+#endif
+    return nullptr;
 }
 
 } // namespace detail

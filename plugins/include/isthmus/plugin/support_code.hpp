@@ -1,7 +1,7 @@
 // The author layer's non-template code: inline by default, else compiled once per cache key.
 #pragma once
 
-// Note [support object] in isthmus/plugin/core.hpp: with ISTHMUS_PLUGIN_SEPARATE these are
+// Note [support object] in isthmus/plugin/base.hpp: with ISTHMUS_PLUGIN_SEPARATE these are
 // definitions of hidden external functions, compiled once by the plugin cache; without it (the
 // default, where isthmus/plugin.hpp includes this file) they are inline.
 #include "isthmus/plugin.hpp"
@@ -226,6 +226,119 @@ ISTHMUS_PLUGIN_SUPPORT void rethrow_for_arg(const error& e, size_t i) {
     throw error(arg_label(static_cast<int64_t>(i)) + ": " + e.what(), e.code());
 }
 
+// Runs `convert`; an error it raises names argument `arg` (none for -1).
+template <typename F>
+auto named_conversion(int64_t arg, F convert) -> decltype(convert()) {
+    if (arg < 0) return convert();
+    try {
+        return convert();
+    } catch (const error& e) {
+        rethrow_for_arg(e, static_cast<size_t>(arg));
+    }
+}
+
+ISTHMUS_PLUGIN_SUPPORT_CALL bool arg_bool(const isthmus_value& v, int64_t arg) {
+    return named_conversion(arg, [&] {
+        if (v.kind != ISTHMUS_VALUE_BOOL && v.kind != ISTHMUS_VALUE_INT) bad_arg("a bool", v);
+        return v.u.i != 0;
+    });
+}
+
+// Whether the integer `v` fits T.
+template <typename T>
+bool fits_integer(const isthmus_value& v) {
+    if (v.dtype == ISTHMUS_DT_UINT64) return std::in_range<T>(static_cast<uint64_t>(v.u.i));
+    return std::in_range<T>(v.u.i);
+}
+
+ISTHMUS_PLUGIN_SUPPORT_CALL int64_t arg_integer(const isthmus_value& v, int32_t dtype,
+                                                int64_t arg) {
+    return named_conversion(arg, [&] {
+        if (v.kind != ISTHMUS_VALUE_INT && v.kind != ISTHMUS_VALUE_BOOL) bad_arg("an integer", v);
+        // Note [integer parameters]
+        // ~~~~~~~~~~~~~~~~~~~~~~~~~
+        // An integer that does not fit the parameter's type is an error (NumPy 2's rule for Python
+        // integers), never a wrapped value. The host checks first, naming the parameter; this is
+        // the check for hosts and callers that do not.
+        bool ok = false;
+        switch (dtype) {
+        case ISTHMUS_DT_INT8:
+            ok = fits_integer<int8_t>(v);
+            break;
+        case ISTHMUS_DT_INT16:
+            ok = fits_integer<int16_t>(v);
+            break;
+        case ISTHMUS_DT_INT32:
+            ok = fits_integer<int32_t>(v);
+            break;
+        case ISTHMUS_DT_INT64:
+            ok = fits_integer<int64_t>(v);
+            break;
+        case ISTHMUS_DT_UINT8:
+            ok = fits_integer<uint8_t>(v);
+            break;
+        case ISTHMUS_DT_UINT16:
+            ok = fits_integer<uint16_t>(v);
+            break;
+        case ISTHMUS_DT_UINT32:
+            ok = fits_integer<uint32_t>(v);
+            break;
+        case ISTHMUS_DT_UINT64:
+            ok = fits_integer<uint64_t>(v);
+            break;
+        default:
+            ok = true;
+        }
+        if (!ok) {
+            if (v.dtype == ISTHMUS_DT_UINT64)
+                throw overflow_error(cat("integer ", static_cast<uint64_t>(v.u.i),
+                                         " is out of bounds for ", dtype_name(dtype)));
+            throw overflow_error(
+                cat("integer ", v.u.i, " is out of bounds for ", dtype_name(dtype)));
+        }
+        return v.u.i;
+    });
+}
+
+ISTHMUS_PLUGIN_SUPPORT_CALL double arg_number(const isthmus_value& v, int64_t arg) {
+    return named_conversion(arg, [&] { return as_double(v); });
+}
+
+ISTHMUS_PLUGIN_SUPPORT_CALL const isthmus_tensor& arg_tensor(const isthmus_value& v, int64_t arg) {
+    return named_conversion(arg, [&]() -> const isthmus_tensor& {
+        if (v.kind != ISTHMUS_VALUE_TENSOR) bad_arg("a tensor", v);
+        return v.u.t;
+    });
+}
+
+ISTHMUS_PLUGIN_SUPPORT_CALL const isthmus_tensor& arg_view(const isthmus_value& v, int32_t dtype,
+                                                           int rank, int64_t arg) {
+    return named_conversion(arg, [&]() -> const isthmus_tensor& {
+        if (v.kind != ISTHMUS_VALUE_TENSOR) bad_arg("a tensor", v);
+        check_view_of(v.u.t, dtype, rank);
+        return v.u.t;
+    });
+}
+
+ISTHMUS_PLUGIN_SUPPORT_CALL void arg_vec(const isthmus_value& v, int n, double* out, int64_t arg) {
+    named_conversion(arg, [&] { vec_elements(v, n, out); });
+}
+
+ISTHMUS_PLUGIN_SUPPORT void check_arg_count(const isthmus_kernel* self, size_t n, int32_t nargs) {
+    if (static_cast<size_t>(nargs) != n)
+        throw type_error(cat(self->signature, ": expected ", n, " argument(s), got ", nargs));
+}
+
+ISTHMUS_PLUGIN_SUPPORT_CALL void check_device(const isthmus_kernel* self, const isthmus_value& v,
+                                              size_t index, int32_t type, int32_t id) {
+    if (v.kind != ISTHMUS_VALUE_TENSOR) return;
+    const isthmus_tensor& t = v.u.t;
+    if (t.device_type != type || (type == ISTHMUS_DEVICE_CUDA && t.device_id != id))
+        throw value_error(cat(self->signature, ": ", arg_label(static_cast<int64_t>(index)),
+                              " is a tensor on ", device_text(t.device_type, t.device_id),
+                              " but the kernel runs on ", device_text(type, id)));
+}
+
 ISTHMUS_PLUGIN_SUPPORT_CALL void check_view_of(const isthmus_tensor& t, int32_t dtype, int rank) {
     if (t.dtype != dtype)
         throw type_error(
@@ -257,55 +370,73 @@ ISTHMUS_PLUGIN_SUPPORT void callback::invoke(const isthmus_value* args, int32_t 
     }
 }
 
-ISTHMUS_PLUGIN_SUPPORT plugin::module::module(const char* name, const char* description) {
-    desc_.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
-    desc_.struct_size = sizeof(isthmus_plugin);
-    desc_.name = st_.keep(name);
-    desc_.description = description ? st_.keep(description) : nullptr;
-    desc_.features = ISTHMUS_FEATURE_CHECKED_MODE; // See Note [view checks]
+ISTHMUS_PLUGIN_SUPPORT module_base::module_base(const char* name, const char* description)
+    : s_(new detail::module_state) {
+    isthmus_plugin& d = s_->desc;
+    d.abi_version = ISTHMUS_PLUGIN_ABI_VERSION;
+    d.struct_size = sizeof(isthmus_plugin);
+    d.name = s_->st.keep(name);
+    d.description = description ? s_->st.keep(description) : nullptr;
+    d.features = ISTHMUS_FEATURE_CHECKED_MODE; // See Note [view checks]
 }
 
-ISTHMUS_PLUGIN_SUPPORT plugin::module::~module() = default;
-
-ISTHMUS_PLUGIN_SUPPORT void* plugin::module::keep(std::shared_ptr<void> p) {
-    return callables_.emplace_back(std::move(p)).get();
+ISTHMUS_PLUGIN_SUPPORT module_base::~module_base() {
+    for (auto it = s_->kept_objects.rbegin(); it != s_->kept_objects.rend(); ++it) it->drop(it->p);
+    delete s_;
 }
 
-ISTHMUS_PLUGIN_SUPPORT names plugin::module::padded_names(const names& given, size_t n) {
-    names r = given;
-    r.resize(n);
+ISTHMUS_PLUGIN_SUPPORT void* module_base::keep(void* p, void (*drop)(void*)) {
+    try {
+        s_->kept_objects.push_back({p, drop});
+    } catch (...) {
+        drop(p);
+        throw;
+    }
+    return p;
+}
+
+ISTHMUS_PLUGIN_SUPPORT names plugin::module::padded_names(const name_list& given, size_t n) {
+    names r(n);
     for (size_t i = 0; i < n; ++i)
-        if (r[i].empty()) r[i] = detail::cat("arg", i);
+        r[i] = i < given.size() && *given[i] ? std::string(given[i]) : detail::cat("arg", i);
     return r;
 }
 
-ISTHMUS_PLUGIN_SUPPORT std::vector<isthmus_param>&
-plugin::module::named_params(const char* what, const isthmus_param* all, const names& given,
-                             size_t n, size_t skip) {
+namespace detail {
+// The parameter table of a registration, kept as long as the module: `all[skip, skip + n)`, named
+// from `given` (else arg<k>).
+ISTHMUS_PLUGIN_SUPPORT std::vector<isthmus_param>& named_params(module_state& s, const char* what,
+                                                                const isthmus_param* all,
+                                                                const name_list& given, size_t n,
+                                                                size_t skip) {
     // A name list that does not match the parameters once gave arg<k> to the missing ones and
     // dropped the extra ones without a word: the plugin now fails to load, saying which.
     if (!given.empty() && given.size() != n)
-        throw value_error(detail::cat("\"", what, "\" names ", given.size(),
-                                      " parameter(s) but has ", n,
-                                      "; give one name per parameter, in order (a kernel's "
-                                      "position takes none), or no list for arg0, arg1, ..."));
-    std::vector<isthmus_param>& ps = st_.params.emplace_back();
+        throw value_error(cat("\"", what, "\" names ", given.size(), " parameter(s) but has ", n,
+                              "; give one name per parameter, in order (a kernel's position takes "
+                              "none), or no list for arg0, arg1, ..."));
+    std::vector<isthmus_param>& ps = s.st.params.emplace_back();
     for (size_t k = 0; k < n; ++k) {
         ps.push_back(all[skip + k]);
-        ps.back().name = st_.keep(k < given.size() ? given[k] : detail::cat("arg", k));
+        ps.back().name = s.st.keep(k < given.size() ? given[k] : cat("arg", k));
     }
     return ps;
 }
+} // namespace detail
 
-ISTHMUS_PLUGIN_SUPPORT kernel_def plugin::module::add_kernel(
-    const char* name, const char* doc, std::vector<isthmus_param>& ps, int32_t pos_ndim,
-    isthmus_kernel_launch launch_cpu, isthmus_kernel_launch_cuda launch_cuda, void* data) {
+ISTHMUS_PLUGIN_SUPPORT kernel_def module_base::add_kernel(const char* name, const char* doc,
+                                                          const isthmus_param* all, size_t n,
+                                                          const name_list& given, int32_t pos_ndim,
+                                                          isthmus_kernel_launch launch_cpu,
+                                                          isthmus_kernel_launch_cuda launch_cuda,
+                                                          void* data) {
+    std::vector<isthmus_param>& ps = detail::named_params(*s_, name, all, given, n, 0);
     isthmus_kernel k{};
-    k.name = st_.keep(name);
+    k.name = s_->st.keep(name);
     std::string sig = detail::signature_of(name, ps, "");
     sig.insert(sig.size() - 1, detail::cat(ps.empty() ? "" : ", ", "pos: ivec", pos_ndim));
-    k.signature = st_.keep(sig);
-    k.doc = doc ? st_.keep(doc) : nullptr;
+    k.signature = s_->st.keep(sig);
+    k.doc = doc ? s_->st.keep(doc) : nullptr;
     k.nparams = static_cast<int32_t>(ps.size());
     k.params = ps.data();
     k.pos_ndim = pos_ndim;
@@ -316,17 +447,20 @@ ISTHMUS_PLUGIN_SUPPORT kernel_def plugin::module::add_kernel(
         k.launch_cuda = launch_cuda;
     }
     k.data = data;
-    kernels_.push_back(k);
-    return kernel_def(*this, kernels_.size() - 1);
+    s_->kernels.push_back(k);
+    return kernel_def(*this, s_->kernels.size() - 1);
 }
 
-ISTHMUS_PLUGIN_SUPPORT void plugin::module::add_function_entry(
-    std::vector<isthmus_function>& into, const char* name, const char* doc, const char* result,
-    std::vector<isthmus_param>& ps, isthmus_function_impl impl, void* data) {
+ISTHMUS_PLUGIN_SUPPORT void
+plugin::module::add_function_entry(std::vector<isthmus_function>& into, const char* name,
+                                   const char* doc, const char* result, const isthmus_param* all,
+                                   const name_list& given, size_t n, size_t skip,
+                                   isthmus_function_impl impl, void* data) {
+    std::vector<isthmus_param>& ps = detail::named_params(*s_, name, all, given, n, skip);
     isthmus_function fn{};
-    fn.name = st_.keep(name);
-    fn.signature = st_.keep(detail::signature_of(name, ps, result));
-    fn.doc = doc ? st_.keep(doc) : nullptr;
+    fn.name = s_->st.keep(name);
+    fn.signature = s_->st.keep(detail::signature_of(name, ps, result));
+    fn.doc = doc ? s_->st.keep(doc) : nullptr;
     fn.nparams = static_cast<int32_t>(ps.size());
     fn.params = ps.data();
     fn.impl = impl;
@@ -334,9 +468,26 @@ ISTHMUS_PLUGIN_SUPPORT void plugin::module::add_function_entry(
     into.push_back(fn);
 }
 
-ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* plugin::module::descriptor() {
-    for (auto& t : types_) {
-        auto& tm = type_members_[&t];
+namespace detail {
+// Re-points the object parameters and type slots at `to`, the flat copy of type `from`.
+ISTHMUS_PLUGIN_SUPPORT void retarget(module_state& s, const isthmus_type* from,
+                                     const isthmus_type* to) {
+    auto fix = [&](const isthmus_param* ps, int32_t n) {
+        for (int32_t i = 0; i < n; ++i)
+            if (ps[i].type == from) const_cast<isthmus_param&>(ps[i]).type = to;
+    };
+    for (auto& f : s.functions) fix(f.params, f.nparams);
+    for (auto& k : s.kernels) fix(k.params, k.nparams);
+    for (auto& [t, tm] : s.type_members)
+        for (auto& f : tm.methods) fix(f.params, f.nparams);
+    for (auto& fx : s.retargets) fx(from, to);
+}
+} // namespace detail
+
+ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* module_base::descriptor() {
+    detail::module_state& s = *s_;
+    for (auto& t : s.types) {
+        auto& tm = s.type_members[&t];
         t.nfields = static_cast<int32_t>(tm.fields.size());
         t.fields = tm.fields.data();
         t.nmethods = static_cast<int32_t>(tm.methods.size());
@@ -344,38 +495,25 @@ ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* plugin::module::descriptor() {
         t.nevents = static_cast<int32_t>(tm.events.size());
         t.events = tm.events.data();
     }
-    flat_types_.assign(types_.begin(), types_.end());
+    s.flat_types.assign(s.types.begin(), s.types.end());
     // Re-point the type slots and object parameters at the flat copies.
-    for (size_t i = 0; i < types_.size(); ++i) retarget(&types_[i], &flat_types_[i]);
-    desc_.nfunctions = static_cast<int32_t>(functions_.size());
-    desc_.functions = functions_.data();
-    desc_.nkernels = static_cast<int32_t>(kernels_.size());
-    desc_.kernels = kernels_.data();
-    desc_.ntypes = static_cast<int32_t>(flat_types_.size());
-    desc_.types = flat_types_.data();
-    return &desc_;
-}
-
-ISTHMUS_PLUGIN_SUPPORT void plugin::module::retarget(const isthmus_type* from,
-                                                     const isthmus_type* to) {
-    auto fix = [&](const isthmus_param* ps, int32_t n) {
-        for (int32_t i = 0; i < n; ++i)
-            if (ps[i].type == from) const_cast<isthmus_param&>(ps[i]).type = to;
-    };
-    for (auto& f : functions_) fix(f.params, f.nparams);
-    for (auto& k : kernels_) fix(k.params, k.nparams);
-    for (auto& [t, tm] : type_members_)
-        for (auto& f : tm.methods) fix(f.params, f.nparams);
-    for (auto& fx : retargets_) fx(from, to);
+    for (size_t i = 0; i < s.types.size(); ++i) detail::retarget(s, &s.types[i], &s.flat_types[i]);
+    s.desc.nfunctions = static_cast<int32_t>(s.functions.size());
+    s.desc.functions = s.functions.data();
+    s.desc.nkernels = static_cast<int32_t>(s.kernels.size());
+    s.desc.kernels = s.kernels.data();
+    s.desc.ntypes = static_cast<int32_t>(s.flat_types.size());
+    s.desc.types = s.flat_types.data();
+    return &s.desc;
 }
 
 namespace detail {
 // The tensor parameter of kernel k named `want`; throws naming `what` (the declaration).
-ISTHMUS_PLUGIN_SUPPORT isthmus_param& tensor_param(const isthmus_kernel& k, std::string_view want,
+ISTHMUS_PLUGIN_SUPPORT isthmus_param& tensor_param(const isthmus_kernel& k, const char* want,
                                                    const char* what) {
     auto* ps = const_cast<isthmus_param*>(k.params);
     int32_t i = 0;
-    while (i < k.nparams && want != ps[i].name) ++i;
+    while (i < k.nparams && std::string_view(want) != ps[i].name) ++i;
     if (i == k.nparams || ps[i].kind != ISTHMUS_PARAM_TENSOR)
         throw value_error(cat("kernel ", k.name, ": ", what, "(\"", std::string(want),
                               "\"): the kernel has no tensor parameter of that name"));
@@ -384,25 +522,25 @@ ISTHMUS_PLUGIN_SUPPORT isthmus_param& tensor_param(const isthmus_kernel& k, std:
 } // namespace detail
 
 ISTHMUS_PLUGIN_SUPPORT kernel_def&
-kernel_def::at_position(std::initializer_list<std::string_view> params) {
+kernel_def::at_position(std::initializer_list<const char*> params) {
     for (size_t index : {index_, derived_}) {
         if (index == static_cast<size_t>(-1)) continue;
-        const isthmus_kernel& k = m_.kernels_[index];
-        for (std::string_view want : params)
+        const isthmus_kernel& k = m_.s_->kernels[index];
+        for (const char* want : params)
             detail::tensor_param(k, want, "at_position").flags |= ISTHMUS_PARAM_AT_POSITION;
     }
     return *this;
 }
 
-ISTHMUS_PLUGIN_SUPPORT kernel_def&
-kernel_def::stencil(std::initializer_list<std::string_view> params, int radius) {
+ISTHMUS_PLUGIN_SUPPORT kernel_def& kernel_def::stencil(std::initializer_list<const char*> params,
+                                                       int radius) {
     for (size_t index : {index_, derived_}) {
         if (index == static_cast<size_t>(-1)) continue;
-        const isthmus_kernel& k = m_.kernels_[index];
+        const isthmus_kernel& k = m_.s_->kernels[index];
         if (radius < 1 || radius > 255)
             throw value_error(
                 detail::cat("kernel ", k.name, ": stencil radius ", radius, " is outside 1..255"));
-        for (std::string_view want : params) {
+        for (const char* want : params) {
             isthmus_param& p = detail::tensor_param(k, want, "stencil");
             p.flags = (p.flags & ~ISTHMUS_PARAM_STENCIL_MASK) | ISTHMUS_PARAM_AT_POSITION |
                       (static_cast<uint32_t>(radius) << ISTHMUS_PARAM_STENCIL_SHIFT);
@@ -412,8 +550,8 @@ kernel_def::stencil(std::initializer_list<std::string_view> params, int radius) 
 }
 
 namespace detail {
-ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* define_plugin(plugin::module& m,
-                                                           void (*define)(plugin::module&)) {
+ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* define_plugin(module_base& m,
+                                                           void (*define)(module_base&)) {
     try {
         define(m);
         return m.descriptor();

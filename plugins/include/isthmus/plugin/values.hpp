@@ -1,6 +1,7 @@
 // The plugin author layer's host callables and events, and values between C++ and the ABI.
 #pragma once
 
+#include "isthmus/plugin/arg_convert.hpp"
 #include "isthmus/plugin/view.hpp"
 
 namespace isthmus::plugin {
@@ -58,14 +59,6 @@ namespace detail {
 // ---- value conversion --------------------------------------------------------------------
 
 template <typename T>
-struct is_vec : std::false_type {};
-template <typename T, int N>
-struct is_vec<vec<T, N>> : std::true_type {};
-template <typename T>
-struct is_view : std::false_type {};
-template <typename T, int N, access A>
-struct is_view<view<T, N, A>> : std::true_type {};
-template <typename T>
 struct is_tensor : std::false_type {};
 template <typename T, int N>
 struct is_tensor<tensor<T, N>> : std::true_type {};
@@ -95,11 +88,6 @@ struct type_slot {
 ISTHMUS_PLUGIN_SUPPORT const char* kind_name(int32_t k);
 /// Throws type_error "expected <expected>, got <v's kind>".
 [[noreturn]] ISTHMUS_PLUGIN_SUPPORT void bad_arg(const char* expected, const isthmus_value& v);
-/// A number argument as a double (type_error for other kinds).
-ISTHMUS_PLUGIN_SUPPORT_CALL double as_double(const isthmus_value& v);
-/// Reads an argument of `n` elements (a tensor of n elements, at most one dimension) into `out`;
-/// value_error or type_error otherwise.
-ISTHMUS_PLUGIN_SUPPORT_CALL void vec_elements(const isthmus_value& v, int n, double* out);
 /// Rethrows `e`, a conversion error of argument `i`, with the argument named in front.
 [[noreturn]] ISTHMUS_PLUGIN_SUPPORT void rethrow_for_arg(const error& e, size_t i);
 /// A host tuple of `n` values, each none, for the running call (isthmus_host.new_tuple); throws
@@ -121,60 +109,24 @@ isthmus_value tuple_to_abi(const Tuple& r, Convert convert) {
     return tuple_to_abi(r, convert, std::make_index_sequence<std::tuple_size_v<Tuple>>{});
 }
 
-/// Converts one argument to the C++ parameter type P (by value; views alias the tensor).
+/// Converts one value to the C++ parameter type P (by value; views alias the tensor): the basic
+/// types through basic_arg (arg_convert.hpp), the others here.
 template <typename P>
 struct arg_caster {
     using T = std::remove_cvref_t<P>;
     static T get(const isthmus_value& v) {
-        if constexpr (std::is_same_v<T, bool>) {
-            if (v.kind != ISTHMUS_VALUE_BOOL && v.kind != ISTHMUS_VALUE_INT) bad_arg("a bool", v);
-            return v.u.i != 0;
-        } else if constexpr (std::is_integral_v<T>) {
-            if (v.kind != ISTHMUS_VALUE_INT && v.kind != ISTHMUS_VALUE_BOOL)
-                bad_arg("an integer", v);
-            // Note [integer parameters]
-            // ~~~~~~~~~~~~~~~~~~~~~~~~~
-            // An integer that does not fit T is an error (NumPy 2's rule for Python integers),
-            // never a wrapped value. The host checks first, naming the parameter; this is the check
-            // for hosts and callers that do not.
-            if (v.dtype == ISTHMUS_DT_UINT64) {
-                const auto u = static_cast<uint64_t>(v.u.i);
-                if (!std::in_range<T>(u))
-                    throw overflow_error(cat("integer ", u, " is out of bounds for ",
-                                             dtype_name(dtype_code<T>::value)));
-            } else if (!std::in_range<T>(v.u.i)) {
-                throw overflow_error(cat("integer ", v.u.i, " is out of bounds for ",
-                                         dtype_name(dtype_code<T>::value)));
-            }
-            return static_cast<T>(v.u.i);
-        } else if constexpr (std::is_floating_point_v<T>) {
-            return static_cast<T>(as_double(v));
+        if constexpr (is_basic_arg<T>) {
+            return basic_arg<T>(v, -1);
         } else if constexpr (is_complex<T>::value) {
             if (v.kind == ISTHMUS_VALUE_COMPLEX) return T(v.u.c[0], v.u.c[1]);
-            return T(static_cast<typename T::value_type>(as_double(v)));
+            return T(static_cast<typename T::value_type>(arg_number(v, -1)));
         } else if constexpr (std::is_same_v<T, std::string> ||
                              std::is_same_v<T, std::string_view>) {
             if (v.kind != ISTHMUS_VALUE_STRING) bad_arg("a string", v);
             return T(v.u.s.data, static_cast<size_t>(v.u.s.size));
-        } else if constexpr (is_view<T>::value) {
-            if (v.kind != ISTHMUS_VALUE_TENSOR) bad_arg("a tensor", v);
-            return T(v.u.t);
-        } else if constexpr (is_vec<T>::value) {
-            constexpr int n = T::size();
-            double e[n];
-            vec_elements(v, n, e);
-            T r{};
-            for (int i = 0; i < n; ++i)
-                r[i] = static_cast<std::remove_cvref_t<decltype(r[0])>>(e[i]);
-            return r;
         } else if constexpr (std::is_same_v<T, callback>) {
             if (v.kind != ISTHMUS_VALUE_CALLBACK) bad_arg("a callable", v);
             return callback(v.u.cb);
-        } else if constexpr (std::is_same_v<T, isthmus_tensor>) {
-            if (v.kind != ISTHMUS_VALUE_TENSOR) bad_arg("a tensor", v);
-            return v.u.t;
-        } else if constexpr (std::is_same_v<T, isthmus_value>) {
-            return v;
         } else if constexpr (is_shared<T>::value) {
             using U = typename T::element_type;
             if (v.kind != ISTHMUS_VALUE_OBJECT) bad_arg("an object", v);
@@ -188,58 +140,38 @@ struct arg_caster {
     }
 };
 
-/// Converts argument `i` to parameter type P; a conversion error names the argument.
-template <typename P>
-std::remove_cvref_t<P> get_arg(const isthmus_value* args, size_t i) {
-    try {
-        return arg_caster<P>::get(args[i]);
-    } catch (const error& e) {
-        rethrow_for_arg(e, i);
+/// Argument `i` of a type beyond the basic ones (See get_arg in arg_convert.hpp); a conversion
+/// error names the argument.
+template <typename T>
+struct full_arg {
+    static T get(const isthmus_value* args, size_t i) {
+        try {
+            return arg_caster<T>::get(args[i]);
+        } catch (const error& e) {
+            rethrow_for_arg(e, i);
+        }
     }
-}
+};
 
-/// Describes a parameter type for the host's checks and listings.
-template <typename P>
-isthmus_param describe_param(const char* name) {
-    using T = std::remove_cvref_t<P>;
-    isthmus_param p{name, ISTHMUS_PARAM_ANY, ISTHMUS_DT_ANY, -1, 0, 0, "any", nullptr};
-    if constexpr (std::is_same_v<T, bool>) {
-        p.kind = ISTHMUS_PARAM_BOOL, p.dtype = ISTHMUS_DT_BOOL, p.type_name = "bool";
-    } else if constexpr (std::is_integral_v<T>) {
-        p.kind = ISTHMUS_PARAM_INT, p.dtype = dtype_code<T>::value, p.type_name = "int";
-    } else if constexpr (std::is_floating_point_v<T>) {
-        p.kind = ISTHMUS_PARAM_FLOAT, p.dtype = dtype_code<T>::value;
-        p.type_name = std::is_same_v<T, float> ? "scalar" : "float64";
-    } else if constexpr (is_complex<T>::value) {
-        p.kind = ISTHMUS_PARAM_COMPLEX, p.dtype = dtype_code<T>::value, p.type_name = "cscalar";
-    } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
-        p.kind = ISTHMUS_PARAM_STRING, p.type_name = "string";
-    } else if constexpr (is_view<T>::value) {
-        using E = typename T::element_type;
-        p.kind = ISTHMUS_PARAM_TENSOR;
-        p.dtype = dtype_code<std::remove_const_t<E>>::value;
-        p.ndim = T::rank;
-        p.flags =
-            std::is_const_v<E> ? ISTHMUS_PARAM_READ : (ISTHMUS_PARAM_READ | ISTHMUS_PARAM_WRITE);
-        static const char* const names[] = {"scalar", "vec", "mat", "cube", "cube{4}"};
-        p.type_name = T::rank <= 4 ? names[T::rank] : "cube{:}";
-    } else if constexpr (is_vec<T>::value) {
-        p.kind = ISTHMUS_PARAM_VEC;
-        p.dtype = dtype_code<std::remove_cvref_t<decltype(T{}[0])>>::value;
-        p.vec_len = T::size();
-        static const char* const names[] = {"vec0", "vec1", "vec2", "vec3", "vec4"};
-        p.type_name = T::size() <= 4 ? names[T::size()] : "vec";
-    } else if constexpr (std::is_same_v<T, callback>) {
-        p.kind = ISTHMUS_PARAM_CALLBACK, p.type_name = "function";
-    } else if constexpr (std::is_same_v<T, isthmus_tensor>) {
-        p.kind = ISTHMUS_PARAM_TENSOR, p.flags = ISTHMUS_PARAM_READ | ISTHMUS_PARAM_WRITE;
-        p.type_name = "cube{:}";
-    } else if constexpr (is_shared<T>::value) {
-        p.kind = ISTHMUS_PARAM_OBJECT, p.type = type_slot<typename T::element_type>::desc;
-        p.type_name = p.type ? p.type->name : "object";
+/// The description of a parameter type beyond the basic ones (See describe_param in
+/// arg_convert.hpp); other types are "any".
+template <typename T>
+struct full_param {
+    static void describe(isthmus_param& p) {
+        if constexpr (is_complex<T>::value) {
+            p.kind = ISTHMUS_PARAM_COMPLEX, p.dtype = dtype_code<T>::value;
+            p.type_name = "cscalar";
+        } else if constexpr (std::is_same_v<T, std::string> ||
+                             std::is_same_v<T, std::string_view>) {
+            p.kind = ISTHMUS_PARAM_STRING, p.type_name = "string";
+        } else if constexpr (std::is_same_v<T, callback>) {
+            p.kind = ISTHMUS_PARAM_CALLBACK, p.type_name = "function";
+        } else if constexpr (is_shared<T>::value) {
+            p.kind = ISTHMUS_PARAM_OBJECT, p.type = type_slot<typename T::element_type>::desc;
+            p.type_name = p.type ? p.type->name : "object";
+        }
     }
-    return p;
-}
+};
 
 /// Converts a C++ result to an ABI value (tensors and strings through the host).
 template <typename T>
