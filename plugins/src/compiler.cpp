@@ -107,14 +107,16 @@ constexpr const char* k_fixed_flags[] = {"-std=c++20",
 // registered through the full module builder instantiated its strings, vectors and shared_ptrs.
 // So the layer has a kernel half that uses none of those headers: isthmus/plugin/base.hpp (the
 // support macros, the running call, the real dtype codes, the device layer), arg_convert.hpp (the
-// conversions and descriptions of numbers, views, vec), kernel_cpu.hpp (the launcher) and
-// module_base.hpp (module_base: kernel registration and the descriptor, its state behind a pointer
-// that the support object owns). The full layer is built on it: module derives from module_base,
+// conversions and descriptions of numbers, views, vec), kernel_cpu.hpp (the CPU launcher),
+// kernel_cuda.hpp (the NVRTC launcher of ISTHMUS_KERNEL entries) and module_base.hpp
+// (module_base: kernel registration and the descriptor, its state behind a pointer that the
+// support object owns). The full layer is built on it: module derives from module_base,
 // get_arg hands the types beyond the basic ones to values.hpp, so kernels run the same code in
 // both. With ISTHMUS_PLUGIN_LEAN defined (and ISTHMUS_PLUGIN_SEPARATE: its non-template code is the
 // support object's), isthmus/plugin.hpp is that half alone and `ip::module` is module_base.
-// compile_string compiles a C++ source against it first (the layer's .lean.hpp.gch beside the
-// full one, Note [precompiled plugin header]) unless the source uses what only the full layer has
+// compile_string compiles a C++ source, or the host pass of CUDA source that NVRTC compiles,
+// against it first (the layer's .lean.hpp.gch beside the full one, Note [precompiled plugin
+// header]) unless the source uses what only the full layer has
 // (`.def(`, `.type<`, generic code); a source that fails there for any other reason (a
 // std::string, ip::tensor, a user's error) is compiled again with the full layer, whose output is
 // what a failure reports, so a kernel-only compile changes what compiles into what, never whether
@@ -497,7 +499,8 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                 }
                 try {
                     // See Note [kernel-only plugins]
-                    lean = !cuda && !pch.lean_header.empty() && kernel_only_candidate(source);
+                    lean = (!cuda || nvrtc) && !pch.lean_header.empty() &&
+                           kernel_only_candidate(source);
                     if (lean) {
                         rc = run_compiler(command(pch, true), dir / (stem + ".log"), output, ic,
                                           rep);

@@ -199,3 +199,32 @@ def test_without_the_precompiled_layer_it_compiles_as_before(plugin_cache, monke
     assert layer_of(plugin_cache, "ko_nolayer") == "none"
     y, *_ = run_all(mod, "ko_nolayer", np.random.default_rng(1))
     assert y.shape == (1000,)
+
+
+CUDA_SOURCE = r"""namespace ip = isthmus::plugin;
+ISTHMUS_KERNEL(NAME_scale, ip::view<const float, 2> x, ip::view<float, 2> y, float s, ip::ivec2 p) {
+    y(p[0], p[1]) = s * x(p[0], p[1]) + sqrtf(float(p[1]));
+}
+ISTHMUS_PLUGIN(NAME, m) { m.kernel("NAME_scale", NAME_scale{}, {"x", "y", "s"}); }
+"""
+
+
+@pytest.mark.skipif(q.nvrtc_library() is None, reason="no NVRTC (pip install nvidia-cuda-nvrtc)")
+def test_the_host_pass_of_nvrtc_source_uses_the_kernel_half(cache):
+    # NVRTC compiles the device pass; the host pass (the CPU launcher and the NVRTC launcher of
+    # the ISTHMUS_KERNEL entry) is C++ against the kernel half, and means what the full layer's
+    # does: the same CUDA launcher is registered
+    lean = q.compile_string("ko_cu", CUDA_SOURCE.replace("NAME", "ko_cu"), lang="cuda")
+    full = q.compile_string("ko_cuf", CUDA_SOURCE.replace("NAME", "ko_cuf") + "// .def(\n",
+                            lang="cuda")
+    assert layer_of(cache, "ko_cu") == "kernel-only" and layer_of(cache, "ko_cuf") == "full"
+    assert lean.ko_cu_scale.devices == full.ko_cuf_scale.devices
+    assert "cuda" in " ".join(lean.ko_cu_scale.devices)
+    x = np.random.default_rng(3).random((6, 9), dtype=np.float32)
+    ys = []
+    for k in (lean.ko_cu_scale, full.ko_cuf_scale):
+        y = q.zeros((6, 9), dtype="float32")
+        q.parallel_do((6, 9), x, y, 3.0, k)
+        ys.append(np.asarray(y))
+    np.testing.assert_array_equal(ys[0], ys[1])
+    np.testing.assert_allclose(ys[0], 3 * x + np.sqrt(np.arange(9, dtype=np.float32)), rtol=1e-6)

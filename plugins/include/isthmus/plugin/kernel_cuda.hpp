@@ -1,6 +1,12 @@
 // The CUDA kernel launchers: device-kernel detection, nvcc's launcher (cuda_launch, device_loop)
-// and the NVRTC entry launcher (entry_launch, argument blocks).
+// and the NVRTC entry launcher (entry_launch, argument blocks). Part of the kernel half of the
+// layer (the NVRTC launcher is what a CUDA plugin's host pass needs); nvcc's launcher is
+// compiled by nvcc only, never in a kernel-only compile.
 #pragma once
+
+#if defined(ISTHMUS_PLUGIN_LEAN) && defined(__CUDACC__)
+#error "a kernel-only compile (ISTHMUS_PLUGIN_LEAN) is C++: nvcc compiles the full layer"
+#endif
 
 #include "isthmus/plugin/kernel_cpu.hpp"
 

@@ -3,7 +3,7 @@
 // isthmus/plugin.hpp adds functions, generic code and object types.
 #pragma once
 
-#include "isthmus/plugin/kernel_cpu.hpp"
+#include "isthmus/plugin/kernel_cuda.hpp"
 
 namespace isthmus::plugin {
 
@@ -13,18 +13,6 @@ namespace detail {
 /// What a module has registered (functions, kernels, types, the strings they name); defined with
 /// the full layer (isthmus/plugin.hpp), an incomplete type for a kernel-only compile.
 struct module_state;
-
-/// The CUDA launcher of kernel F (kernel_cuda.hpp; none in a kernel-only compile, which is C++
-/// only).
-#if defined(ISTHMUS_PLUGIN_LEAN)
-template <typename F>
-constexpr isthmus_kernel_launch_cuda cuda_launcher() {
-    return nullptr;
-}
-#else
-template <typename F>
-isthmus_kernel_launch_cuda cuda_launcher();
-#endif
 } // namespace detail
 
 /// The parameter names of a registration, in order: `{"x", "y"}`, or a container of std::string
