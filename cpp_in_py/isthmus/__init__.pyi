@@ -704,6 +704,7 @@ class native_kernel:
     overloads: dict[str, Any]
     devices: tuple[str, ...]
     vjp: native_kernel | None
+    jvp: native_kernel | None
 
 class native_event:
     def add(self, callback: Callable[..., Any]) -> None: ...

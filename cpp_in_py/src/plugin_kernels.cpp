@@ -187,6 +187,17 @@ void bind_plugin_kernels(py::module_& m) {
             "The kernel derived from a generic kernel (<name>_vjp of the same plugin: the same "
             "arguments, then the gradient of each output and of each differentiable input, "
             "added to); None for a kernel registered with concrete types (docs/autograd.md).")
+        .def_property_readonly(
+            "jvp",
+            [](const native_kernel& k) -> py::object {
+                const std::string n = k.k->name() + "_jvp";
+                if (!k.k->owner()->has_kernel(n)) return py::none();
+                return py::cast(native_kernel{k.k->owner()->get_kernel(n)});
+            },
+            // See Note [derived forward mode] (isthmus/plugin/derive.hpp)
+            "The forward mode derived from a generic kernel registered with ip::with_jvp "
+            "(<name>_jvp of the same plugin: the same arguments, then the tangent of each "
+            "differentiable input and of each output, added to); None otherwise.")
         .def_property_readonly("__doc__",
                                [](const native_kernel& k) {
                                    const char* d = k.k->abi()->doc;

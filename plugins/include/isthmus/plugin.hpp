@@ -186,14 +186,35 @@ public:
         }
         return k;
     }
+    /// A generic kernel with its forward mode derived too: `<name>_jvp`, with the same
+    /// parameters followed by the tangent of each differentiable input (tangent_<name>, read; a
+    /// number's is a 0-d tensor, a vec's one of its length) and of each output view
+    /// (tangent_<name>, added to) (See Note [derived forward mode] in
+    /// isthmus/plugin/derive.hpp). Declarations on the result apply to all three.
     template <typename Make, typename... Ts>
-    kernel_def kernel(const char*, generic_jvp_def<Make, Ts...>, name_list = {},
-                      const char* = nullptr) {
-        static_assert(detail::dependent_false<Make>,
-                      "isthmus::plugin: kernels get their backward derived (<name>_vjp), not the "
-                      "forward mode: register the kernel with ip::generic<T>(...) without "
-                      "ip::with_jvp (Note [derived forward mode])");
-        return kernel_def(*this, 0);
+    ISTHMUS_PLUGIN_SETUP inline kernel_def kernel(const char* name, generic_jvp_def<Make, Ts...> g,
+                                                  name_list params = {},
+                                                  const char* doc = nullptr) {
+        static_assert(sizeof...(Ts) == 1, "kernels have no overloads: a generic kernel names "
+                                          "one element type (register another name for another)");
+        using T = std::tuple_element_t<0, std::tuple<Ts...>>;
+        static_assert(std::is_floating_point_v<T>,
+                      "isthmus::plugin: a kernel's forward mode (ip::with_jvp) needs a floating "
+                      "element type");
+        kernel_def k = kernel(name, static_cast<generic_def<Make, true, Ts...>&>(g), params, doc);
+        using J =
+            detail::derived_kernel_jvp_of<T, decltype(g.make.template operator()<active<T>>())>;
+        const names base = padded_names(params, J::n);
+        names jp = base;
+        append_part_names<detail::tangent_in_part, typename J::args, T>(jp, base, "tangent_");
+        append_part_names<detail::tangent_out_part, typename J::args, T>(jp, base, "tangent_");
+        kernel_def f = kernel(
+            s_->st.keep(std::string(name) + "_jvp"),
+            typename J::type{g.make.template operator()<active<T>>()}, std::move(jp),
+            s_->st.keep("The forward mode derived from " + std::string(name) +
+                        ": adds the tangent of each output, given the tangent of each input."));
+        set_forward(k, f);
+        return k;
     }
     /// An object type T (instances shared by the host and the plugin as shared_ptr<T>).
     template <typename T>

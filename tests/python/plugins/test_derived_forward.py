@@ -2,7 +2,7 @@
 equals torch.func.jvp of the same math in float64 (math functions, a loop with data-dependent
 branches, the PyQuasar manual's mapping layer, tuple results, a 0-d view and a number), strided
 and broadcast tangents, the transpose identity with `<name>_vjp`, results equal to the
-function's; bad tangents are typed errors; a kernel cannot ask for it."""
+function's; bad tangents are typed errors. Kernels' forward mode: test_derived_kernel_forward.py."""
 import numpy as np
 import pytest
 
@@ -119,19 +119,3 @@ def test_bad_tangents_are_typed_errors(mod):
     with pytest.raises(TypeError):
         q.dv_math_jvp(x, y, 1.0, np.ones(3), "no", 0.0)
     assert (x == 0.1).all() and (y == 1).all()
-
-
-def test_a_kernel_asking_for_forward_mode_does_not_compile(tmp_path, monkeypatch):
-    monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(tmp_path))
-    src = r"""
-namespace ip = isthmus::plugin;
-template <typename T>
-struct scale {
-    void operator()(ip::view<const T, 1> x, ip::view<T, 1> y, int64_t i) const { y(i) = 2 * x(i); }
-};
-ISTHMUS_PLUGIN(fw_kernel, m) {
-    m.kernel("k", ip::generic<double>([]<typename T>() { return scale<T>{}; }, ip::with_jvp));
-}
-"""
-    with pytest.raises(q.CompileError, match="kernels get their backward derived"):
-        q.compile_string("fw_kernel", src)

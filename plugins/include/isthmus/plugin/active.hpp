@@ -131,6 +131,8 @@ struct tape {
         E* target;       // the written value's leaf target (a leaf's)
         const E* at;     // the output element's gradient
         const void* key; // the output element (its gradient may be a broadcast)
+        E value;         // the value written, and whether it replaced the element (`=`) or
+        bool assign;     // was added to it (`+=`): what a forward mode writes back
     };
     using adjoints = small_vec<E, 256>;
     small_vec<node, 256> nodes;

@@ -99,16 +99,24 @@ public:
             auto& writes = t_->writes;
             for (size_t i = writes.size(); i-- > 0;)
                 if (writes[i].key == key_) writes.erase(i);
-            return *this += v;
+            record(v, true);
+            return *this;
         }
         const reference& operator+=(const active<E>& v) const {
-            if (v.recorded_on())
-                t_->writes.push_back({v.slot(), v.scale(), v.leaf_target(), g_, key_});
+            record(v, false);
             return *this;
         }
         const reference& operator-=(const active<E>& v) const { return *this += -v; }
 
     private:
+        // A constant (no tape) gets no gradient; its value is still what a forward mode writes.
+        void record(const active<E>& v, bool assign) const {
+            if (v.recorded_on())
+                t_->writes.push_back(
+                    {v.slot(), v.scale(), v.leaf_target(), g_, key_, v.value(), assign});
+            else
+                t_->writes.push_back({-1, E(0), nullptr, g_, key_, v.value(), assign});
+        }
         const E* g_;
         const void* key_;
         detail::tape<E>* t_;

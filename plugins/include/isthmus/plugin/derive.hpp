@@ -51,8 +51,20 @@ namespace isthmus::plugin {
 // recorded tape, not dual numbers, and the values and derivatives are the ones f_vjp's sweep uses);
 // its results are f<active<E>>'s values, f's up to rounding (the compiler may contract or order
 // the plain instantiation's arithmetic differently). Opt-in (with_jvp), since it compiles one more
-// derived function per element type. Kernels get their backward only: asking a generic kernel for
-// with_jvp does not compile.
+// derived function per element type.
+//
+// A generic kernel registered with with_jvp (`m.kernel("k", generic<float>(ISTHMUS_GENERIC(k),
+// with_jvp), ...)`) gets "k_jvp" beside k and k_vjp: k's parameters, then the tangent of each
+// differentiable input (tangent_<name>, read: a view shaped like the input, a 0-d tensor for a
+// number, a vector for a vec) and of each output view (tangent_<name>, added to, as a derived
+// kernel's gradients are). Each position runs k<active<E>> on a tape of its own whose leaves carry
+// the address of their tangent element, writes its outputs as k does (the values k<active<E>>
+// computed: k's up to rounding), sweeps the tape forward, and adds each element it wrote's tangent
+// (its scale times its node's or leaf's tangent) to that element of the output's tangent,
+// atomically; an element written with `=` counts its last write at that position, with `+=` each
+// (See Note [derived kernels] in isthmus/plugin/active_view.hpp). So one launch gives the outputs
+// and their directional derivative, what torch.func.jvp gives; it costs about what k_vjp costs.
+// The same limits hold as for k_vjp: an output that is also a differentiable input is refused.
 
 /// A function or kernel written once for several element types: `make` returns the callable
 /// for an element type, `[]<typename T>() { return &forward<T>; }` (ISTHMUS_GENERIC(forward));
@@ -525,6 +537,140 @@ struct derived_jvp<E, Fa, std::tuple<A...>, std::tuple<T...>> {
         if constexpr (std::tuple_size_v < jvp_part < P, E >>> 0)
             set_tangent(in, std::get<part_index<Args, E, jvp_part, I>()>(tangents));
     }
+};
+
+// ---- forward mode of kernels (Note [derived forward mode]) ----
+
+/// A view of E's elements as a view of T (const added or dropped): the same memory, shape and
+/// strides.
+template <typename T, int N, typename V>
+view<T, N> retyped_view(const V& v) {
+    return view_binding::adopt<view<T, N>>(v.abi());
+}
+
+/// How a parameter of a kernel's active form takes part in its forward mode: a differentiable
+/// input (a view of const active<E>, an active<E>, a vec of them) adds its tangent `in` (read:
+/// a view shaped like it, a 0-d tensor for a number, one of K elements for a vec<K>); an output
+/// (a view of active<E>) adds its tangent `out` (added to). Its leaves carry the address of their
+/// tangent element, as a derived function's do (See Note [derived forward mode]).
+template <typename P, typename E>
+struct kernel_tangent {
+    using in = std::tuple<>;
+    using out = std::tuple<>;
+    static P make(const P& p, const void*, const void*, tape<E>&) { return p; }
+};
+template <typename E, int N, access A>
+struct kernel_tangent<view<const active<E>, N, A>, E> {
+    using in = std::tuple<view<const E, N>>;
+    using out = std::tuple<>;
+    static view<const active<E>, N, A> make(const view<const E, N, A>& x,
+                                            const view<const E, N>* dx, const void*, tape<E>& t) {
+        for (int d = 0; d < N; ++d)
+            if (dx->size(d) != x.size(d))
+                throw value_error(cat("a tangent has size ", dx->size(d), " along dimension ", d,
+                                      " where its input has ", x.size(d)));
+        return {x, retyped_view<E, N>(*dx), t};
+    }
+};
+template <typename E, int N, access A>
+struct kernel_tangent<view<active<E>, N, A>, E> {
+    using in = std::tuple<>;
+    using out = std::tuple<view<E, N>>;
+    static view<active<E>, N, A> make(const view<E, N, A>& y, const void*, const view<E, N>* dy,
+                                      tape<E>& t) {
+        for (int d = 0; d < N; ++d)
+            if (dy->size(d) != y.size(d))
+                throw value_error(cat("an output tangent has size ", dy->size(d),
+                                      " along dimension ", d, " where its output has ", y.size(d)));
+        return {y, retyped_view<const E, N>(*dy), t};
+    }
+};
+template <typename E>
+struct kernel_tangent<active<E>, E> {
+    using in = std::tuple<view<const E, 0>>;
+    using out = std::tuple<>;
+    static active<E> make(E v, const view<const E, 0>* dx, const void*, tape<E>& t) {
+        return active<E>::leaf(t, v, const_cast<E*>(dx->data()));
+    }
+};
+template <typename E, int K>
+struct kernel_tangent<vec<active<E>, K>, E> {
+    using in = std::tuple<view<const E, 1>>;
+    using out = std::tuple<>;
+    static vec<active<E>, K> make(const vec<E, K>& v, const view<const E, 1>* dx, const void*,
+                                  tape<E>& t) {
+        if (dx->size(0) != K)
+            throw value_error(cat("the tangent of a vec", K, " has ", dx->size(0), " elements"));
+        vec<active<E>, K> r{};
+        for (int k = 0; k < K; ++k)
+            r[k] = active<E>::leaf(t, v[k], const_cast<E*>(dx->data() + k * dx->stride(0)));
+        return r;
+    }
+};
+template <typename P, typename E>
+using tangent_in_part = typename kernel_tangent<P, E>::in;
+template <typename P, typename E>
+using tangent_out_part = typename kernel_tangent<P, E>::out;
+
+template <typename E, typename Fa, typename Args, typename Plain, typename Ins, typename Outs,
+          typename P>
+struct derived_kernel_jvp;
+/// A generic kernel's forward mode: at each position, the body's active form on a tape of that
+/// position, a forward sweep, and each output element written gets its tangent added (atomically:
+/// positions may write the same element with +=).
+template <typename E, typename Fa, typename Args, typename... Plain, typename... Ti, typename... To,
+          typename P>
+struct derived_kernel_jvp<E, Fa, Args, std::tuple<Plain...>, std::tuple<Ti...>, std::tuple<To...>,
+                          P> {
+    Fa fa;
+    void operator()(Plain... p, Ti... ti, To... to, P pos) const {
+        tape<E> t; // on the stack, as a derived kernel's (See Note [derived kernels])
+        t.shared = true;
+        const std::tuple<const Plain&...> plain(p...);
+        derived_kernel_of<E, Fa>::type::refuse_aliases(plain, std::index_sequence_for<Plain...>{});
+        const std::tuple<const Ti*...> ins(&ti...);
+        const std::tuple<const To*...> outs(&to...);
+        [&]<size_t... I>(std::index_sequence<I...>) {
+            fa(arg<I>(plain, ins, outs, t)..., pos);
+        }
+        (std::index_sequence_for<Plain...>{});
+        auto& tan = t.zero_adjoints();
+        t.forward_sweep(tan);
+        for (const auto& w : t.writes) {
+            // the value as the plain kernel writes it, then the tangent
+            E& y = *static_cast<E*>(const_cast<void*>(w.key));
+            y = w.assign ? w.value : y + w.value;
+            const E d = w.slot >= 0 ? tan[static_cast<size_t>(w.slot)]
+                        : w.target  ? *w.target
+                                    : E(0);
+            t.add_to(const_cast<E*>(w.at), w.scale * d);
+        }
+    }
+    template <size_t I, typename PT, typename IT, typename OT>
+    static auto arg(const PT& plain, const IT& ins, const OT& outs, tape<E>& t) {
+        using A = std::remove_cvref_t<std::tuple_element_t<I, Args>>;
+        const void* i = nullptr;
+        const void* o = nullptr;
+        if constexpr (std::tuple_size_v < tangent_in_part < A, E >>> 0)
+            i = std::get<part_index<Args, E, tangent_in_part, I>()>(ins);
+        if constexpr (std::tuple_size_v < tangent_out_part < A, E >>> 0)
+            o = std::get<part_index<Args, E, tangent_out_part, I>()>(outs);
+        return kernel_tangent<A, E>::make(std::get<I>(plain), part_ptr<tangent_in_part<A, E>>(i),
+                                          part_ptr<tangent_out_part<A, E>>(o), t);
+    }
+};
+
+template <typename E, typename Fa>
+struct derived_kernel_jvp_of {
+    using base = derived_kernel_of<E, Fa>;
+    using ins = typename kernel_parts_of<typename base::args, E, tangent_in_part,
+                                         std::make_index_sequence<base::n>>::type;
+    using outs = typename kernel_parts_of<typename base::args, E, tangent_out_part,
+                                          std::make_index_sequence<base::n>>::type;
+    using args = typename base::args;
+    static constexpr size_t n = base::n;
+    using type = derived_kernel_jvp<E, std::decay_t<Fa>, args, typename base::plain, ins, outs,
+                                    typename base::position>;
 };
 
 template <typename E, typename Fa>

@@ -62,6 +62,8 @@ private:
     module_base& m_;
     size_t index_;
     size_t derived_ = static_cast<size_t>(-1); // the derived kernel's (See Note [derived kernels])
+    size_t forward_ =
+        static_cast<size_t>(-1); // its forward mode's (See Note [derived forward mode])
 };
 
 /// The plugin being described, as far as kernels go (isthmus/plugin.hpp's module adds the rest).
@@ -103,6 +105,8 @@ protected:
 
     /// Makes `d`, the kernel derived from `k`, take `k`'s declarations too.
     static void set_derived(kernel_def& k, const kernel_def& d) { k.derived_ = d.index_; }
+    /// Makes `f`, the forward mode derived from `k`, take `k`'s declarations too.
+    static void set_forward(kernel_def& k, const kernel_def& f) { k.forward_ = f.index_; }
     /// Keeps a copy of `f` as long as the module; returns its address.
     template <typename F>
     void* keep_callable(F f) {

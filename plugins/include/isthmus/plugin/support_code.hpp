@@ -523,7 +523,7 @@ ISTHMUS_PLUGIN_SUPPORT isthmus_param& tensor_param(const isthmus_kernel& k, cons
 
 ISTHMUS_PLUGIN_SUPPORT kernel_def&
 kernel_def::at_position(std::initializer_list<const char*> params) {
-    for (size_t index : {index_, derived_}) {
+    for (size_t index : {index_, derived_, forward_}) {
         if (index == static_cast<size_t>(-1)) continue;
         const isthmus_kernel& k = m_.s_->kernels[index];
         for (const char* want : params)
@@ -534,7 +534,7 @@ kernel_def::at_position(std::initializer_list<const char*> params) {
 
 ISTHMUS_PLUGIN_SUPPORT kernel_def& kernel_def::stencil(std::initializer_list<const char*> params,
                                                        int radius) {
-    for (size_t index : {index_, derived_}) {
+    for (size_t index : {index_, derived_, forward_}) {
         if (index == static_cast<size_t>(-1)) continue;
         const isthmus_kernel& k = m_.s_->kernels[index];
         if (radius < 1 || radius > 255)
