@@ -7,10 +7,10 @@ derived from the forward (mapping_forward_vjp, Note [derived backward]); a 3x3 c
 stencil written as a generic function, forward and derived backward beside a hand-written one;
 the same stencil as a generic kernel (Note [derived kernels]), its derived kernel beside a
 hand-written backward kernel (atomic adds into the clamped sources), and its forward beside the
-same body registered with concrete types (derivation must not slow the forward); the functions'
-forward mode (f_jvp, Note [derived forward mode]) beside their derived backward. Functions: CPU
-time of the calling thread; kernels: wall time (they run on every thread). Best of 7 runs; not a
-test.
+same body registered with concrete types (derivation must not slow the forward); the forward
+mode of the functions and of the kernel (f_jvp, k_jvp: Note [derived forward mode]) beside their
+derived backward. Functions: CPU time of the calling thread; kernels: wall time (they run on every
+thread). Best of 7 runs; not a test.
 """
 import os
 import tempfile
@@ -97,7 +97,8 @@ struct blur_kernel {
 };
 
 ISTHMUS_PLUGIN(bench_derived, m) {
-    m.kernel("bd_blur_kernel", ip::generic<float>([]<typename T>() { return blur_kernel<T>{}; }),
+    m.kernel("bd_blur_kernel",
+             ip::generic<float>([]<typename T>() { return blur_kernel<T>{}; }, ip::with_jvp),
              {"x", "y"})
         .stencil({"x"}, 1)
         .at_position({"y"});
@@ -198,6 +199,16 @@ def main():
             lambda: q.parallel_do(x.shape, x, y, dy, gx, q.bd_blur_kernel_vjp), inner)
         print(f"{f'3x3 clamped blur kernel, {n}x{n} float32 (us)':44s} {fwd:10.1f} {hand:10.1f} "
               f"{derived:10.1f} {derived / hand:12.2f}x")
+        # the kernel is linear: its forward mode along dx is the kernel applied to dx
+        dx, ty, bx = rng.standard_normal((n, n)).astype(np.float32), np.zeros_like(x), \
+            np.zeros_like(x)
+        q.parallel_do(x.shape, x, y, dx, ty, q.bd_blur_kernel_jvp)
+        q.parallel_do(x.shape, dx, bx, q.bd_blur_kernel)
+        np.testing.assert_allclose(ty, bx, rtol=1e-4, atol=1e-3)
+        jvp = best_wall_us(lambda: q.parallel_do(x.shape, x, y, dx, ty, q.bd_blur_kernel_jvp),
+                           inner)
+        print(f"{'  its forward mode (k_jvp)':44s} {jvp:10.1f}{'':>22s}"
+              f" jvp/derived backward {jvp / derived:.2f}x")
         concrete = best_wall_us(lambda: q.parallel_do(x.shape, x, y, q.bd_blur_kernel_concrete),
                                 inner)
         print(f"{'  its forward registered with concrete types':44s} {concrete:10.1f}"
