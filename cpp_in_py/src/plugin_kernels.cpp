@@ -152,6 +152,13 @@ PyMethodDef raw_parallel_do_def = {
     "runs); ValueError for a bad dims; IndexError for an out-of-bounds access inside\n"
     "`with q.checked():`."};
 
+// The kernel `<k's name><suffix>` of k's plugin (a derived kernel: "_vjp", "_jvp"), or None.
+py::object derived_kernel(const native_kernel& k, const char* suffix) {
+    const std::string n = k.k->name() + suffix;
+    if (!k.k->owner()->has_kernel(n)) return py::none();
+    return py::cast(native_kernel{k.k->owner()->get_kernel(n)});
+}
+
 } // namespace
 
 void bind_plugin_kernels(py::module_& m) {
@@ -177,23 +184,13 @@ void bind_plugin_kernels(py::module_& m) {
             },
             "Where the kernel can run: (\"cpu\",), (\"cpu\", \"cuda\") or (\"cuda\",).")
         .def_property_readonly(
-            "vjp",
-            [](const native_kernel& k) -> py::object {
-                const std::string n = k.k->name() + "_vjp";
-                if (!k.k->owner()->has_kernel(n)) return py::none();
-                return py::cast(native_kernel{k.k->owner()->get_kernel(n)});
-            },
+            "vjp", [](const native_kernel& k) { return derived_kernel(k, "_vjp"); },
             // See Note [derived kernels] (isthmus/plugin/active_view.hpp)
             "The kernel derived from a generic kernel (<name>_vjp of the same plugin: the same "
             "arguments, then the gradient of each output and of each differentiable input, "
             "added to); None for a kernel registered with concrete types (docs/autograd.md).")
         .def_property_readonly(
-            "jvp",
-            [](const native_kernel& k) -> py::object {
-                const std::string n = k.k->name() + "_jvp";
-                if (!k.k->owner()->has_kernel(n)) return py::none();
-                return py::cast(native_kernel{k.k->owner()->get_kernel(n)});
-            },
+            "jvp", [](const native_kernel& k) { return derived_kernel(k, "_jvp"); },
             // See Note [derived forward mode] (isthmus/plugin/derive.hpp)
             "The forward mode derived from a generic kernel registered with ip::with_jvp "
             "(<name>_jvp of the same plugin: the same arguments, then the tangent of each "
