@@ -1,10 +1,13 @@
-// The CUDA toolchain a plugin build uses: where nvcc is, which architectures, their -gencode flags.
+// The CUDA toolchain a plugin build uses: where nvcc is, which architectures, their -gencode
+// flags, whether NVRTC compiles a source, and the device code files it leaves in the cache.
 #include "cuda_toolchain.hpp"
 
 #include "compile_cache.hpp"
 #include "isthmus/error.hpp"
 #include "isthmus/plugin_host.hpp"
+#include "nvrtc_compile.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -95,6 +98,73 @@ std::vector<std::string> gencode_flags(const std::vector<std::string>& archs) {
     f.push_back("-gencode");
     f.push_back("arch=compute_" + archs.back() + ",code=compute_" + archs.back());
     return f;
+}
+
+// The message of a failed device pass, with a hint where NVRTC met host code.
+std::string nvrtc_failure(const std::string& what, const std::string& log) {
+    std::string m = what + ": NVRTC failed to compile the device code";
+    if (log.find("host functions are not allowed") != std::string::npos ||
+        log.find("open source file") != std::string::npos)
+        m += " (NVRTC compiles the code outside ISTHMUS_PLUGIN as device code: put host-only "
+             "code and #includes inside #ifndef ISTHMUS_DEVICE_PASS, or compile with "
+             "cuda_compiler=\"nvcc\")";
+    return m;
+}
+
+// Whether CUDA source compiles through NVRTC (Note [NVRTC plugins] in nvrtc_compile.cpp).
+bool use_nvrtc(const std::string& source, const compile_options& opts, const std::string& what) {
+    std::string choice = opts.cuda_compiler;
+    if (choice.empty())
+        if (const char* v = std::getenv("ISTHMUS_CUDA_COMPILER"); v && *v) choice = v;
+    for (char& c : choice) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (choice.empty()) choice = "auto";
+    if (choice == "nvcc") return false;
+    ISTHMUS_CHECK(choice == "auto" || choice == "nvrtc", value_error, what,
+                  ": unknown CUDA compiler \"", choice,
+                  "\" (expected \"auto\", \"nvrtc\" or \"nvcc\")");
+    const bool lambda = has_extended_lambda(source);
+    if (choice == "auto")
+        return declares_device_entries(source) && !lambda && !find_nvrtc().library.empty();
+    if (lambda)
+        throw compile_error(what + ": NVRTC cannot compile extended lambda kernels ([] ISTHMUS_HD "
+                                   "(...)); declare the kernels with ISTHMUS_KERNEL, or compile "
+                                   "with cuda_compiler=\"nvcc\"",
+                            "");
+    if (find_nvrtc().library.empty())
+        throw compile_error(what + ": NVRTC was not found; install it (pip install "
+                                   "nvidia-cuda-nvrtc, or the CUDA toolkit) or set $ISTHMUS_NVRTC",
+                            "looked at:" + find_nvrtc().looked);
+    return true;
+}
+
+// NVRTC's identity for the cache key: the library's resolved path, size and mtime (Note
+// [finding NVRTC] in nvrtc_compile.cpp: the library is not opened for a cache hit).
+std::string nvrtc_identity() {
+    std::error_code ec;
+    const fs::path real = fs::canonical(find_nvrtc().library, ec);
+    struct stat st {};
+    ::stat(real.c_str(), &st);
+    return real.string() + "|" + std::to_string(st.st_size) + "|" + std::to_string(st.st_mtime);
+}
+
+// The device code files of an NVRTC entry: <stem>.sm_XY.cubin per architecture, <stem>.ptx.
+std::vector<std::pair<std::string, fs::path>>
+device_files(const fs::path& dir, const std::string& stem, const std::vector<std::string>& archs) {
+    std::vector<std::pair<std::string, fs::path>> f;
+    for (const auto& a : archs)
+        f.emplace_back("cubin_sm_" + a, dir / (stem + ".sm_" + a + ".cubin"));
+    f.emplace_back("ptx", dir / (stem + ".ptx"));
+    return f;
+}
+
+// Whether the device files are trusted (Note [cache trust model]) and have the sizes the
+// .meta records.
+bool device_files_valid(const fs::path& meta,
+                        const std::vector<std::pair<std::string, fs::path>>& files) {
+    const auto fields = read_meta(meta);
+    for (const auto& [field, path] : files)
+        if (!size_recorded(path, fields, field + "_size")) return false;
+    return true;
 }
 
 } // namespace isthmus::plugin_host

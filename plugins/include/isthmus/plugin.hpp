@@ -35,7 +35,7 @@ using module = module_base;
 #else
 
 #include "isthmus/plugin/calls.hpp"
-#include "isthmus/plugin/derive.hpp"
+#include "isthmus/plugin/derive_kernel.hpp"
 #include "isthmus/plugin/module_base.hpp"
 
 namespace isthmus::plugin {

@@ -250,6 +250,13 @@ bool fits_integer(const isthmus_value& v) {
     if (v.dtype == ISTHMUS_DT_UINT64) return std::in_range<T>(static_cast<uint64_t>(v.u.i));
     return std::in_range<T>(v.u.i);
 }
+// Whether the integer `v` fits the T of dtype code `dtype` among Ts (true for any other dtype).
+template <typename... Ts>
+bool fits_dtype(const isthmus_value& v, int32_t dtype) {
+    bool ok = true;
+    ((dtype == dtype_code<Ts>::value ? (void)(ok = fits_integer<Ts>(v)) : (void)0), ...);
+    return ok;
+}
 
 ISTHMUS_PLUGIN_SUPPORT_CALL int64_t arg_integer(const isthmus_value& v, int32_t dtype,
                                                 int64_t arg) {
@@ -260,35 +267,9 @@ ISTHMUS_PLUGIN_SUPPORT_CALL int64_t arg_integer(const isthmus_value& v, int32_t 
         // An integer that does not fit the parameter's type is an error (NumPy 2's rule for Python
         // integers), never a wrapped value. The host checks first, naming the parameter; this is
         // the check for hosts and callers that do not.
-        bool ok = false;
-        switch (dtype) {
-        case ISTHMUS_DT_INT8:
-            ok = fits_integer<int8_t>(v);
-            break;
-        case ISTHMUS_DT_INT16:
-            ok = fits_integer<int16_t>(v);
-            break;
-        case ISTHMUS_DT_INT32:
-            ok = fits_integer<int32_t>(v);
-            break;
-        case ISTHMUS_DT_INT64:
-            ok = fits_integer<int64_t>(v);
-            break;
-        case ISTHMUS_DT_UINT8:
-            ok = fits_integer<uint8_t>(v);
-            break;
-        case ISTHMUS_DT_UINT16:
-            ok = fits_integer<uint16_t>(v);
-            break;
-        case ISTHMUS_DT_UINT32:
-            ok = fits_integer<uint32_t>(v);
-            break;
-        case ISTHMUS_DT_UINT64:
-            ok = fits_integer<uint64_t>(v);
-            break;
-        default:
-            ok = true;
-        }
+        const bool ok =
+            fits_dtype<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>(
+                v, dtype);
         if (!ok) {
             if (v.dtype == ISTHMUS_DT_UINT64)
                 throw overflow_error(cat("integer ", static_cast<uint64_t>(v.u.i),

@@ -1,0 +1,304 @@
+// Derivatives of generic kernels: the derived backward kernel (<name>_vjp, Note [derived kernels]
+// in active_view.hpp) and forward mode (<name>_jvp, Note [derived forward mode] in derive.hpp).
+#pragma once
+
+#include "isthmus/plugin/derive.hpp"
+
+namespace isthmus::plugin {
+
+namespace detail {
+
+// ---- derived kernels (Note [derived kernels] in active_view.hpp) ----
+
+/// How a parameter of a kernel's active form takes part in its derived kernel: `plain` is the
+/// parameter the derived kernel has in its place; an output (a view of active<E>) adds its
+/// gradient `dy` (read), a differentiable input (a view of const active<E>, an active<E>, a vec
+/// of them) adds its gradient `grad` (accumulated into). Anything else passes through.
+template <typename P, typename E>
+struct kernel_param {
+    using plain = P;
+    using dy = std::tuple<>;
+    using grad = std::tuple<>;
+    static P make(const P& p, const void*, const void*, tape<E>&) { return p; }
+};
+template <typename E, int N, access A>
+struct kernel_param<view<const active<E>, N, A>, E> {
+    using plain = view<const E, N, A>;
+    using dy = std::tuple<>;
+    using grad = std::tuple<view<E, N>>;
+    static view<const active<E>, N, A> make(const plain& x, const void*, const view<E, N>* g,
+                                            tape<E>& t) {
+        for (int d = 0; d < N; ++d)
+            if (g->size(d) != x.size(d))
+                throw value_error(cat("a gradient has size ", g->size(d), " along dimension ", d,
+                                      " where its input has ", x.size(d)));
+        return {x, *g, t};
+    }
+};
+template <typename E, int N, access A>
+struct kernel_param<view<active<E>, N, A>, E> {
+    using plain = view<E, N, A>;
+    using dy = std::tuple<view<const E, N>>;
+    using grad = std::tuple<>;
+    static view<active<E>, N, A> make(const plain& y, const view<const E, N>* dy, const void*,
+                                      tape<E>& t) {
+        for (int d = 0; d < N; ++d)
+            if (dy->size(d) != y.size(d))
+                throw value_error(cat("an output gradient has size ", dy->size(d),
+                                      " along dimension ", d, " where its output has ", y.size(d)));
+        return {y, *dy, t};
+    }
+};
+template <typename E>
+struct kernel_param<active<E>, E> {
+    using plain = E;
+    using dy = std::tuple<>;
+    using grad = std::tuple<view<E, 0>>;
+    static active<E> make(E v, const void*, const view<E, 0>* g, tape<E>& t) {
+        return active<E>::leaf(t, v, g->data());
+    }
+};
+template <typename E, int K>
+struct kernel_param<vec<active<E>, K>, E> {
+    using plain = vec<E, K>;
+    using dy = std::tuple<>;
+    using grad = std::tuple<view<E, 1>>;
+    static vec<active<E>, K> make(const plain& v, const void*, const view<E, 1>* g, tape<E>& t) {
+        if (g->size(0) != K)
+            throw value_error(cat("the gradient of a vec", K, " has ", g->size(0), " elements"));
+        vec<active<E>, K> r{};
+        for (int k = 0; k < K; ++k) r[k] = active<E>::leaf(t, v[k], g->data() + k * g->stride(0));
+        return r;
+    }
+};
+
+template <typename P, typename E>
+using dy_part = typename kernel_param<P, E>::dy;
+template <typename P, typename E>
+using grad_part = typename kernel_param<P, E>::grad;
+
+/// `p` as a pointer to the one element type of Part (a void pointer when Part is empty).
+template <typename Part>
+auto part_ptr(const void* p) {
+    if constexpr (std::tuple_size_v < Part >> 0)
+        return static_cast<const std::tuple_element_t<0, Part>*>(p);
+    else
+        return p;
+}
+
+template <typename Tuple, typename Seq>
+struct tuple_prefix;
+template <typename Tuple, size_t... I>
+struct tuple_prefix<Tuple, std::index_sequence<I...>> {
+    using type = std::tuple<std::tuple_element_t<I, Tuple>...>;
+};
+template <typename Args, typename E>
+struct plain_params;
+template <typename... A, typename E>
+struct plain_params<std::tuple<A...>, E> {
+    using type = std::tuple<typename kernel_param<std::remove_cvref_t<A>, E>::plain...>;
+};
+
+/// An output view that is also a differentiable input (the same first element) would be
+/// differentiated as if the input were unchanged (See Note [derived kernels]): refused. Args: the
+/// active form's parameters; `plain` the derived kernel's plain arguments.
+template <typename Args, typename E, typename PT, size_t... I>
+void refuse_aliases(const PT& plain, std::index_sequence<I...>) {
+    const void* outs[sizeof...(I) + 1] = {};
+    const void* ins[sizeof...(I) + 1] = {};
+    size_t no = 0, ni = 0;
+    auto note = [&]<size_t J>() {
+        using A = std::remove_cvref_t<std::tuple_element_t<J, Args>>;
+        if constexpr (std::tuple_size_v < dy_part < A, E >>> 0)
+            outs[no++] = std::get<J>(plain).data();
+        else if constexpr (requires { A::rank; } && std::tuple_size_v<grad_part<A, E>> > 0)
+            ins[ni++] = std::get<J>(plain).data();
+    };
+    (note.template operator()<I>(), ...);
+    for (size_t o = 0; o < no; ++o)
+        for (size_t i = 0; i < ni; ++i)
+            if (outs[o] == ins[i] && outs[o] != nullptr)
+                throw value_error("an output view is also passed as a differentiable input "
+                                  "(the same memory): the derived kernel would differentiate "
+                                  "as if the input were unchanged; pass a copy of the input");
+}
+
+/// Runs the active form `fa` at `pos` on tape `t`: its parameter I is
+/// Param<A_I, E>::make(the plain argument, its First part, its Second part, t), where First and
+/// Second name the two groups of parameters the derived kernel adds (the output gradients and the
+/// input gradients of a backward; the input and output tangents of a forward mode).
+template <template <typename, typename> class Param, template <typename, typename> class First,
+          template <typename, typename> class Second, typename Args, typename E, typename Fa,
+          typename PT, typename FT, typename ST, typename P, size_t... I>
+void run_active(const Fa& fa, const PT& plain, const FT& first, const ST& second, P pos, tape<E>& t,
+                std::index_sequence<I...>) {
+    auto arg = [&]<size_t J>() {
+        using A = std::remove_cvref_t<std::tuple_element_t<J, Args>>;
+        const void* f = nullptr;
+        const void* s = nullptr;
+        if constexpr (std::tuple_size_v < First < A, E >>> 0)
+            f = std::get<part_index<Args, E, First, J>()>(first);
+        if constexpr (std::tuple_size_v < Second < A, E >>> 0)
+            s = std::get<part_index<Args, E, Second, J>()>(second);
+        return Param<A, E>::make(std::get<J>(plain), part_ptr<First<A, E>>(f),
+                                 part_ptr<Second<A, E>>(s), t);
+    };
+    fa(arg.template operator()<I>()..., pos);
+}
+
+template <typename E, typename Fa, typename Args, typename Plain, typename Dys, typename Grads,
+          typename P>
+struct derived_kernel;
+/// A generic kernel's derived form (See Note [derived kernels]): Fa is the body instantiated
+/// with active<E>, Args its parameters less the position P.
+template <typename E, typename Fa, typename Args, typename... Plain, typename... Dy, typename... G,
+          typename P>
+struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std::tuple<G...>, P> {
+    Fa fa;
+    void operator()(Plain... p, Dy... dy, G... g, P pos) const {
+        tape<E> t; // on the stack: a position's tape fits in its inline nodes
+        t.shared = true;
+        const std::tuple<const Plain&...> plain(p...);
+        refuse_aliases<Args, E>(plain, std::index_sequence_for<Plain...>{});
+        run_active<kernel_param, dy_part, grad_part, Args>(
+            fa, plain, std::tuple<const Dy*...>(&dy...), std::tuple<const G*...>(&g...), pos, t,
+            std::index_sequence_for<Plain...>{});
+        auto& adj = t.zero_adjoints();
+        for (const auto& w : t.writes) t.add_gradient(adj, w.slot, w.target, w.scale * *w.at);
+        t.sweep(adj);
+    }
+};
+
+template <typename E, typename Fa>
+struct derived_kernel_of {
+    using all = typename fn_traits<std::decay_t<Fa>>::args;
+    static constexpr size_t n = std::tuple_size_v<all> - 1;
+    using args = typename tuple_prefix<all, std::make_index_sequence<n>>::type;
+    using position = std::tuple_element_t<n, all>;
+    using plain = typename plain_params<args, E>::type;
+    using dys = typename kernel_parts_of<args, E, dy_part, std::make_index_sequence<n>>::type;
+    using grads = typename kernel_parts_of<args, E, grad_part, std::make_index_sequence<n>>::type;
+    using type = derived_kernel<E, std::decay_t<Fa>, args, plain, dys, grads, position>;
+};
+// ---- forward mode of kernels (Note [derived forward mode]) ----
+
+/// A view of E's elements as a view of T (const added or dropped): the same memory, shape and
+/// strides.
+template <typename T, int N, typename V>
+view<T, N> retyped_view(const V& v) {
+    return view_binding::adopt<view<T, N>>(v.abi());
+}
+
+/// How a parameter of a kernel's active form takes part in its forward mode: a differentiable
+/// input (a view of const active<E>, an active<E>, a vec of them) adds its tangent `in` (read:
+/// a view shaped like it, a 0-d tensor for a number, one of K elements for a vec<K>); an output
+/// (a view of active<E>) adds its tangent `out` (added to). Its leaves carry the address of their
+/// tangent element, as a derived function's do (See Note [derived forward mode]).
+template <typename P, typename E>
+struct kernel_tangent {
+    using in = std::tuple<>;
+    using out = std::tuple<>;
+    static P make(const P& p, const void*, const void*, tape<E>&) { return p; }
+};
+template <typename E, int N, access A>
+struct kernel_tangent<view<const active<E>, N, A>, E> {
+    using in = std::tuple<view<const E, N>>;
+    using out = std::tuple<>;
+    static view<const active<E>, N, A> make(const view<const E, N, A>& x,
+                                            const view<const E, N>* dx, const void*, tape<E>& t) {
+        for (int d = 0; d < N; ++d)
+            if (dx->size(d) != x.size(d))
+                throw value_error(cat("a tangent has size ", dx->size(d), " along dimension ", d,
+                                      " where its input has ", x.size(d)));
+        return {x, retyped_view<E, N>(*dx), t};
+    }
+};
+template <typename E, int N, access A>
+struct kernel_tangent<view<active<E>, N, A>, E> {
+    using in = std::tuple<>;
+    using out = std::tuple<view<E, N>>;
+    static view<active<E>, N, A> make(const view<E, N, A>& y, const void*, const view<E, N>* dy,
+                                      tape<E>& t) {
+        for (int d = 0; d < N; ++d)
+            if (dy->size(d) != y.size(d))
+                throw value_error(cat("an output tangent has size ", dy->size(d),
+                                      " along dimension ", d, " where its output has ", y.size(d)));
+        return {y, retyped_view<const E, N>(*dy), t};
+    }
+};
+template <typename E>
+struct kernel_tangent<active<E>, E> {
+    using in = std::tuple<view<const E, 0>>;
+    using out = std::tuple<>;
+    static active<E> make(E v, const view<const E, 0>* dx, const void*, tape<E>& t) {
+        return active<E>::leaf(t, v, const_cast<E*>(dx->data()));
+    }
+};
+template <typename E, int K>
+struct kernel_tangent<vec<active<E>, K>, E> {
+    using in = std::tuple<view<const E, 1>>;
+    using out = std::tuple<>;
+    static vec<active<E>, K> make(const vec<E, K>& v, const view<const E, 1>* dx, const void*,
+                                  tape<E>& t) {
+        if (dx->size(0) != K)
+            throw value_error(cat("the tangent of a vec", K, " has ", dx->size(0), " elements"));
+        vec<active<E>, K> r{};
+        for (int k = 0; k < K; ++k)
+            r[k] = active<E>::leaf(t, v[k], const_cast<E*>(dx->data() + k * dx->stride(0)));
+        return r;
+    }
+};
+template <typename P, typename E>
+using tangent_in_part = typename kernel_tangent<P, E>::in;
+template <typename P, typename E>
+using tangent_out_part = typename kernel_tangent<P, E>::out;
+
+template <typename E, typename Fa, typename Args, typename Plain, typename Ins, typename Outs,
+          typename P>
+struct derived_kernel_jvp;
+/// A generic kernel's forward mode: at each position, the body's active form on a tape of that
+/// position, a forward sweep, and each output element written gets its tangent added (atomically:
+/// positions may write the same element with +=).
+template <typename E, typename Fa, typename Args, typename... Plain, typename... Ti, typename... To,
+          typename P>
+struct derived_kernel_jvp<E, Fa, Args, std::tuple<Plain...>, std::tuple<Ti...>, std::tuple<To...>,
+                          P> {
+    Fa fa;
+    void operator()(Plain... p, Ti... ti, To... to, P pos) const {
+        tape<E> t; // on the stack, as a derived kernel's (See Note [derived kernels])
+        t.shared = true;
+        const std::tuple<const Plain&...> plain(p...);
+        refuse_aliases<Args, E>(plain, std::index_sequence_for<Plain...>{});
+        run_active<kernel_tangent, tangent_in_part, tangent_out_part, Args>(
+            fa, plain, std::tuple<const Ti*...>(&ti...), std::tuple<const To*...>(&to...), pos, t,
+            std::index_sequence_for<Plain...>{});
+        auto& tan = t.zero_adjoints();
+        t.forward_sweep(tan);
+        for (const auto& w : t.writes) {
+            // the value as the plain kernel writes it, then the tangent
+            E& y = *static_cast<E*>(const_cast<void*>(w.key));
+            y = w.assign ? w.value : y + w.value;
+            const E d = w.slot >= 0 ? tan[static_cast<size_t>(w.slot)]
+                        : w.target  ? *w.target
+                                    : E(0);
+            t.add_to(const_cast<E*>(w.at), w.scale * d);
+        }
+    }
+};
+
+template <typename E, typename Fa>
+struct derived_kernel_jvp_of {
+    using base = derived_kernel_of<E, Fa>;
+    using ins = typename kernel_parts_of<typename base::args, E, tangent_in_part,
+                                         std::make_index_sequence<base::n>>::type;
+    using outs = typename kernel_parts_of<typename base::args, E, tangent_out_part,
+                                          std::make_index_sequence<base::n>>::type;
+    using args = typename base::args;
+    static constexpr size_t n = base::n;
+    using type = derived_kernel_jvp<E, std::decay_t<Fa>, args, typename base::plain, ins, outs,
+                                    typename base::position>;
+};
+
+} // namespace detail
+
+} // namespace isthmus::plugin
