@@ -58,7 +58,7 @@ struct nvrtc_api {
     const char* (*error_string)(nvrtc_result);
 };
 
-std::mutex g_mu;
+std::mutex g_nvrtc_mu;
 std::vector<std::string> g_search_dirs;
 nvrtc_api g_api{};
 nvrtc_found g_found;
@@ -119,7 +119,7 @@ std::string open_nvrtc(const std::string& lib) {
 
 // Opens the library find_nvrtc chose, once (the first compile); "" on success, else why not.
 std::string ensure_open() {
-    std::lock_guard lk(g_mu);
+    std::lock_guard lk(g_nvrtc_mu);
     if (g_opened) return {};
     if (g_found.library.empty()) return "NVRTC was not found";
     const std::string why = open_nvrtc(g_found.library);
@@ -129,7 +129,7 @@ std::string ensure_open() {
 } // namespace
 
 void add_nvrtc_search_dir(const std::string& dir) {
-    std::lock_guard lk(g_mu);
+    std::lock_guard lk(g_nvrtc_mu);
     for (const auto& d : g_search_dirs)
         if (d == dir) return;
     g_search_dirs.push_back(dir);
@@ -145,7 +145,7 @@ std::string nvrtc_library() {
 // it (some 100 MB, about 6 ms) waits for the first compile. Files are located by name; only the
 // last resort, the loader's own search, has to open one.
 const nvrtc_found& find_nvrtc() {
-    std::lock_guard lk(g_mu);
+    std::lock_guard lk(g_nvrtc_mu);
     if (!g_found.library.empty()) return g_found;
     g_found.looked.clear();
     auto note = [&](const std::string& where, const std::string& why) {

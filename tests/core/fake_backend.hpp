@@ -16,7 +16,7 @@ namespace isthmus_test {
 
 using namespace isthmus;
 
-inline constexpr resource_id DEV = MEMRESOURCE_DEVICE3;
+inline constexpr resource_id BACKEND_DEV = MEMRESOURCE_DEVICE3;
 
 /// Offset in elements of linear position `i` of `shape` through `strides`.
 inline int64_t offset_of(int64_t i, const shape_t& shape, const shape_t& strides) {
@@ -163,15 +163,15 @@ struct fake_kernels final : backend::compute {
 
 // A fake device with a (kernel-less) backend, made the default device for the test's lifetime.
 struct fake_default_device {
-    registered_fake dev{DEV};
+    registered_fake dev{BACKEND_DEV};
     int64_t saved_threshold = transfer_threshold();
     fake_default_device() {
-        backend::register_compute(DEV, std::make_shared<fake_kernels>());
-        set_default_resource(DEV);
+        backend::register_compute(BACKEND_DEV, std::make_shared<fake_kernels>());
+        set_default_resource(BACKEND_DEV);
     }
     ~fake_default_device() {
         set_default_resource(MEMRESOURCE_CPU);
-        backend::register_compute(DEV, nullptr);
+        backend::register_compute(BACKEND_DEV, nullptr);
         set_transfer_threshold(saved_threshold);
     }
 };

@@ -24,7 +24,6 @@ namespace {
 using namespace isthmus;
 
 using cd = std::complex<double>;
-const double nan_v = std::numeric_limits<double>::quiet_NaN();
 
 // Random values: integers in [lo, hi] for integer dtypes (non-negative for unsigned), 0/1 for
 // bool, uniform reals in [lo, hi) otherwise; complex dtypes get random imaginary parts.

@@ -67,7 +67,7 @@ TEST_CASE("autograd: ops on a device's backend record and differentiate there as
     CHECK(on_cpu.second == std::vector<double>{12, 10, 26});        // summed over the rows
     isthmus_test::fake_default_device dev;
     set_transfer_threshold(0);
-    const auto on_device = run(isthmus_test::DEV);
+    const auto on_device = run(isthmus_test::BACKEND_DEV);
     CHECK(on_device.first == on_cpu.first);
     CHECK(on_device.second == on_cpu.second);
 }

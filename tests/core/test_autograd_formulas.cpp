@@ -83,10 +83,10 @@ struct derivative_row {
     std::string_view formula;
 };
 #define ISTHMUS_UNARY_ROW(name, saves, formula) {#name, #formula},
-const derivative_row unary_rows[] = {ISTHMUS_UNARY_DERIVATIVES(ISTHMUS_UNARY_ROW)};
+const derivative_row formula_unary_rows[] = {ISTHMUS_UNARY_DERIVATIVES(ISTHMUS_UNARY_ROW)};
 #undef ISTHMUS_UNARY_ROW
 #define ISTHMUS_BINARY_ROW(name, saves, fa, fb) {#name, #fa},
-const derivative_row binary_rows[] = {ISTHMUS_BINARY_DERIVATIVES(ISTHMUS_BINARY_ROW)};
+const derivative_row formula_binary_rows[] = {ISTHMUS_BINARY_DERIVATIVES(ISTHMUS_BINARY_ROW)};
 #undef ISTHMUS_BINARY_ROW
 
 /// Where each unary op is smooth: an interval inside its domain.
@@ -102,8 +102,8 @@ std::pair<double, double> domain_of(std::string_view op) {
 
 TEST_CASE("autograd: every differentiable unary row of the op table matches finite differences") {
     int tested = 0;
-    for (size_t i = 0; i < std::size(unary_rows); ++i) {
-        const auto row = unary_rows[i];
+    for (size_t i = 0; i < std::size(formula_unary_rows); ++i) {
+        const auto row = formula_unary_rows[i];
         if (row.formula == "none") continue;
         const auto op = static_cast<unary_op>(i);
         const auto [lo, hi] = domain_of(row.name);
@@ -124,8 +124,8 @@ TEST_CASE("autograd: every differentiable unary row of the op table matches fini
 
 TEST_CASE("autograd: every differentiable binary row matches finite differences, broadcasting") {
     int tested = 0;
-    for (size_t i = 0; i < std::size(binary_rows); ++i) {
-        const auto row = binary_rows[i];
+    for (size_t i = 0; i < std::size(formula_binary_rows); ++i) {
+        const auto row = formula_binary_rows[i];
         if (row.formula == "none") continue;
         const auto op = static_cast<binary_op>(i);
         INFO("op " << row.name);

@@ -12,7 +12,7 @@
 #include <vector>
 
 using namespace isthmus;
-using isthmus_test::DEV;
+using isthmus_test::BACKEND_DEV;
 using isthmus_test::fake_default_device;
 using isthmus_test::fake_kernels;
 
@@ -37,12 +37,12 @@ TEST_CASE("backend: the CPU is a backend, found by find_compute") {
                          backend::host_index_rows;
     CHECK((cpu->features() & all) == all);
     CHECK(backend::find_compute(MEMRESOURCE_CPU) == cpu); // one instance
-    CHECK(backend::find_compute(DEV) == nullptr);
+    CHECK(backend::find_compute(BACKEND_DEV) == nullptr);
     CHECK(backend::find_compute(-1) == nullptr);
     CHECK(backend::find_compute(max_resource_id + 1) == nullptr);
     {
         fake_default_device f;
-        const auto dev = backend::find_compute(DEV);
+        const auto dev = backend::find_compute(BACKEND_DEV);
         REQUIRE(dev != nullptr);
         CHECK(dev->name() == "fake compute");
         CHECK(dev->features() == 0u);                        // the canonical forms only
@@ -52,7 +52,7 @@ TEST_CASE("backend: the CPU is a backend, found by find_compute") {
         CHECK_FALSE(dev->supports_sort(dtype::float32));
         CHECK_FALSE(dev->supports_searchsorted(dtype::float32));
     }
-    CHECK(backend::find_compute(DEV) == nullptr);
+    CHECK(backend::find_compute(BACKEND_DEV) == nullptr);
     // the CPU's backend is built in
     CHECK_THROWS_AS(backend::register_compute(MEMRESOURCE_CPU, nullptr), value_error);
     CHECK(backend::find_compute(MEMRESOURCE_CPU) == cpu);
@@ -87,7 +87,7 @@ TEST_CASE("one dispatch: an op the device's backend supports runs there") {
     const int before = fake_kernels::binaries;
     const tensor r = add(a, b); // broadcast, float32: the fake's add
     CHECK(fake_kernels::binaries == before + 1);
-    CHECK(r.location() == DEV);
+    CHECK(r.location() == BACKEND_DEV);
     CHECK(values(r) == std::vector<double>{11, 22, 33, 14, 25, 36});
     const tensor s = add(a, scalar(0.5)); // a scalar operand, stored as float32
     CHECK(fake_kernels::binaries == before + 2);
@@ -95,7 +95,7 @@ TEST_CASE("one dispatch: an op the device's backend supports runs there") {
     const int fills = fake_kernels::fills;
     const tensor z = full({4}, scalar(2.5), dtype::float32, MEMRESOURCE_DEVICE0);
     CHECK(fake_kernels::fills == fills + 1);
-    CHECK(z.location() == DEV);
+    CHECK(z.location() == BACKEND_DEV);
     CHECK(values(z) == std::vector<double>(4, 2.5));
 }
 
@@ -123,7 +123,7 @@ TEST_CASE("one dispatch: inputs are brought into the canonical form on the devic
     const int r0 = fake_kernels::reduces;
     const tensor s = sum(m, 0);
     CHECK(fake_kernels::reduces == r0 + 1);
-    CHECK(s.location() == DEV);
+    CHECK(s.location() == BACKEND_DEV);
     CHECK(values(s) == std::vector<double>{5, 7, 9});
     CHECK(values(sum(m, 1)) == std::vector<double>{6, 15});
 }
@@ -133,7 +133,7 @@ TEST_CASE("one dispatch: what the device's backend does not support runs on the 
     const tensor a = floats({1, -2, 3, -4, 5, -6}, {2, 3});
     const tensor b = floats({0.5, 0.25, 2});
     const tensor on_dev = add(a, a); // valid on the device only
-    REQUIRE(on_dev.location() == DEV);
+    REQUIRE(on_dev.location() == BACKEND_DEV);
     REQUIRE_FALSE(on_dev.storage()->valid_on(MEMRESOURCE_CPU));
     const int before = fake_kernels::binaries;
     // an op the fake has no kernel for: the inputs come to the host, the result stays there
@@ -169,7 +169,7 @@ TEST_CASE("one dispatch: what the device's backend does not support runs on the 
     const tensor v_dev = var(on_dev, 1, false, 1);
     set_default_resource(MEMRESOURCE_CPU);
     const tensor v_cpu = var(a.to(dtype::float32) * scalar(2.0f), 1, false, 1);
-    set_default_resource(DEV);
+    set_default_resource(BACKEND_DEV);
     const auto vd = values(v_dev), vc = values(v_cpu);
     REQUIRE(vd.size() == vc.size());
     for (size_t i = 0; i < vd.size(); ++i) CHECK(vd[i] == doctest::Approx(vc[i]));
@@ -178,11 +178,11 @@ TEST_CASE("one dispatch: what the device's backend does not support runs on the 
 TEST_CASE("one dispatch: in-place ops run where the target is, or on the CPU") {
     everything_on_device f;
     tensor t = add(floats({1, 2, 3}), floats({0, 0, 0})); // a float32 tensor on the device
-    REQUIRE(t.location() == DEV);
+    REQUIRE(t.location() == BACKEND_DEV);
     const int before = fake_kernels::binaries;
     t += floats({1, 1, 1});
     CHECK(fake_kernels::binaries == before + 1);
-    CHECK(t.location() == DEV);
+    CHECK(t.location() == BACKEND_DEV);
     CHECK(values(t) == std::vector<double>{2, 3, 4});
     // target float32, other float64: the compute dtype (float64) is not the target's, which a
     // canonical backend cannot write in place: the CPU backend does it
@@ -196,7 +196,7 @@ TEST_CASE("one dispatch: in-place ops run where the target is, or on the CPU") {
     CHECK(values(t) == std::vector<double>{6, 7, 8});
     // a unary op in place on device data the fake has no kernel for
     tensor u = add(floats({1, -2}), floats({0, 0}));
-    REQUIRE(u.location() == DEV);
+    REQUIRE(u.location() == BACKEND_DEV);
     unary_inplace(unary_op::neg, u);
     CHECK(values(u) == std::vector<double>{-1, 2});
     CHECK(u.storage()->valid_on(MEMRESOURCE_CPU));
@@ -208,7 +208,7 @@ TEST_CASE("one dispatch: a backend without index rows in host memory gets offset
     const int g0 = fake_kernels::gathers;
     const tensor g = index(t, {tensor::from_vector(std::vector<int64_t>{3, -4, 1})});
     CHECK(fake_kernels::gathers == g0 + 1);
-    CHECK(g.location() == DEV);
+    CHECK(g.location() == BACKEND_DEV);
     CHECK(values(g) == std::vector<double>{6, 7, 0, 1, 2, 3});
     // an int32 gather runs on the fake too (its index kernels copy bytes of any size), and an
     // assignment with a repeated row keeps the last value

@@ -34,7 +34,7 @@ tensor random_mask(const shape_t& shape, double p, unsigned seed) {
     return tensor::from_vector(v, shape);
 }
 
-std::vector<int64_t> ints(const tensor& t) {
+std::vector<int64_t> int_values(const tensor& t) {
     return t.to(dtype::int64).to_vector<int64_t>();
 }
 
@@ -54,7 +54,7 @@ TEST_CASE("indexing: integer arrays, separated and adjacent, with broadcasting")
         CAPTURE(idt);
         const tensor i1 = random_indices({2, 3}, 4, idt, 1);
         const tensor i2 = random_indices({3}, 6, idt, 2);
-        const std::vector<int64_t> v1 = ints(i1), v2 = ints(i2);
+        const std::vector<int64_t> v1 = int_values(i1), v2 = int_values(i2);
 
         // Separated by a slice: the broadcast index shape (2, 3) goes first.
         tensor r = index(a, {i1, index_slice{}, i2});
@@ -69,7 +69,7 @@ TEST_CASE("indexing: integer arrays, separated and adjacent, with broadcasting")
 
         // Adjacent: the index shape replaces the indexed dimensions in place.
         const tensor j1 = random_indices({2, 3}, 5, idt, 3);
-        const std::vector<int64_t> w1 = ints(j1);
+        const std::vector<int64_t> w1 = int_values(j1);
         r = index(a, {index_slice{}, j1, i2});
         REQUIRE(r.shape() == shape_t{4, 2, 3});
         rv = values(r);
@@ -106,7 +106,7 @@ TEST_CASE("indexing: an integer beside an array is a 0-d array (NumPy's placemen
 
 TEST_CASE("indexing: bool masks select like their nonzero coordinates") {
     const tensor a = random_tensor({4, 5, 6}, dtype::int32, 13);
-    const std::vector<int64_t> av = ints(a);
+    const std::vector<int64_t> av = int_values(a);
     // Full mask: a 1-d result in C order.
     const tensor m3 = random_mask({4, 5, 6}, 0.3, 1);
     const std::vector<bool> mv = m3.to_vector<bool>();
@@ -115,13 +115,13 @@ TEST_CASE("indexing: bool masks select like their nonzero coordinates") {
         if (mv[i]) expect.push_back(av[i]);
     tensor r = index(a, {m3});
     CHECK(r.shape() == shape_t{static_cast<int64_t>(expect.size())});
-    CHECK(ints(r) == expect);
+    CHECK(int_values(r) == expect);
 
     // Mask over the middle dimension: (4, count, 6).
     const tensor m1 = tensor::from_vector(std::vector<bool>{true, false, true, true, false});
     r = index(a, {index_slice{}, m1});
     REQUIRE(r.shape() == shape_t{4, 3, 6});
-    const std::vector<int64_t> rv = ints(r);
+    const std::vector<int64_t> rv = int_values(r);
     const int64_t cols[3] = {0, 2, 3};
     for (int64_t i = 0; i < 4; ++i)
         for (int64_t q = 0; q < 3; ++q)
@@ -131,7 +131,7 @@ TEST_CASE("indexing: bool masks select like their nonzero coordinates") {
 
     // 2-d mask over the leading dimensions, then a mask beside an integer array.
     const tensor m2 = random_mask({4, 5}, 0.5, 2);
-    const int64_t count = static_cast<int64_t>(ints(nonzero(m2)[0]).size());
+    const int64_t count = static_cast<int64_t>(int_values(nonzero(m2)[0]).size());
     CHECK(index(a, {m2}).shape() == shape_t{count, 6});
     CHECK(index(a, {m2, tensor::from_vector(std::vector<int64_t>{1})}).shape() == shape_t{count});
 
@@ -139,7 +139,7 @@ TEST_CASE("indexing: bool masks select like their nonzero coordinates") {
     CHECK(index(a, {true}).shape() == shape_t{1, 4, 5, 6});
     CHECK(index(a, {false}).shape() == shape_t{0, 4, 5, 6});
     CHECK(index(a, {tensor::scalar_tensor(true), 2}).shape() == shape_t{1, 5, 6});
-    CHECK(ints(index(a, {true, 1, 2, 3})) == std::vector<int64_t>{av[(1 * 5 + 2) * 6 + 3]});
+    CHECK(int_values(index(a, {true, 1, 2, 3})) == std::vector<int64_t>{av[(1 * 5 + 2) * 6 + 3]});
 }
 
 TEST_CASE("indexing: gathers from non-contiguous and broadcast sources, all item sizes") {
@@ -205,7 +205,7 @@ TEST_CASE("indexing: large gathers take the multi-threaded paths and agree acros
     CHECK(results[0] == results[1]);
     // Spot-check against the reference.
     const std::vector<double> av = values(a), mv = values(m);
-    const std::vector<int64_t> iv = ints(i_many), rv = ints(i_rows);
+    const std::vector<int64_t> iv = int_values(i_many), rv = int_values(i_rows);
     for (size_t k = 0; k < iv.size(); k += 997)
         CHECK(results[1][0][k] == av[static_cast<size_t>(wrap(iv[k], 400000))]);
     for (size_t r = 0; r < rv.size(); r += 13)
@@ -228,12 +228,12 @@ TEST_CASE("indexing: assignment through integer arrays and masks") {
     index_put(b, {tensor::from_vector(std::vector<int32_t>{0, 4})},
               tensor::from_vector(std::vector<double>{7.9, -3.2}));
     index_put(b, {tensor::from_vector(std::vector<uint8_t>{2})}, scalar(11));
-    CHECK(ints(b) == std::vector<int64_t>{7, 0, 11, 0, -3});
+    CHECK(int_values(b) == std::vector<int64_t>{7, 0, 11, 0, -3});
     // Repeated indices: the last assignment wins.
     tensor c = zeros({3}, dtype::int32);
     index_put(c, {tensor::from_vector(std::vector<int64_t>{1, 1, 1, 0})},
               tensor::from_vector(std::vector<int32_t>{5, 6, 7, 8}));
-    CHECK(ints(c) == std::vector<int64_t>{8, 7, 0});
+    CHECK(int_values(c) == std::vector<int64_t>{8, 7, 0});
     // Mask assignment with a vector of values and with a scalar.
     tensor d = random_tensor({3, 4}, dtype::float32, 20);
     const std::vector<double> dv = values(d);
@@ -258,7 +258,7 @@ TEST_CASE("indexing: column scatters (rows-inner order) keep the last of repeate
     tensor a = zeros({3, 5}, dtype::int32);
     index_put(a, {index_slice{}, tensor::from_vector(std::vector<int64_t>{1, 3, -4})},
               tensor::from_vector(std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}, {3, 3}));
-    CHECK(ints(a) == std::vector<int64_t>{0, 3, 0, 2, 0, 0, 6, 0, 5, 0, 0, 9, 0, 8, 0});
+    CHECK(int_values(a) == std::vector<int64_t>{0, 3, 0, 2, 0, 0, 6, 0, 5, 0, 0, 9, 0, 8, 0});
     // Large enough for the parallel path; the same with one and two threads.
     threads_guard guard;
     const tensor idx = random_indices({40}, 60, dtype::int64, 30); // many repeats
@@ -273,7 +273,7 @@ TEST_CASE("indexing: column scatters (rows-inner order) keep the last of repeate
     CHECK(got[0] == got[1]);
     std::vector<double> expect(5000 * 60, 0.0);
     const std::vector<double> vv = values(val);
-    const std::vector<int64_t> iv = ints(idx);
+    const std::vector<int64_t> iv = int_values(idx);
     for (size_t r = 0; r < 5000; ++r)
         for (size_t q = 0; q < 40; ++q)
             expect[r * 60 + static_cast<size_t>(wrap(iv[q], 60))] = vv[r * 40 + q];
@@ -311,17 +311,17 @@ TEST_CASE("indexing: advanced assignment into strided targets, with strided and 
     tensor x = zeros({10}, dtype::int32);
     const tensor ix = tensor::from_vector(std::vector<int64_t>{0, 1, 2, 7, 8, 9}, {2, 3});
     index_put(x, {ix}, tensor::from_vector(std::vector<int32_t>{1, 2, 3, 4, 5, 6}, {3, 2}).t());
-    CHECK(ints(x) == std::vector<int64_t>{1, 3, 5, 0, 0, 0, 0, 2, 4, 6});
+    CHECK(int_values(x) == std::vector<int64_t>{1, 3, 5, 0, 0, 0, 0, 2, 4, 6});
 
     // The index array aliases the target: the indices are read before anything is written.
     tensor w = tensor::from_vector(std::vector<int64_t>{1, 0, 0});
     index_put(w, {w.slice(0, 0, 2)}, scalar(100));
-    CHECK(ints(w) == std::vector<int64_t>{100, 100, 0});
+    CHECK(int_values(w) == std::vector<int64_t>{100, 100, 0});
 
     // The value aliases the target: assignment reads the old values.
     tensor v = tensor::from_vector(std::vector<int64_t>{0, 1, 2, 3, 4});
     index_put(v, {tensor::from_vector(std::vector<int64_t>{1, 2, 3})}, v.slice(0, 0, 3));
-    CHECK(ints(v) == std::vector<int64_t>{0, 0, 1, 2, 4});
+    CHECK(int_values(v) == std::vector<int64_t>{0, 0, 1, 2, 4});
 }
 
 TEST_CASE("indexing: bad advanced indices raise and leave the target unchanged") {
@@ -386,11 +386,11 @@ TEST_CASE("indexing: nonzero and argwhere") {
     REQUIRE(nz.size() == 3);
     for (int d = 0; d < 3; ++d) {
         CHECK(nz[static_cast<size_t>(d)].dtype() == dtype::int64);
-        CHECK(ints(nz[static_cast<size_t>(d)]) == ex[d]);
+        CHECK(int_values(nz[static_cast<size_t>(d)]) == ex[d]);
     }
     const tensor aw = argwhere(m);
     REQUIRE(aw.shape() == shape_t{static_cast<int64_t>(ex[0].size()), 3});
-    const std::vector<int64_t> awv = ints(aw);
+    const std::vector<int64_t> awv = int_values(aw);
     for (size_t h = 0; h < ex[0].size(); ++h)
         for (int d = 0; d < 3; ++d) CHECK(awv[h * 3 + static_cast<size_t>(d)] == ex[d][h]);
 
@@ -399,8 +399,8 @@ TEST_CASE("indexing: nonzero and argwhere") {
         tensor::from_vector(std::vector<double>{0.0, -0.0, std::nan(""), 2.0, 0.0, -1.0}, {2, 3})
             .t();
     const std::vector<tensor> fz = nonzero(f); // f = [[0, 2], [-0, 0], [nan, -1]]
-    CHECK(ints(fz[0]) == std::vector<int64_t>{0, 2, 2});
-    CHECK(ints(fz[1]) == std::vector<int64_t>{1, 0, 1});
+    CHECK(int_values(fz[0]) == std::vector<int64_t>{0, 2, 2});
+    CHECK(int_values(fz[1]) == std::vector<int64_t>{1, 0, 1});
 
     // Large input: the chunked parallel path agrees with one thread.
     threads_guard guard;
@@ -409,8 +409,8 @@ TEST_CASE("indexing: nonzero and argwhere") {
     const std::vector<tensor> one = nonzero(big);
     omp_set_num_threads(2);
     const std::vector<tensor> two = nonzero(big);
-    CHECK(ints(one[0]) == ints(two[0]));
-    CHECK(ints(one[1]) == ints(two[1]));
+    CHECK(int_values(one[0]) == int_values(two[0]));
+    CHECK(int_values(one[1]) == int_values(two[1]));
 
     CHECK(nonzero(zeros({0, 3}))[1].shape() == shape_t{0});
     CHECK(argwhere(tensor::scalar_tensor(3.0)).shape() == shape_t{1, 0});
@@ -420,16 +420,16 @@ TEST_CASE("indexing: nonzero and argwhere") {
 
 TEST_CASE("indexing: take, take_along_axis and put_along_axis") {
     const tensor a = random_tensor({3, 4}, dtype::int64, 24);
-    const std::vector<int64_t> av = ints(a);
+    const std::vector<int64_t> av = int_values(a);
     const tensor idx = tensor::from_vector(std::vector<int32_t>{3, -1, 0, 5}, {2, 2});
     // Flattened take.
-    CHECK(ints(take(a, idx)) == std::vector<int64_t>{av[3], av[11], av[0], av[5]});
+    CHECK(int_values(take(a, idx)) == std::vector<int64_t>{av[3], av[11], av[0], av[5]});
     CHECK(take(a, idx).shape() == shape_t{2, 2});
     // Along axis 1: shape (3, 2, 2).
     const tensor ix1 = tensor::from_vector(std::vector<int64_t>{1, 3});
     tensor r = take(a, ix1, 1);
     CHECK(r.shape() == shape_t{3, 2});
-    CHECK(ints(r) == std::vector<int64_t>{av[1], av[3], av[5], av[7], av[9], av[11]});
+    CHECK(int_values(r) == std::vector<int64_t>{av[1], av[3], av[5], av[7], av[9], av[11]});
     // A 0-d index removes the axis and still copies.
     r = take(a, tensor::scalar_tensor<int64_t>(2), 0);
     CHECK(r.shape() == shape_t{4});
@@ -439,13 +439,14 @@ TEST_CASE("indexing: take, take_along_axis and put_along_axis") {
     const tensor cols = tensor::from_vector(std::vector<int64_t>{3, 0, 1, 1, 2, -1}, {3, 2});
     r = take_along_axis(a, cols, 1);
     CHECK(r.shape() == shape_t{3, 2});
-    CHECK(ints(r) == std::vector<int64_t>{av[3], av[0], av[5], av[5], av[10], av[11]});
+    CHECK(int_values(r) == std::vector<int64_t>{av[3], av[0], av[5], av[5], av[10], av[11]});
     const tensor rows = tensor::from_vector(std::vector<int64_t>{2, 0, 1, 2}, {1, 4});
-    CHECK(ints(take_along_axis(a, rows, 0)) == std::vector<int64_t>{av[8], av[1], av[6], av[11]});
+    CHECK(int_values(take_along_axis(a, rows, 0)) ==
+          std::vector<int64_t>{av[8], av[1], av[6], av[11]});
 
     tensor b = zeros({3, 4}, dtype::int64);
     put_along_axis(b, cols, tensor::from_vector(std::vector<int64_t>{1, 2, 3, 4, 5, 6}, {3, 2}), 1);
-    CHECK(ints(b) == std::vector<int64_t>{2, 0, 0, 1, 0, 4, 0, 0, 0, 0, 5, 6});
+    CHECK(int_values(b) == std::vector<int64_t>{2, 0, 0, 1, 0, 4, 0, 0, 0, 0, 5, 6});
 
     // Bad inputs.
     const tensor fidx = tensor::from_vector(std::vector<float>{1.0f});
@@ -455,10 +456,10 @@ TEST_CASE("indexing: take, take_along_axis and put_along_axis") {
     CHECK_THROWS_AS(take(a, tensor::from_vector(std::vector<int64_t>{12})), index_error);
     CHECK_THROWS_AS(take_along_axis(a, ix1, 1), value_error);
     CHECK(contains(error_of([&] { take_along_axis(a, ix1, 1); }), "rank 2, got rank 1"));
-    const std::vector<int64_t> bv = ints(b);
+    const std::vector<int64_t> bv = int_values(b);
     CHECK_THROWS_AS(put_along_axis(b, cols, zeros({3, 3}), 1), value_error);
     CHECK_THROWS_AS(
         put_along_axis(b, tensor::from_vector(std::vector<int64_t>{4}, {1, 1}), zeros({1, 1}), 1),
         index_error);
-    CHECK(ints(b) == bv);
+    CHECK(int_values(b) == bv);
 }

@@ -21,7 +21,7 @@ tensor iota(const shape_t& shape) {
     return tensor::from_vector(v, shape);
 }
 
-tensor ints(std::vector<int64_t> v) {
+tensor int_tensor(std::vector<int64_t> v) {
     const auto n = static_cast<int64_t>(v.size());
     return tensor::from_vector(std::move(v), {n});
 }
@@ -35,23 +35,25 @@ std::vector<int64_t> as_ints(const tensor& t) {
 TEST_CASE("indexing rules: an ellipsis standing for no dimension still separates index arrays") {
     const tensor a = iota({2, 4});
     // The issue's example: NumPy gives (2, 1, 1); the arrays' shape goes first.
-    const tensor r = index(a, {newaxis, ints({1, 0}), ellipsis, ints({0}), newaxis});
+    const tensor r = index(a, {newaxis, int_tensor({1, 0}), ellipsis, int_tensor({0}), newaxis});
     CHECK(r.shape() == shape_t{2, 1, 1});
     CHECK(as_ints(r) == std::vector<int64_t>{4, 0});
-    CHECK(index_shape(a, {newaxis, ints({1, 0}), ellipsis, ints({0}), newaxis}) ==
+    CHECK(index_shape(a, {newaxis, int_tensor({1, 0}), ellipsis, int_tensor({0}), newaxis}) ==
           shape_t{2, 1, 1});
-    CHECK(index(a, {ints({1, 0}), ellipsis, ints({0})}).shape() == shape_t{2});
+    CHECK(index(a, {int_tensor({1, 0}), ellipsis, int_tensor({0})}).shape() == shape_t{2});
     // Separated by a slice or newaxis: first. Next to each other (integers count): in place.
     const tensor b = iota({2, 3, 4});
-    CHECK(index(b, {ints({0, 1}), index_slice{}, ints({0, 2})}).shape() == shape_t{2, 3});
-    CHECK(index(b, {ints({0, 1}), newaxis, ints({0, 2})}).shape() == shape_t{2, 1, 4});
-    CHECK(index(b, {0, index_slice{}, ints({0, 1})}).shape() == shape_t{2, 3});
-    CHECK(index(b, {index_slice{}, 0, ints({0, 1})}).shape() == shape_t{2, 2});
-    CHECK(index(b, {newaxis, index_slice{}, ints({1}), ints({0, 1})}).shape() == shape_t{1, 2, 2});
+    CHECK(index(b, {int_tensor({0, 1}), index_slice{}, int_tensor({0, 2})}).shape() ==
+          shape_t{2, 3});
+    CHECK(index(b, {int_tensor({0, 1}), newaxis, int_tensor({0, 2})}).shape() == shape_t{2, 1, 4});
+    CHECK(index(b, {0, index_slice{}, int_tensor({0, 1})}).shape() == shape_t{2, 3});
+    CHECK(index(b, {index_slice{}, 0, int_tensor({0, 1})}).shape() == shape_t{2, 2});
+    CHECK(index(b, {newaxis, index_slice{}, int_tensor({1}), int_tensor({0, 1})}).shape() ==
+          shape_t{1, 2, 2});
     // A 0-d bool is an advanced item too.
-    CHECK(index(b, {ints({0, 1}), true, ints({0, 2})}).shape() == shape_t{2, 4});
-    CHECK(index(b, {true, ints({0, 1}), ints({0, 2})}).shape() == shape_t{2, 4});
-    CHECK(index(b, {ints({0, 1}), ellipsis, true}).shape() == shape_t{2, 3, 4});
+    CHECK(index(b, {int_tensor({0, 1}), true, int_tensor({0, 2})}).shape() == shape_t{2, 4});
+    CHECK(index(b, {true, int_tensor({0, 1}), int_tensor({0, 2})}).shape() == shape_t{2, 4});
+    CHECK(index(b, {int_tensor({0, 1}), ellipsis, true}).shape() == shape_t{2, 3, 4});
 }
 
 TEST_CASE("indexing rules: integers with newaxis or ellipsis keep the new dimensions") {
@@ -83,7 +85,7 @@ TEST_CASE("indexing rules: 0-d integer tensors act as integers; beside slices th
     CHECK(as_ints(c) == std::vector<int64_t>{4, 5, 6, 7});
     CHECK(index(a, {i, newaxis}).storage() != a.storage());
     CHECK(index(a, {1, index_slice{}}).storage() == a.storage()); // a plain integer: a view
-    CHECK(index(a, {i, ints({0, 3})}).shape() == shape_t{2});
+    CHECK(index(a, {i, int_tensor({0, 3})}).shape() == shape_t{2});
     const tensor big = tensor::scalar_tensor<uint64_t>(std::numeric_limits<uint64_t>::max());
     CHECK(contains(error_of([&] { index(a, {big}); }), "18446744073709551615"));
     CHECK_THROWS_AS(index(a, {big}), index_error);
@@ -108,16 +110,16 @@ TEST_CASE("indexing rules: at most max_rank result dimensions (an index_error, a
     CHECK(contains(error_of([&] { index(a, items); }), "must be within [0, 32]"));
     // Index arrays: new dimensions plus the 2-d broadcast of two arrays plus the one left.
     std::vector<index_item> adv(max_rank - 3, index_item(newaxis));
-    adv.emplace_back(ints({0}).reshape({1, 1}));
-    adv.emplace_back(ints({0}));
+    adv.emplace_back(int_tensor({0}).reshape({1, 1}));
+    adv.emplace_back(int_tensor({0}));
     CHECK(index(a, adv).dim() == max_rank);
     adv.insert(adv.begin(), index_item(newaxis));
     CHECK_THROWS_AS(index(a, adv), index_error);
     CHECK_THROWS_AS(index_put(a, adv, scalar(1)), index_error);
     // The indexed view may be wider than the result: an index_error too, never another error.
     std::vector<index_item> wide(max_rank - 2, index_item(newaxis));
-    wide.emplace_back(ints({0}));
-    wide.emplace_back(ints({0}));
+    wide.emplace_back(int_tensor({0}));
+    wide.emplace_back(int_tensor({0}));
     CHECK_THROWS_AS(index(a, wide), index_error);
 }
 
@@ -139,11 +141,12 @@ TEST_CASE("indexing rules: errors come in NumPy's order") {
     // Then the items in order: integers (also beside index arrays), slices.
     CHECK_THROWS_AS(index(a, {5, zero_step}), index_error);
     CHECK_THROWS_AS(index(a, {zero_step, 5}), value_error);
-    CHECK_THROWS_AS(index(a, {zero_step, ints({5})}), value_error);
-    CHECK_THROWS_AS(index(a, {ints({5}), zero_step}), value_error);
+    CHECK_THROWS_AS(index(a, {zero_step, int_tensor({5})}), value_error);
+    CHECK_THROWS_AS(index(a, {int_tensor({5}), zero_step}), value_error);
     // An integer is checked even when the index arrays select nothing.
     CHECK_THROWS_AS(index(a, {3, false}), index_error);
-    CHECK(index(a, {ints({}), ints({5})}).shape() == shape_t{0}); // arrays: only what is used
+    CHECK(index(a, {int_tensor({}), int_tensor({5})}).shape() ==
+          shape_t{0}); // arrays: only what is used
     // Mask shapes are structure: before the items.
     CHECK_THROWS_AS(index(a, {zero_step, zeros({3}, dtype::bool_)}), index_error);
 }
@@ -152,33 +155,33 @@ TEST_CASE("indexing rules: index_put takes NumPy's value shapes") {
     tensor a = iota({2, 3});
     const std::vector<int64_t> before = as_ints(a);
     // One element: a 0-d value only.
-    CHECK_THROWS_AS(index_put(a, {0, 0}, ints({5})), value_error);
+    CHECK_THROWS_AS(index_put(a, {0, 0}, int_tensor({5})), value_error);
     index_put(a, {0, 0}, tensor::scalar_tensor<int64_t>(9));
     CHECK(as_ints(a)[0] == 9);
     index_put(a, {0, 0}, tensor::scalar_tensor<int64_t>(0));
     // (A bool element takes the truth value of a one-element value, as NumPy.)
     const tensor flags = zeros({2}, dtype::bool_);
-    index_put(flags, {1}, ints({-3}).reshape({1, 1}));
+    index_put(flags, {1}, int_tensor({-3}).reshape({1, 1}));
     CHECK(flags.to_vector<bool>() == std::vector<bool>{false, true});
-    CHECK_THROWS_AS(index_put(flags, {0}, ints({1, 1})), value_error);
+    CHECK_THROWS_AS(index_put(flags, {0}, int_tensor({1, 1})), value_error);
     // ... but a 0-d view drops leading size-1 dimensions like any other.
-    index_put(a, {0, 0, ellipsis}, ints({0}).reshape({1, 1}));
+    index_put(a, {0, 0, ellipsis}, int_tensor({0}).reshape({1, 1}));
     // A lone mask of the tensor's shape: a value of at most 1 dimension.
     const tensor m =
         tensor::from_vector(std::vector<bool>{true, false, true, false, false, true}, {2, 3});
-    CHECK_THROWS_AS(index_put(a, {m}, ints({1}).reshape({1, 1})), type_error);
-    CHECK_THROWS_AS(index_put(a, {m}, ints({1, 2})), value_error);
+    CHECK_THROWS_AS(index_put(a, {m}, int_tensor({1}).reshape({1, 1})), type_error);
+    CHECK_THROWS_AS(index_put(a, {m}, int_tensor({1, 2})), value_error);
     CHECK(as_ints(a) == before);
-    index_put(a, {m}, ints({-1, -2, -3}));
+    index_put(a, {m}, int_tensor({-1, -2, -3}));
     CHECK(as_ints(a) == std::vector<int64_t>{-1, 1, -2, 3, 4, -3});
     // A mask of fewer dimensions takes the general rule (leading 1s dropped).
     index_put(a, {tensor::from_vector(std::vector<bool>{false, true})},
-              ints({7, 8, 9}).reshape({1, 1, 3}));
+              int_tensor({7, 8, 9}).reshape({1, 1, 3}));
     CHECK(as_ints(a) == std::vector<int64_t>{-1, 1, -2, 7, 8, 9});
     // Separated index arrays: the value is laid out with the arrays' shape first.
     tensor b = iota({2, 4});
-    index_put(b, {newaxis, ints({1, 0}), ellipsis, ints({0}), newaxis},
-              ints({10, 20}).reshape({2, 1, 1}));
+    index_put(b, {newaxis, int_tensor({1, 0}), ellipsis, int_tensor({0}), newaxis},
+              int_tensor({10, 20}).reshape({2, 1, 1}));
     CHECK(as_ints(b) == std::vector<int64_t>{20, 1, 2, 3, 10, 5, 6, 7});
 }
 
@@ -188,12 +191,12 @@ TEST_CASE("indexing rules: index_shape matches index and reads no index values")
         {},
         {1},
         {newaxis, 1, ellipsis},
-        {ints({0, 2}), index_slice{}, ints({1})},
-        {index_slice{}, ints({0, 2}), ints({1})},
+        {int_tensor({0, 2}), index_slice{}, int_tensor({1})},
+        {index_slice{}, int_tensor({0, 2}), int_tensor({1})},
         {true, index_slice{std::nullopt, std::nullopt, -2}},
         {tensor::from_vector(std::vector<bool>{true, false, true}), ellipsis, newaxis},
     };
     for (const auto& k : keys) CHECK(index_shape(a, k) == index(a, k).shape());
-    CHECK(index_shape(a, {ints({7})}) == shape_t{1, 4, 5}); // out of range: not looked at
-    CHECK_THROWS_AS(index_shape(a, {ints({0, 1}), ints({0, 1, 2})}), index_error);
+    CHECK(index_shape(a, {int_tensor({7})}) == shape_t{1, 4, 5}); // out of range: not looked at
+    CHECK_THROWS_AS(index_shape(a, {int_tensor({0, 1}), int_tensor({0, 1, 2})}), index_error);
 }

@@ -18,9 +18,6 @@ using namespace isthmus;
 
 namespace {
 
-const double inf_v = std::numeric_limits<double>::infinity();
-const double nan_v = std::numeric_limits<double>::quiet_NaN();
-
 // Every non-NaN value of a 16-bit float format (bits -> float by `to_float`), checked against
 // the format's sorted values: toward +inf the smallest value above x, toward -inf the largest
 // below it (an independent reference: no bit arithmetic).

@@ -25,13 +25,6 @@ using namespace isthmus;
 
 namespace {
 
-bool is_nan(cd v) {
-    return std::isnan(v.real()) || std::isnan(v.imag());
-}
-bool less(cd a, cd b) {
-    return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
-}
-
 enum class kind { sum, prod, mean, min, max, any, all };
 const char* kind_name(kind k) {
     const char* names[] = {"sum", "prod", "mean", "min", "max", "any", "all"};

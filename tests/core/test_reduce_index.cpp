@@ -21,11 +21,10 @@ using namespace isthmus;
 namespace {
 
 using cd = std::complex<double>;
-const double nan_v = std::numeric_limits<double>::quiet_NaN();
 
 // Random integers in [lo, hi] (many ties) or uniform reals, as any dtype (complex: random
 // imaginary parts too).
-tensor random_tensor(dtype dt, const shape_t& shape, uint32_t seed, bool ties = false) {
+tensor random_input(dtype dt, const shape_t& shape, uint32_t seed, bool ties = false) {
     std::mt19937 rng(seed);
     std::vector<cd> v(static_cast<size_t>(numel_of(shape)));
     std::uniform_real_distribution<double> d(-2.0, 2.0);
@@ -39,13 +38,6 @@ tensor random_tensor(dtype dt, const shape_t& shape, uint32_t seed, bool ties = 
             x = cd(d(rng), is_complex(dt) ? d(rng) : 0.0);
     }
     return tensor::from_vector(v, shape).to(dt);
-}
-
-bool is_nan(cd v) {
-    return std::isnan(v.real()) || std::isnan(v.imag());
-}
-bool less(cd a, cd b) {
-    return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
 }
 
 // Reference argmin/argmax along `axis` (or over the flattened tensor when axis < 0).
@@ -79,13 +71,13 @@ struct layout {
 };
 std::vector<layout> layouts(dtype dt, uint32_t seed, bool ties) {
     std::vector<layout> out;
-    out.push_back({"contiguous", random_tensor(dt, {4, 5, 6}, seed, ties)});
-    out.push_back({"permuted", random_tensor(dt, {6, 4, 5}, seed + 1, ties).permute({1, 2, 0})});
-    out.push_back({"stepped", random_tensor(dt, {8, 5, 6}, seed + 2, ties).slice(0, 1, 8, 2)});
+    out.push_back({"contiguous", random_input(dt, {4, 5, 6}, seed, ties)});
+    out.push_back({"permuted", random_input(dt, {6, 4, 5}, seed + 1, ties).permute({1, 2, 0})});
+    out.push_back({"stepped", random_input(dt, {8, 5, 6}, seed + 2, ties).slice(0, 1, 8, 2)});
     out.push_back(
         {"reversed",
-         random_tensor(dt, {4, 5, 6}, seed + 3, ties).slice(1, 4, -6, -1).slice(2, 5, -7, -1)});
-    out.push_back({"broadcast", random_tensor(dt, {4, 1, 6}, seed + 4, ties).expand({4, 5, 6})});
+         random_input(dt, {4, 5, 6}, seed + 3, ties).slice(1, 4, -6, -1).slice(2, 5, -7, -1)});
+    out.push_back({"broadcast", random_input(dt, {4, 1, 6}, seed + 4, ties).expand({4, 5, 6})});
     return out;
 }
 
@@ -126,7 +118,7 @@ TEST_CASE("reduce: argmin/argmax of every dtype") {
                          dtype::float64, dtype::complex64, dtype::complex128};
     for (dtype dt : dts) {
         CAPTURE(dt);
-        const tensor t = random_tensor(dt, {7, 9}, 300, true);
+        const tensor t = random_input(dt, {7, 9}, 300, true);
         for (bool is_max : {false, true}) {
             CHECK((is_max ? argmax(t) : argmin(t)).item<int64_t>() ==
                   arg_reference(t, -1, is_max)[0]);
@@ -190,7 +182,7 @@ TEST_CASE("reduce: argmin/argmax of large inputs (parallel scans, column tiles)"
         for (const shape_t& shape : {shape_t{300000}, shape_t{3000, 300}, shape_t{300, 3000},
                                      shape_t{2, 70000}, shape_t{70000, 2}}) {
             // Integers get many ties (first occurrence across blocks and threads).
-            const tensor base = random_tensor(dt, shape, 77);
+            const tensor base = random_input(dt, shape, 77);
             for (const tensor& t : {base, base.slice(0, shape[0] - 1, -shape[0] - 1, -1)}) {
                 CAPTURE(dt);
                 CAPTURE(shape_str(shape));
@@ -212,7 +204,7 @@ TEST_CASE("reduce: argmin/argmax errors") {
     CHECK(contains(error_of([&] { (void)argmin(e, 1); }), "argmin"));
     // Reducing the non-empty axis of an empty tensor gives an empty result.
     CHECK(argmax(e, 0).shape() == shape_t{0});
-    const tensor t = random_tensor(dtype::int32, {2, 3}, 5);
+    const tensor t = random_input(dtype::int32, {2, 3}, 5);
     const auto before = t.to_vector<int32_t>();
     CHECK_THROWS_AS((void)argmax(t, 2), index_error);
     CHECK_THROWS_AS((void)argmin(t, -3), index_error);
@@ -286,7 +278,7 @@ TEST_CASE("reduce: cumsum/cumprod dtypes follow sum's") {
                         {dtype::complex128, dtype::complex128, 1e-12}};
     for (const row& r : rows) {
         CAPTURE(r.in);
-        const tensor t = random_tensor(r.in, {4, 6}, 500);
+        const tensor t = random_input(r.in, {4, 6}, 500);
         for (bool is_prod : {false, true})
             for (int64_t axis : {0, 1}) {
                 const tensor c = is_prod ? cumprod(t, axis) : cumsum(t, axis);
@@ -306,7 +298,7 @@ TEST_CASE("reduce: cumsum/cumprod dtypes follow sum's") {
 TEST_CASE("reduce: cumsum/cumprod of large inputs, empty and 0-d tensors") {
     for (const shape_t& shape :
          {shape_t{100000}, shape_t{3000, 100}, shape_t{30, 5000}, shape_t{4, 3000, 5}}) {
-        const tensor t = random_tensor(dtype::float64, shape, 600);
+        const tensor t = random_input(dtype::float64, shape, 600);
         for (int64_t axis = 0; axis < t.dim(); ++axis)
             check_values(cumsum(t, axis), cum_reference(t, axis, false), 1e-10,
                          "cumsum " + shape_str(shape));
@@ -325,7 +317,7 @@ TEST_CASE("reduce: cumsum/cumprod of large inputs, empty and 0-d tensors") {
 }
 
 TEST_CASE("reduce: cumsum/cumprod errors leave the input unchanged") {
-    const tensor t = random_tensor(dtype::float32, {2, 3}, 700);
+    const tensor t = random_input(dtype::float32, {2, 3}, 700);
     const auto before = t.to_vector<float>();
     CHECK_THROWS_AS((void)cumsum(t, 2), index_error);
     CHECK_THROWS_AS((void)cumprod(t, -3), index_error);

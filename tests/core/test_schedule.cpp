@@ -18,7 +18,7 @@
 #include <vector>
 
 using namespace isthmus;
-using isthmus_test::DEV;
+using isthmus_test::BACKEND_DEV;
 using isthmus_test::fake_default_device;
 using isthmus_test::fake_kernels;
 using isthmus_test::registered_fake;
@@ -50,15 +50,15 @@ TEST_CASE("schedule: small work stays where its data is, large work moves to the
     set_transfer_threshold(1000);
     const tensor small = host_values(999), large = host_values(1000);
     CHECK(where({&small}) == MEMRESOURCE_CPU);
-    CHECK(where({&large}) == DEV);
-    CHECK(where({&small, &small}) == DEV); // 1998 elements read in all
+    CHECK(where({&large}) == BACKEND_DEV);
+    CHECK(where({&small, &small}) == BACKEND_DEV); // 1998 elements read in all
     set_transfer_threshold(0);
-    CHECK(where({&small}) == DEV);
+    CHECK(where({&small}) == BACKEND_DEV);
     // A result computed there is valid there, equal to the CPU's, and the next op stays there.
     set_transfer_threshold(1000);
     const tensor r = binary(binary_op::add, large, large);
-    CHECK(r.location() == DEV);
-    CHECK(where({&r}) == DEV);
+    CHECK(r.location() == BACKEND_DEV);
+    CHECK(where({&r}) == BACKEND_DEV);
     const std::vector<double> in = values(large);
     std::vector<double> want;
     for (double x : in) want.push_back(2 * x);
@@ -77,17 +77,17 @@ TEST_CASE("schedule: a pinned input decides, a device_scope overrides") {
     const tensor other = host_values(64);
     CHECK(where({&pinned, &other}) == MEMRESOURCE_CPU);
     {
-        device_scope s(DEV);
-        CHECK(scoped_resource() == DEV);
-        CHECK(where({&pinned, &other}) == DEV);
+        device_scope s(BACKEND_DEV);
+        CHECK(scoped_resource() == BACKEND_DEV);
+        CHECK(where({&pinned, &other}) == BACKEND_DEV);
         {
             device_scope inner(MEMRESOURCE_CPU);
             CHECK(where({&other}) == MEMRESOURCE_CPU);
             CHECK(zeros({3}, dtype::float32).location() == MEMRESOURCE_CPU);
         }
-        CHECK(scoped_resource() == DEV);
+        CHECK(scoped_resource() == BACKEND_DEV);
         const tensor z = zeros({3}, dtype::float32, MEMRESOURCE_DEVICE0);
-        CHECK(z.location() == DEV);
+        CHECK(z.location() == BACKEND_DEV);
         // An op on the pinned value runs under the scope and still gives the right values.
         const tensor r = binary(binary_op::add, pinned, other);
         std::vector<double> want;
@@ -101,12 +101,12 @@ TEST_CASE("schedule: a device_scope belongs to its thread") {
     fake_default_device f;
     set_transfer_threshold(1 << 30);
     const tensor a = host_values(8);
-    device_scope s(DEV);
+    device_scope s(BACKEND_DEV);
     resource_id seen = -2;
     std::thread t([&] { seen = where({&a}); });
     t.join();
     CHECK(seen == MEMRESOURCE_CPU);
-    CHECK(where({&a}) == DEV);
+    CHECK(where({&a}) == BACKEND_DEV);
 }
 
 TEST_CASE("schedule: bad scopes and targets are refused with nothing changed") {
@@ -124,22 +124,23 @@ TEST_CASE("schedule: to_resource makes data valid there, or copies it there") {
     registered_fake& dev = f.dev;
     const tensor a = host_values(100);
     const size_t before = dev->bytes_to_device;
-    const tensor same = to_resource(a, DEV);
+    const tensor same = to_resource(a, BACKEND_DEV);
     CHECK(same.storage() == a.storage());
-    CHECK(a.storage()->valid_on(DEV));
+    CHECK(a.storage()->valid_on(BACKEND_DEV));
     CHECK(a.storage()->valid_on(MEMRESOURCE_CPU));
     CHECK(dev->bytes_to_device - before == 100 * sizeof(float));
-    to_resource(a, DEV); // already valid there: no second transfer
+    to_resource(a, BACKEND_DEV); // already valid there: no second transfer
     CHECK(dev->bytes_to_device - before == 100 * sizeof(float));
 
     const tensor strided = host_values(40).reshape({5, 8}).permute({1, 0});
-    const tensor c = to_resource(strided, DEV, true);
+    const tensor c = to_resource(strided, BACKEND_DEV, true);
     CHECK(c.storage() != strided.storage());
     CHECK(c.is_contiguous());
     CHECK(c.shape() == shape_t{8, 5});
-    CHECK(c.storage()->valid_on(DEV));
+    CHECK(c.storage()->valid_on(BACKEND_DEV));
     CHECK(values(c) == values(strided));
-    const tensor empty = to_resource(tensor::empty({0, 3}, dtype::int32, MEMRESOURCE_CPU), DEV);
+    const tensor empty =
+        to_resource(tensor::empty({0, 3}, dtype::int32, MEMRESOURCE_CPU), BACKEND_DEV);
     CHECK(empty.numel() == 0);
 }
 
@@ -165,14 +166,14 @@ TEST_CASE("schedule: device scatters with repeated indices keep the last value, 
     {
         set_default_resource(MEMRESOURCE_CPU);
         index_put(expect, {idx}, vals);
-        set_default_resource(DEV);
+        set_default_resource(BACKEND_DEV);
     }
     const tensor t = host_values(15).reshape({5, 3}).clone();
     const int g0 = fake_kernels::gathers, s0 = fake_kernels::scatters;
     index_put(t, {idx}, vals);
     CHECK(fake_kernels::gathers == g0 + 1); // the kept value rows, compacted
     CHECK(fake_kernels::scatters == s0 + 1);
-    CHECK(t.storage()->valid_on(DEV));
+    CHECK(t.storage()->valid_on(BACKEND_DEV));
     CHECK(read_floats(t) == read_floats(expect));
     CHECK(read_floats(t)[3] == 60.f); // row 1: written three times, the last value stays
 
@@ -184,7 +185,7 @@ TEST_CASE("schedule: device scatters with repeated indices keep the last value, 
     index_put(flat, {idx2}, v2);
     set_default_resource(MEMRESOURCE_CPU);
     index_put(flat_expect, {idx2}, v2);
-    set_default_resource(DEV);
+    set_default_resource(BACKEND_DEV);
     CHECK(read_floats(flat) == read_floats(flat_expect));
     CHECK(read_floats(flat)[2] == 4.f);
 
@@ -195,7 +196,7 @@ TEST_CASE("schedule: device scatters with repeated indices keep the last value, 
     index_put(cols, {idx3}, scalar(7.0)); // rows 2, 2, 3: a scalar broadcast
     set_default_resource(MEMRESOURCE_CPU);
     index_put(wide_expect.slice(1, 0, 6, 2), {idx3}, scalar(7.0));
-    set_default_resource(DEV);
+    set_default_resource(BACKEND_DEV);
     CHECK(read_floats(wide) == read_floats(wide_expect));
 
     // a bad index is refused before anything is written

@@ -21,8 +21,6 @@ using namespace isthmus;
 namespace {
 
 using cd = std::complex<double>;
-const double nan_v = std::numeric_limits<double>::quiet_NaN();
-const double inf_v = std::numeric_limits<double>::infinity();
 
 // The reference order, written differently from the kernel's comparator: a key tuple whose
 // first entry is NumPy's class of the element (0 no NaN part, 1 NaN imaginary part, 2 NaN real

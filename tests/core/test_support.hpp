@@ -8,6 +8,8 @@
 #include <isthmus/storage.hpp>
 #include <isthmus/tensor.hpp>
 
+#include <cmath>
+#include <complex>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -46,11 +48,26 @@ struct threads_guard {
     ~threads_guard() { omp_set_num_threads(saved); }
 };
 
-/// Helpers of the storage suites (test_storage_*.cpp): CPU and a fake device, byte patterns.
-namespace storage_helpers {
+/// The CPU's memory and the fake device of the storage and view suites (the fake backend's is
+/// BACKEND_DEV, fake_backend.hpp).
+inline constexpr isthmus::resource_id CPU = isthmus::MEMRESOURCE_CPU;
+inline constexpr isthmus::resource_id DEV = isthmus::MEMRESOURCE_DEVICE2;
 
-constexpr isthmus::resource_id CPU = isthmus::MEMRESOURCE_CPU;
-constexpr isthmus::resource_id DEV = isthmus::MEMRESOURCE_DEVICE2;
+/// NaN and infinity, for the suites' references.
+inline constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
+inline constexpr double inf_v = std::numeric_limits<double>::infinity();
+
+/// Whether a complex number has a NaN part, and NumPy's order of complex numbers (real part,
+/// then imaginary), for the reduction suites' references.
+inline bool is_nan(std::complex<double> v) {
+    return std::isnan(v.real()) || std::isnan(v.imag());
+}
+inline bool less(std::complex<double> a, std::complex<double> b) {
+    return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+}
+
+/// Helpers of the storage suites (test_storage_*.cpp): byte patterns.
+namespace storage_helpers {
 
 // Writes `n` bytes of a pattern derived from `seed` through a CPU write lock.
 inline void write_cpu(isthmus::storage& s, unsigned char seed) {
@@ -92,9 +109,6 @@ using ids = std::vector<isthmus::resource_id>;
 
 /// Helpers of the view suites (test_tensor_views_*.cpp): iota tensors, layouts, slice bounds.
 namespace views_helpers {
-
-constexpr isthmus::resource_id CPU = isthmus::MEMRESOURCE_CPU;
-constexpr isthmus::resource_id DEV = isthmus::MEMRESOURCE_DEVICE2;
 // Python's omitted slice bounds.
 constexpr int64_t NONE_HI = std::numeric_limits<int64_t>::max();
 constexpr int64_t NONE_LO = std::numeric_limits<int64_t>::min();

@@ -4,6 +4,9 @@
 #include "isthmus/config.hpp"
 #include "isthmus/types.hpp"
 
+#include "error_text.hpp"
+#include "scalar_dtype_guard.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,16 +34,6 @@ std::string construct_error(std::string_view name, const shape_t& sizes) {
     }
     return "<no error>";
 }
-
-bool contains(const std::string& s, std::string_view part) {
-    return s.find(part) != std::string::npos;
-}
-
-// Restores the scalar precision when a test ends, even on failure.
-struct scalar_dtype_guard {
-    dtype saved = scalar_dtype();
-    ~scalar_dtype_guard() { set_scalar_dtype(saved); }
-};
 
 bool all_zero(const tensor& t) {
     for (double x : t.to(dtype::float64).to_vector<double>())

@@ -1,5 +1,6 @@
 // Tests for runtime values: scalars of every dtype, value kinds, accessors, cells, settings.
 #include "fake_resource.hpp"
+#include "scalar_dtype_guard.hpp"
 
 #include <isthmus/config.hpp>
 #include <isthmus/error.hpp>
@@ -24,12 +25,6 @@ struct widget : object {
 struct named_widget : object {
     std::string kind() const override { return "kernel"; }
     std::string to_string() const override { return "<kernel add>"; }
-};
-
-// Restores the scalar precision when a test ends, whatever it did.
-struct scalar_dtype_guard {
-    dtype saved = scalar_dtype();
-    ~scalar_dtype_guard() { set_scalar_dtype(saved); }
 };
 
 } // namespace

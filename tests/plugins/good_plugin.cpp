@@ -31,7 +31,8 @@ ip::tensor<T, 1> scaled(ip::view<const T, 1> x, T s) {
     return y;
 }
 
-// Written once over the element type; its backward is derived (Note [derived backward]).
+// Written once over the element type; its backward and forward mode are derived (Note [derived
+// backward]).
 template <typename T>
 ip::tensor<T, 1> damped(ip::view<const T, 1> x, T s) {
     ip::tensor<T, 1> y({x.size(0)});
@@ -39,7 +40,8 @@ ip::tensor<T, 1> damped(ip::view<const T, 1> x, T s) {
     return y;
 }
 
-// A generic kernel: y[i] = x[i] * x[i + 1] (clamped); its derived kernel is ripple_vjp.
+// A generic kernel: y[i] = x[i] * x[i + 1] (clamped); its derived kernels are ripple_vjp and
+// ripple_jvp.
 template <typename T>
 struct ripple {
     void operator()(ip::view<const T, 1, ip::access::clamped> x, ip::view<T, 1> y,
@@ -51,8 +53,10 @@ struct ripple {
 } // namespace
 
 ISTHMUS_PLUGIN(good_plugin, m) {
-    m.def("damped", ip::generic<float, double>(ISTHMUS_GENERIC(damped)), {"x", "s"});
-    m.kernel("ripple", ip::generic<double>([]<typename T>() { return ripple<T>{}; }), {"x", "y"});
+    // with_jvp: their forward modes too (damped_jvp, ripple_jvp; Note [derived forward mode])
+    m.def("damped", ip::generic<float, double>(ISTHMUS_GENERIC(damped), ip::with_jvp), {"x", "s"});
+    m.kernel("ripple", ip::generic<double>([]<typename T>() { return ripple<T>{}; }, ip::with_jvp),
+             {"x", "y"});
     m.type<counter>("counter", "A counter that fires ontick(count, label) on every tick.")
         .ctor<std::string>({"label"})
         .field("label", &counter::label)

@@ -1,5 +1,6 @@
-// Derived backward passes from C++: <name>_vjp of a generic function and a generic kernel, and
-// plugin calls recorded by autograd (Note [derived backward], Note [plugin calls in autograd]).
+// Derivatives from C++: <name>_vjp and <name>_jvp of a generic function and a generic kernel, and
+// plugin calls recorded by autograd (Note [derived backward], Note [derived forward mode], Note
+// [plugin calls in autograd]).
 #include "test_support.hpp"
 
 #include <isthmus/autograd.hpp>
@@ -58,6 +59,49 @@ TEST_CASE("a generic kernel's derived kernel adds the input's gradient") {
     }
     const auto got = gx.to_vector<double>();
     for (size_t i = 0; i < 5; ++i) CHECK(got[i] == doctest::Approx(ref[i]).epsilon(1e-12));
+}
+
+TEST_CASE("a generic function's derived forward mode gives its results and their tangents") {
+    auto lib = pl::load(GOOD_PLUGIN);
+    const tensor x = random_doubles({7}, 21);
+    const tensor dx = random_doubles({7}, 22);
+    const double s = 0.4, ds = -1.5;
+    const value r = lib->get_function("damped_jvp")->call(std::vector<value>{x, s, dx, ds});
+    REQUIRE(r.is_cell());
+    const auto& items = r.as_cell().items;
+    REQUIRE(items.size() == 2);
+    const auto xv = x.to_vector<double>(), dxv = dx.to_vector<double>();
+    const auto y = items[0].as_tensor().to_vector<double>();
+    const auto dy = items[1].as_tensor().to_vector<double>();
+    for (size_t i = 0; i < xv.size(); ++i) {
+        CHECK(y[i] == doctest::Approx(std::exp(-s * xv[i]) * xv[i]).epsilon(1e-14));
+        const double want = damped_dx(xv[i], s) * dxv[i] + damped_ds(xv[i], s) * ds;
+        CHECK(dy[i] == doctest::Approx(want).epsilon(1e-12));
+    }
+    // a tangent of the wrong shape is a typed error naming the sizes
+    const tensor short_dx = random_doubles({3}, 23);
+    const std::string e = error_of([&] {
+        lib->get_function("damped_jvp")->call(std::vector<value>{x, s, short_dx, ds});
+    });
+    CHECK(contains(e, "a tangent has size 3 along dimension 0 where its input has 7"));
+}
+
+TEST_CASE("a generic kernel's derived forward mode writes its outputs and adds their tangents") {
+    auto lib = pl::load(GOOD_PLUGIN);
+    auto jvp = lib->get_kernel("ripple_jvp");
+    const tensor x = random_doubles({6}, 24);
+    const tensor dx = random_doubles({6}, 25);
+    tensor y = isthmus::zeros({6}, dtype::float64);
+    tensor ty = isthmus::full({6}, 1.0, dtype::float64); // added to
+    const value args[] = {x, y, dx, ty};
+    pl::parallel_do({6}, args, *jvp);
+    const auto xv = x.to_vector<double>(), dxv = dx.to_vector<double>();
+    const auto yv = y.to_vector<double>(), tv = ty.to_vector<double>();
+    for (size_t i = 0; i < 6; ++i) {
+        const size_t j = std::min<size_t>(i + 1, 5);
+        CHECK(yv[i] == doctest::Approx(xv[i] * xv[j]).epsilon(1e-15));
+        CHECK(tv[i] == doctest::Approx(1.0 + dxv[i] * xv[j] + xv[i] * dxv[j]).epsilon(1e-12));
+    }
 }
 
 TEST_CASE("plugin calls and launches on tensors that require grad are recorded") {

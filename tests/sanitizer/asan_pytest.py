@@ -67,7 +67,18 @@ RUN_IN_THE_NORMAL_SUITE = {
     "tests/python/project/test_examples.py::test_mapping_layer_gradcheck_and_training":
         "trains a torch model for seconds under ASan; the plugin custom ops and autograd it "
         "uses run under ASan in test_torch_ops.py",
+    "tests/python/cpp_in_py/test_interrupt.py::test_ctrl_c_while_the_precompiled_layer_builds":
+        "two compilers building the precompiled layer (35 s under ASan); the interrupt's native "
+        "path runs under ASan in test_ctrl_c_stops_a_compile_and_leaves_the_cache_usable",
 }
+# The trust check refuses a planted library for four reasons, one plugin compile each (10-15 s
+# under ASan); the symlink case runs under ASan, the others in the normal suite.
+TRUST = ("tests/python/plugins/test_cache_trust.py::"
+         "test_a_foreign_so_with_a_matching_meta_is_rebuilt_not_loaded")
+for _case in ("hard link-.so has 2 hard links", "writable-.so is writable by group or others",
+              "foreign owner-.so has a foreign owner (uid 65534)"):
+    RUN_IN_THE_NORMAL_SUITE[f"{TRUST}[{_case}]"] = (
+        "the same trust check as the [symlink] case, on another of its four refusals")
 
 # Whole files that cannot run under ASan, with the reason.
 CANNOT_RUN_FILES = {

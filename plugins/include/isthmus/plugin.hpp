@@ -202,15 +202,14 @@ public:
                       "isthmus::plugin: a kernel's forward mode (ip::with_jvp) needs a floating "
                       "element type");
         kernel_def k = kernel(name, static_cast<generic_def<Make, true, Ts...>&>(g), params, doc);
-        using J =
-            detail::derived_kernel_jvp_of<T, decltype(g.make.template operator()<active<T>>())>;
+        using J = detail::derived_kernel_jvp_of<T, decltype(g.make.template operator()<dual<T>>())>;
         const names base = padded_names(params, J::n);
         names jp = base;
         append_part_names<detail::tangent_in_part, typename J::args, T>(jp, base, "tangent_");
         append_part_names<detail::tangent_out_part, typename J::args, T>(jp, base, "tangent_");
         kernel_def f = kernel(
             s_->st.keep(std::string(name) + "_jvp"),
-            typename J::type{g.make.template operator()<active<T>>()}, std::move(jp),
+            typename J::type{g.make.template operator()<dual<T>>()}, std::move(jp),
             s_->st.keep("The forward mode derived from " + std::string(name) +
                         ": adds the tangent of each output, given the tangent of each input."));
         set_forward(k, f);
@@ -270,12 +269,12 @@ private:
         if constexpr (std::is_floating_point_v<E>) {
             using Fa = decltype(make.template operator()<active<E>>());
             if constexpr (detail::derivable_function<E, Fa>) {
-                using J = detail::derived_jvp_of<E, Fa>;
+                using J = detail::derived_jvp_of<E, decltype(make.template operator()<dual<E>>())>;
                 const names base = padded_names(params, std::tuple_size_v<typename J::args>);
                 names jp = base;
                 append_part_names<detail::jvp_part, typename J::args, E>(jp, base, "tangent_");
                 def(s_->st.keep(std::string(name) + "_jvp"),
-                    typename J::type{make.template operator()<active<E>>()}, std::move(jp),
+                    typename J::type{make.template operator()<dual<E>>()}, std::move(jp),
                     s_->st.keep("The Jacobian-vector product of " + std::string(name) +
                                 ", derived from it: its results, then their tangents given a "
                                 "tangent of each differentiable parameter."));

@@ -112,6 +112,17 @@ private:
     std::unique_ptr<T[]> heap_;
 };
 
+/// Adds g to *at: atomically when `shared` (positions of a kernel on several threads may add to
+/// the same element).
+template <typename E>
+void add_to(E* at, E g, bool shared) {
+    if (g == E(0)) return;
+    if (shared)
+        std::atomic_ref<E>(*at).fetch_add(g, std::memory_order_relaxed);
+    else
+        *at += g;
+}
+
 /// The operations recorded for active<E> (See Note [leaves are not nodes]): node i has operands
 /// a, b with partials da, db; an operand is an earlier node (a >= 0) or a leaf, the element of a
 /// gradient its adjoint goes to (ta; a = -1), or nothing (a = -1, ta null). A kernel's output
@@ -131,8 +142,6 @@ struct tape {
         E* target;       // the written value's leaf target (a leaf's)
         const E* at;     // the output element's gradient
         const void* key; // the output element (its gradient may be a broadcast)
-        E value;         // the value written, and whether it replaced the element (`=`) or
-        bool assign;     // was added to it (`+=`): what a forward mode writes back
     };
     using adjoints = small_vec<E, 256>;
     small_vec<node, 256> nodes;
@@ -167,13 +176,7 @@ struct tape {
             add_to(target, g);
     }
     /// Adds g to a leaf's gradient element (atomically when shared).
-    void add_to(E* at, E g) const {
-        if (g == E(0)) return;
-        if (shared)
-            std::atomic_ref<E>(*at).fetch_add(g, std::memory_order_relaxed);
-        else
-            *at += g;
-    }
+    void add_to(E* at, E g) const { detail::add_to(at, g, shared); }
 
     int32_t push(int32_t a, E* ta, E da, int32_t b, E* tb, E db) {
         if (nodes.size() >= static_cast<size_t>(INT32_MAX))
@@ -181,18 +184,6 @@ struct tape {
                               "operations in one call)");
         nodes.push_back({a, b, da, db, ta, tb});
         return static_cast<int32_t>(nodes.size() - 1);
-    }
-    /// Tangents of every node into `t` (sized to the tape), in recording order: a node's is its
-    /// partials times its operands' tangents, a leaf's the value at its gradient element, where
-    /// the forward mode put the input's tangent (See Note [derived forward mode] in
-    /// isthmus/plugin/derive.hpp).
-    void forward_sweep(adjoints& t) const {
-        for (size_t i = 0; i < nodes.size(); ++i) {
-            const node& n = nodes[i];
-            const E ta = n.a >= 0 ? t[static_cast<size_t>(n.a)] : n.ta ? *n.ta : E(0);
-            const E tb = n.b >= 0 ? t[static_cast<size_t>(n.b)] : n.tb ? *n.tb : E(0);
-            t[i] = n.da * ta + n.db * tb;
-        }
     }
     /// Adjoints of every node, given those of the outputs in `a` (sized to the tape); the
     /// leaves' shares go to their gradient elements.
@@ -354,25 +345,27 @@ private:
     E* target_ = nullptr;
 };
 
-// Mixed operations: a plain number becomes a constant active<E>.
-#define ISTHMUS_ACTIVE_MIXED(OP)                                                                   \
+// Mixed operations of a derivative number type NUM (active here, dual in dual.hpp) and a plain
+// number: the plain number becomes a constant NUM<E>.
+#define ISTHMUS_NUMBER_MIXED(NUM, OP)                                                              \
     template <typename E, typename S>                                                              \
     requires std::is_arithmetic_v<S>                                                               \
-    auto operator OP(const active<E>& x, S y) {                                                    \
-        return x OP active<E>(y);                                                                  \
+    auto operator OP(const NUM<E>& x, S y) {                                                       \
+        return x OP NUM<E>(y);                                                                     \
     }                                                                                              \
     template <typename E, typename S>                                                              \
     requires std::is_arithmetic_v<S>                                                               \
-    auto operator OP(S x, const active<E>& y) {                                                    \
-        return active<E>(x) OP y;                                                                  \
+    auto operator OP(S x, const NUM<E>& y) {                                                       \
+        return NUM<E>(x) OP y;                                                                     \
     }
-ISTHMUS_ACTIVE_MIXED(+)
-ISTHMUS_ACTIVE_MIXED(-)
-ISTHMUS_ACTIVE_MIXED(*)
-ISTHMUS_ACTIVE_MIXED(/)
-ISTHMUS_ACTIVE_MIXED(==)
-ISTHMUS_ACTIVE_MIXED(<=>)
-#undef ISTHMUS_ACTIVE_MIXED
+#define ISTHMUS_NUMBER_MIXED_ALL(NUM)                                                              \
+    ISTHMUS_NUMBER_MIXED(NUM, +)                                                                   \
+    ISTHMUS_NUMBER_MIXED(NUM, -)                                                                   \
+    ISTHMUS_NUMBER_MIXED(NUM, *)                                                                   \
+    ISTHMUS_NUMBER_MIXED(NUM, /)                                                                   \
+    ISTHMUS_NUMBER_MIXED(NUM, ==)                                                                  \
+    ISTHMUS_NUMBER_MIXED(NUM, <=>)
+ISTHMUS_NUMBER_MIXED_ALL(active)
 
 /// The plain value of an active number; any other value as it is. For code that must not be
 /// differentiated through, e.g. an index: `a(static_cast<int64_t>(std::floor(value_of(x))))`.
@@ -384,6 +377,36 @@ template <typename T>
 requires(!detail::is_active<T>::value) const T& value_of(const T& x) {
     return x;
 }
+
+// The math functions of the derivative numbers (active<E> here, dual<E> in dual.hpp), one rule
+// each: X(name, its value f at v, its derivative at v (which may use f)). Used by both types,
+// so their derivatives cannot disagree.
+#define ISTHMUS_PLUGIN_UNARY_RULES(X)                                                              \
+    X(sin, sin(v), cos(v))                                                                         \
+    X(cos, cos(v), -std::sin(v))                                                                   \
+    X(tan, tan(v), E(1) + f * f)                                                                   \
+    X(asin, asin(v), E(1) / std::sqrt(E(1) - v * v))                                               \
+    X(acos, acos(v), E(-1) / std::sqrt(E(1) - v * v))                                              \
+    X(atan, atan(v), E(1) / (E(1) + v * v))                                                        \
+    X(sinh, sinh(v), std::cosh(v))                                                                 \
+    X(cosh, cosh(v), std::sinh(v))                                                                 \
+    X(tanh, tanh(v), E(1) - f * f)                                                                 \
+    X(exp, exp(v), f)                                                                              \
+    X(exp2, exp2(v), f* E(0.693147180559945309417232121458176568L))                                \
+    X(expm1, expm1(v), f + E(1))                                                                   \
+    X(log, log(v), E(1) / v)                                                                       \
+    X(log2, log2(v), E(1) / (v * E(0.693147180559945309417232121458176568L)))                      \
+    X(log10, log10(v), E(1) / (v * E(2.30258509299404568401799145468436421L)))                     \
+    X(log1p, log1p(v), E(1) / (E(1) + v))                                                          \
+    X(sqrt, sqrt(v), E(0.5) / f)                                                                   \
+    X(cbrt, cbrt(v), E(1) / (E(3) * f * f))                                                        \
+    X(erf, erf(v), E(1.12837916709551257389615890312154517L) * std::exp(-v * v))                   \
+    X(fabs, fabs(v), v > E(0) ? E(1) : (v < E(0) ? E(-1) : E(0)))                                  \
+    X(abs, abs(v), v > E(0) ? E(1) : (v < E(0) ? E(-1) : E(0)))                                    \
+    X(floor, floor(v), E(0))                                                                       \
+    X(ceil, ceil(v), E(0))                                                                         \
+    X(round, round(v), E(0))                                                                       \
+    X(trunc, trunc(v), E(0))
 
 // Math on active numbers, found by argument-dependent lookup (`sin(x)`), or as ip::sin(x) for
 // active and plain numbers alike; each records its derivative (floor, ceil, round, trunc: 0).
@@ -399,40 +422,40 @@ requires(!detail::is_active<T>::value) const T& value_of(const T& x) {
     requires std::is_floating_point_v<T> T NAME(T x) {                                             \
         return std::NAME(x);                                                                       \
     }
-ISTHMUS_ACTIVE_UNARY(sin, sin(v), cos(v))
-ISTHMUS_ACTIVE_UNARY(cos, cos(v), -std::sin(v))
-ISTHMUS_ACTIVE_UNARY(tan, tan(v), E(1) + f * f)
-ISTHMUS_ACTIVE_UNARY(asin, asin(v), E(1) / std::sqrt(E(1) - v * v))
-ISTHMUS_ACTIVE_UNARY(acos, acos(v), E(-1) / std::sqrt(E(1) - v * v))
-ISTHMUS_ACTIVE_UNARY(atan, atan(v), E(1) / (E(1) + v * v))
-ISTHMUS_ACTIVE_UNARY(sinh, sinh(v), std::cosh(v))
-ISTHMUS_ACTIVE_UNARY(cosh, cosh(v), std::sinh(v))
-ISTHMUS_ACTIVE_UNARY(tanh, tanh(v), E(1) - f * f)
-ISTHMUS_ACTIVE_UNARY(exp, exp(v), f)
-ISTHMUS_ACTIVE_UNARY(exp2, exp2(v), f* E(0.693147180559945309417232121458176568L))
-ISTHMUS_ACTIVE_UNARY(expm1, expm1(v), f + E(1))
-ISTHMUS_ACTIVE_UNARY(log, log(v), E(1) / v)
-ISTHMUS_ACTIVE_UNARY(log2, log2(v), E(1) / (v * E(0.693147180559945309417232121458176568L)))
-ISTHMUS_ACTIVE_UNARY(log10, log10(v), E(1) / (v * E(2.30258509299404568401799145468436421L)))
-ISTHMUS_ACTIVE_UNARY(log1p, log1p(v), E(1) / (E(1) + v))
-ISTHMUS_ACTIVE_UNARY(sqrt, sqrt(v), E(0.5) / f)
-ISTHMUS_ACTIVE_UNARY(cbrt, cbrt(v), E(1) / (E(3) * f * f))
-ISTHMUS_ACTIVE_UNARY(erf, erf(v), E(1.12837916709551257389615890312154517L) * std::exp(-v * v))
-ISTHMUS_ACTIVE_UNARY(fabs, fabs(v), v > E(0) ? E(1) : (v < E(0) ? E(-1) : E(0)))
-ISTHMUS_ACTIVE_UNARY(abs, abs(v), v > E(0) ? E(1) : (v < E(0) ? E(-1) : E(0)))
-ISTHMUS_ACTIVE_UNARY(floor, floor(v), E(0))
-ISTHMUS_ACTIVE_UNARY(ceil, ceil(v), E(0))
-ISTHMUS_ACTIVE_UNARY(round, round(v), E(0))
-ISTHMUS_ACTIVE_UNARY(trunc, trunc(v), E(0))
+ISTHMUS_PLUGIN_UNARY_RULES(ISTHMUS_ACTIVE_UNARY)
 #undef ISTHMUS_ACTIVE_UNARY
+
+namespace detail {
+/// A two-operand function's value and partial derivatives at (x, y).
+template <typename E>
+struct partials {
+    E f, dx, dy;
+};
+/// x^y; d/dx = y x^(y-1), d/dy = x^y log x (0 where x is not positive).
+template <typename E>
+partials<E> pow_rule(E x, E y) {
+    const E f = std::pow(x, y);
+    return {f, y == E(0) ? E(0) : y * std::pow(x, y - E(1)), x > E(0) ? f * std::log(x) : E(0)};
+}
+/// atan2(y, x) with its partials by y (dx) and by x (dy): the angle of (x, y).
+template <typename E>
+partials<E> atan2_rule(E y, E x) {
+    const E r2 = x * x + y * y;
+    return {std::atan2(y, x), r2 == E(0) ? E(0) : x / r2, r2 == E(0) ? E(0) : -y / r2};
+}
+/// hypot(x, y) = sqrt(x^2 + y^2).
+template <typename E>
+partials<E> hypot_rule(E x, E y) {
+    const E h = std::hypot(x, y);
+    return {h, h == E(0) ? E(0) : x / h, h == E(0) ? E(0) : y / h};
+}
+} // namespace detail
 
 /// x to the power y (active, plain or mixed); d/dx = y x^(y-1), d/dy = x^y log x (0 where x is 0).
 template <typename E>
 active<E> pow(const active<E>& x, const active<E>& y) {
-    const E f = std::pow(x.value(), y.value());
-    const E dx = y.value() == E(0) ? E(0) : y.value() * std::pow(x.value(), y.value() - E(1));
-    const E dy = x.value() > E(0) ? f * std::log(x.value()) : E(0);
-    return active<E>::node(f, x, dx, y, dy);
+    const auto r = detail::pow_rule(x.value(), y.value());
+    return active<E>::node(r.f, x, r.dx, y, r.dy);
 }
 template <typename E, typename S>
 requires std::is_arithmetic_v<S> active<E> pow(const active<E>& x, S y) {
@@ -445,17 +468,14 @@ requires std::is_arithmetic_v<S> active<E> pow(S x, const active<E>& y) {
 /// atan2(y, x): the angle of (x, y).
 template <typename E>
 active<E> atan2(const active<E>& y, const active<E>& x) {
-    const E r2 = x.value() * x.value() + y.value() * y.value();
-    const E dy = r2 == E(0) ? E(0) : x.value() / r2;
-    const E dx = r2 == E(0) ? E(0) : -y.value() / r2;
-    return active<E>::node(std::atan2(y.value(), x.value()), y, dy, x, dx);
+    const auto r = detail::atan2_rule(y.value(), x.value());
+    return active<E>::node(r.f, y, r.dx, x, r.dy);
 }
 /// hypot(x, y) = sqrt(x^2 + y^2).
 template <typename E>
 active<E> hypot(const active<E>& x, const active<E>& y) {
-    const E h = std::hypot(x.value(), y.value());
-    return active<E>::node(h, x, h == E(0) ? E(0) : x.value() / h, y,
-                           h == E(0) ? E(0) : y.value() / h);
+    const auto r = detail::hypot_rule(x.value(), y.value());
+    return active<E>::node(r.f, x, r.dx, y, r.dy);
 }
 /// The smaller / larger of two numbers: the derivative goes to the one taken (the first on ties).
 template <typename E>

@@ -30,10 +30,63 @@ namespace isthmus::plugin {
 // last bits between runs and thread counts, except in deterministic mode (Note [deterministic
 // launches] in isthmus/plugin_host.hpp).
 
+namespace detail {
+/// The reads of an input view of derivative numbers T (active<E>, dual<E>): an element at the
+/// given indices (one per dimension, after the access modifier), by ivec, or K consecutive ones
+/// along the last dimension, each through the view's own read(indices) (V derives from it).
+template <typename V, typename T, int N>
+class number_reads {
+public:
+    template <typename... I>
+    T operator()(I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        const int64_t ii[] = {static_cast<int64_t>(idx)...};
+        return self().read(ii);
+    }
+    T operator[](const ivec<N>& p) const { return self().read(p.v); }
+    template <int K, typename... I>
+    vec<T, K> load(I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        int64_t ii[] = {static_cast<int64_t>(idx)...};
+        vec<T, K> r{};
+        for (int k = 0; k < K; ++k, ++ii[N - 1]) r[k] = self().read(ii);
+        return r;
+    }
+
+private:
+    const V& self() const { return static_cast<const V&>(*this); }
+};
+
+/// The writes of an output view of derivative numbers T: the element at the given indices (to
+/// assign or add to), by ivec, or K consecutive ones stored along the last dimension, each
+/// through the view's own element(indices) (V derives from it).
+template <typename V, typename T, int N>
+class number_writes {
+public:
+    template <typename... I>
+    auto operator()(I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        const int64_t ii[] = {static_cast<int64_t>(idx)...};
+        return self().element(ii);
+    }
+    auto operator[](const ivec<N>& p) const { return self().element(p.v); }
+    template <int K, typename... I>
+    void store(const vec<T, K>& v, I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        int64_t ii[] = {static_cast<int64_t>(idx)...};
+        for (int k = 0; k < K; ++k, ++ii[N - 1]) self().element(ii) = v[k];
+    }
+
+private:
+    const V& self() const { return static_cast<const V&>(*this); }
+};
+} // namespace detail
+
 /// An input view of a derived kernel or function: reads are leaves of the running tape whose
 /// adjoints go to the same element of `grad` (See Note [derived kernels]).
 template <typename E, int N, access A>
-class view<const active<E>, N, A> {
+class view<const active<E>, N, A>
+    : public detail::number_reads<view<const active<E>, N, A>, active<E>, N> {
 public:
     using element_type = const active<E>;
     using value_type = active<E>;
@@ -48,25 +101,9 @@ public:
 
     int64_t size(int d) const { return x_.size(d); }
     int64_t numel() const { return x_.numel(); }
-    /// Element at the given indices (one per dimension), after the access modifier.
-    template <typename... I>
-    active<E> operator()(I... idx) const {
-        static_assert(sizeof...(I) == N, "one index per dimension");
-        const int64_t ii[] = {static_cast<int64_t>(idx)...};
-        return read(ii);
-    }
-    active<E> operator[](const ivec<N>& p) const { return read(p.v); }
-    /// K consecutive elements along the last dimension, from `idx...`.
-    template <int K, typename... I>
-    vec<active<E>, K> load(I... idx) const {
-        static_assert(sizeof...(I) == N, "one index per dimension");
-        int64_t ii[] = {static_cast<int64_t>(idx)...};
-        vec<active<E>, K> r{};
-        for (int k = 0; k < K; ++k, ++ii[N - 1]) r[k] = read(ii);
-        return r;
-    }
 
 private:
+    friend detail::number_reads<view, active<E>, N>;
     active<E> read(const int64_t* ii) const {
         int64_t jj[N > 0 ? N : 1] = {};
         const E* p = detail::view_binding::at(x_, ii, jj);
@@ -83,7 +120,7 @@ private:
 /// An output view of a derived kernel: writes record the output's gradient (See Note [derived
 /// kernels]).
 template <typename E, int N, access A>
-class view<active<E>, N, A> {
+class view<active<E>, N, A> : public detail::number_writes<view<active<E>, N, A>, active<E>, N> {
 public:
     using element_type = active<E>;
     using value_type = active<E>;
@@ -99,23 +136,20 @@ public:
             auto& writes = t_->writes;
             for (size_t i = writes.size(); i-- > 0;)
                 if (writes[i].key == key_) writes.erase(i);
-            record(v, true);
+            record(v);
             return *this;
         }
         const reference& operator+=(const active<E>& v) const {
-            record(v, false);
+            record(v);
             return *this;
         }
         const reference& operator-=(const active<E>& v) const { return *this += -v; }
 
     private:
-        // A constant (no tape) gets no gradient; its value is still what a forward mode writes.
-        void record(const active<E>& v, bool assign) const {
+        // A constant (no tape) has no derivative: nothing to record.
+        void record(const active<E>& v) const {
             if (v.recorded_on())
-                t_->writes.push_back(
-                    {v.slot(), v.scale(), v.leaf_target(), g_, key_, v.value(), assign});
-            else
-                t_->writes.push_back({-1, E(0), nullptr, g_, key_, v.value(), assign});
+                t_->writes.push_back({v.slot(), v.scale(), v.leaf_target(), g_, key_});
         }
         const E* g_;
         const void* key_;
@@ -130,22 +164,9 @@ public:
 
     int64_t size(int d) const { return y_.size(d); }
     int64_t numel() const { return y_.numel(); }
-    template <typename... I>
-    reference operator()(I... idx) const {
-        static_assert(sizeof...(I) == N, "one index per dimension");
-        const int64_t ii[] = {static_cast<int64_t>(idx)...};
-        return element(ii);
-    }
-    reference operator[](const ivec<N>& p) const { return element(p.v); }
-    /// Stores K consecutive elements along the last dimension, from `idx...`.
-    template <int K, typename... I>
-    void store(const vec<active<E>, K>& v, I... idx) const {
-        static_assert(sizeof...(I) == N, "one index per dimension");
-        int64_t ii[] = {static_cast<int64_t>(idx)...};
-        for (int k = 0; k < K; ++k, ++ii[N - 1]) element(ii) = v[k];
-    }
 
 private:
+    friend detail::number_writes<view, active<E>, N>;
     reference element(const int64_t* ii) const {
         int64_t jj[N > 0 ? N : 1] = {};
         // the modifier's map and checks; nothing is written there
@@ -159,13 +180,15 @@ private:
     detail::tape<E>* t_ = nullptr;
 };
 
-/// An active number's tensor: what a generic function's `tensor<T, N>` is in its derived form.
-/// It lives in the plugin's memory (never handed to the host), C-contiguous, shared by copies.
-template <typename E, int N>
-class tensor<active<E>, N> {
+namespace detail {
+/// A tensor of derivative numbers (active<E>, dual<E>): what a generic function's `tensor<T, N>`
+/// is in its derived forms. It lives in the plugin's memory (never handed to the host),
+/// C-contiguous, shared by copies.
+template <typename T, int N>
+class boxed_tensor {
 public:
-    explicit tensor(const int64_t (&shape)[N]) : tensor(shape, N) {}
-    tensor(const int64_t* shape, int ndim) {
+    explicit boxed_tensor(const int64_t (&shape)[N]) : boxed_tensor(shape, N) {}
+    boxed_tensor(const int64_t* shape, int ndim) {
         if (ndim != N) throw value_error("isthmus::plugin::tensor: rank mismatch");
         int64_t n = 1;
         for (int d = N - 1; d >= 0; --d) {
@@ -174,30 +197,39 @@ public:
             strides_[d] = n;
             n *= shape[d];
         }
-        data_ = std::make_shared<std::vector<active<E>>>(static_cast<size_t>(n));
+        data_ = std::make_shared<std::vector<T>>(static_cast<size_t>(n));
     }
     template <typename... I>
-    active<E>& operator()(I... idx) const {
+    T& operator()(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         const int64_t ii[] = {static_cast<int64_t>(idx)...};
         int64_t off = 0;
         for (int d = 0; d < N; ++d) {
             if (static_cast<uint64_t>(ii[d]) >= static_cast<uint64_t>(shape_[d]))
-                throw index_error(detail::cat("isthmus::plugin::tensor: index ", ii[d],
-                                              " is out of bounds for dimension ", d, " of size ",
-                                              shape_[d]));
+                throw index_error(cat("isthmus::plugin::tensor: index ", ii[d],
+                                      " is out of bounds for dimension ", d, " of size ",
+                                      shape_[d]));
             off += ii[d] * strides_[d];
         }
         return (*data_)[static_cast<size_t>(off)];
     }
-    active<E>* data() const { return data_->data(); }
+    T* data() const { return data_->data(); }
     int64_t size(int d) const { return shape_[d]; }
     int64_t numel() const { return static_cast<int64_t>(data_->size()); }
 
 private:
-    std::shared_ptr<std::vector<active<E>>> data_;
+    std::shared_ptr<std::vector<T>> data_;
     int64_t shape_[N > 0 ? N : 1] = {};
     int64_t strides_[N > 0 ? N : 1] = {};
+};
+} // namespace detail
+
+/// An active number's tensor: what a generic function's `tensor<T, N>` is in its derived
+/// backward (See detail::boxed_tensor).
+template <typename E, int N>
+class tensor<active<E>, N> : public detail::boxed_tensor<active<E>, N> {
+public:
+    using detail::boxed_tensor<active<E>, N>::boxed_tensor;
 };
 
 } // namespace isthmus::plugin

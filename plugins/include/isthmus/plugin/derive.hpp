@@ -3,6 +3,7 @@
 
 #include "isthmus/plugin/active_view.hpp"
 #include "isthmus/plugin/callables.hpp"
+#include "isthmus/plugin/dual_view.hpp"
 
 namespace isthmus::plugin {
 
@@ -42,29 +43,24 @@ namespace isthmus::plugin {
 // torch.func.jvp computes, in one call whatever the number of outputs, so a few inputs' worth of
 // directions cost a few calls where reverse mode needs one per output element.
 //
-// It runs on the same instantiation as f_vjp, f<active<E>> (Note [active numbers]): each
-// differentiable input's leaves carry the address of their element in a buffer shaped like the
-// input, which here holds the input's tangent instead of a zeroed gradient; f runs once and
-// records its tape; a forward sweep over the tape gives every node its tangent (its partials times
-// its operands' tangents), and each result element's tangent is its scale times its node's or
-// leaf's. So it costs what f_vjp costs (the tape's memory included: this is forward mode on a
-// recorded tape, not dual numbers, and the values and derivatives are the ones f_vjp's sweep uses);
-// its results are f<active<E>>'s values, f's up to rounding (the compiler may contract or order
-// the plain instantiation's arithmetic differently). Opt-in (with_jvp), since it compiles one more
-// derived function per element type.
+// It runs f once with dual numbers, f<dual<E>> (Note [dual numbers] in isthmus/plugin/dual.hpp):
+// each element read from a differentiable input carries its tangent's element, every operation
+// computes its value and its tangent, and f_jvp returns the results' values and tangents. Nothing
+// is recorded, so it costs about twice what f costs and no memory beyond f's own, where f_vjp pays
+// for a tape; its results are f<dual<E>>'s values, f's up to rounding (the compiler may contract
+// or order the plain instantiation's arithmetic differently). Opt-in (with_jvp), since it compiles
+// one more instantiation per element type.
 //
 // A generic kernel registered with with_jvp (`m.kernel("k", generic<float>(ISTHMUS_GENERIC(k),
 // with_jvp), ...)`) gets "k_jvp" beside k and k_vjp: k's parameters, then the tangent of each
 // differentiable input (tangent_<name>, read: a view shaped like the input, a 0-d tensor for a
 // number, a vector for a vec) and of each output view (tangent_<name>, added to, as a derived
-// kernel's gradients are). Each position runs k<active<E>> on a tape of its own whose leaves carry
-// the address of their tangent element, writes its outputs as k does (the values k<active<E>>
-// computed: k's up to rounding), sweeps the tape forward, and adds each element it wrote's tangent
-// (its scale times its node's or leaf's tangent) to that element of the output's tangent,
-// atomically; an element written with `=` counts its last write at that position, with `+=` each
-// (See Note [derived kernels] in isthmus/plugin/active_view.hpp). So one launch gives the outputs
-// and their directional derivative, what torch.func.jvp gives; it costs about what k_vjp costs.
-// The same limits hold as for k_vjp: an output that is also a differentiable input is refused.
+// kernel's gradients are). Each position runs k<dual<E>>, writes its outputs as k does (the values
+// k<dual<E>> computed: k's up to rounding) and adds each written element's tangent to that element
+// of the output's tangent, atomically; an element written with `=` counts its last write at that
+// position, with `+=` each (See Note [derived kernels] in isthmus/plugin/active_view.hpp). So one
+// launch gives the outputs and their directional derivative, what torch.func.jvp gives. The same
+// limits hold as for k_vjp: an output that is also a differentiable input is refused.
 
 /// A function or kernel written once for several element types: `make` returns the callable
 /// for an element type, `[]<typename T>() { return &forward<T>; }` (ISTHMUS_GENERIC(forward));
@@ -283,110 +279,100 @@ constexpr size_t part_index() {
 
 // ---- forward mode (Note [derived forward mode]) ----
 
+/// One parameter of a derived forward mode: what the caller passes (plain), its tangent (none
+/// for parameters that are not differentiable) and what f<dual<E>> gets (arg()).
+template <typename P, typename E>
+struct dual_input {
+    using plain = P;
+    using tangent = std::tuple<>;
+    static P arg(const P& p) { return p; }
+};
+template <typename E>
+struct dual_input<dual<E>, E> {
+    using plain = E;
+    using tangent = std::tuple<E>;
+    static dual<E> arg(E v, E dv) { return {v, dv}; }
+};
+template <typename E, int N, access A>
+struct dual_input<view<const dual<E>, N, A>, E> {
+    using plain = view<const E, N, A>;
+    using tangent = std::tuple<view<const E, N>>;
+    static view<const dual<E>, N, A> arg(const plain& x, const view<const E, N>& dx) {
+        for (int d = 0; d < N; ++d)
+            if (x.size(d) != dx.size(d))
+                throw value_error(cat("a tangent has size ", dx.size(d), " along dimension ", d,
+                                      " where its input has ", x.size(d)));
+        return {x, dx};
+    }
+};
+template <typename E, int N, access A>
+struct dual_input<view<dual<E>, N, A>, E> {
+    static_assert(dependent_false<E>,
+                  "isthmus::plugin: a generic function whose forward mode is "
+                  "derived may not write into a view of its element type; return the "
+                  "result instead (Note [derived forward mode])");
+};
 /// The tangent parameter of a derived function's input, as a tuple of none or one type: a view
 /// of E has a view of E shaped like it, an E number a number; other parameters have none.
 template <typename P, typename E>
-struct jvp_tangent {
-    using type = std::tuple<>;
-};
-template <typename E>
-struct jvp_tangent<active<E>, E> {
-    using type = std::tuple<E>;
-};
-template <typename E, int N, access A>
-struct jvp_tangent<view<const active<E>, N, A>, E> {
-    using type = std::tuple<view<const E, N>>;
-};
-template <typename P, typename E>
-using jvp_part = typename jvp_tangent<std::remove_cvref_t<P>, E>::type;
+using jvp_part = typename dual_input<std::remove_cvref_t<P>, E>::tangent;
 
-/// Sets an input's tangent where its leaves carry their gradient element (See Note [derived
-/// forward mode]).
-template <typename E, int N, access A>
-void set_tangent(active_input<view<const active<E>, N, A>, E>& in, const view<const E, N>& dx) {
-    for (int d = 0; d < N; ++d)
-        if (in.x.size(d) != dx.size(d))
-            throw value_error(cat("a tangent has size ", dx.size(d), " along dimension ", d,
-                                  " where its input has ", in.x.size(d)));
-    int64_t shape[N > 0 ? N : 1] = {};
-    for (int d = 0; d < N; ++d) shape[d] = dx.size(d);
-    for_each_index<N>(shape, [&](int64_t i, const int64_t* idx) {
-        in.g.data()[i] = dx.data()[offset_of<N>(dx, idx)];
-    });
-}
-template <typename E>
-void set_tangent(active_input<active<E>, E>& in, E dx) {
-    in.g = dx;
-}
-
-/// The tangent of an active value after the forward sweep (`tan`: one per node).
-template <typename E>
-E tangent_of(const active<E>& r, const typename tape<E>::adjoints& tan) {
-    if (!r.recorded_on()) return E(0);
-    if (r.slot() >= 0) return r.scale() * tan[static_cast<size_t>(r.slot())];
-    return r.leaf_target() ? r.scale() * *r.leaf_target() : E(0);
-}
-
-/// A result of f<active<E>> as its plain values, and as its tangents.
-template <typename E, int N>
-tensor<E, N> plain_result(const tensor<active<E>, N>& r, const typename tape<E>::adjoints* tan) {
+/// A result of f<dual<E>> as its plain values (Tangent false) or its tangents (true).
+template <bool Tangent, typename E, int N>
+tensor<E, N> plain_result(const tensor<dual<E>, N>& r) {
     int64_t shape[N > 0 ? N : 1] = {};
     for (int d = 0; d < N; ++d) shape[d] = r.size(d);
     tensor<E, N> out(shape, N);
     for (int64_t i = 0, n = r.numel(); i < n; ++i)
-        out.data()[i] = tan ? tangent_of(r.data()[i], *tan) : r.data()[i].value();
+        out.data()[i] = Tangent ? r.data()[i].tangent() : r.data()[i].value();
     return out;
 }
-template <typename E>
-E plain_result(const active<E>& r, const typename tape<E>::adjoints* tan) {
-    return tan ? tangent_of(r, *tan) : r.value();
+template <bool Tangent, typename E>
+E plain_result(const dual<E>& r) {
+    return Tangent ? r.tangent() : r.value();
 }
-template <typename E, typename R>
-auto plain_results(const R& r, const typename tape<E>::adjoints* tan) {
+template <bool Tangent, typename E, typename R>
+auto plain_results(const R& r) {
     if constexpr (is_tuple_like<R>::value)
         return std::apply(
-            [&](const auto&... e) { return std::make_tuple(plain_result<E>(e, tan)...); }, r);
+            [&](const auto&... e) { return std::make_tuple(plain_result<Tangent, E>(e)...); }, r);
     else
-        return std::make_tuple(plain_result<E>(r, tan));
+        return std::make_tuple(plain_result<Tangent, E>(r));
 }
 
-template <typename E, typename Fa, typename Args, typename Tangents>
+template <typename E, typename Fd, typename Args, typename Tangents>
 struct derived_jvp;
-/// f's Jacobian-vector product (See Note [derived forward mode]): Fa is f<active<E>>.
-template <typename E, typename Fa, typename... A, typename... T>
-struct derived_jvp<E, Fa, std::tuple<A...>, std::tuple<T...>> {
+/// f's Jacobian-vector product (See Note [derived forward mode]): Fd is f<dual<E>>.
+template <typename E, typename Fd, typename... A, typename... T>
+struct derived_jvp<E, Fd, std::tuple<A...>, std::tuple<T...>> {
     using Args = std::tuple<A...>;
-    Fa fa;
-    auto operator()(typename active_input<std::remove_cvref_t<A>, E>::plain... p, T... dx) const {
-        tape_lease<E> t;
-        t->shared = false;
-        std::tuple<active_input<std::remove_cvref_t<A>, E>...> in{
-            active_input<std::remove_cvref_t<A>, E>(p)...};
+    Fd fd;
+    auto operator()(typename dual_input<std::remove_cvref_t<A>, E>::plain... p, T... dx) const {
         const std::tuple<const T&...> tangents(dx...);
-        [&]<size_t... I>(std::index_sequence<I...>) {
-            (set_tangent_of<I>(std::get<I>(in), tangents), ...);
+        const auto r = [&]<size_t... I>(std::index_sequence<I...>) {
+            return fd(arg_of<I>(p, tangents)...);
         }
         (std::index_sequence_for<A...>{});
-        const auto r = std::apply([&](auto&... a) { return fa(a.arg(*t)...); }, in);
-        auto& tan = t->zero_adjoints();
-        t->forward_sweep(tan);
-        return std::tuple_cat(plain_results<E>(r, nullptr), plain_results<E>(r, &tan));
+        return std::tuple_cat(plain_results<false, E>(r), plain_results<true, E>(r));
     }
-    template <size_t I, typename In, typename Tan>
-    static void set_tangent_of(In& in, const Tan& tangents) {
-        using P = std::tuple_element_t<I, Args>;
+    template <size_t I, typename Plain, typename Tan>
+    static auto arg_of(const Plain& p, const Tan& tangents) {
+        using P = std::remove_cvref_t<std::tuple_element_t<I, Args>>;
         if constexpr (std::tuple_size_v < jvp_part < P, E >>> 0)
-            set_tangent(in, std::get<part_index<Args, E, jvp_part, I>()>(tangents));
+            return dual_input<P, E>::arg(p, std::get<part_index<Args, E, jvp_part, I>()>(tangents));
+        else
+            return dual_input<P, E>::arg(p);
     }
 };
 
-template <typename E, typename Fa>
+/// The forward mode of the generic function whose dual form is Fd.
+template <typename E, typename Fd>
 struct derived_jvp_of {
-    using args = typename fn_traits<std::decay_t<Fa>>::args;
+    using args = typename fn_traits<std::decay_t<Fd>>::args;
     using tangents =
         typename kernel_parts_of<args, E, jvp_part,
                                  std::make_index_sequence<std::tuple_size_v<args>>>::type;
-    using type = derived_jvp<E, std::decay_t<Fa>, args, tangents>;
+    using type = derived_jvp<E, std::decay_t<Fd>, args, tangents>;
 };
 
 } // namespace detail

@@ -1,8 +1,10 @@
 // Derivatives of generic kernels: the derived backward kernel (<name>_vjp, Note [derived kernels]
-// in active_view.hpp) and forward mode (<name>_jvp, Note [derived forward mode] in derive.hpp).
+// in active_view.hpp) and forward mode (<name>_jvp, Note [derived forward mode] in derive.hpp, on
+// dual numbers).
 #pragma once
 
 #include "isthmus/plugin/derive.hpp"
+#include "isthmus/plugin/dual_view.hpp"
 
 namespace isthmus::plugin {
 
@@ -92,26 +94,30 @@ template <typename Tuple, size_t... I>
 struct tuple_prefix<Tuple, std::index_sequence<I...>> {
     using type = std::tuple<std::tuple_element_t<I, Tuple>...>;
 };
-template <typename Args, typename E>
+/// The plain parameters a derived kernel has in place of its form's parameters Args, as
+/// Param<A, E>::plain names them.
+template <template <typename, typename> class Param, typename Args, typename E>
 struct plain_params;
-template <typename... A, typename E>
-struct plain_params<std::tuple<A...>, E> {
-    using type = std::tuple<typename kernel_param<std::remove_cvref_t<A>, E>::plain...>;
+template <template <typename, typename> class Param, typename... A, typename E>
+struct plain_params<Param, std::tuple<A...>, E> {
+    using type = std::tuple<typename Param<std::remove_cvref_t<A>, E>::plain...>;
 };
 
 /// An output view that is also a differentiable input (the same first element) would be
 /// differentiated as if the input were unchanged (See Note [derived kernels]): refused. Args: the
-/// active form's parameters; `plain` the derived kernel's plain arguments.
-template <typename Args, typename E, typename PT, size_t... I>
+/// derived form's parameters, whose outputs have a derived part Out and whose differentiable
+/// inputs one In; `plain` the derived kernel's plain arguments.
+template <template <typename, typename> class Out, template <typename, typename> class In,
+          typename Args, typename E, typename PT, size_t... I>
 void refuse_aliases(const PT& plain, std::index_sequence<I...>) {
     const void* outs[sizeof...(I) + 1] = {};
     const void* ins[sizeof...(I) + 1] = {};
     size_t no = 0, ni = 0;
     auto note = [&]<size_t J>() {
         using A = std::remove_cvref_t<std::tuple_element_t<J, Args>>;
-        if constexpr (std::tuple_size_v < dy_part < A, E >>> 0)
+        if constexpr (std::tuple_size_v < Out < A, E >>> 0)
             outs[no++] = std::get<J>(plain).data();
-        else if constexpr (requires { A::rank; } && std::tuple_size_v<grad_part<A, E>> > 0)
+        else if constexpr (requires { A::rank; } && std::tuple_size_v<In<A, E>> > 0)
             ins[ni++] = std::get<J>(plain).data();
     };
     (note.template operator()<I>(), ...);
@@ -123,15 +129,16 @@ void refuse_aliases(const PT& plain, std::index_sequence<I...>) {
                                   "as if the input were unchanged; pass a copy of the input");
 }
 
-/// Runs the active form `fa` at `pos` on tape `t`: its parameter I is
+/// Runs the derived form `fa` (the body with active<E> or dual<E>) at `pos`: its parameter I is
 /// Param<A_I, E>::make(the plain argument, its First part, its Second part, t), where First and
 /// Second name the two groups of parameters the derived kernel adds (the output gradients and the
-/// input gradients of a backward; the input and output tangents of a forward mode).
+/// input gradients of a backward; the input and output tangents of a forward mode) and t is what
+/// the position records on (a tape, a write log).
 template <template <typename, typename> class Param, template <typename, typename> class First,
           template <typename, typename> class Second, typename Args, typename E, typename Fa,
-          typename PT, typename FT, typename ST, typename P, size_t... I>
-void run_active(const Fa& fa, const PT& plain, const FT& first, const ST& second, P pos, tape<E>& t,
-                std::index_sequence<I...>) {
+          typename PT, typename FT, typename ST, typename P, typename Rec, size_t... I>
+void run_derived(const Fa& fa, const PT& plain, const FT& first, const ST& second, P pos, Rec& t,
+                 std::index_sequence<I...>) {
     auto arg = [&]<size_t J>() {
         using A = std::remove_cvref_t<std::tuple_element_t<J, Args>>;
         const void* f = nullptr;
@@ -159,8 +166,8 @@ struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std:
         tape<E> t; // on the stack: a position's tape fits in its inline nodes
         t.shared = true;
         const std::tuple<const Plain&...> plain(p...);
-        refuse_aliases<Args, E>(plain, std::index_sequence_for<Plain...>{});
-        run_active<kernel_param, dy_part, grad_part, Args>(
+        refuse_aliases<dy_part, grad_part, Args, E>(plain, std::index_sequence_for<Plain...>{});
+        run_derived<kernel_param, dy_part, grad_part, Args, E>(
             fa, plain, std::tuple<const Dy*...>(&dy...), std::tuple<const G*...>(&g...), pos, t,
             std::index_sequence_for<Plain...>{});
         auto& adj = t.zero_adjoints();
@@ -175,7 +182,7 @@ struct derived_kernel_of {
     static constexpr size_t n = std::tuple_size_v<all> - 1;
     using args = typename tuple_prefix<all, std::make_index_sequence<n>>::type;
     using position = std::tuple_element_t<n, all>;
-    using plain = typename plain_params<args, E>::type;
+    using plain = typename plain_params<kernel_param, args, E>::type;
     using dys = typename kernel_parts_of<args, E, dy_part, std::make_index_sequence<n>>::type;
     using grads = typename kernel_parts_of<args, E, grad_part, std::make_index_sequence<n>>::type;
     using type = derived_kernel<E, std::decay_t<Fa>, args, plain, dys, grads, position>;
@@ -189,62 +196,66 @@ view<T, N> retyped_view(const V& v) {
     return view_binding::adopt<view<T, N>>(v.abi());
 }
 
-/// How a parameter of a kernel's active form takes part in its forward mode: a differentiable
-/// input (a view of const active<E>, an active<E>, a vec of them) adds its tangent `in` (read:
-/// a view shaped like it, a 0-d tensor for a number, one of K elements for a vec<K>); an output
-/// (a view of active<E>) adds its tangent `out` (added to). Its leaves carry the address of their
-/// tangent element, as a derived function's do (See Note [derived forward mode]).
+/// How a parameter of a kernel's dual form takes part in its forward mode: `plain` is the
+/// parameter the derived kernel has in its place; a differentiable input (a view of const
+/// dual<E>, a dual<E>, a vec of them) adds its tangent `in` (read: a view shaped like it, a 0-d
+/// tensor for a number, one of K elements for a vec<K>); an output (a view of dual<E>) adds its
+/// tangent `out` (added to). Anything else passes through.
 template <typename P, typename E>
 struct kernel_tangent {
+    using plain = P;
     using in = std::tuple<>;
     using out = std::tuple<>;
-    static P make(const P& p, const void*, const void*, tape<E>&) { return p; }
+    static P make(const P& p, const void*, const void*, write_log<E>&) { return p; }
 };
 template <typename E, int N, access A>
-struct kernel_tangent<view<const active<E>, N, A>, E> {
+struct kernel_tangent<view<const dual<E>, N, A>, E> {
+    using plain = view<const E, N, A>;
     using in = std::tuple<view<const E, N>>;
     using out = std::tuple<>;
-    static view<const active<E>, N, A> make(const view<const E, N, A>& x,
-                                            const view<const E, N>* dx, const void*, tape<E>& t) {
+    static view<const dual<E>, N, A> make(const plain& x, const view<const E, N>* dx, const void*,
+                                          write_log<E>&) {
         for (int d = 0; d < N; ++d)
             if (dx->size(d) != x.size(d))
                 throw value_error(cat("a tangent has size ", dx->size(d), " along dimension ", d,
                                       " where its input has ", x.size(d)));
-        return {x, retyped_view<E, N>(*dx), t};
+        return {x, *dx};
     }
 };
 template <typename E, int N, access A>
-struct kernel_tangent<view<active<E>, N, A>, E> {
+struct kernel_tangent<view<dual<E>, N, A>, E> {
+    using plain = view<E, N, A>;
     using in = std::tuple<>;
     using out = std::tuple<view<E, N>>;
-    static view<active<E>, N, A> make(const view<E, N, A>& y, const void*, const view<E, N>* dy,
-                                      tape<E>& t) {
+    static view<dual<E>, N, A> make(const plain& y, const void*, const view<E, N>* dy,
+                                    write_log<E>& log) {
         for (int d = 0; d < N; ++d)
             if (dy->size(d) != y.size(d))
                 throw value_error(cat("an output tangent has size ", dy->size(d),
                                       " along dimension ", d, " where its output has ", y.size(d)));
-        return {y, retyped_view<const E, N>(*dy), t};
+        return {y, *dy, log};
     }
 };
 template <typename E>
-struct kernel_tangent<active<E>, E> {
+struct kernel_tangent<dual<E>, E> {
+    using plain = E;
     using in = std::tuple<view<const E, 0>>;
     using out = std::tuple<>;
-    static active<E> make(E v, const view<const E, 0>* dx, const void*, tape<E>& t) {
-        return active<E>::leaf(t, v, const_cast<E*>(dx->data()));
+    static dual<E> make(E v, const view<const E, 0>* dx, const void*, write_log<E>&) {
+        return {v, *dx->data()};
     }
 };
 template <typename E, int K>
-struct kernel_tangent<vec<active<E>, K>, E> {
+struct kernel_tangent<vec<dual<E>, K>, E> {
+    using plain = vec<E, K>;
     using in = std::tuple<view<const E, 1>>;
     using out = std::tuple<>;
-    static vec<active<E>, K> make(const vec<E, K>& v, const view<const E, 1>* dx, const void*,
-                                  tape<E>& t) {
+    static vec<dual<E>, K> make(const plain& v, const view<const E, 1>* dx, const void*,
+                                write_log<E>&) {
         if (dx->size(0) != K)
             throw value_error(cat("the tangent of a vec", K, " has ", dx->size(0), " elements"));
-        vec<active<E>, K> r{};
-        for (int k = 0; k < K; ++k)
-            r[k] = active<E>::leaf(t, v[k], const_cast<E*>(dx->data() + k * dx->stride(0)));
+        vec<dual<E>, K> r{};
+        for (int k = 0; k < K; ++k) r[k] = dual<E>(v[k], dx->data()[k * dx->stride(0)]);
         return r;
     }
 };
@@ -253,50 +264,42 @@ using tangent_in_part = typename kernel_tangent<P, E>::in;
 template <typename P, typename E>
 using tangent_out_part = typename kernel_tangent<P, E>::out;
 
-template <typename E, typename Fa, typename Args, typename Plain, typename Ins, typename Outs,
+template <typename E, typename Fd, typename Args, typename Plain, typename Ins, typename Outs,
           typename P>
 struct derived_kernel_jvp;
-/// A generic kernel's forward mode: at each position, the body's active form on a tape of that
-/// position, a forward sweep, and each output element written gets its tangent added (atomically:
-/// positions may write the same element with +=).
-template <typename E, typename Fa, typename Args, typename... Plain, typename... Ti, typename... To,
+/// A generic kernel's forward mode (See Note [derived forward mode]): at each position, the body
+/// with dual<E> (Fd), its writes logged and applied at the position's end (See
+/// detail::write_log).
+template <typename E, typename Fd, typename Args, typename... Plain, typename... Ti, typename... To,
           typename P>
-struct derived_kernel_jvp<E, Fa, Args, std::tuple<Plain...>, std::tuple<Ti...>, std::tuple<To...>,
+struct derived_kernel_jvp<E, Fd, Args, std::tuple<Plain...>, std::tuple<Ti...>, std::tuple<To...>,
                           P> {
-    Fa fa;
+    Fd fd;
     void operator()(Plain... p, Ti... ti, To... to, P pos) const {
-        tape<E> t; // on the stack, as a derived kernel's (See Note [derived kernels])
-        t.shared = true;
+        write_log<E> log; // on the stack: a position's writes fit in its inline entries
         const std::tuple<const Plain&...> plain(p...);
-        refuse_aliases<Args, E>(plain, std::index_sequence_for<Plain...>{});
-        run_active<kernel_tangent, tangent_in_part, tangent_out_part, Args>(
-            fa, plain, std::tuple<const Ti*...>(&ti...), std::tuple<const To*...>(&to...), pos, t,
+        refuse_aliases<tangent_out_part, tangent_in_part, Args, E>(
+            plain, std::index_sequence_for<Plain...>{});
+        run_derived<kernel_tangent, tangent_in_part, tangent_out_part, Args, E>(
+            fd, plain, std::tuple<const Ti*...>(&ti...), std::tuple<const To*...>(&to...), pos, log,
             std::index_sequence_for<Plain...>{});
-        auto& tan = t.zero_adjoints();
-        t.forward_sweep(tan);
-        for (const auto& w : t.writes) {
-            // the value as the plain kernel writes it, then the tangent
-            E& y = *static_cast<E*>(const_cast<void*>(w.key));
-            y = w.assign ? w.value : y + w.value;
-            const E d = w.slot >= 0 ? tan[static_cast<size_t>(w.slot)]
-                        : w.target  ? *w.target
-                                    : E(0);
-            t.add_to(const_cast<E*>(w.at), w.scale * d);
-        }
+        log.apply();
     }
 };
 
-template <typename E, typename Fa>
+/// The forward mode of the generic kernel whose dual form is Fd.
+template <typename E, typename Fd>
 struct derived_kernel_jvp_of {
-    using base = derived_kernel_of<E, Fa>;
-    using ins = typename kernel_parts_of<typename base::args, E, tangent_in_part,
-                                         std::make_index_sequence<base::n>>::type;
-    using outs = typename kernel_parts_of<typename base::args, E, tangent_out_part,
-                                          std::make_index_sequence<base::n>>::type;
-    using args = typename base::args;
-    static constexpr size_t n = base::n;
-    using type = derived_kernel_jvp<E, std::decay_t<Fa>, args, typename base::plain, ins, outs,
-                                    typename base::position>;
+    using all = typename fn_traits<std::decay_t<Fd>>::args;
+    static constexpr size_t n = std::tuple_size_v<all> - 1;
+    using args = typename tuple_prefix<all, std::make_index_sequence<n>>::type;
+    using position = std::tuple_element_t<n, all>;
+    using plain = typename plain_params<kernel_tangent, args, E>::type;
+    using ins =
+        typename kernel_parts_of<args, E, tangent_in_part, std::make_index_sequence<n>>::type;
+    using outs =
+        typename kernel_parts_of<args, E, tangent_out_part, std::make_index_sequence<n>>::type;
+    using type = derived_kernel_jvp<E, std::decay_t<Fd>, args, plain, ins, outs, position>;
 };
 
 } // namespace detail

@@ -1,0 +1,136 @@
+// The plugin author layer's views and tensors of dual numbers: what a generic function's or
+// kernel's views and tensors become in the forward mode derived from it.
+#pragma once
+
+#include "isthmus/plugin/active_view.hpp"
+#include "isthmus/plugin/dual.hpp"
+
+namespace isthmus::plugin {
+
+/// An input view of a derived forward mode: each read is the element with the same element of
+/// the input's tangent (See Note [dual numbers]).
+template <typename E, int N, access A>
+class view<const dual<E>, N, A>
+    : public detail::number_reads<view<const dual<E>, N, A>, dual<E>, N> {
+public:
+    using element_type = const dual<E>;
+    using value_type = dual<E>;
+    static constexpr int rank = N;
+    static constexpr access modifier = A;
+
+    view() = default;
+    /// Reads `x` with its tangent `dx`, a view shaped like x (tangent 0 when it has no data).
+    view(const plugin::view<const E, N, A>& x, const plugin::view<const E, N>& dx)
+        : x_(x), t_(dx) {}
+
+    int64_t size(int d) const { return x_.size(d); }
+    int64_t numel() const { return x_.numel(); }
+
+private:
+    friend detail::number_reads<view, dual<E>, N>;
+    dual<E> read(const int64_t* ii) const {
+        int64_t jj[N > 0 ? N : 1] = {};
+        const E* p = detail::view_binding::at(x_, ii, jj);
+        const E* t = t_.data();
+        if (!t) return dual<E>(*p);
+        for (int d = 0; d < N; ++d) t += jj[d] * t_.stride(d);
+        return {*p, *t};
+    }
+    plugin::view<const E, N, A> x_;
+    plugin::view<const E, N> t_;
+};
+
+namespace detail {
+/// What a kernel position's forward mode wrote, applied when the position ends: each output
+/// element's value as the kernel writes it, and its tangent added to the output's tangent. A
+/// `y(p) = v` replaces the position's earlier writes of the element, as it does in the kernel;
+/// the first few writes live in the log itself (on the stack, nothing allocated).
+template <typename E>
+struct write_log {
+    struct write {
+        E* y;  // the output element
+        E* ty; // its element of the output's tangent
+        E value, tangent;
+        bool assign; // `=` (replaces the element) or `+=` (adds to it)
+    };
+    small_vec<write, 16> writes;
+
+    void record(E* y, E* ty, const dual<E>& v, bool assign) {
+        if (assign)
+            for (size_t i = writes.size(); i-- > 0;)
+                if (writes[i].y == y) writes.erase(i);
+        writes.push_back({y, ty, v.value(), v.tangent(), assign});
+    }
+    /// Writes the values and adds the tangents: atomically for `+=` (positions on other threads
+    /// may add to the same element); for `=`, as the kernel's own store, plainly (an element
+    /// that several positions assign has no defined value, nor tangent).
+    void apply() const {
+        for (const write& w : writes) {
+            *w.y = w.assign ? w.value : *w.y + w.value;
+            add_to(w.ty, w.tangent, !w.assign);
+        }
+    }
+};
+} // namespace detail
+
+/// An output view of a kernel's derived forward mode: writes are logged for the position's end
+/// (See detail::write_log).
+template <typename E, int N, access A>
+class view<dual<E>, N, A> : public detail::number_writes<view<dual<E>, N, A>, dual<E>, N> {
+public:
+    using element_type = dual<E>;
+    using value_type = dual<E>;
+    static constexpr int rank = N;
+    static constexpr access modifier = A;
+
+    /// An element of the output: assign or add to it.
+    class reference {
+    public:
+        reference(E* y, E* ty, detail::write_log<E>* log) : y_(y), ty_(ty), log_(log) {}
+        const reference& operator=(const dual<E>& v) const {
+            log_->record(y_, ty_, v, true);
+            return *this;
+        }
+        const reference& operator+=(const dual<E>& v) const {
+            log_->record(y_, ty_, v, false);
+            return *this;
+        }
+        const reference& operator-=(const dual<E>& v) const { return *this += -v; }
+
+    private:
+        E* y_;
+        E* ty_;
+        detail::write_log<E>* log_;
+    };
+
+    view() = default;
+    /// The output `y` with its tangent `dy` (shaped like y, added to); writes go to `log`.
+    view(const plugin::view<E, N, A>& y, const plugin::view<E, N>& dy, detail::write_log<E>& log)
+        : y_(y), t_(dy), log_(&log) {}
+
+    int64_t size(int d) const { return y_.size(d); }
+    int64_t numel() const { return y_.numel(); }
+
+private:
+    friend detail::number_writes<view, dual<E>, N>;
+    reference element(const int64_t* ii) const {
+        int64_t jj[N > 0 ? N : 1] = {};
+        E* y = const_cast<E*>(detail::view_binding::at(y_, ii, jj));
+        E* t = t_.data();
+        for (int d = 0; d < N; ++d) t += jj[d] * t_.stride(d);
+        return reference(y, t, log_);
+    }
+    plugin::view<E, N, A> y_;
+    plugin::view<E, N> t_;
+    detail::write_log<E>* log_ = nullptr;
+};
+
+/// A dual number's tensor: what a generic function's `tensor<T, N>` is in its derived forward
+/// mode (See detail::boxed_tensor).
+template <typename E, int N>
+class tensor<dual<E>, N> : public detail::boxed_tensor<dual<E>, N> {
+public:
+    using detail::boxed_tensor<dual<E>, N>::boxed_tensor;
+};
+
+} // namespace isthmus::plugin
