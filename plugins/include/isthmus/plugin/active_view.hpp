@@ -30,63 +30,11 @@ namespace isthmus::plugin {
 // last bits between runs and thread counts, except in deterministic mode (Note [deterministic
 // launches] in isthmus/plugin_host.hpp).
 
-namespace detail {
-/// The reads of an input view of derivative numbers T (active<E>, dual<E>): an element at the
-/// given indices (one per dimension, after the access modifier), by ivec, or K consecutive ones
-/// along the last dimension, each through the view's own read(indices) (V derives from it).
-template <typename V, typename T, int N>
-class number_reads {
-public:
-    template <typename... I>
-    T operator()(I... idx) const {
-        static_assert(sizeof...(I) == N, "one index per dimension");
-        const int64_t ii[] = {static_cast<int64_t>(idx)...};
-        return self().read(ii);
-    }
-    T operator[](const ivec<N>& p) const { return self().read(p.v); }
-    template <int K, typename... I>
-    vec<T, K> load(I... idx) const {
-        static_assert(sizeof...(I) == N, "one index per dimension");
-        int64_t ii[] = {static_cast<int64_t>(idx)...};
-        vec<T, K> r{};
-        for (int k = 0; k < K; ++k, ++ii[N - 1]) r[k] = self().read(ii);
-        return r;
-    }
-
-private:
-    const V& self() const { return static_cast<const V&>(*this); }
-};
-
-/// The writes of an output view of derivative numbers T: the element at the given indices (to
-/// assign or add to), by ivec, or K consecutive ones stored along the last dimension, each
-/// through the view's own element(indices) (V derives from it).
-template <typename V, typename T, int N>
-class number_writes {
-public:
-    template <typename... I>
-    auto operator()(I... idx) const {
-        static_assert(sizeof...(I) == N, "one index per dimension");
-        const int64_t ii[] = {static_cast<int64_t>(idx)...};
-        return self().element(ii);
-    }
-    auto operator[](const ivec<N>& p) const { return self().element(p.v); }
-    template <int K, typename... I>
-    void store(const vec<T, K>& v, I... idx) const {
-        static_assert(sizeof...(I) == N, "one index per dimension");
-        int64_t ii[] = {static_cast<int64_t>(idx)...};
-        for (int k = 0; k < K; ++k, ++ii[N - 1]) self().element(ii) = v[k];
-    }
-
-private:
-    const V& self() const { return static_cast<const V&>(*this); }
-};
-} // namespace detail
-
 /// An input view of a derived kernel or function: reads are leaves of the running tape whose
-/// adjoints go to the same element of `grad` (See Note [derived kernels]).
+/// adjoints go to the same element of `grad` (See Note [derived kernels]). Its element access is
+/// written out as dual<E>'s views' is (See Note [derivative views written out] in dual_view.hpp).
 template <typename E, int N, access A>
-class view<const active<E>, N, A>
-    : public detail::number_reads<view<const active<E>, N, A>, active<E>, N> {
+class view<const active<E>, N, A> {
 public:
     using element_type = const active<E>;
     using value_type = active<E>;
@@ -101,9 +49,25 @@ public:
 
     int64_t size(int d) const { return x_.size(d); }
     int64_t numel() const { return x_.numel(); }
+    /// Element at the given indices (one per dimension), after the access modifier.
+    template <typename... I>
+    active<E> operator()(I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        const int64_t ii[] = {static_cast<int64_t>(idx)...};
+        return read(ii);
+    }
+    active<E> operator[](const ivec<N>& p) const { return read(p.v); }
+    /// K consecutive elements along the last dimension, from `idx...`.
+    template <int K, typename... I>
+    vec<active<E>, K> load(I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        int64_t ii[] = {static_cast<int64_t>(idx)...};
+        vec<active<E>, K> r{};
+        for (int k = 0; k < K; ++k, ++ii[N - 1]) r[k] = read(ii);
+        return r;
+    }
 
 private:
-    friend detail::number_reads<view, active<E>, N>;
     active<E> read(const int64_t* ii) const {
         int64_t jj[N > 0 ? N : 1] = {};
         const E* p = detail::view_binding::at(x_, ii, jj);
@@ -120,7 +84,7 @@ private:
 /// An output view of a derived kernel: writes record the output's gradient (See Note [derived
 /// kernels]).
 template <typename E, int N, access A>
-class view<active<E>, N, A> : public detail::number_writes<view<active<E>, N, A>, active<E>, N> {
+class view<active<E>, N, A> {
 public:
     using element_type = active<E>;
     using value_type = active<E>;
@@ -164,9 +128,22 @@ public:
 
     int64_t size(int d) const { return y_.size(d); }
     int64_t numel() const { return y_.numel(); }
+    template <typename... I>
+    reference operator()(I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        const int64_t ii[] = {static_cast<int64_t>(idx)...};
+        return element(ii);
+    }
+    reference operator[](const ivec<N>& p) const { return element(p.v); }
+    /// Stores K consecutive elements along the last dimension, from `idx...`.
+    template <int K, typename... I>
+    void store(const vec<active<E>, K>& v, I... idx) const {
+        static_assert(sizeof...(I) == N, "one index per dimension");
+        int64_t ii[] = {static_cast<int64_t>(idx)...};
+        for (int k = 0; k < K; ++k, ++ii[N - 1]) element(ii) = v[k];
+    }
 
 private:
-    friend detail::number_writes<view, active<E>, N>;
     reference element(const int64_t* ii) const {
         int64_t jj[N > 0 ? N : 1] = {};
         // the modifier's map and checks; nothing is written there
