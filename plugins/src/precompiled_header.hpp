@@ -26,7 +26,8 @@ struct precompiled_layer {
                         ///< with ISTHMUS_PLUGIN_SEPARATE defined (Note [support object])
     std::string object; ///< the compiled support code, to link into the plugin
     /// to name with `-include` instead of `header` for a kernel-only compile: the precompiled
-    /// kernel half of the layer (ISTHMUS_PLUGIN_LEAN; Note [kernel-only plugins] in author_layer.cpp)
+    /// kernel half of the layer (ISTHMUS_PLUGIN_LEAN; Note [kernel-only plugins] in
+    /// author_layer.cpp)
     std::string lean_header;
     /// Where a compile that the layer broke marks it (`.failed` in the cache; empty for a prebuilt
     /// layer, which is never written): Clang refuses a precompiled header whose inputs changed

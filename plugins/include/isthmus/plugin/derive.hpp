@@ -119,6 +119,16 @@ void for_each_index(const int64_t* shape, F&& f) {
     }
 }
 
+/// Refuses a derived parameter `part` (a gradient, a tangent; named `what` in the message) whose
+/// N sizes are not those of what it belongs to, `of` (named `whose`).
+template <int N, typename Part, typename Of>
+void check_part_shape(const Part& part, const Of& of, const char* what, const char* whose) {
+    for (int d = 0; d < N; ++d)
+        if (part.size(d) != of.size(d))
+            throw value_error(cat(what, " has size ", part.size(d), " along dimension ", d,
+                                  " where ", whose, " has ", of.size(d)));
+}
+
 template <int N, typename V>
 int64_t offset_of(const V& v, const int64_t* idx) {
     int64_t off = 0;
@@ -206,10 +216,7 @@ inline constexpr bool derivable_function =
 template <typename E, int N>
 void take_gradient(const tensor<active<E>, N>& r, const view<const E, N>& dy,
                    typename tape<E>::adjoints& adj) {
-    for (int d = 0; d < N; ++d)
-        if (r.size(d) != dy.size(d))
-            throw value_error(cat("grad_output has size ", dy.size(d), " along dimension ", d,
-                                  " where the result has ", r.size(d)));
+    check_part_shape<N>(dy, r, "grad_output", "the result");
     int64_t shape[N > 0 ? N : 1] = {};
     for (int d = 0; d < N; ++d) shape[d] = r.size(d);
     for_each_index<N>(shape, [&](int64_t i, const int64_t* idx) {
@@ -298,10 +305,7 @@ struct dual_input<view<const dual<E>, N, A>, E> {
     using plain = view<const E, N, A>;
     using tangent = std::tuple<view<const E, N>>;
     static view<const dual<E>, N, A> arg(const plain& x, const view<const E, N>& dx) {
-        for (int d = 0; d < N; ++d)
-            if (x.size(d) != dx.size(d))
-                throw value_error(cat("a tangent has size ", dx.size(d), " along dimension ", d,
-                                      " where its input has ", x.size(d)));
+        check_part_shape<N>(dx, x, "a tangent", "its input");
         return {x, dx};
     }
 };

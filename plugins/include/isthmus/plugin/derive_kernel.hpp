@@ -30,10 +30,7 @@ struct kernel_param<view<const active<E>, N, A>, E> {
     using grad = std::tuple<view<E, N>>;
     static view<const active<E>, N, A> make(const plain& x, const void*, const view<E, N>* g,
                                             tape<E>& t) {
-        for (int d = 0; d < N; ++d)
-            if (g->size(d) != x.size(d))
-                throw value_error(cat("a gradient has size ", g->size(d), " along dimension ", d,
-                                      " where its input has ", x.size(d)));
+        check_part_shape<N>(*g, x, "a gradient", "its input");
         return {x, *g, t};
     }
 };
@@ -44,10 +41,7 @@ struct kernel_param<view<active<E>, N, A>, E> {
     using grad = std::tuple<>;
     static view<active<E>, N, A> make(const plain& y, const view<const E, N>* dy, const void*,
                                       tape<E>& t) {
-        for (int d = 0; d < N; ++d)
-            if (dy->size(d) != y.size(d))
-                throw value_error(cat("an output gradient has size ", dy->size(d),
-                                      " along dimension ", d, " where its output has ", y.size(d)));
+        check_part_shape<N>(*dy, y, "an output gradient", "its output");
         return {y, *dy, t};
     }
 };
@@ -189,13 +183,6 @@ struct derived_kernel_of {
 };
 // ---- forward mode of kernels (Note [derived forward mode]) ----
 
-/// A view of E's elements as a view of T (const added or dropped): the same memory, shape and
-/// strides.
-template <typename T, int N, typename V>
-view<T, N> retyped_view(const V& v) {
-    return view_binding::adopt<view<T, N>>(v.abi());
-}
-
 /// How a parameter of a kernel's dual form takes part in its forward mode: `plain` is the
 /// parameter the derived kernel has in its place; a differentiable input (a view of const
 /// dual<E>, a dual<E>, a vec of them) adds its tangent `in` (read: a view shaped like it, a 0-d
@@ -215,10 +202,7 @@ struct kernel_tangent<view<const dual<E>, N, A>, E> {
     using out = std::tuple<>;
     static view<const dual<E>, N, A> make(const plain& x, const view<const E, N>* dx, const void*,
                                           write_log<E>&) {
-        for (int d = 0; d < N; ++d)
-            if (dx->size(d) != x.size(d))
-                throw value_error(cat("a tangent has size ", dx->size(d), " along dimension ", d,
-                                      " where its input has ", x.size(d)));
+        check_part_shape<N>(*dx, x, "a tangent", "its input");
         return {x, *dx};
     }
 };
@@ -229,10 +213,7 @@ struct kernel_tangent<view<dual<E>, N, A>, E> {
     using out = std::tuple<view<E, N>>;
     static view<dual<E>, N, A> make(const plain& y, const void*, const view<E, N>* dy,
                                     write_log<E>& log) {
-        for (int d = 0; d < N; ++d)
-            if (dy->size(d) != y.size(d))
-                throw value_error(cat("an output tangent has size ", dy->size(d),
-                                      " along dimension ", d, " where its output has ", y.size(d)));
+        check_part_shape<N>(*dy, y, "an output tangent", "its output");
         return {y, *dy, log};
     }
 };
