@@ -547,6 +547,9 @@ void bind_plugins(py::module_& m) {
         "plugin_cache_dir", [] { return pl::cache_dir(); },
         "The directory compile_string caches plugins in.");
     m.def(
+        "plugin_compiler", [] { return pl::compiler(); },
+        "The C++ compiler command compile_string runs: $CXX, else \"g++\".");
+    m.def(
         "plugin_include_dir", [] { return pl::plugin_include_dir(); },
         "The directory holding isthmus/plugin.hpp (for building plugins by hand).");
     m.attr("PLUGIN_ABI_VERSION") = ISTHMUS_PLUGIN_ABI_VERSION;
