@@ -101,6 +101,37 @@ std::remove_cvref_t<P> get_arg(const isthmus_value* args, size_t i) {
         return full_arg<T>::get(args, i);
 }
 
+// Note [converted arguments without std::tuple]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A call's converted arguments were a std::make_tuple: instantiating std::tuple over a kernel's
+// views (its constructors' constraints: _TupleConstraints, __and_ of is_constructible and
+// is_convertible per element) was 26 of the 86 ms that Clang's front end spent on a saxpy kernel
+// (-ftime-trace), GCC's alike. They are an aggregate of one slot per argument instead, built from a
+// braced list, so the conversions also run left to right (make_tuple's arguments had no order).
+
+template <size_t I, typename T>
+struct arg_slot {
+    T value;
+};
+template <typename Seq, typename... T>
+struct converted_args;
+template <size_t... I, typename... T>
+struct converted_args<std::index_sequence<I...>, T...> : arg_slot<I, T>... {};
+
+/// Argument I of a convert_args result.
+template <size_t I, typename T>
+T& arg_at(arg_slot<I, T>& s) {
+    return s.value;
+}
+
+/// Converts the arguments to the parameter types of `Tuple` (a type list), left to right.
+template <typename Tuple, size_t... I>
+auto convert_args(const isthmus_value* args, std::index_sequence<I...>) {
+    return converted_args<std::index_sequence<I...>,
+                          std::remove_cvref_t<std::tuple_element_t<I, Tuple>>...>{
+        {get_arg<std::tuple_element_t<I, Tuple>>(args, I)}...};
+}
+
 /// Describes a parameter type for the host's checks and listings.
 template <typename P>
 isthmus_param describe_param(const char* name) {

@@ -18,10 +18,11 @@ R apply_args(F& f, isthmus_call* call, const isthmus_value* args, std::index_seq
         (is_view<std::remove_cvref_t<std::tuple_element_t<I, Tuple>>>::value || ...);
     if constexpr (has_views) {
         // Views learn their argument position and the call's checked mode (Note [view checks]).
-        auto converted = std::make_tuple(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);
+        // See Note [converted arguments without std::tuple]
+        auto converted = convert_args<Tuple>(args, std::index_sequence<I...>{});
         const bool checked_mode = (call_flags(call) & ISTHMUS_CALL_CHECKED) != 0;
-        (view_binding::bind(std::get<I>(converted), static_cast<int32_t>(I), checked_mode), ...);
-        return f(std::move(std::get<I>(converted))...);
+        (view_binding::bind(arg_at<I>(converted), static_cast<int32_t>(I), checked_mode), ...);
+        return f(std::move(arg_at<I>(converted))...);
     } else {
         (void)call;
         return f(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);

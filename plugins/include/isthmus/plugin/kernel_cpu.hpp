@@ -221,9 +221,10 @@ template <bool Checked, typename F, typename Tuple, size_t... I>
 void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
                  const isthmus_param* params, std::index_sequence<I...>) {
     using P = std::remove_cvref_t<std::tuple_element_t<sizeof...(I), Tuple>>;
-    auto converted = std::make_tuple(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);
-    (view_binding::bind(std::get<I>(converted), static_cast<int32_t>(I), Checked), ...);
-    run_positions<Checked, P>(f, r, params, std::get<I>(converted)...);
+    // See Note [converted arguments without std::tuple]
+    auto converted = convert_args<Tuple>(args, std::index_sequence<I...>{});
+    (view_binding::bind(arg_at<I>(converted), static_cast<int32_t>(I), Checked), ...);
+    run_positions<Checked, P>(f, r, params, arg_at<I>(converted)...);
 }
 
 // Note [checked loops are cold]
