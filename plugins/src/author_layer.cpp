@@ -70,7 +70,10 @@ namespace fs = std::filesystem;
 // starting the compiler nor parsing the layer is the cost any more: the kernel's own instantiation
 // and optimisation is, in either compiler, so the next steps are fewer and shallower templates per
 // kernel (the launcher's tuple and binding machinery) and a quick first tier whose -O3 build
-// replaces it.
+// replaces it. Two cuts so far, each measured with g++ in alternating processes against a copy of
+// the headers before it: the converted arguments without std::tuple (See Note [converted arguments
+// without std::tuple]), 0.23-0.25 -> 0.21-0.22 s, and <cmath>'s special functions out of the kernel
+// half (See Note [cmath in kernel-only compiles]), 0.21-0.24 -> 0.18-0.20 s.
 
 // Note [kernel-only plugins]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~

@@ -171,6 +171,37 @@ def test_what_only_the_full_layer_has_compiles_with_it(cache):
     assert layer_of(cache, "ko_funcs") == "full" and mod.ko_funcs_f(2.0) == 4.0
 
 
+def zeta(s, n=1000):
+    """Riemann's zeta at s > 1: the first n terms and the Euler-Maclaurin tail (error ~n^-s-3)."""
+    return (sum(k ** -s for k in range(1, n)) + n ** (1 - s) / (s - 1) + 0.5 * n ** -s
+            + s / 12 * n ** (-s - 1))
+
+
+def test_cmath_in_kernels_and_the_special_functions(cache):
+    # See Note [cmath in kernel-only compiles]: <cmath>'s everyday functions are in the kernel
+    # half; a special function (C++17's std::riemann_zeta) makes the compile take the full layer,
+    # with the same result
+    src = """
+    namespace ip = isthmus::plugin;
+    ISTHMUS_PLUGIN({name}, m) {{
+        m.kernel("{name}_k", [](ip::view<const double, 1> x, ip::view<double, 1> y, int64_t i) {{
+            y(i) = {expr};
+        }}, {{"x", "y"}});
+    }}
+    """
+    x = np.linspace(2.0, 4.0, 7)
+    for name, expr, layer, want in [
+            ("ko_math", "std::exp(x(i)) + std::hypot(x(i), 1.0)", "kernel-only",
+             np.exp(x) + np.hypot(x, 1.0)),
+            ("ko_zeta", "std::riemann_zeta(x(i))", "full",
+             [zeta(v) for v in x])]:
+        mod = q.compile_string(name, src.format(name=name, expr=expr))
+        assert layer_of(cache, name) == layer
+        y = np.zeros(7)
+        q.parallel_do(7, x, y, getattr(mod, f"{name}_k"))
+        np.testing.assert_allclose(y, want, rtol=1e-9)
+
+
 def test_a_failing_kernel_reports_the_users_line_from_the_full_layer(cache):
     src = "namespace ip = isthmus::plugin;\nISTHMUS_PLUGIN(ko_bad, m) {\n" \
           "    m.kernel(\"ko_bad_k\", [](ip::view<float, 1> y, int64_t i) {\n" \

@@ -5,6 +5,22 @@
 
 #include "isthmus/plugin_abi.h"
 
+// Note [cmath in kernel-only compiles]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// GCC instantiates what a header leaves pending at the end of every translation unit, and since
+// C++17 libstdc++'s <cmath> brings the mathematical special functions (std::beta, std::expint,
+// std::riemann_zeta, ...: <bits/specfun.h> and its tr1 .tcc files): 0.03 s of every kernel-only
+// compile (a TU of a precompiled <cmath> and nothing else, g++ 12 -O3: 0.03-0.04 s of CPU,
+// 0.00-0.01 s without them), a seventh of a small kernel's. The kernel half of the layer (and only
+// it: ISTHMUS_PLUGIN_LEAN) therefore includes libstdc++'s <cmath> without them, by clearing the
+// configuration macro that selects them before the first standard header. A kernel that calls one
+// fails the kernel-only compile and is compiled against the full layer, which has them (Note
+// [kernel-only plugins] in plugins/src/author_layer.cpp): the same plugin, compiled slower.
+#if defined(ISTHMUS_PLUGIN_LEAN) && !defined(__CUDACC__) && __has_include(<bits/c++config.h>)
+#include <bits/c++config.h>
+#undef _GLIBCXX_USE_STD_SPEC_FUNCS
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
