@@ -123,6 +123,10 @@ template <size_t I, typename T>
 T& arg_at(arg_slot<I, T>& s) {
     return s.value;
 }
+template <size_t I, typename T>
+const T& arg_at(const arg_slot<I, T>& s) {
+    return s.value;
+}
 
 /// Converts the arguments to the parameter types of `Tuple` (a type list), left to right.
 template <typename Tuple, size_t... I>

@@ -76,20 +76,6 @@
 #define ISTHMUS_PLUGIN_SUPPORT_CALL inline
 #endif
 
-// Note [the body inlined under Clang]
-// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// The fast loop is flattened (See Note [the fast loop is hot]): GCC then inlines everything below
-// it, the kernel's body first. Clang's flatten inlines only the calls written in the flattened
-// function itself, so the body, called in the position loops that inline into it, stayed an
-// out-of-line call per position whenever its size passed Clang's threshold (a 3x3 clamped blur:
-// no vectorised loop). The position loops call the body under this statement attribute, which
-// Clang honours like always_inline on that one call; GCC needs and has no such attribute.
-#if defined(__clang__) && !defined(__CUDACC__)
-#define ISTHMUS_PLUGIN_INLINE_BODY [[clang::always_inline]]
-#else
-#define ISTHMUS_PLUGIN_INLINE_BODY
-#endif
-
 namespace isthmus::plugin {
 
 namespace detail {

@@ -40,6 +40,21 @@ typedef unsigned long long uint64_t;
 #define ISTHMUS_HD
 #endif
 
+// Note [the body inlined under Clang]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The fast loop is flattened (See Note [the fast loop is hot]): GCC then inlines everything below
+// it, the kernel's body first. Clang's flatten inlines only the calls written in the flattened
+// function itself, so the body, called in the position loops that inline into it, stayed an
+// out-of-line call per position whenever its size passed Clang's threshold (a 3x3 clamped blur:
+// no vectorised loop), and so did the layer's helpers the body calls (ip::row_sum: Note [row sums
+// under Clang]). Under Clang the position loops call the body under this attribute (on a statement
+// it forces that one call inline) and those helpers are declared with it; GCC needs neither.
+#if defined(__clang__) && !defined(__CUDACC__)
+#define ISTHMUS_PLUGIN_CLANG_INLINE [[clang::always_inline]]
+#else
+#define ISTHMUS_PLUGIN_CLANG_INLINE
+#endif
+
 /// A branch hint for the failure paths of view accesses (GCC, Clang and nvcc's host and device
 /// compilers all have __builtin_expect).
 #if defined(__GNUC__) || defined(__clang__) || defined(__CUDACC__) || defined(__CUDACC_RTC__)

@@ -21,7 +21,7 @@ template <typename P, typename F, typename... V>
     if constexpr (std::is_integral_v<P>) {
         // See Note [the body inlined under Clang]
         for (int64_t i = r.begin; i < r.end; ++i) {
-            ISTHMUS_PLUGIN_INLINE_BODY f(v..., static_cast<P>(i));
+            ISTHMUS_PLUGIN_CLANG_INLINE f(v..., static_cast<P>(i));
         }
     } else {
         constexpr int N = P::size();
@@ -33,7 +33,7 @@ template <typename P, typename F, typename... V>
             // Run along the last dimension without carries, then carry once.
             const int64_t run = std::min<int64_t>(last - pos[N - 1], r.end - i);
             for (int64_t k = 0; k < run; ++k) {
-                ISTHMUS_PLUGIN_INLINE_BODY f(v..., pos);
+                ISTHMUS_PLUGIN_CLANG_INLINE f(v..., pos);
                 ++pos[N - 1];
             }
             i += run;
@@ -120,13 +120,13 @@ template <typename P, typename F, typename... V>
 [[gnu::always_inline]] inline void span_loop(F& f, P pos, int64_t a, int64_t b, V... v) {
     if constexpr (std::is_integral_v<P>) {
         for (int64_t i = a; i < b; ++i) {
-            ISTHMUS_PLUGIN_INLINE_BODY f(v..., static_cast<P>(i));
+            ISTHMUS_PLUGIN_CLANG_INLINE f(v..., static_cast<P>(i));
         }
     } else {
         constexpr int N = P::size();
         pos[N - 1] = static_cast<typename P::value_type>(a);
         for (int64_t k = a; k < b; ++k) {
-            ISTHMUS_PLUGIN_INLINE_BODY f(v..., pos);
+            ISTHMUS_PLUGIN_CLANG_INLINE f(v..., pos);
             ++pos[N - 1];
         }
     }

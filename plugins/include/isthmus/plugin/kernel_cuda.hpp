@@ -88,7 +88,7 @@ bool launch_waits(const Converted& converted, bool checked_mode, std::index_sequ
     constexpr bool has_checked_view =
         (is_checked_view<std::remove_cvref_t<std::tuple_element_t<I, Tuple>>>::value || ...);
     return has_checked_view || checked_mode ||
-           (view_binding::empty_modifier_view(std::get<I>(converted)) || ...);
+           (view_binding::empty_modifier_view(arg_at<I>(converted)) || ...);
 }
 
 /// Raises the failure a device launch recorded (Note [checked access on the GPU]) as the
@@ -157,8 +157,8 @@ void cuda_launch(const isthmus_kernel* self, F& f, const isthmus_range& r,
     check_device_params<Tuple>(std::index_sequence<I...>{});
     const int64_t count = r.end - r.begin;
     if (count <= 0) return;
-    auto converted = std::make_tuple(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);
-    (view_binding::bind(std::get<I>(converted), static_cast<int32_t>(I), checked_mode), ...);
+    auto converted = convert_args<Tuple>(args, std::index_sequence<I...>{});
+    (view_binding::bind(arg_at<I>(converted), static_cast<int32_t>(I), checked_mode), ...);
     // See Note [checked access on the GPU]: the launches whose accesses can fail wait.
     const bool wait = launch_waits<Tuple>(converted, checked_mode, std::index_sequence<I...>{});
     device_guard dg(self, device);
@@ -169,11 +169,11 @@ void cuda_launch(const isthmus_kernel* self, F& f, const isthmus_range& r,
         if (checked_mode)
             device_loop<true, F, P, std::remove_cvref_t<std::tuple_element_t<I, Tuple>>...>
                 <<<blocks, static_cast<unsigned>(threads), 0, stream>>>(f, r,
-                                                                        std::get<I>(converted)...);
+                                                                        arg_at<I>(converted)...);
         else
             device_loop<false, F, P, std::remove_cvref_t<std::tuple_element_t<I, Tuple>>...>
                 <<<blocks, static_cast<unsigned>(threads), 0, stream>>>(f, r,
-                                                                        std::get<I>(converted)...);
+                                                                        arg_at<I>(converted)...);
         cuda_check(cudaGetLastError(), self, device, "kernel launch");
     };
     if (!wait) {
@@ -253,9 +253,9 @@ void entry_launch_of(const isthmus_kernel* self, const isthmus_range& r, const i
                      int32_t device, void* stream, bool checked_mode, std::index_sequence<I...>) {
     check_device_params<Tuple>(std::index_sequence<I...>{});
     if (r.end - r.begin <= 0) return;
-    auto converted = std::make_tuple(get_arg<std::tuple_element_t<I, Tuple>>(args, I)...);
-    (view_binding::bind(std::get<I>(converted), static_cast<int32_t>(I), checked_mode), ...);
-    const auto block = block_of(std::get<I>(converted)...);
+    auto converted = convert_args<Tuple>(args, std::index_sequence<I...>{});
+    (view_binding::bind(arg_at<I>(converted), static_cast<int32_t>(I), checked_mode), ...);
+    const auto block = block_of(arg_at<I>(converted)...);
     static_assert(
         std::is_same_v<std::remove_const_t<decltype(block)>, typename kernel_parts<F>::block>,
         "isthmus::plugin: the argument block differs from the kernel's parameters");

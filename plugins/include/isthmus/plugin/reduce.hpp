@@ -32,40 +32,28 @@ namespace isthmus::plugin {
 // per load, and the 4096x4096 row sum took 1.3-1.5x GCC's time. Under Clang the partial sums of a
 // float or double row are one vector (Clang's ext_vector_type) and the block's pairwise sum two
 // shuffled vector adds: the same additions of the same operands in the same order, so the same
-// bits, written as the eight-lane add GCC finds itself; and the sum's functions inline into the
-// loop (below). The same kernel built by both compilers, alternating in one process: 3.88-3.93 ms
-// against GCC's 3.83-3.89 ms on one thread, 2.37-2.47 against 2.37-2.51 ms on two.
-
-// GCC inlines the sum into the kernel's flattened loop; Clang's flatten reaches only the calls
-// written in the loop function itself (See Note [the body inlined under Clang]), so under Clang the
-// sum's functions are always_inline (See Note [row sums under Clang]).
-#if defined(__clang__) && !defined(__CUDACC__)
-#define ISTHMUS_PLUGIN_SUM_INLINE [[gnu::always_inline]]
-#else
-#define ISTHMUS_PLUGIN_SUM_INLINE
-#endif
+// bits, written as the eight-lane add GCC finds itself; and the sum's functions are inlined into
+// the loop as under GCC (See Note [the body inlined under Clang]). The same kernel built by both
+// compilers, alternating in one process: 3.88-3.93 ms against GCC's 3.83-3.89 ms on one
+// thread, 2.37-2.47 against 2.37-2.51 ms on two.
 
 namespace detail {
 
 inline constexpr int k_sum_lanes = 8;
 inline constexpr int64_t k_sum_block = 128;
 
-/// The sum of `n` <= k_sum_block elements get(0..n-1), in the order of Note [row sums in kernels].
+/// The eight partial sums of get(0..j-1) for the largest multiple j of k_sum_lanes <= n (n >=
+/// k_sum_lanes), lane k summing the elements k, k + 8, ..., added pairwise as Note [row sums in
+/// kernels] says; `j` is set.
 template <typename T, typename Get>
-ISTHMUS_PLUGIN_SUM_INLINE ISTHMUS_HD T block_sum(int64_t n, const Get& get) {
-    if (n < k_sum_lanes) {
-        T r = T(0);
-        for (int64_t j = 0; j < n; ++j) r = r + get(j);
-        return r;
-    }
+ISTHMUS_PLUGIN_CLANG_INLINE ISTHMUS_HD T lane_sums(int64_t n, const Get& get, int64_t& j) {
 #if defined(__clang__) && !defined(__CUDACC__)
     // the same additions on a vector of the eight partial sums: See Note [row sums under Clang]
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
         using lanes = T __attribute__((ext_vector_type(k_sum_lanes)));
         lanes acc;
         for (int k = 0; k < k_sum_lanes; ++k) acc[k] = get(k);
-        int64_t j = k_sum_lanes;
-        for (; j + k_sum_lanes <= n; j += k_sum_lanes) {
+        for (j = k_sum_lanes; j + k_sum_lanes <= n; j += k_sum_lanes) {
             lanes x;
             for (int k = 0; k < k_sum_lanes; ++k) x[k] = get(j + k);
             acc += x;
@@ -75,26 +63,35 @@ ISTHMUS_PLUGIN_SUM_INLINE ISTHMUS_HD T block_sum(int64_t n, const Get& get) {
                            __builtin_shufflevector(acc, acc, 1, 3, 5, 7);
         const auto quads = __builtin_shufflevector(pairs, pairs, 0, 2) +
                            __builtin_shufflevector(pairs, pairs, 1, 3);
-        T r = quads[0] + quads[1];
-        for (; j < n; ++j) r = r + get(j);
-        return r;
+        return quads[0] + quads[1];
     } else
 #endif
     {
         T acc[k_sum_lanes];
         for (int k = 0; k < k_sum_lanes; ++k) acc[k] = get(k);
-        int64_t j = k_sum_lanes;
-        for (; j + k_sum_lanes <= n; j += k_sum_lanes)
+        for (j = k_sum_lanes; j + k_sum_lanes <= n; j += k_sum_lanes)
             for (int k = 0; k < k_sum_lanes; ++k) acc[k] = acc[k] + get(j + k);
-        T r = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-        for (; j < n; ++j) r = r + get(j);
+        return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    }
+}
+
+/// The sum of `n` <= k_sum_block elements get(0..n-1), in the order of Note [row sums in kernels].
+template <typename T, typename Get>
+ISTHMUS_PLUGIN_CLANG_INLINE ISTHMUS_HD T block_sum(int64_t n, const Get& get) {
+    if (n < k_sum_lanes) {
+        T r = T(0);
+        for (int64_t j = 0; j < n; ++j) r = r + get(j);
         return r;
     }
+    int64_t j = 0;
+    T r = lane_sums<T>(n, get, j);
+    for (; j < n; ++j) r = r + get(j);
+    return r;
 }
 
 /// The sum of get(0..n-1): blocks of k_sum_block merged pairwise as they complete.
 template <typename T, typename Get>
-ISTHMUS_PLUGIN_SUM_INLINE ISTHMUS_HD T pairwise_sum(int64_t n, const Get& get) {
+ISTHMUS_PLUGIN_CLANG_INLINE ISTHMUS_HD T pairwise_sum(int64_t n, const Get& get) {
     if (n <= k_sum_block) return block_sum<T>(n, get);
     // the sums of complete groups of blocks, largest first: one group per set bit of `count`
     T stack[64];
@@ -122,7 +119,7 @@ ISTHMUS_PLUGIN_SUM_INLINE ISTHMUS_HD T pairwise_sum(int64_t n, const Get& get) {
 /// sums in kernels]). The leading indices go through the view's access modifier and, in checked
 /// mode, its bounds check; a row of length 0 sums to 0.
 template <typename V, typename... I>
-ISTHMUS_PLUGIN_SUM_INLINE ISTHMUS_HD auto row_sum(const V& x, I... idx) {
+ISTHMUS_PLUGIN_CLANG_INLINE ISTHMUS_HD auto row_sum(const V& x, I... idx) {
     static_assert(sizeof...(I) + 1 == V::rank, "row_sum: one index per leading dimension");
     using T = typename V::value_type;
     const int64_t n = x.size(V::rank - 1);
