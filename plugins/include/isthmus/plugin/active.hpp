@@ -49,6 +49,17 @@ namespace isthmus::plugin {
 // (See Note [leaves are not nodes]) would be 27, and the sweep, which is bound by the latency of
 // its dependent adds, shortens as much.
 
+// Note [the tape's operations inline]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Each operation on active numbers is a few loads and stores on the tape, and a derived kernel
+// runs them at every position. GCC's flatten of the fast loop (Note [the fast loop is hot] in
+// isthmus/plugin/kernel_cpu.hpp) left node(), the views' read() and sweep() out of line (its
+// early inliner judged them cold or too big, and flatten did not revisit them), so a 3x3 blur's
+// derived kernel made about twenty calls per position, each passing its operands through memory:
+// 4.8-5.2x the hand-written backward kernel (2026-12-03, 1024x1024 float32). The operations that
+// record, read, write and sweep are forced inline, under GCC, Clang and nvcc's host compiler.
+#define ISTHMUS_PLUGIN_TAPE_INLINE [[gnu::always_inline]] inline
+
 template <typename E>
 class active;
 
@@ -75,7 +86,7 @@ public:
     T& operator[](size_t i) { return data_[i]; }
     const T& operator[](size_t i) const { return data_[i]; }
     void clear() { size_ = 0; }
-    void push_back(const T& v) {
+    ISTHMUS_PLUGIN_TAPE_INLINE void push_back(const T& v) {
         if (size_ == cap_) reserve(2 * cap_);
         data_[size_++] = v;
     }
@@ -84,7 +95,7 @@ public:
         --size_;
     }
     /// n copies of v.
-    void assign(size_t n, const T& v) {
+    ISTHMUS_PLUGIN_TAPE_INLINE void assign(size_t n, const T& v) {
         if (n > cap_) reserve(n);
         for (size_t i = 0; i < n; ++i) data_[i] = v;
         size_ = n;
@@ -115,7 +126,7 @@ private:
 /// Adds g to *at: atomically when `shared` (positions of a kernel on several threads may add to
 /// the same element).
 template <typename E>
-void add_to(E* at, E g, bool shared) {
+ISTHMUS_PLUGIN_TAPE_INLINE void add_to(E* at, E g, bool shared) {
     if (g == E(0)) return;
     if (shared)
         std::atomic_ref<E>(*at).fetch_add(g, std::memory_order_relaxed);
@@ -162,23 +173,23 @@ struct tape {
         adj.release();
     }
     /// adj sized to the nodes, all 0.
-    adjoints& zero_adjoints() {
+    ISTHMUS_PLUGIN_TAPE_INLINE adjoints& zero_adjoints() {
         adj.assign(nodes.size(), E(0));
         return adj;
     }
     /// Adds g (a gradient already times the value's scale) to the adjoint of node `slot`, or,
     /// for a leaf (slot -1), to its gradient element `target`: how a result or a written output
     /// takes its gradient.
-    void add_gradient(adjoints& a, int32_t slot, E* target, E g) const {
+    ISTHMUS_PLUGIN_TAPE_INLINE void add_gradient(adjoints& a, int32_t slot, E* target, E g) const {
         if (slot >= 0)
             a[static_cast<size_t>(slot)] += g;
         else if (target)
             add_to(target, g);
     }
     /// Adds g to a leaf's gradient element (atomically when shared).
-    void add_to(E* at, E g) const { detail::add_to(at, g, shared); }
+    ISTHMUS_PLUGIN_TAPE_INLINE void add_to(E* at, E g) const { detail::add_to(at, g, shared); }
 
-    int32_t push(int32_t a, E* ta, E da, int32_t b, E* tb, E db) {
+    ISTHMUS_PLUGIN_TAPE_INLINE int32_t push(int32_t a, E* ta, E da, int32_t b, E* tb, E db) {
         if (nodes.size() >= static_cast<size_t>(INT32_MAX))
             throw value_error("isthmus::plugin::active: the derivative's tape is full (2^31 "
                               "operations in one call)");
@@ -187,7 +198,7 @@ struct tape {
     }
     /// Adjoints of every node, given those of the outputs in `a` (sized to the tape); the
     /// leaves' shares go to their gradient elements.
-    void sweep(adjoints& a) const {
+    ISTHMUS_PLUGIN_TAPE_INLINE void sweep(adjoints& a) const {
         for (size_t i = nodes.size(); i-- > 0;) {
             const E g = a[i];
             const node& n = nodes[i];
@@ -283,7 +294,7 @@ public:
 
     /// A leaf of tape `t` with value v whose adjoint goes to `*target` (a constant when null);
     /// used by the derived backward. See Note [leaves are not nodes].
-    static active leaf(detail::tape<E>& t, E v, E* target) {
+    ISTHMUS_PLUGIN_TAPE_INLINE static active leaf(detail::tape<E>& t, E v, E* target) {
         active r(v);
         if (target) {
             r.tape_ = &t;
@@ -293,7 +304,8 @@ public:
     }
     /// The result of an operation with value v and operands x (partial dx) and y (partial dy).
     /// See Note [one-operand chains].
-    static active node(E v, const active& x, E dx, const active& y = active(), E dy = E(0)) {
+    ISTHMUS_PLUGIN_TAPE_INLINE static active node(E v, const active& x, E dx,
+                                                  const active& y = active(), E dy = E(0)) {
         active r(v);
         if (x.tape_ && y.tape_) {
             r.tape_ = x.tape_;
@@ -310,7 +322,8 @@ public:
     }
     /// Adds g times its scale to its node's adjoint in `adj`, or to its leaf's gradient element:
     /// how a result or a written output takes its gradient.
-    void take_gradient(typename detail::tape<E>::adjoints& adj, E g) const {
+    ISTHMUS_PLUGIN_TAPE_INLINE void take_gradient(typename detail::tape<E>::adjoints& adj,
+                                                  E g) const {
         if (tape_) tape_->add_gradient(adj, slot_, target_, scale_ * g);
     }
 
@@ -319,18 +332,20 @@ public:
     active& operator*=(const active& o) { return *this = *this * o; }
     active& operator/=(const active& o) { return *this = *this / o; }
 
-    friend active operator+(const active& x) { return x; }
-    friend active operator-(const active& x) { return node(-x.v_, x, E(-1)); }
-    friend active operator+(const active& x, const active& y) {
+    ISTHMUS_PLUGIN_TAPE_INLINE friend active operator+(const active& x) { return x; }
+    ISTHMUS_PLUGIN_TAPE_INLINE friend active operator-(const active& x) {
+        return node(-x.v_, x, E(-1));
+    }
+    ISTHMUS_PLUGIN_TAPE_INLINE friend active operator+(const active& x, const active& y) {
         return node(x.v_ + y.v_, x, E(1), y, E(1));
     }
-    friend active operator-(const active& x, const active& y) {
+    ISTHMUS_PLUGIN_TAPE_INLINE friend active operator-(const active& x, const active& y) {
         return node(x.v_ - y.v_, x, E(1), y, E(-1));
     }
-    friend active operator*(const active& x, const active& y) {
+    ISTHMUS_PLUGIN_TAPE_INLINE friend active operator*(const active& x, const active& y) {
         return node(x.v_ * y.v_, x, y.v_, y, x.v_);
     }
-    friend active operator/(const active& x, const active& y) {
+    ISTHMUS_PLUGIN_TAPE_INLINE friend active operator/(const active& x, const active& y) {
         const E q = x.v_ / y.v_;
         return node(q, x, E(1) / y.v_, y, -q / y.v_);
     }
@@ -412,7 +427,7 @@ requires(!detail::is_active<T>::value) const T& value_of(const T& x) {
 // active and plain numbers alike; each records its derivative (floor, ceil, round, trunc: 0).
 #define ISTHMUS_ACTIVE_UNARY(NAME, VALUE, DERIV)                                                   \
     template <typename E>                                                                          \
-    active<E> NAME(const active<E>& x) {                                                           \
+    ISTHMUS_PLUGIN_TAPE_INLINE active<E> NAME(const active<E>& x) {                                \
         using std::NAME;                                                                           \
         const E v = x.value();                                                                     \
         const E f = VALUE;                                                                         \

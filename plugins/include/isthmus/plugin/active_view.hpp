@@ -51,12 +51,12 @@ public:
     int64_t numel() const { return x_.numel(); }
     /// Element at the given indices (one per dimension), after the access modifier.
     template <typename... I>
-    active<E> operator()(I... idx) const {
+    ISTHMUS_PLUGIN_TAPE_INLINE active<E> operator()(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         const int64_t ii[] = {static_cast<int64_t>(idx)...};
         return read(ii);
     }
-    active<E> operator[](const ivec<N>& p) const { return read(p.v); }
+    ISTHMUS_PLUGIN_TAPE_INLINE active<E> operator[](const ivec<N>& p) const { return read(p.v); }
     /// K consecutive elements along the last dimension, from `idx...`.
     template <int K, typename... I>
     vec<active<E>, K> load(I... idx) const {
@@ -68,7 +68,7 @@ public:
     }
 
 private:
-    active<E> read(const int64_t* ii) const {
+    ISTHMUS_PLUGIN_TAPE_INLINE active<E> read(const int64_t* ii) const {
         int64_t jj[N > 0 ? N : 1] = {};
         const E* p = detail::view_binding::at(x_, ii, jj);
         E* g = g_.data();
@@ -96,14 +96,14 @@ public:
     public:
         reference(const E* grad, const void* key, detail::tape<E>* t)
             : g_(grad), key_(key), t_(t) {}
-        const reference& operator=(const active<E>& v) const {
+        ISTHMUS_PLUGIN_TAPE_INLINE const reference& operator=(const active<E>& v) const {
             auto& writes = t_->writes;
             for (size_t i = writes.size(); i-- > 0;)
                 if (writes[i].key == key_) writes.erase(i);
             record(v);
             return *this;
         }
-        const reference& operator+=(const active<E>& v) const {
+        ISTHMUS_PLUGIN_TAPE_INLINE const reference& operator+=(const active<E>& v) const {
             record(v);
             return *this;
         }
@@ -144,7 +144,7 @@ public:
     }
 
 private:
-    reference element(const int64_t* ii) const {
+    ISTHMUS_PLUGIN_TAPE_INLINE reference element(const int64_t* ii) const {
         int64_t jj[N > 0 ? N : 1] = {};
         // the modifier's map and checks; nothing is written there
         const E* key = detail::view_binding::at(y_, ii, jj);

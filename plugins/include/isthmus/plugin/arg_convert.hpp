@@ -128,6 +128,22 @@ const T& arg_at(const arg_slot<I, T>& s) {
     return s.value;
 }
 
+// Note [launch checks]
+// ~~~~~~~~~~~~~~~~~~~~
+// A kernel functor may declare `check_launch(args...) const`, taking the body's parameters less
+// the position: the CPU loop calls it for each range it runs and the CUDA launcher before it
+// launches, on the converted arguments, before any position runs. What holds for a whole launch
+// is checked there rather than at every position: the derived kernels' gradient and tangent
+// shapes and their outputs aliasing differentiable inputs (Note [derived kernels] in
+// isthmus/plugin/active_view.hpp), which per position cost a derived blur a tenth of its time.
+// What it throws is the launch's error, raised before anything is written.
+
+/// Calls f.check_launch(a...) where F declares it (See Note [launch checks]).
+template <typename F, typename... A>
+void check_launch(const F& f, const A&... a) {
+    if constexpr (requires { f.check_launch(a...); }) f.check_launch(a...);
+}
+
 /// Converts the arguments to the parameter types of `Tuple` (a type list), left to right.
 template <typename Tuple, size_t... I>
 auto convert_args(const isthmus_value* args, std::index_sequence<I...>) {

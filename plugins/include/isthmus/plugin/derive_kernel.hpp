@@ -21,6 +21,7 @@ struct kernel_param {
     using plain = P;
     using dy = std::tuple<>;
     using grad = std::tuple<>;
+    static void check(const P&, const void*, const void*) {}
     static P make(const P& p, const void*, const void*, tape<E>&) { return p; }
 };
 template <typename E, int N, access A>
@@ -28,9 +29,11 @@ struct kernel_param<view<const active<E>, N, A>, E> {
     using plain = view<const E, N, A>;
     using dy = std::tuple<>;
     using grad = std::tuple<view<E, N>>;
+    static void check(const plain& x, const void*, const view<E, N>* g) {
+        check_part_shape<N>(*g, x, "a gradient", "its input");
+    }
     static view<const active<E>, N, A> make(const plain& x, const void*, const view<E, N>* g,
                                             tape<E>& t) {
-        check_part_shape<N>(*g, x, "a gradient", "its input");
         return {x, *g, t};
     }
 };
@@ -39,9 +42,11 @@ struct kernel_param<view<active<E>, N, A>, E> {
     using plain = view<E, N, A>;
     using dy = std::tuple<view<const E, N>>;
     using grad = std::tuple<>;
+    static void check(const plain& y, const view<const E, N>* dy, const void*) {
+        check_part_shape<N>(*dy, y, "an output gradient", "its output");
+    }
     static view<active<E>, N, A> make(const plain& y, const view<const E, N>* dy, const void*,
                                       tape<E>& t) {
-        check_part_shape<N>(*dy, y, "an output gradient", "its output");
         return {y, *dy, t};
     }
 };
@@ -50,6 +55,7 @@ struct kernel_param<active<E>, E> {
     using plain = E;
     using dy = std::tuple<>;
     using grad = std::tuple<view<E, 0>>;
+    static void check(E, const void*, const void*) {}
     static active<E> make(E v, const void*, const view<E, 0>* g, tape<E>& t) {
         return active<E>::leaf(t, v, g->data());
     }
@@ -59,9 +65,11 @@ struct kernel_param<vec<active<E>, K>, E> {
     using plain = vec<E, K>;
     using dy = std::tuple<>;
     using grad = std::tuple<view<E, 1>>;
-    static vec<active<E>, K> make(const plain& v, const void*, const view<E, 1>* g, tape<E>& t) {
+    static void check(const plain&, const void*, const view<E, 1>* g) {
         if (g->size(0) != K)
             throw value_error(cat("the gradient of a vec", K, " has ", g->size(0), " elements"));
+    }
+    static vec<active<E>, K> make(const plain& v, const void*, const view<E, 1>* g, tape<E>& t) {
         vec<active<E>, K> r{};
         for (int k = 0; k < K; ++k) r[k] = active<E>::leaf(t, v[k], g->data() + k * g->stride(0));
         return r;
@@ -73,13 +81,16 @@ using dy_part = typename kernel_param<P, E>::dy;
 template <typename P, typename E>
 using grad_part = typename kernel_param<P, E>::grad;
 
-/// `p` as a pointer to the one element type of Part (a void pointer when Part is empty).
-template <typename Part>
-auto part_ptr(const void* p) {
-    if constexpr (std::tuple_size_v < Part >> 0)
-        return static_cast<const std::tuple_element_t<0, Part>*>(p);
+/// Parameter J's derived part among `parts` (the derived kernel's pointers to its Part
+/// parameters, in order), or a null void pointer when Part<A_J, E> adds none.
+template <template <typename, typename> class Part, typename Args, typename E, size_t J,
+          typename Parts>
+auto part_of(const Parts& parts) {
+    using A = std::remove_cvref_t<std::tuple_element_t<J, Args>>;
+    if constexpr (std::tuple_size_v < Part < A, E >>> 0)
+        return std::get<part_index<Args, E, Part, J>()>(parts);
     else
-        return p;
+        return static_cast<const void*>(nullptr);
 }
 
 template <typename Tuple, typename Seq>
@@ -135,16 +146,25 @@ void run_derived(const Fa& fa, const PT& plain, const FT& first, const ST& secon
                  std::index_sequence<I...>) {
     auto arg = [&]<size_t J>() {
         using A = std::remove_cvref_t<std::tuple_element_t<J, Args>>;
-        const void* f = nullptr;
-        const void* s = nullptr;
-        if constexpr (std::tuple_size_v < First < A, E >>> 0)
-            f = std::get<part_index<Args, E, First, J>()>(first);
-        if constexpr (std::tuple_size_v < Second < A, E >>> 0)
-            s = std::get<part_index<Args, E, Second, J>()>(second);
-        return Param<A, E>::make(std::get<J>(plain), part_ptr<First<A, E>>(f),
-                                 part_ptr<Second<A, E>>(s), t);
+        return Param<A, E>::make(std::get<J>(plain), part_of<First, Args, E, J>(first),
+                                 part_of<Second, Args, E, J>(second), t);
     };
     fa(arg.template operator()<I>()..., pos);
+}
+
+/// Checks run_derived's derived parts once for a launch (See Note [launch checks] in
+/// isthmus/plugin/arg_convert.hpp): Param<A_I, E>::check(the plain argument, its First part, its
+/// Second part), which refuses a part not shaped like what it belongs to.
+template <template <typename, typename> class Param, template <typename, typename> class First,
+          template <typename, typename> class Second, typename Args, typename E, typename PT,
+          typename FT, typename ST, size_t... I>
+void check_derived(const PT& plain, const FT& first, const ST& second, std::index_sequence<I...>) {
+    auto one = [&]<size_t J>() {
+        using A = std::remove_cvref_t<std::tuple_element_t<J, Args>>;
+        Param<A, E>::check(std::get<J>(plain), part_of<First, Args, E, J>(first),
+                           part_of<Second, Args, E, J>(second));
+    };
+    (one.template operator()<I>(), ...);
 }
 
 template <typename E, typename Fa, typename Args, typename Plain, typename Dys, typename Grads,
@@ -156,11 +176,18 @@ template <typename E, typename Fa, typename Args, typename... Plain, typename...
           typename P>
 struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std::tuple<G...>, P> {
     Fa fa;
+    /// Once per launch (See Note [launch checks] in isthmus/plugin/arg_convert.hpp).
+    [[gnu::noinline]] void check_launch(const Plain&... p, const Dy&... dy, const G&... g) const {
+        const std::tuple<const Plain&...> plain(p...);
+        refuse_aliases<dy_part, grad_part, Args, E>(plain, std::index_sequence_for<Plain...>{});
+        check_derived<kernel_param, dy_part, grad_part, Args, E>(
+            plain, std::tuple<const Dy*...>(&dy...), std::tuple<const G*...>(&g...),
+            std::index_sequence_for<Plain...>{});
+    }
     void operator()(Plain... p, Dy... dy, G... g, P pos) const {
         tape<E> t; // on the stack: a position's tape fits in its inline nodes
         t.shared = true;
         const std::tuple<const Plain&...> plain(p...);
-        refuse_aliases<dy_part, grad_part, Args, E>(plain, std::index_sequence_for<Plain...>{});
         run_derived<kernel_param, dy_part, grad_part, Args, E>(
             fa, plain, std::tuple<const Dy*...>(&dy...), std::tuple<const G*...>(&g...), pos, t,
             std::index_sequence_for<Plain...>{});
@@ -193,6 +220,7 @@ struct kernel_tangent {
     using plain = P;
     using in = std::tuple<>;
     using out = std::tuple<>;
+    static void check(const P&, const void*, const void*) {}
     static P make(const P& p, const void*, const void*, write_log<E>&) { return p; }
 };
 template <typename E, int N, access A>
@@ -200,9 +228,11 @@ struct kernel_tangent<view<const dual<E>, N, A>, E> {
     using plain = view<const E, N, A>;
     using in = std::tuple<view<const E, N>>;
     using out = std::tuple<>;
+    static void check(const plain& x, const view<const E, N>* dx, const void*) {
+        check_part_shape<N>(*dx, x, "a tangent", "its input");
+    }
     static view<const dual<E>, N, A> make(const plain& x, const view<const E, N>* dx, const void*,
                                           write_log<E>&) {
-        check_part_shape<N>(*dx, x, "a tangent", "its input");
         return {x, *dx};
     }
 };
@@ -211,9 +241,11 @@ struct kernel_tangent<view<dual<E>, N, A>, E> {
     using plain = view<E, N, A>;
     using in = std::tuple<>;
     using out = std::tuple<view<E, N>>;
+    static void check(const plain& y, const void*, const view<E, N>* dy) {
+        check_part_shape<N>(*dy, y, "an output tangent", "its output");
+    }
     static view<dual<E>, N, A> make(const plain& y, const void*, const view<E, N>* dy,
                                     write_log<E>& log) {
-        check_part_shape<N>(*dy, y, "an output tangent", "its output");
         return {y, *dy, log};
     }
 };
@@ -222,6 +254,7 @@ struct kernel_tangent<dual<E>, E> {
     using plain = E;
     using in = std::tuple<view<const E, 0>>;
     using out = std::tuple<>;
+    static void check(E, const void*, const void*) {}
     static dual<E> make(E v, const view<const E, 0>* dx, const void*, write_log<E>&) {
         return {v, *dx->data()};
     }
@@ -231,10 +264,12 @@ struct kernel_tangent<vec<dual<E>, K>, E> {
     using plain = vec<E, K>;
     using in = std::tuple<view<const E, 1>>;
     using out = std::tuple<>;
-    static vec<dual<E>, K> make(const plain& v, const view<const E, 1>* dx, const void*,
-                                write_log<E>&) {
+    static void check(const plain&, const view<const E, 1>* dx, const void*) {
         if (dx->size(0) != K)
             throw value_error(cat("the tangent of a vec", K, " has ", dx->size(0), " elements"));
+    }
+    static vec<dual<E>, K> make(const plain& v, const view<const E, 1>* dx, const void*,
+                                write_log<E>&) {
         vec<dual<E>, K> r{};
         for (int k = 0; k < K; ++k) r[k] = dual<E>(v[k], dx->data()[k * dx->stride(0)]);
         return r;
@@ -256,11 +291,18 @@ template <typename E, typename Fd, typename Args, typename... Plain, typename...
 struct derived_kernel_jvp<E, Fd, Args, std::tuple<Plain...>, std::tuple<Ti...>, std::tuple<To...>,
                           P> {
     Fd fd;
-    void operator()(Plain... p, Ti... ti, To... to, P pos) const {
-        write_log<E> log; // on the stack: a position's writes fit in its inline entries
+    /// Once per launch (See Note [launch checks] in isthmus/plugin/arg_convert.hpp).
+    [[gnu::noinline]] void check_launch(const Plain&... p, const Ti&... ti, const To&... to) const {
         const std::tuple<const Plain&...> plain(p...);
         refuse_aliases<tangent_out_part, tangent_in_part, Args, E>(
             plain, std::index_sequence_for<Plain...>{});
+        check_derived<kernel_tangent, tangent_in_part, tangent_out_part, Args, E>(
+            plain, std::tuple<const Ti*...>(&ti...), std::tuple<const To*...>(&to...),
+            std::index_sequence_for<Plain...>{});
+    }
+    void operator()(Plain... p, Ti... ti, To... to, P pos) const {
+        write_log<E> log; // on the stack: a position's writes fit in its inline entries
+        const std::tuple<const Plain&...> plain(p...);
         run_derived<kernel_tangent, tangent_in_part, tangent_out_part, Args, E>(
             fd, plain, std::tuple<const Ti*...>(&ti...), std::tuple<const To*...>(&to...), pos, log,
             std::index_sequence_for<Plain...>{});

@@ -224,6 +224,7 @@ void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
     // See Note [converted arguments without std::tuple]
     auto converted = convert_args<Tuple>(args, std::index_sequence<I...>{});
     (view_binding::bind(arg_at<I>(converted), static_cast<int32_t>(I), Checked), ...);
+    check_launch(f, arg_at<I>(converted)...); // See Note [launch checks]
     run_positions<Checked, P>(f, r, params, arg_at<I>(converted)...);
 }
 

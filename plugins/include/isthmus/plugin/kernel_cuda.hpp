@@ -159,6 +159,7 @@ void cuda_launch(const isthmus_kernel* self, F& f, const isthmus_range& r,
     if (count <= 0) return;
     auto converted = convert_args<Tuple>(args, std::index_sequence<I...>{});
     (view_binding::bind(arg_at<I>(converted), static_cast<int32_t>(I), checked_mode), ...);
+    check_launch(f, arg_at<I>(converted)...); // See Note [launch checks]
     // See Note [checked access on the GPU]: the launches whose accesses can fail wait.
     const bool wait = launch_waits<Tuple>(converted, checked_mode, std::index_sequence<I...>{});
     device_guard dg(self, device);
