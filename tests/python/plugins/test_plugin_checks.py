@@ -394,3 +394,46 @@ def test_nul_bytes_in_paths_names_and_flags_are_refused(cache):
         q.compile_file("/tmp/x\x00.cpp")
     with pytest.raises(ValueError, match="a compiler flag contains a NUL byte"):
         q.compile_string("pc_nul", "ISTHMUS_PLUGIN(pc_nul, m) {}", ["-O2\x00-fplugin=evil.so"])
+
+
+# ---- a kernel's own launch check (Note [launch checks]) --------------------------------------
+
+LAUNCH_CHECK_SRC = """
+#include <atomic>
+#include <string>
+namespace ip = isthmus::plugin;
+static std::atomic<int64_t> checks{0};
+struct scaled_copy {
+    void check_launch(ip::view<const float, 1> x, ip::view<float, 1> y, float) const {
+        ++checks;
+        if (x.size(0) != y.size(0))
+            throw ip::value_error("scaled_copy: x and y differ in size");
+    }
+    void operator()(ip::view<const float, 1> x, ip::view<float, 1> y, float a, int64_t i) const {
+        y(i) = a * x(i);
+    }
+};
+ISTHMUS_PLUGIN(pc_launch_check, m) {
+    m.kernel("pc_scaled_copy", scaled_copy{}, {"x", "y", "a"});
+    m.def("pc_launch_checks", [] { return checks.load(); });
+}
+"""
+
+
+def test_a_kernels_launch_check_runs_once_per_range_before_any_position(cache):
+    mod = q.compile_string("pc_launch_check", LAUNCH_CHECK_SRC)
+    x = np.arange(100000, dtype=np.float32)
+    y = np.zeros_like(x)
+    q.parallel_do(x.size, x, y, 2.0, mod.pc_scaled_copy)
+    np.testing.assert_array_equal(y, 2 * x)
+    ranges = mod.pc_launch_checks()
+    assert 1 <= ranges <= 256  # once per range the CPU loop runs, not per position
+    short = np.full(99999, 5.0, np.float32)
+    with pytest.raises(ValueError, match="scaled_copy: x and y differ in size"):
+        q.parallel_do(short.size, x, short, 3.0, mod.pc_scaled_copy)
+    np.testing.assert_array_equal(short, 5.0)  # nothing written
+    with q.checked():
+        with pytest.raises(ValueError, match="scaled_copy: x and y differ in size"):
+            q.parallel_do(short.size, x, short, 3.0, mod.pc_scaled_copy)
+    np.testing.assert_array_equal(short, 5.0)
+    assert mod.pc_launch_checks() > ranges
