@@ -43,12 +43,13 @@ public:
 
     view() = default;
     /// Reads `x`, recording on `t`; adjoints go to `grad`, a view shaped like x (nothing when it
-    /// has no data).
+    /// has no data). It refers to x, grad and t, which outlive it (a derived call's or position's
+    /// arguments): a position builds its views without copying the plain ones.
     view(const plugin::view<const E, N, A>& x, const plugin::view<E, N>& grad, detail::tape<E>& t)
-        : x_(x), g_(grad), t_(&t) {}
+        : x_(&x), g_(&grad), t_(&t) {}
 
-    int64_t size(int d) const { return x_.size(d); }
-    int64_t numel() const { return x_.numel(); }
+    int64_t size(int d) const { return x_->size(d); }
+    int64_t numel() const { return x_->numel(); }
     /// Element at the given indices (one per dimension), after the access modifier.
     template <typename... I>
     ISTHMUS_PLUGIN_TAPE_INLINE active<E> operator()(I... idx) const {
@@ -70,14 +71,14 @@ public:
 private:
     ISTHMUS_PLUGIN_TAPE_INLINE active<E> read(const int64_t* ii) const {
         int64_t jj[N > 0 ? N : 1] = {};
-        const E* p = detail::view_binding::at(x_, ii, jj);
-        E* g = g_.data();
+        const E* p = detail::view_binding::at(*x_, ii, jj);
+        E* g = g_->data();
         if (g)
-            for (int d = 0; d < N; ++d) g += jj[d] * g_.stride(d);
+            for (int d = 0; d < N; ++d) g += jj[d] * g_->stride(d);
         return active<E>::leaf(*t_, *p, g);
     }
-    plugin::view<const E, N, A> x_;
-    plugin::view<E, N> g_;
+    const plugin::view<const E, N, A>* x_ = nullptr;
+    const plugin::view<E, N>* g_ = nullptr;
     detail::tape<E>* t_ = nullptr;
 };
 
@@ -122,12 +123,12 @@ public:
 
     view() = default;
     /// The output `y` (its shape and access modifier), whose gradient is `grad`, shaped like y;
-    /// writes are recorded on `t`.
+    /// writes are recorded on `t`. It refers to y, grad and t, which outlive it.
     view(const plugin::view<E, N, A>& y, const plugin::view<const E, N>& grad, detail::tape<E>& t)
-        : y_(y), g_(grad), t_(&t) {}
+        : y_(&y), g_(&grad), t_(&t) {}
 
-    int64_t size(int d) const { return y_.size(d); }
-    int64_t numel() const { return y_.numel(); }
+    int64_t size(int d) const { return y_->size(d); }
+    int64_t numel() const { return y_->numel(); }
     template <typename... I>
     reference operator()(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
@@ -147,13 +148,13 @@ private:
     ISTHMUS_PLUGIN_TAPE_INLINE reference element(const int64_t* ii) const {
         int64_t jj[N > 0 ? N : 1] = {};
         // the modifier's map and checks; nothing is written there
-        const E* key = detail::view_binding::at(y_, ii, jj);
-        const E* g = g_.data();
-        for (int d = 0; d < N; ++d) g += jj[d] * g_.stride(d);
+        const E* key = detail::view_binding::at(*y_, ii, jj);
+        const E* g = g_->data();
+        for (int d = 0; d < N; ++d) g += jj[d] * g_->stride(d);
         return reference(g, key, t_);
     }
-    plugin::view<E, N, A> y_;
-    plugin::view<const E, N> g_;
+    const plugin::view<E, N, A>* y_ = nullptr;
+    const plugin::view<const E, N>* g_ = nullptr;
     detail::tape<E>* t_ = nullptr;
 };
 
