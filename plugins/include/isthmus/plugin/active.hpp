@@ -148,24 +148,48 @@ ISTHMUS_PLUGIN_TAPE_INLINE void add_to(E* at, E g, bool shared) {
         *at += g;
 }
 
+// Note [tape references]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// What an active number's derivative goes to, and what a node's operand is, is one word: 0 for
+// nothing (a constant), 2i + 1 for node i of the tape, or the address of a leaf's gradient element
+// (See Note [leaves are not nodes]), which is even: gradient elements are E-aligned (the host
+// shares no unaligned array as a writable view, and the gradients a derived function allocates
+// are its own tensors). A slot and a pointer side by side made an active float 32 bytes and a
+// node 32; as one word they are 24 each (double: 32 and 32, from 40), which a function's tape and
+// its tensors of active numbers write and read once per element, and a kernel position keeps in
+// fewer registers.
+using tape_ref = uintptr_t;
+/// The reference to node `slot`.
+constexpr tape_ref node_ref(int32_t slot) {
+    return (static_cast<tape_ref>(static_cast<uint32_t>(slot)) << 1) | 1;
+}
+/// Whether `r` is a node (else a leaf's gradient element, or nothing when 0).
+constexpr bool is_node(tape_ref r) {
+    return (r & 1) != 0;
+}
+constexpr size_t slot_of(tape_ref r) {
+    return static_cast<size_t>(r >> 1);
+}
+template <typename E>
+E* target_of(tape_ref r) {
+    return reinterpret_cast<E*>(r);
+}
+
 /// The operations recorded for active<E> (See Note [leaves are not nodes]): node i has operands
-/// a, b with partials da, db; an operand is an earlier node (a >= 0) or a leaf, the element of a
-/// gradient its adjoint goes to (ta, never null; a = -1): only an operation of two recorded
-/// operands makes a node (See Note [one-operand chains]). A kernel's output
-/// element written is recorded with the gradient of that element (Note
-/// [derived kernels] in isthmus/plugin/active_view.hpp). The first few hundred nodes live in the
-/// tape itself, so a kernel position's tape, on the stack, allocates nothing.
+/// a, b (See Note [tape references]; never 0: only an operation of two recorded operands makes a
+/// node, Note [one-operand chains]) with partials da, db. A kernel's output element written is
+/// recorded with the gradient of that element (Note [derived kernels] in
+/// isthmus/plugin/active_view.hpp). The first few hundred nodes live in the tape itself, so a
+/// kernel position's tape, on the stack, allocates nothing.
 template <typename E>
 struct tape {
     struct node {
-        int32_t a, b;
+        tape_ref a, b;
         E da, db;
-        E *ta, *tb;
     };
     struct write {
-        int32_t slot;    // the written value's node, or -1 for a leaf
+        tape_ref ref;    // what the written value's derivative goes to
         E scale;         // the written value's scale (Note [one-operand chains])
-        E* target;       // the written value's leaf target (a leaf's)
         const E* at;     // the output element's gradient
         const void* key; // the output element (its gradient may be a broadcast)
     };
@@ -192,22 +216,23 @@ struct tape {
         adj.assign(nodes.size(), E(0));
         return adj;
     }
-    /// Adds g (a gradient already times the value's scale) to the adjoint of node `slot`, or,
-    /// for a leaf (slot -1), to its gradient element `target`: how a result or a written output
-    /// takes its gradient.
-    ISTHMUS_PLUGIN_TAPE_INLINE void add_gradient(adjoints& a, int32_t slot, E* target, E g) const {
-        if (slot >= 0)
-            a[static_cast<size_t>(slot)] += g;
-        else if (target)
-            add_to(target, g);
+    /// Adds g (a gradient already times the value's scale) to the adjoint of the node `r`
+    /// refers to, or to the leaf's gradient element (See Note [tape references]): how a result
+    /// or a written output takes its gradient.
+    ISTHMUS_PLUGIN_TAPE_INLINE void add_gradient(adjoints& a, tape_ref r, E g) const {
+        if (is_node(r))
+            a[slot_of(r)] += g;
+        else if (r != 0)
+            add_to(target_of<E>(r), g);
     }
     /// Adds g to a leaf's gradient element (atomically when shared).
     ISTHMUS_PLUGIN_TAPE_INLINE void add_to(E* at, E g) const { detail::add_to(at, g, shared); }
 
-    ISTHMUS_PLUGIN_TAPE_INLINE int32_t push(int32_t a, E* ta, E da, int32_t b, E* tb, E db) {
+    /// Records a node of operands a, b (neither 0) and partials da, db; its reference.
+    ISTHMUS_PLUGIN_TAPE_INLINE tape_ref push(tape_ref a, E da, tape_ref b, E db) {
         if (ISTHMUS_UNLIKELY(nodes.full())) grow();
-        nodes.push_unchecked({a, b, da, db, ta, tb});
-        return static_cast<int32_t>(nodes.size() - 1);
+        nodes.push_unchecked({a, b, da, db});
+        return node_ref(static_cast<int32_t>(nodes.size() - 1));
     }
     /// Room for more nodes, up to 2^31 - 1 of them (a node's slot is an int32_t).
     [[gnu::cold, gnu::noinline]] void grow() {
@@ -226,19 +251,20 @@ struct tape {
             const E g = a[i] + carry;
             carry = E(0);
             const node& n = nodes[i];
-            const int32_t prev = static_cast<int32_t>(i) - 1;
-            if (n.a < 0)
-                add_to(n.ta, g * n.da);
-            else if (n.a == prev)
+            // node i - 1's reference (node 0 has none: 0 is no operand's)
+            const tape_ref prev = i > 0 ? node_ref(static_cast<int32_t>(i - 1)) : 0;
+            if (n.a == prev)
                 carry += g * n.da;
+            else if (is_node(n.a))
+                a[slot_of(n.a)] += g * n.da;
             else
-                a[static_cast<size_t>(n.a)] += g * n.da;
-            if (n.b < 0)
-                add_to(n.tb, g * n.db);
-            else if (n.b == prev)
+                add_to(target_of<E>(n.a), g * n.da);
+            if (n.b == prev)
                 carry += g * n.db;
+            else if (is_node(n.b))
+                a[slot_of(n.b)] += g * n.db;
             else
-                a[static_cast<size_t>(n.b)] += g * n.db;
+                add_to(target_of<E>(n.b), g * n.db);
         }
     }
 };
@@ -311,10 +337,9 @@ public:
 
     /// The plain value.
     E value() const { return v_; }
-    /// The tape slot of the node it is (-1: a leaf or a constant).
-    int32_t slot() const { return slot_; }
-    /// The gradient element of the leaf it is (null: a node or a constant).
-    E* leaf_target() const { return target_; }
+    /// What its derivative goes to: a node of its tape or a leaf's gradient element (See Note
+    /// [tape references]; 0: a constant).
+    detail::tape_ref ref() const { return ref_; }
     /// The tape it is recorded on (null: a constant).
     detail::tape<E>* recorded_on() const { return tape_; }
 
@@ -327,7 +352,7 @@ public:
         active r(v);
         if (target) {
             r.tape_ = &t;
-            r.target_ = target;
+            r.ref_ = reinterpret_cast<detail::tape_ref>(target);
         }
         return r;
     }
@@ -338,13 +363,11 @@ public:
         active r(v);
         if (x.tape_ && y.tape_) {
             r.tape_ = x.tape_;
-            r.slot_ =
-                x.tape_->push(x.slot_, x.target_, dx * x.scale_, y.slot_, y.target_, dy * y.scale_);
+            r.ref_ = x.tape_->push(x.ref_, dx * x.scale_, y.ref_, dy * y.scale_);
         } else if (x.tape_ || y.tape_) {
             const active& a = x.tape_ ? x : y;
             r.tape_ = a.tape_;
-            r.slot_ = a.slot_;
-            r.target_ = a.target_;
+            r.ref_ = a.ref_;
             r.scale_ = (x.tape_ ? dx : dy) * a.scale_;
         }
         return r;
@@ -353,7 +376,7 @@ public:
     /// how a result or a written output takes its gradient.
     ISTHMUS_PLUGIN_TAPE_INLINE void take_gradient(typename detail::tape<E>::adjoints& adj,
                                                   E g) const {
-        if (tape_) tape_->add_gradient(adj, slot_, target_, scale_ * g);
+        if (tape_) tape_->add_gradient(adj, ref_, scale_ * g);
     }
 
     active& operator+=(const active& o) { return *this = *this + o; }
@@ -384,9 +407,8 @@ public:
 private:
     E v_ = E(0);
     E scale_ = E(1);
-    int32_t slot_ = -1;
+    detail::tape_ref ref_ = 0;
     detail::tape<E>* tape_ = nullptr;
-    E* target_ = nullptr;
 };
 
 // Mixed operations of a derivative number type NUM (active here, dual in dual.hpp) and a plain

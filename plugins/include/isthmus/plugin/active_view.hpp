@@ -113,8 +113,7 @@ public:
     private:
         // A constant (no tape) has no derivative: nothing to record.
         void record(const active<E>& v) const {
-            if (v.recorded_on())
-                t_->writes.push_back({v.slot(), v.scale(), v.leaf_target(), g_, key_});
+            if (v.recorded_on()) t_->writes.push_back({v.ref(), v.scale(), g_, key_});
         }
         const E* g_;
         const void* key_;

@@ -192,7 +192,7 @@ struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std:
             fa, plain, std::tuple<const Dy*...>(&dy...), std::tuple<const G*...>(&g...), pos, t,
             std::index_sequence_for<Plain...>{});
         auto& adj = t.zero_adjoints();
-        for (const auto& w : t.writes) t.add_gradient(adj, w.slot, w.target, w.scale * *w.at);
+        for (const auto& w : t.writes) t.add_gradient(adj, w.ref, w.scale * *w.at);
         t.sweep(adj);
     }
 };
