@@ -102,6 +102,13 @@ static T scalar_fn(ip::view<const T, 0> x, T b) {
     return x() * x() * b + sin(b);
 }
 
+// A result too large for memory: 2^62 elements for an x of 1, 2^66 (past int64) for 4.
+template <typename T>
+static ip::tensor<T, 2> huge(ip::view<const T, 1> x) {
+    ip::tensor<T, 2> y({x.size(0) << 31, x.size(0) << 31});
+    return y;
+}
+
 // Does not compile with active numbers (std::floor of a T): overloads only.
 template <typename T>
 static T floor_sum(ip::view<const T, 1> x) {
@@ -125,6 +132,7 @@ ISTHMUS_PLUGIN(derived_tests, m) {
     m.def("dv_scalar", ip::generic<double>(ISTHMUS_GENERIC(scalar_fn), ip::with_jvp),
           {"x", "b"});
     m.def("dv_concrete", &lookup<double>, {"a", "x"});
+    m.def("dv_huge", ip::generic<double>(ISTHMUS_GENERIC(huge)), {"x"});
 }
 """
 
@@ -200,6 +208,12 @@ def test_strided_broadcast_and_empty_inputs(mod):
     xt = x.T  # transposed: no unit stride
     ga, gx = q.dv_lookup_vjp(a[::-1], xt, dy[:, :])
     np.testing.assert_allclose(arr(ga), arr(q.dv_lookup_by_hand(a[::-1].copy(), xt.copy(), dy)))
+    # a grad_output that is not C-contiguous: every element read through its strides
+    dyt = np.ascontiguousarray(dy.T).T
+    ga_t, _ = q.dv_lookup_vjp(a[::-1], xt, dyt)
+    np.testing.assert_array_equal(arr(ga_t), arr(ga))
+    ga_s, _ = q.dv_lookup_vjp(a[::-1], xt, np.repeat(dy, 2, axis=1)[:, ::2])
+    np.testing.assert_array_equal(arr(ga_s), arr(ga))
     # a broadcast table: every read lands in the one stored element's gradient, per position
     ab = np.broadcast_to(np.float64(2.0), (256,))
     ga, _ = q.dv_lookup_vjp(ab, xt, dy)
@@ -332,6 +346,14 @@ def test_bad_gradients_are_typed_errors_and_change_nothing(mod):
         q.dv_lookup_vjp(a, x)  # no grad_output
     np.testing.assert_array_equal(a, np.arange(8.0))
     ga, _ = q.dv_lookup_vjp(a, x, np.ones((2, 3)))  # the plugin still works
+    assert arr(ga)[0] == 6.0
+
+
+def test_a_result_too_large_for_memory_is_a_value_error(mod):
+    for n in (1, 4):  # the function fails before grad_output's shape is compared
+        with pytest.raises(ValueError, match="the shape's size overflows memory"):
+            q.dv_huge_vjp(np.ones(n), np.ones((1, 1)))
+    ga, _ = q.dv_lookup_vjp(np.arange(8.0), np.zeros((2, 3)), np.ones((2, 3)))
     assert arr(ga)[0] == 6.0
 
 

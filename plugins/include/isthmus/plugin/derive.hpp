@@ -219,8 +219,19 @@ void take_gradient(const tensor<active<E>, N>& r, const view<const E, N>& dy,
     check_part_shape<N>(dy, r, "grad_output", "the result");
     int64_t shape[N > 0 ? N : 1] = {};
     for (int d = 0; d < N; ++d) shape[d] = r.size(d);
+    bool contiguous = true; // dy in r's C order (the usual grad_output): one index for both
+    int64_t step = 1;
+    for (int d = N - 1; d >= 0; --d) {
+        if (shape[d] > 1 && dy.stride(d) != step) contiguous = false;
+        step *= shape[d];
+    }
+    const active<E>* rd = r.data();
+    if (contiguous) {
+        for (int64_t i = 0, n = r.numel(); i < n; ++i) rd[i].take_gradient(adj, dy.data()[i]);
+        return;
+    }
     for_each_index<N>(shape, [&](int64_t i, const int64_t* idx) {
-        r.data()[i].take_gradient(adj, dy.data()[offset_of<N>(dy, idx)]);
+        rd[i].take_gradient(adj, dy.data()[offset_of<N>(dy, idx)]);
     });
 }
 template <typename E>
