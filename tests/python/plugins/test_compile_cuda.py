@@ -35,6 +35,32 @@ ISTHMUS_KERNEL(cu_axpy, ip::view<const float, 1> x, ip::view<float, 1> y, float 
     y(i) += a * x(i);
 }
 
+// a generic kernel for the GPU: its derived backward (cu_sblur_vjp) and forward mode
+// (cu_sblur_jvp) run there too
+template <typename T>
+struct cu_scaled_blur {
+    using device_kernel = void;
+    ISTHMUS_HD void operator()(ip::view<const T, 2, ip::access::clamped> x, ip::view<T, 2> y, T s,
+                               ip::ivec2 p) const {
+        T acc = 0;
+        for (int di = -1; di <= 1; ++di)
+            for (int dj = -1; dj <= 1; ++dj) acc += T(2 + di * dj) * x(p[0] + di, p[1] + dj);
+        y(p[0], p[1]) = s * acc;
+        y(p[0], p[1]) += sin(s) * x(p[0], p[1]);
+    }
+};
+
+// a position that records 99 nodes: more than a GPU thread's tape holds
+template <typename T>
+struct cu_power_chain {
+    using device_kernel = void;
+    ISTHMUS_HD void operator()(ip::view<const T, 1> x, ip::view<T, 1> y, int64_t i) const {
+        T acc = x(i);
+        for (int k = 0; k < 99; ++k) acc = acc * x(i) * T(0.5) + acc;
+        y(i) = acc;
+    }
+};
+
 ISTHMUS_PLUGIN(cu_image, m) {
     // darkens an HxWx3 image towards its corners; one body for the CPU and the GPU
     m.kernel("cu_vignette",
@@ -52,6 +78,11 @@ ISTHMUS_PLUGIN(cu_image, m) {
                                     int64_t i) { y(i) = x(idx(i)); },
              {"x", "idx", "y"});
     m.kernel("cu_axpy", cu_axpy{}, {"x", "y", "a"});
+    m.kernel("cu_sblur",
+             ip::generic<float>([]<typename T>() { return cu_scaled_blur<T>{}; }, ip::with_jvp),
+             {"x", "y", "s"});
+    m.kernel("cu_chain", ip::generic<float>([]<typename T>() { return cu_power_chain<T>{}; }),
+             {"x", "y"});
 }
 """
 
@@ -115,6 +146,59 @@ def test_kernels_say_where_they_run(cu_image, cu_cache):
     y = q.zeros(9, dtype="float64")
     q.parallel_do(9, y, mod.cu_portable_iota)
     np.testing.assert_array_equal(np.asarray(y), np.arange(9.0))
+    # a generic device kernel's derived backward and forward mode run on the GPU too
+    assert q.cu_sblur.devices == ("cpu", "cuda")
+    assert q.cu_sblur.jvp.devices == ("cpu", "cuda")
+    assert q.cu_sblur.vjp.devices == ("cpu", "cuda")
+
+
+def sblur_reference(x, s, dx, ds):
+    """cu_sblur's output and its forward-mode tangent, in float64 (edges clamped)."""
+    h, w = x.shape
+    xp = np.pad(x.astype(np.float64), 1, mode="edge")
+    dp = np.pad(dx.astype(np.float64), 1, mode="edge")
+    acc = sum((2 + di * dj) * xp[1 + di:1 + di + h, 1 + dj:1 + dj + w]
+              for di in (-1, 0, 1) for dj in (-1, 0, 1))
+    dacc = sum((2 + di * dj) * dp[1 + di:1 + di + h, 1 + dj:1 + dj + w]
+               for di in (-1, 0, 1) for dj in (-1, 0, 1))
+    y = s * acc + np.sin(s) * x
+    dy = ds * acc + s * dacc + np.cos(s) * ds * x + np.sin(s) * dx
+    return y, dy
+
+
+def run_sblur_jvp(x, s, dx, ds, wrap=lambda a: a):
+    y = q.value(np.zeros_like(x))
+    ty = q.value(np.zeros_like(x))
+    q.parallel_do(x.shape, wrap(x), y, s, wrap(dx), wrap(np.full((), ds, np.float32)), ty,
+                  q.cu_sblur.jvp)
+    return np.asarray(y), np.asarray(ty)
+
+
+def run_sblur_vjp(x, s, gy, wrap=lambda a: a):
+    gx = q.value(np.zeros_like(x))
+    gs = q.value(np.zeros((), np.float32))
+    q.parallel_do(x.shape, wrap(x), q.value(np.zeros_like(x)), s, wrap(gy), gx, gs,
+                  q.cu_sblur.vjp)
+    return np.asarray(gx), float(np.asarray(gs))
+
+
+def test_the_generic_device_kernels_backward_on_the_cpu_is_the_transposed_forward(cu_image):
+    # <J dx, gy> = <dx, J^T gy> for random directions: the derived backward against the forward
+    x = rng.standard_normal((37, 53)).astype(np.float32)
+    dx = rng.standard_normal((37, 53)).astype(np.float32)
+    gy = rng.standard_normal((37, 53)).astype(np.float32)
+    _, ty = sblur_reference(x, 0.7, dx, 0.4)
+    gx, gs = run_sblur_vjp(x, 0.7, gy)
+    np.testing.assert_allclose((ty * gy).sum(), (gx * dx).sum() + gs * 0.4, rtol=1e-4)
+
+
+def test_the_generic_device_kernels_forward_mode_on_the_cpu(cu_image):
+    x = rng.standard_normal((37, 53)).astype(np.float32)
+    dx = rng.standard_normal((37, 53)).astype(np.float32)
+    y, ty = run_sblur_jvp(x, 0.7, dx, 0.3)
+    ry, rty = sblur_reference(x, 0.7, dx, 0.3)
+    np.testing.assert_allclose(y, ry, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(ty, rty, rtol=1e-5, atol=1e-4)
 
 
 @pytest.mark.skipif(GXX is None or shutil.which("nm") is None or
@@ -186,6 +270,43 @@ def test_bad_language_and_arch(cu_cache, monkeypatch):
 
 
 # ---- on a GPU (skipped with the reason elsewhere) ----
+
+@pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
+def test_the_derived_backward_on_the_gpu_matches_the_cpu(cu_image):
+    x = rng.standard_normal((301, 203)).astype(np.float32)
+    gy = rng.standard_normal((301, 203)).astype(np.float32)
+    cgx, cgs = run_sblur_vjp(x, 0.7, gy)
+    with cuda_session():
+        ggx, ggs = run_sblur_vjp(x, 0.7, gy, wrap=on_gpu)
+    np.testing.assert_allclose(ggx, cgx, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(ggs, cgs, rtol=1e-4)
+
+
+@pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
+def test_a_gpu_threads_tape_that_overflows_is_a_value_error(cu_image):
+    x = np.full(1000, 0.01, np.float32)
+    gx = q.value(np.zeros(1000, np.float32))
+    q.parallel_do(1000, x, q.value(np.zeros(1000, np.float32)), np.ones(1000, np.float32), gx,
+                  q.cu_chain.vjp)  # on the CPU the tape grows
+    assert np.isfinite(np.asarray(gx)).all() and (np.asarray(gx) > 0).all()
+    with cuda_session():
+        g = q.value(np.zeros(1000, np.float32))
+        with pytest.raises(ValueError, match="needed 65 entries on its tape, and a GPU thread's "
+                                             "tape holds 64"):
+            q.parallel_do(1000, on_gpu(x), q.value(np.zeros(1000, np.float32)),
+                          on_gpu(np.ones(1000, np.float32)), g, q.cu_chain.vjp)
+
+
+@pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
+def test_the_forward_mode_on_the_gpu_matches_the_cpu(cu_image):
+    x = rng.standard_normal((301, 203)).astype(np.float32)
+    dx = rng.standard_normal((301, 203)).astype(np.float32)
+    cy, cty = run_sblur_jvp(x, 0.7, dx, 0.3)
+    with cuda_session():
+        gy, gty = run_sblur_jvp(x, 0.7, dx, 0.3, wrap=on_gpu)
+    np.testing.assert_allclose(gy, cy, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gty, cty, rtol=1e-5, atol=1e-5)
+
 
 @pytest.mark.skipif(not HAVE_CUDA, reason=NO_CUDA_REASON)
 def test_cuda_module_on_gpu_values_matches_cpu(cu_image):

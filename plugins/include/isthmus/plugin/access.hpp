@@ -61,6 +61,10 @@ namespace detail {
 /// (k_access_stencil). Only kernels whose every mapping view declares a radius take the split;
 /// the GPU launcher maps every index (its threads do not run along rows).
 inline constexpr int k_access_stencil = 8; // or-ed into the modifier code of an access error
+/// The modifier code of a GPU thread whose derived backward outgrew its tape (See Note [derived
+/// backward on the GPU] in isthmus/plugin/derive_kernel.hpp): the failure record's failing
+/// index is the entries it needed, its size what the tape holds.
+inline constexpr int k_device_tape_full = 64;
 
 template <access A>
 ISTHMUS_HD inline bool map_index(int64_t i, int64_t n, bool checked_mode, int64_t& j) {

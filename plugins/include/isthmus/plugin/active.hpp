@@ -78,74 +78,97 @@ namespace detail {
 
 /// A vector of trivially copyable T that keeps its first K elements in itself (no allocation
 /// for small tapes: a kernel position's) and moves to the heap beyond; clear() keeps the heap
-/// block. Not copyable or movable (it points into itself).
+/// block. Not copyable or movable (it points into itself). On the GPU it holds K elements and
+/// no more (See Note [derived backward on the GPU]).
 template <typename T, size_t K>
 class small_vec {
     static_assert(std::is_trivially_copyable_v<T>);
 
 public:
-    small_vec() = default;
+    ISTHMUS_HD small_vec() {}
     small_vec(const small_vec&) = delete;
     small_vec& operator=(const small_vec&) = delete;
+    ISTHMUS_HD ~small_vec() { free_heap(); }
 
-    size_t size() const { return size_; }
-    size_t capacity() const { return cap_; }
-    T* begin() { return data_; }
-    T* end() { return data_ + size_; }
-    const T* begin() const { return data_; }
-    const T* end() const { return data_ + size_; }
-    T& operator[](size_t i) { return data_[i]; }
-    const T& operator[](size_t i) const { return data_[i]; }
-    void clear() { size_ = 0; }
-    ISTHMUS_PLUGIN_TAPE_INLINE void push_back(const T& v) {
+    ISTHMUS_HD size_t size() const { return size_; }
+    ISTHMUS_HD size_t capacity() const { return cap_; }
+    ISTHMUS_HD T* begin() { return data_; }
+    ISTHMUS_HD T* end() { return data_ + size_; }
+    ISTHMUS_HD const T* begin() const { return data_; }
+    ISTHMUS_HD const T* end() const { return data_ + size_; }
+    ISTHMUS_HD T& operator[](size_t i) { return data_[i]; }
+    ISTHMUS_HD const T& operator[](size_t i) const { return data_[i]; }
+    ISTHMUS_HD void clear() { size_ = 0; }
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD void push_back(const T& v) {
         if (ISTHMUS_UNLIKELY(size_ == cap_)) reserve(2 * cap_);
         data_[size_++] = v;
     }
-    bool full() const { return size_ == cap_; }
+    ISTHMUS_HD bool full() const { return size_ == cap_; }
     /// Appends v where the vector is not full().
-    ISTHMUS_PLUGIN_TAPE_INLINE void push_unchecked(const T& v) { data_[size_++] = v; }
-    void erase(size_t i) {
-        std::memmove(static_cast<void*>(data_ + i), data_ + i + 1, (size_ - i - 1) * sizeof(T));
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD void push_unchecked(const T& v) { data_[size_++] = v; }
+    ISTHMUS_HD void erase(size_t i) {
+        for (size_t j = i; j + 1 < size_; ++j) data_[j] = data_[j + 1];
         --size_;
     }
     /// n copies of v.
-    ISTHMUS_PLUGIN_TAPE_INLINE void assign(size_t n, const T& v) {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD void assign(size_t n, const T& v) {
         if (n > cap_) reserve(n);
         for (size_t i = 0; i < n; ++i) data_[i] = v;
         size_ = n;
     }
-    void reserve(size_t n) {
+    ISTHMUS_HD void reserve(size_t n) {
         if (n <= cap_) return;
-        std::unique_ptr<T[]> h(new T[n]);
-        std::memcpy(static_cast<void*>(h.get()), data_, size_ * sizeof(T));
-        heap_ = std::move(h);
-        data_ = heap_.get();
+#if defined(__CUDA_ARCH__)
+        // See Note [derived backward on the GPU]: the thread stops, the launch reports it
+        const int64_t want = static_cast<int64_t>(n), have = static_cast<int64_t>(cap_);
+        record_device_failure(k_device_tape_full, 0, &want, &have, 1, -1);
+        asm volatile("exit;");
+#else
+        T* h = new T[n];
+        std::memcpy(static_cast<void*>(h), data_, size_ * sizeof(T));
+        free_heap();
+        heap_ = h;
+        data_ = h;
         cap_ = n;
+#endif
     }
     /// Back to the inline elements, freeing the heap block (nothing kept).
-    void release() {
-        heap_.reset();
+    ISTHMUS_HD void release() {
+        free_heap();
         data_ = reinterpret_cast<T*>(inline_);
         cap_ = K;
         size_ = 0;
     }
 
 private:
+    ISTHMUS_HD void free_heap() {
+#if !defined(__CUDA_ARCH__)
+        delete[] heap_;
+#endif
+        heap_ = nullptr;
+    }
     alignas(T) unsigned char inline_[K * sizeof(T)];
     T* data_ = reinterpret_cast<T*>(inline_);
     size_t size_ = 0, cap_ = K;
-    std::unique_ptr<T[]> heap_;
+    T* heap_ = nullptr;
 };
 
 /// Adds g to *at: atomically when `shared` (positions of a kernel on several threads may add to
 /// the same element).
 template <typename E>
-ISTHMUS_PLUGIN_TAPE_INLINE void add_to(E* at, E g, bool shared) {
+ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD void add_to(E* at, E g, bool shared) {
     if (g == E(0)) return;
+#if defined(__CUDA_ARCH__)
+    if (shared)
+        atomicAdd(at, g);
+    else
+        *at += g;
+#else
     if (shared)
         std::atomic_ref<E>(*at).fetch_add(g, std::memory_order_relaxed);
     else
         *at += g;
+#endif
 }
 
 // Note [tape references]
@@ -160,18 +183,18 @@ ISTHMUS_PLUGIN_TAPE_INLINE void add_to(E* at, E g, bool shared) {
 // fewer registers.
 using tape_ref = uintptr_t;
 /// The reference to node `slot`.
-constexpr tape_ref node_ref(int32_t slot) {
+ISTHMUS_HD constexpr tape_ref node_ref(int32_t slot) {
     return (static_cast<tape_ref>(static_cast<uint32_t>(slot)) << 1) | 1;
 }
 /// Whether `r` is a node (else a leaf's gradient element, or nothing when 0).
-constexpr bool is_node(tape_ref r) {
+ISTHMUS_HD constexpr bool is_node(tape_ref r) {
     return (r & 1) != 0;
 }
-constexpr size_t slot_of(tape_ref r) {
+ISTHMUS_HD constexpr size_t slot_of(tape_ref r) {
     return static_cast<size_t>(r >> 1);
 }
 template <typename E>
-E* target_of(tape_ref r) {
+ISTHMUS_HD E* target_of(tape_ref r) {
     return reinterpret_cast<E*>(r);
 }
 
@@ -193,15 +216,21 @@ struct tape {
         const E* at;     // the output element's gradient
         const void* key; // the output element (its gradient may be a broadcast)
     };
-    using adjoints = small_vec<E, 256>;
-    small_vec<node, 256> nodes;
-    small_vec<write, 16> writes;
+#if defined(__CUDA_ARCH__)
+    // a GPU thread's tape: See Note [derived backward on the GPU]
+    static constexpr size_t inline_nodes = 64, inline_writes = 8;
+#else
+    static constexpr size_t inline_nodes = 256, inline_writes = 16;
+#endif
+    using adjoints = small_vec<E, inline_nodes>;
+    small_vec<node, inline_nodes> nodes;
+    small_vec<write, inline_writes> writes;
     adjoints adj; // the adjoints, one per node, during a sweep
     /// Whether leaves' gradients are added atomically (kernel positions on several threads may
     /// read the same element).
     bool shared = false;
 
-    void clear() {
+    ISTHMUS_HD void clear() {
         nodes.clear();
         writes.clear();
     }
@@ -212,39 +241,45 @@ struct tape {
         adj.release();
     }
     /// adj sized to the nodes, all 0.
-    ISTHMUS_PLUGIN_TAPE_INLINE adjoints& zero_adjoints() {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD adjoints& zero_adjoints() {
         adj.assign(nodes.size(), E(0));
         return adj;
     }
     /// Adds g (a gradient already times the value's scale) to the adjoint of the node `r`
     /// refers to, or to the leaf's gradient element (See Note [tape references]): how a result
     /// or a written output takes its gradient.
-    ISTHMUS_PLUGIN_TAPE_INLINE void add_gradient(adjoints& a, tape_ref r, E g) const {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD void add_gradient(adjoints& a, tape_ref r, E g) const {
         if (is_node(r))
             a[slot_of(r)] += g;
         else if (r != 0)
             add_to(target_of<E>(r), g);
     }
     /// Adds g to a leaf's gradient element (atomically when shared).
-    ISTHMUS_PLUGIN_TAPE_INLINE void add_to(E* at, E g) const { detail::add_to(at, g, shared); }
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD void add_to(E* at, E g) const {
+        detail::add_to(at, g, shared);
+    }
 
     /// Records a node of operands a, b (neither 0) and partials da, db; its reference.
-    ISTHMUS_PLUGIN_TAPE_INLINE tape_ref push(tape_ref a, E da, tape_ref b, E db) {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD tape_ref push(tape_ref a, E da, tape_ref b, E db) {
         if (ISTHMUS_UNLIKELY(nodes.full())) grow();
         nodes.push_unchecked({a, b, da, db});
         return node_ref(static_cast<int32_t>(nodes.size() - 1));
     }
     /// Room for more nodes, up to 2^31 - 1 of them (a node's slot is an int32_t).
-    [[gnu::cold, gnu::noinline]] void grow() {
+    [[gnu::cold, gnu::noinline]] ISTHMUS_HD void grow() {
+#if defined(__CUDA_ARCH__)
+        nodes.reserve(nodes.capacity() + 1); // a GPU thread's tape does not grow: the thread stops
+#else
         constexpr size_t most = static_cast<size_t>(INT32_MAX);
         if (nodes.size() >= most)
             throw value_error("isthmus::plugin::active: the derivative's tape is full (2^31 "
                               "operations in one call)");
         nodes.reserve(std::min(2 * nodes.capacity(), most));
+#endif
     }
     /// Adjoints of every node, given those of the outputs in `a` (sized to the tape); the
     /// leaves' shares go to their gradient elements.
-    ISTHMUS_PLUGIN_TAPE_INLINE void sweep(adjoints& a) const {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD void sweep(adjoints& a) const {
         // See Note [the sweep carries the previous node's adjoint]
         E carry = E(0);
         for (size_t i = nodes.size(); i-- > 0;) {
@@ -333,22 +368,22 @@ public:
     active() = default;
     /// A constant (depends on no input).
     template <typename S>
-    requires std::is_arithmetic_v<S> active(S v) : v_(static_cast<E>(v)) {}
+    requires std::is_arithmetic_v<S> ISTHMUS_HD active(S v) : v_(static_cast<E>(v)) {}
 
     /// The plain value.
-    E value() const { return v_; }
+    ISTHMUS_HD E value() const { return v_; }
     /// What its derivative goes to: a node of its tape or a leaf's gradient element (See Note
     /// [tape references]; 0: a constant).
-    detail::tape_ref ref() const { return ref_; }
+    ISTHMUS_HD detail::tape_ref ref() const { return ref_; }
     /// The tape it is recorded on (null: a constant).
-    detail::tape<E>* recorded_on() const { return tape_; }
+    ISTHMUS_HD detail::tape<E>* recorded_on() const { return tape_; }
 
     /// d value / d (its node or leaf): the chain of one-operand operations since then.
-    E scale() const { return scale_; }
+    ISTHMUS_HD E scale() const { return scale_; }
 
     /// A leaf of tape `t` with value v whose adjoint goes to `*target` (a constant when null);
     /// used by the derived backward. See Note [leaves are not nodes].
-    ISTHMUS_PLUGIN_TAPE_INLINE static active leaf(detail::tape<E>& t, E v, E* target) {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD static active leaf(detail::tape<E>& t, E v, E* target) {
         active r(v);
         if (target) {
             r.tape_ = &t;
@@ -358,8 +393,8 @@ public:
     }
     /// The result of an operation with value v and operands x (partial dx) and y (partial dy).
     /// See Note [one-operand chains].
-    ISTHMUS_PLUGIN_TAPE_INLINE static active node(E v, const active& x, E dx,
-                                                  const active& y = active(), E dy = E(0)) {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD static active
+    node(E v, const active& x, E dx, const active& y = active(), E dy = E(0)) {
         active r(v);
         if (x.tape_ && y.tape_) {
             r.tape_ = x.tape_;
@@ -374,35 +409,39 @@ public:
     }
     /// Adds g times its scale to its node's adjoint in `adj`, or to its leaf's gradient element:
     /// how a result or a written output takes its gradient.
-    ISTHMUS_PLUGIN_TAPE_INLINE void take_gradient(typename detail::tape<E>::adjoints& adj,
-                                                  E g) const {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD void
+    take_gradient(typename detail::tape<E>::adjoints& adj, E g) const {
         if (tape_) tape_->add_gradient(adj, ref_, scale_ * g);
     }
 
-    active& operator+=(const active& o) { return *this = *this + o; }
-    active& operator-=(const active& o) { return *this = *this - o; }
-    active& operator*=(const active& o) { return *this = *this * o; }
-    active& operator/=(const active& o) { return *this = *this / o; }
+    ISTHMUS_HD active& operator+=(const active& o) { return *this = *this + o; }
+    ISTHMUS_HD active& operator-=(const active& o) { return *this = *this - o; }
+    ISTHMUS_HD active& operator*=(const active& o) { return *this = *this * o; }
+    ISTHMUS_HD active& operator/=(const active& o) { return *this = *this / o; }
 
-    ISTHMUS_PLUGIN_TAPE_INLINE friend active operator+(const active& x) { return x; }
-    ISTHMUS_PLUGIN_TAPE_INLINE friend active operator-(const active& x) {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD friend active operator+(const active& x) { return x; }
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD friend active operator-(const active& x) {
         return node(-x.v_, x, E(-1));
     }
-    ISTHMUS_PLUGIN_TAPE_INLINE friend active operator+(const active& x, const active& y) {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD friend active operator+(const active& x,
+                                                                  const active& y) {
         return node(x.v_ + y.v_, x, E(1), y, E(1));
     }
-    ISTHMUS_PLUGIN_TAPE_INLINE friend active operator-(const active& x, const active& y) {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD friend active operator-(const active& x,
+                                                                  const active& y) {
         return node(x.v_ - y.v_, x, E(1), y, E(-1));
     }
-    ISTHMUS_PLUGIN_TAPE_INLINE friend active operator*(const active& x, const active& y) {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD friend active operator*(const active& x,
+                                                                  const active& y) {
         return node(x.v_ * y.v_, x, y.v_, y, x.v_);
     }
-    ISTHMUS_PLUGIN_TAPE_INLINE friend active operator/(const active& x, const active& y) {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD friend active operator/(const active& x,
+                                                                  const active& y) {
         const E q = x.v_ / y.v_;
         return node(q, x, E(1) / y.v_, y, -q / y.v_);
     }
-    friend bool operator==(const active& x, const active& y) { return x.v_ == y.v_; }
-    friend auto operator<=>(const active& x, const active& y) { return x.v_ <=> y.v_; }
+    ISTHMUS_HD friend bool operator==(const active& x, const active& y) { return x.v_ == y.v_; }
+    ISTHMUS_HD friend auto operator<=>(const active& x, const active& y) { return x.v_ <=> y.v_; }
 
 private:
     E v_ = E(0);
@@ -415,13 +454,11 @@ private:
 // number: the plain number becomes a constant NUM<E>.
 #define ISTHMUS_NUMBER_MIXED(NUM, OP)                                                              \
     template <typename E, typename S>                                                              \
-    requires std::is_arithmetic_v<S>                                                               \
-    auto operator OP(const NUM<E>& x, S y) {                                                       \
+    requires std::is_arithmetic_v<S> ISTHMUS_HD auto operator OP(const NUM<E>& x, S y) {           \
         return x OP NUM<E>(y);                                                                     \
     }                                                                                              \
     template <typename E, typename S>                                                              \
-    requires std::is_arithmetic_v<S>                                                               \
-    auto operator OP(S x, const NUM<E>& y) {                                                       \
+    requires std::is_arithmetic_v<S> ISTHMUS_HD auto operator OP(S x, const NUM<E>& y) {           \
         return NUM<E>(x) OP y;                                                                     \
     }
 #define ISTHMUS_NUMBER_MIXED_ALL(NUM)                                                              \
@@ -436,11 +473,11 @@ ISTHMUS_NUMBER_MIXED_ALL(active)
 /// The plain value of an active number; any other value as it is. For code that must not be
 /// differentiated through, e.g. an index: `a(static_cast<int64_t>(std::floor(value_of(x))))`.
 template <typename E>
-E value_of(const active<E>& x) {
+ISTHMUS_HD E value_of(const active<E>& x) {
     return x.value();
 }
 template <typename T>
-requires(!detail::is_active<T>::value) const T& value_of(const T& x) {
+requires(!detail::is_active<T>::value) ISTHMUS_HD const T& value_of(const T& x) {
     return x;
 }
 
@@ -478,14 +515,14 @@ requires(!detail::is_active<T>::value) const T& value_of(const T& x) {
 // active and plain numbers alike; each records its derivative (floor, ceil, round, trunc: 0).
 #define ISTHMUS_ACTIVE_UNARY(NAME, VALUE, DERIV)                                                   \
     template <typename E>                                                                          \
-    ISTHMUS_PLUGIN_TAPE_INLINE active<E> NAME(const active<E>& x) {                                \
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD active<E> NAME(const active<E>& x) {                     \
         using std::NAME;                                                                           \
         const E v = x.value();                                                                     \
         const E f = VALUE;                                                                         \
         return active<E>::node(f, x, DERIV);                                                       \
     }                                                                                              \
     template <typename T>                                                                          \
-    requires std::is_floating_point_v<T> T NAME(T x) {                                             \
+    requires std::is_floating_point_v<T> ISTHMUS_HD T NAME(T x) {                                  \
         return std::NAME(x);                                                                       \
     }
 ISTHMUS_PLUGIN_UNARY_RULES(ISTHMUS_ACTIVE_UNARY)
@@ -499,19 +536,19 @@ struct partials {
 };
 /// x^y; d/dx = y x^(y-1), d/dy = x^y log x (0 where x is not positive).
 template <typename E>
-partials<E> pow_rule(E x, E y) {
+ISTHMUS_HD partials<E> pow_rule(E x, E y) {
     const E f = std::pow(x, y);
     return {f, y == E(0) ? E(0) : y * std::pow(x, y - E(1)), x > E(0) ? f * std::log(x) : E(0)};
 }
 /// atan2(y, x) with its partials by y (dx) and by x (dy): the angle of (x, y).
 template <typename E>
-partials<E> atan2_rule(E y, E x) {
+ISTHMUS_HD partials<E> atan2_rule(E y, E x) {
     const E r2 = x * x + y * y;
     return {std::atan2(y, x), r2 == E(0) ? E(0) : x / r2, r2 == E(0) ? E(0) : -y / r2};
 }
 /// hypot(x, y) = sqrt(x^2 + y^2).
 template <typename E>
-partials<E> hypot_rule(E x, E y) {
+ISTHMUS_HD partials<E> hypot_rule(E x, E y) {
     const E h = std::hypot(x, y);
     return {h, h == E(0) ? E(0) : x / h, h == E(0) ? E(0) : y / h};
 }
@@ -519,43 +556,43 @@ partials<E> hypot_rule(E x, E y) {
 
 /// x to the power y (active, plain or mixed); d/dx = y x^(y-1), d/dy = x^y log x (0 where x is 0).
 template <typename E>
-active<E> pow(const active<E>& x, const active<E>& y) {
+ISTHMUS_HD active<E> pow(const active<E>& x, const active<E>& y) {
     const auto r = detail::pow_rule(x.value(), y.value());
     return active<E>::node(r.f, x, r.dx, y, r.dy);
 }
 template <typename E, typename S>
-requires std::is_arithmetic_v<S> active<E> pow(const active<E>& x, S y) {
+requires std::is_arithmetic_v<S> ISTHMUS_HD active<E> pow(const active<E>& x, S y) {
     return pow(x, active<E>(y));
 }
 template <typename E, typename S>
-requires std::is_arithmetic_v<S> active<E> pow(S x, const active<E>& y) {
+requires std::is_arithmetic_v<S> ISTHMUS_HD active<E> pow(S x, const active<E>& y) {
     return pow(active<E>(x), y);
 }
 /// atan2(y, x): the angle of (x, y).
 template <typename E>
-active<E> atan2(const active<E>& y, const active<E>& x) {
+ISTHMUS_HD active<E> atan2(const active<E>& y, const active<E>& x) {
     const auto r = detail::atan2_rule(y.value(), x.value());
     return active<E>::node(r.f, y, r.dx, x, r.dy);
 }
 /// hypot(x, y) = sqrt(x^2 + y^2).
 template <typename E>
-active<E> hypot(const active<E>& x, const active<E>& y) {
+ISTHMUS_HD active<E> hypot(const active<E>& x, const active<E>& y) {
     const auto r = detail::hypot_rule(x.value(), y.value());
     return active<E>::node(r.f, x, r.dx, y, r.dy);
 }
 /// The smaller / larger of two numbers: the derivative goes to the one taken (the first on ties).
 template <typename E>
-active<E> fmin(const active<E>& x, const active<E>& y) {
+ISTHMUS_HD active<E> fmin(const active<E>& x, const active<E>& y) {
     return y.value() < x.value() ? y : x;
 }
 template <typename E>
-active<E> fmax(const active<E>& x, const active<E>& y) {
+ISTHMUS_HD active<E> fmax(const active<E>& x, const active<E>& y) {
     return y.value() > x.value() ? y : x;
 }
 // The two-argument functions on plain numbers, so that ip::pow(x, y) serves both instantiations.
 #define ISTHMUS_PLAIN_BINARY(NAME)                                                                 \
     template <typename T>                                                                          \
-    requires std::is_floating_point_v<T> T NAME(T x, T y) {                                        \
+    requires std::is_floating_point_v<T> ISTHMUS_HD T NAME(T x, T y) {                             \
         return std::NAME(x, y);                                                                    \
     }
 ISTHMUS_PLAIN_BINARY(pow)

@@ -45,22 +45,25 @@ public:
     /// Reads `x`, recording on `t`; adjoints go to `grad`, a view shaped like x (nothing when it
     /// has no data). It refers to x, grad and t, which outlive it (a derived call's or position's
     /// arguments): a position builds its views without copying the plain ones.
-    view(const plugin::view<const E, N, A>& x, const plugin::view<E, N>& grad, detail::tape<E>& t)
+    ISTHMUS_HD view(const plugin::view<const E, N, A>& x, const plugin::view<E, N>& grad,
+                    detail::tape<E>& t)
         : x_(&x), g_(&grad), t_(&t) {}
 
-    int64_t size(int d) const { return x_->size(d); }
-    int64_t numel() const { return x_->numel(); }
+    ISTHMUS_HD int64_t size(int d) const { return x_->size(d); }
+    ISTHMUS_HD int64_t numel() const { return x_->numel(); }
     /// Element at the given indices (one per dimension), after the access modifier.
     template <typename... I>
-    ISTHMUS_PLUGIN_TAPE_INLINE active<E> operator()(I... idx) const {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD active<E> operator()(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         const int64_t ii[] = {static_cast<int64_t>(idx)...};
         return read(ii);
     }
-    ISTHMUS_PLUGIN_TAPE_INLINE active<E> operator[](const ivec<N>& p) const { return read(p.v); }
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD active<E> operator[](const ivec<N>& p) const {
+        return read(p.v);
+    }
     /// K consecutive elements along the last dimension, from `idx...`.
     template <int K, typename... I>
-    vec<active<E>, K> load(I... idx) const {
+    ISTHMUS_HD vec<active<E>, K> load(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         int64_t ii[] = {static_cast<int64_t>(idx)...};
         vec<active<E>, K> r{};
@@ -69,7 +72,7 @@ public:
     }
 
 private:
-    ISTHMUS_PLUGIN_TAPE_INLINE active<E> read(const int64_t* ii) const {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD active<E> read(const int64_t* ii) const {
         int64_t jj[N > 0 ? N : 1] = {};
         const E* p = detail::view_binding::at(*x_, ii, jj);
         E* g = g_->data();
@@ -95,24 +98,25 @@ public:
     /// An element of the output: assign or add to it.
     class reference {
     public:
-        reference(const E* grad, const void* key, detail::tape<E>* t)
+        ISTHMUS_HD reference(const E* grad, const void* key, detail::tape<E>* t)
             : g_(grad), key_(key), t_(t) {}
-        ISTHMUS_PLUGIN_TAPE_INLINE const reference& operator=(const active<E>& v) const {
+        ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD const reference& operator=(const active<E>& v) const {
             auto& writes = t_->writes;
             for (size_t i = writes.size(); i-- > 0;)
                 if (writes[i].key == key_) writes.erase(i);
             record(v);
             return *this;
         }
-        ISTHMUS_PLUGIN_TAPE_INLINE const reference& operator+=(const active<E>& v) const {
+        ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD const reference&
+        operator+=(const active<E>& v) const {
             record(v);
             return *this;
         }
-        const reference& operator-=(const active<E>& v) const { return *this += -v; }
+        ISTHMUS_HD const reference& operator-=(const active<E>& v) const { return *this += -v; }
 
     private:
         // A constant (no tape) has no derivative: nothing to record.
-        void record(const active<E>& v) const {
+        ISTHMUS_HD void record(const active<E>& v) const {
             if (v.recorded_on()) t_->writes.push_back({v.ref(), v.scale(), g_, key_});
         }
         const E* g_;
@@ -123,28 +127,29 @@ public:
     view() = default;
     /// The output `y` (its shape and access modifier), whose gradient is `grad`, shaped like y;
     /// writes are recorded on `t`. It refers to y, grad and t, which outlive it.
-    view(const plugin::view<E, N, A>& y, const plugin::view<const E, N>& grad, detail::tape<E>& t)
+    ISTHMUS_HD view(const plugin::view<E, N, A>& y, const plugin::view<const E, N>& grad,
+                    detail::tape<E>& t)
         : y_(&y), g_(&grad), t_(&t) {}
 
-    int64_t size(int d) const { return y_->size(d); }
-    int64_t numel() const { return y_->numel(); }
+    ISTHMUS_HD int64_t size(int d) const { return y_->size(d); }
+    ISTHMUS_HD int64_t numel() const { return y_->numel(); }
     template <typename... I>
-    reference operator()(I... idx) const {
+    ISTHMUS_HD reference operator()(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         const int64_t ii[] = {static_cast<int64_t>(idx)...};
         return element(ii);
     }
-    reference operator[](const ivec<N>& p) const { return element(p.v); }
+    ISTHMUS_HD reference operator[](const ivec<N>& p) const { return element(p.v); }
     /// Stores K consecutive elements along the last dimension, from `idx...`.
     template <int K, typename... I>
-    void store(const vec<active<E>, K>& v, I... idx) const {
+    ISTHMUS_HD void store(const vec<active<E>, K>& v, I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         int64_t ii[] = {static_cast<int64_t>(idx)...};
         for (int k = 0; k < K; ++k, ++ii[N - 1]) element(ii) = v[k];
     }
 
 private:
-    ISTHMUS_PLUGIN_TAPE_INLINE reference element(const int64_t* ii) const {
+    ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD reference element(const int64_t* ii) const {
         int64_t jj[N > 0 ? N : 1] = {};
         // the modifier's map and checks; nothing is written there
         const E* key = detail::view_binding::at(*y_, ii, jj);

@@ -5,6 +5,7 @@
 
 #include "isthmus/plugin/derive.hpp"
 #include "isthmus/plugin/dual_view.hpp"
+#include "isthmus/plugin/kernel_cuda.hpp"
 
 namespace isthmus::plugin {
 
@@ -22,7 +23,7 @@ struct kernel_param {
     using dy = std::tuple<>;
     using grad = std::tuple<>;
     static void check(const P&, const void*, const void*) {}
-    static P make(const P& p, const void*, const void*, tape<E>&) { return p; }
+    ISTHMUS_HD static P make(const P& p, const void*, const void*, tape<E>&) { return p; }
 };
 template <typename E, int N, access A>
 struct kernel_param<view<const active<E>, N, A>, E> {
@@ -32,8 +33,8 @@ struct kernel_param<view<const active<E>, N, A>, E> {
     static void check(const plain& x, const void*, const view<E, N>* g) {
         check_part_shape<N>(*g, x, "a gradient", "its input");
     }
-    static view<const active<E>, N, A> make(const plain& x, const void*, const view<E, N>* g,
-                                            tape<E>& t) {
+    ISTHMUS_HD static view<const active<E>, N, A> make(const plain& x, const void*,
+                                                       const view<E, N>* g, tape<E>& t) {
         return {x, *g, t};
     }
 };
@@ -45,8 +46,8 @@ struct kernel_param<view<active<E>, N, A>, E> {
     static void check(const plain& y, const view<const E, N>* dy, const void*) {
         check_part_shape<N>(*dy, y, "an output gradient", "its output");
     }
-    static view<active<E>, N, A> make(const plain& y, const view<const E, N>* dy, const void*,
-                                      tape<E>& t) {
+    ISTHMUS_HD static view<active<E>, N, A> make(const plain& y, const view<const E, N>* dy,
+                                                 const void*, tape<E>& t) {
         return {y, *dy, t};
     }
 };
@@ -56,7 +57,7 @@ struct kernel_param<active<E>, E> {
     using dy = std::tuple<>;
     using grad = std::tuple<view<E, 0>>;
     static void check(E, const void*, const void*) {}
-    static active<E> make(E v, const void*, const view<E, 0>* g, tape<E>& t) {
+    ISTHMUS_HD static active<E> make(E v, const void*, const view<E, 0>* g, tape<E>& t) {
         return active<E>::leaf(t, v, g->data());
     }
 };
@@ -69,7 +70,8 @@ struct kernel_param<vec<active<E>, K>, E> {
         if (g->size(0) != K)
             throw value_error(cat("the gradient of a vec", K, " has ", g->size(0), " elements"));
     }
-    static vec<active<E>, K> make(const plain& v, const void*, const view<E, 1>* g, tape<E>& t) {
+    ISTHMUS_HD static vec<active<E>, K> make(const plain& v, const void*, const view<E, 1>* g,
+                                             tape<E>& t) {
         vec<active<E>, K> r{};
         for (int k = 0; k < K; ++k) r[k] = active<E>::leaf(t, v[k], g->data() + k * g->stride(0));
         return r;
@@ -85,7 +87,7 @@ using grad_part = typename kernel_param<P, E>::grad;
 /// parameters, in order), or a null void pointer when Part<A_J, E> adds none.
 template <template <typename, typename> class Part, typename Args, typename E, size_t J,
           typename Parts>
-auto part_of(const Parts& parts) {
+ISTHMUS_HD auto part_of(const Parts& parts) {
     using A = std::remove_cvref_t<std::tuple_element_t<J, Args>>;
     if constexpr (std::tuple_size_v < Part < A, E >>> 0)
         return std::get<part_index<Args, E, Part, J>()>(parts);
@@ -134,6 +136,40 @@ void refuse_aliases(const PT& plain, std::index_sequence<I...>) {
                                   "as if the input were unchanged; pass a copy of the input");
 }
 
+// Note [derived backward on the GPU]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The backward derived from a generic kernel whose body runs on the GPU (a device kernel, Note
+// [device kernels] in kernel_cuda.hpp) gets the CUDA launcher too, in a plugin nvcc compiles: the
+// active numbers, their views, the tape and the sweep are __host__ __device__, and a position runs
+// as on the CPU (See Note [derived kernels] in active_view.hpp) in one GPU thread, its tape in the
+// thread's local memory and its leaves' gradients added with atomicAdd. A GPU thread's tape does
+// not grow: it holds 64 nodes and 8 output writes (a 3x3 stencil records 8 nodes), and a position
+// that needs more stops its thread and records the failure (Note [checked access on the GPU] in
+// access.hpp), so every GPU launch of a derived backward waits for its record and raises a
+// ValueError that says so; the same kernel on the CPU, whose tape grows, computes it. The gradient
+// sums' order is the GPU's, as with any atomics; with_jvp's forward mode has no tape (See Note
+// [derived forward mode on the GPU]).
+
+// Note [derived forward mode on the GPU]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The forward mode of a generic kernel whose body runs on the GPU (a device kernel, Note [device
+// kernels] in kernel_cuda.hpp) gets the CUDA launcher too, in a plugin nvcc compiles: dual
+// numbers, their views, the write log and the code that runs a position are __host__ __device__,
+// and a tangent added with `+=` is an atomicAdd there. The write log of a GPU thread holds 32
+// writes (on the CPU it grows): a position that writes more output elements applies its earlier
+// writes when the log fills, so an element it assigns again after that keeps both tangents (a
+// kernel that assigns each element once, the usual case, is unaffected).
+
+// Parameter J of a derived form at a position (See run_derived).
+template <template <typename, typename> class Param, template <typename, typename> class First,
+          template <typename, typename> class Second, typename Args, typename E, size_t J,
+          typename PT, typename FT, typename ST, typename Rec>
+ISTHMUS_HD auto derived_arg(const PT& plain, const FT& first, const ST& second, Rec& t) {
+    using A = std::remove_cvref_t<std::tuple_element_t<J, Args>>;
+    return Param<A, E>::make(std::get<J>(plain), part_of<First, Args, E, J>(first),
+                             part_of<Second, Args, E, J>(second), t);
+}
+
 /// Runs the derived form `fa` (the body with active<E> or dual<E>) at `pos`: its parameter I is
 /// Param<A_I, E>::make(the plain argument, its First part, its Second part, t), where First and
 /// Second name the two groups of parameters the derived kernel adds (the output gradients and the
@@ -142,14 +178,9 @@ void refuse_aliases(const PT& plain, std::index_sequence<I...>) {
 template <template <typename, typename> class Param, template <typename, typename> class First,
           template <typename, typename> class Second, typename Args, typename E, typename Fa,
           typename PT, typename FT, typename ST, typename P, typename Rec, size_t... I>
-void run_derived(const Fa& fa, const PT& plain, const FT& first, const ST& second, P pos, Rec& t,
-                 std::index_sequence<I...>) {
-    auto arg = [&]<size_t J>() {
-        using A = std::remove_cvref_t<std::tuple_element_t<J, Args>>;
-        return Param<A, E>::make(std::get<J>(plain), part_of<First, Args, E, J>(first),
-                                 part_of<Second, Args, E, J>(second), t);
-    };
-    fa(arg.template operator()<I>()..., pos);
+ISTHMUS_HD void run_derived(const Fa& fa, const PT& plain, const FT& first, const ST& second, P pos,
+                            Rec& t, std::index_sequence<I...>) {
+    fa(derived_arg<Param, First, Second, Args, E, I>(plain, first, second, t)..., pos);
 }
 
 /// Checks run_derived's derived parts once for a launch (See Note [launch checks] in
@@ -184,7 +215,9 @@ struct derived_kernel<E, Fa, Args, std::tuple<Plain...>, std::tuple<Dy...>, std:
             plain, std::tuple<const Dy*...>(&dy...), std::tuple<const G*...>(&g...),
             std::index_sequence_for<Plain...>{});
     }
-    void operator()(Plain... p, Dy... dy, G... g, P pos) const {
+    /// A launch on the GPU waits for its failure record (See Note [derived backward on the GPU]).
+    static constexpr bool device_launch_waits = true;
+    ISTHMUS_HD void operator()(Plain... p, Dy... dy, G... g, P pos) const {
         tape<E> t; // on the stack: a position's tape fits in its inline nodes
         t.shared = true;
         const std::tuple<const Plain&...> plain(p...);
@@ -221,7 +254,7 @@ struct kernel_tangent {
     using in = std::tuple<>;
     using out = std::tuple<>;
     static void check(const P&, const void*, const void*) {}
-    static P make(const P& p, const void*, const void*, write_log<E>&) { return p; }
+    ISTHMUS_HD static P make(const P& p, const void*, const void*, write_log<E>&) { return p; }
 };
 template <typename E, int N, access A>
 struct kernel_tangent<view<const dual<E>, N, A>, E> {
@@ -231,8 +264,8 @@ struct kernel_tangent<view<const dual<E>, N, A>, E> {
     static void check(const plain& x, const view<const E, N>* dx, const void*) {
         check_part_shape<N>(*dx, x, "a tangent", "its input");
     }
-    static view<const dual<E>, N, A> make(const plain& x, const view<const E, N>* dx, const void*,
-                                          write_log<E>&) {
+    ISTHMUS_HD static view<const dual<E>, N, A> make(const plain& x, const view<const E, N>* dx,
+                                                     const void*, write_log<E>&) {
         return {x, *dx};
     }
 };
@@ -244,8 +277,8 @@ struct kernel_tangent<view<dual<E>, N, A>, E> {
     static void check(const plain& y, const void*, const view<E, N>* dy) {
         check_part_shape<N>(*dy, y, "an output tangent", "its output");
     }
-    static view<dual<E>, N, A> make(const plain& y, const void*, const view<E, N>* dy,
-                                    write_log<E>& log) {
+    ISTHMUS_HD static view<dual<E>, N, A> make(const plain& y, const void*, const view<E, N>* dy,
+                                               write_log<E>& log) {
         return {y, *dy, log};
     }
 };
@@ -255,7 +288,7 @@ struct kernel_tangent<dual<E>, E> {
     using in = std::tuple<view<const E, 0>>;
     using out = std::tuple<>;
     static void check(E, const void*, const void*) {}
-    static dual<E> make(E v, const view<const E, 0>* dx, const void*, write_log<E>&) {
+    ISTHMUS_HD static dual<E> make(E v, const view<const E, 0>* dx, const void*, write_log<E>&) {
         return {v, *dx->data()};
     }
 };
@@ -268,8 +301,8 @@ struct kernel_tangent<vec<dual<E>, K>, E> {
         if (dx->size(0) != K)
             throw value_error(cat("the tangent of a vec", K, " has ", dx->size(0), " elements"));
     }
-    static vec<dual<E>, K> make(const plain& v, const view<const E, 1>* dx, const void*,
-                                write_log<E>&) {
+    ISTHMUS_HD static vec<dual<E>, K> make(const plain& v, const view<const E, 1>* dx, const void*,
+                                           write_log<E>&) {
         vec<dual<E>, K> r{};
         for (int k = 0; k < K; ++k) r[k] = dual<E>(v[k], dx->data()[k * dx->stride(0)]);
         return r;
@@ -300,7 +333,7 @@ struct derived_kernel_jvp<E, Fd, Args, std::tuple<Plain...>, std::tuple<Ti...>, 
             plain, std::tuple<const Ti*...>(&ti...), std::tuple<const To*...>(&to...),
             std::index_sequence_for<Plain...>{});
     }
-    void operator()(Plain... p, Ti... ti, To... to, P pos) const {
+    ISTHMUS_HD void operator()(Plain... p, Ti... ti, To... to, P pos) const {
         write_log<E> log; // on the stack: a position's writes fit in its inline entries
         const std::tuple<const Plain&...> plain(p...);
         run_derived<kernel_tangent, tangent_in_part, tangent_out_part, Args, E>(
@@ -309,6 +342,25 @@ struct derived_kernel_jvp<E, Fd, Args, std::tuple<Plain...>, std::tuple<Ti...>, 
         log.apply();
     }
 };
+
+} // namespace detail
+
+#if defined(__CUDACC__)
+/// The backward derived from a kernel whose body runs on the GPU runs there too (See Note
+/// [derived backward on the GPU]).
+template <typename E, typename Fa, typename Args, typename Plain, typename Dys, typename Grads,
+          typename P>
+struct is_device_kernel<detail::derived_kernel<E, Fa, Args, Plain, Dys, Grads, P>>
+    : is_device_kernel<Fa> {};
+/// The forward mode of a kernel whose body runs on the GPU runs there too (See Note [derived
+/// forward mode on the GPU]).
+template <typename E, typename Fd, typename Args, typename Plain, typename Ins, typename Outs,
+          typename P>
+struct is_device_kernel<detail::derived_kernel_jvp<E, Fd, Args, Plain, Ins, Outs, P>>
+    : is_device_kernel<Fd> {};
+#endif
+
+namespace detail {
 
 /// The forward mode of the generic kernel whose dual form is Fd.
 template <typename E, typename Fd>

@@ -288,7 +288,7 @@ struct view_binding {
     }
     /// The element of `v` at `ii` after its access modifier, and the mapped indices.
     template <typename T, int N, access A>
-    static T* at(const view<T, N, A>& v, const int64_t* ii, int64_t* mapped) {
+    ISTHMUS_HD static T* at(const view<T, N, A>& v, const int64_t* ii, int64_t* mapped) {
         return v.at(ii, mapped);
     }
 #endif

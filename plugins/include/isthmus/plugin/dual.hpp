@@ -34,33 +34,37 @@ public:
     dual() = default;
     /// A constant (tangent 0).
     template <typename S>
-    requires std::is_arithmetic_v<S> dual(S v) : v_(static_cast<E>(v)) {}
+    requires std::is_arithmetic_v<S> ISTHMUS_HD dual(S v) : v_(static_cast<E>(v)) {}
     /// The value v with tangent t.
-    dual(E v, E t) : v_(v), t_(t) {}
+    ISTHMUS_HD dual(E v, E t) : v_(v), t_(t) {}
 
     /// The plain value.
-    E value() const { return v_; }
+    ISTHMUS_HD E value() const { return v_; }
     /// d value along the direction of the forward mode.
-    E tangent() const { return t_; }
+    ISTHMUS_HD E tangent() const { return t_; }
 
-    dual& operator+=(const dual& o) { return *this = *this + o; }
-    dual& operator-=(const dual& o) { return *this = *this - o; }
-    dual& operator*=(const dual& o) { return *this = *this * o; }
-    dual& operator/=(const dual& o) { return *this = *this / o; }
+    ISTHMUS_HD dual& operator+=(const dual& o) { return *this = *this + o; }
+    ISTHMUS_HD dual& operator-=(const dual& o) { return *this = *this - o; }
+    ISTHMUS_HD dual& operator*=(const dual& o) { return *this = *this * o; }
+    ISTHMUS_HD dual& operator/=(const dual& o) { return *this = *this / o; }
 
-    friend dual operator+(const dual& x) { return x; }
-    friend dual operator-(const dual& x) { return {-x.v_, -x.t_}; }
-    friend dual operator+(const dual& x, const dual& y) { return {x.v_ + y.v_, x.t_ + y.t_}; }
-    friend dual operator-(const dual& x, const dual& y) { return {x.v_ - y.v_, x.t_ - y.t_}; }
-    friend dual operator*(const dual& x, const dual& y) {
+    ISTHMUS_HD friend dual operator+(const dual& x) { return x; }
+    ISTHMUS_HD friend dual operator-(const dual& x) { return {-x.v_, -x.t_}; }
+    ISTHMUS_HD friend dual operator+(const dual& x, const dual& y) {
+        return {x.v_ + y.v_, x.t_ + y.t_};
+    }
+    ISTHMUS_HD friend dual operator-(const dual& x, const dual& y) {
+        return {x.v_ - y.v_, x.t_ - y.t_};
+    }
+    ISTHMUS_HD friend dual operator*(const dual& x, const dual& y) {
         return {x.v_ * y.v_, x.t_ * y.v_ + x.v_ * y.t_};
     }
-    friend dual operator/(const dual& x, const dual& y) {
+    ISTHMUS_HD friend dual operator/(const dual& x, const dual& y) {
         const E q = x.v_ / y.v_;
         return {q, (x.t_ - q * y.t_) / y.v_};
     }
-    friend bool operator==(const dual& x, const dual& y) { return x.v_ == y.v_; }
-    friend auto operator<=>(const dual& x, const dual& y) { return x.v_ <=> y.v_; }
+    ISTHMUS_HD friend bool operator==(const dual& x, const dual& y) { return x.v_ == y.v_; }
+    ISTHMUS_HD friend auto operator<=>(const dual& x, const dual& y) { return x.v_ <=> y.v_; }
 
 private:
     E v_ = E(0);
@@ -72,14 +76,14 @@ ISTHMUS_NUMBER_MIXED_ALL(dual)
 
 /// The plain value of a dual number.
 template <typename E>
-E value_of(const dual<E>& x) {
+ISTHMUS_HD E value_of(const dual<E>& x) {
     return x.value();
 }
 
 // Math on dual numbers, by the rules active numbers record (See Note [dual numbers]).
 #define ISTHMUS_DUAL_UNARY(NAME, VALUE, DERIV)                                                     \
     template <typename E>                                                                          \
-    dual<E> NAME(const dual<E>& x) {                                                               \
+    ISTHMUS_HD dual<E> NAME(const dual<E>& x) {                                                    \
         using std::NAME;                                                                           \
         const E v = x.value();                                                                     \
         const E f = VALUE;                                                                         \
@@ -91,41 +95,41 @@ ISTHMUS_PLUGIN_UNARY_RULES(ISTHMUS_DUAL_UNARY)
 namespace detail {
 /// The result of a two-operand rule applied to dual operands.
 template <typename E>
-dual<E> apply_rule(const partials<E>& r, const dual<E>& x, const dual<E>& y) {
+ISTHMUS_HD dual<E> apply_rule(const partials<E>& r, const dual<E>& x, const dual<E>& y) {
     return {r.f, r.dx * x.tangent() + r.dy * y.tangent()};
 }
 } // namespace detail
 
 /// x to the power y (dual, plain or mixed).
 template <typename E>
-dual<E> pow(const dual<E>& x, const dual<E>& y) {
+ISTHMUS_HD dual<E> pow(const dual<E>& x, const dual<E>& y) {
     return detail::apply_rule(detail::pow_rule(x.value(), y.value()), x, y);
 }
 template <typename E, typename S>
-requires std::is_arithmetic_v<S> dual<E> pow(const dual<E>& x, S y) {
+requires std::is_arithmetic_v<S> ISTHMUS_HD dual<E> pow(const dual<E>& x, S y) {
     return pow(x, dual<E>(y));
 }
 template <typename E, typename S>
-requires std::is_arithmetic_v<S> dual<E> pow(S x, const dual<E>& y) {
+requires std::is_arithmetic_v<S> ISTHMUS_HD dual<E> pow(S x, const dual<E>& y) {
     return pow(dual<E>(x), y);
 }
 /// atan2(y, x): the angle of (x, y).
 template <typename E>
-dual<E> atan2(const dual<E>& y, const dual<E>& x) {
+ISTHMUS_HD dual<E> atan2(const dual<E>& y, const dual<E>& x) {
     return detail::apply_rule(detail::atan2_rule(y.value(), x.value()), y, x);
 }
 /// hypot(x, y) = sqrt(x^2 + y^2).
 template <typename E>
-dual<E> hypot(const dual<E>& x, const dual<E>& y) {
+ISTHMUS_HD dual<E> hypot(const dual<E>& x, const dual<E>& y) {
     return detail::apply_rule(detail::hypot_rule(x.value(), y.value()), x, y);
 }
 /// The smaller / larger of two numbers, with its tangent (the first on ties).
 template <typename E>
-dual<E> fmin(const dual<E>& x, const dual<E>& y) {
+ISTHMUS_HD dual<E> fmin(const dual<E>& x, const dual<E>& y) {
     return y.value() < x.value() ? y : x;
 }
 template <typename E>
-dual<E> fmax(const dual<E>& x, const dual<E>& y) {
+ISTHMUS_HD dual<E> fmax(const dual<E>& x, const dual<E>& y) {
     return y.value() > x.value() ? y : x;
 }
 

@@ -27,23 +27,24 @@ public:
     static constexpr access modifier = A;
 
     view() = default;
-    /// Reads `x` with its tangent `dx`, a view shaped like x (tangent 0 when it has no data).
-    view(const plugin::view<const E, N, A>& x, const plugin::view<const E, N>& dx)
-        : x_(x), t_(dx) {}
+    /// Reads `x` with its tangent `dx`, a view shaped like x (tangent 0 when it has no data). It
+    /// refers to x and dx, which outlive it (a derived call's or position's arguments).
+    ISTHMUS_HD view(const plugin::view<const E, N, A>& x, const plugin::view<const E, N>& dx)
+        : x_(&x), t_(&dx) {}
 
-    int64_t size(int d) const { return x_.size(d); }
-    int64_t numel() const { return x_.numel(); }
+    ISTHMUS_HD int64_t size(int d) const { return x_->size(d); }
+    ISTHMUS_HD int64_t numel() const { return x_->numel(); }
     /// Element at the given indices (one per dimension), after the access modifier.
     template <typename... I>
-    dual<E> operator()(I... idx) const {
+    ISTHMUS_HD dual<E> operator()(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         const int64_t ii[] = {static_cast<int64_t>(idx)...};
         return read(ii);
     }
-    dual<E> operator[](const ivec<N>& p) const { return read(p.v); }
+    ISTHMUS_HD dual<E> operator[](const ivec<N>& p) const { return read(p.v); }
     /// K consecutive elements along the last dimension, from `idx...`.
     template <int K, typename... I>
-    vec<dual<E>, K> load(I... idx) const {
+    ISTHMUS_HD vec<dual<E>, K> load(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         int64_t ii[] = {static_cast<int64_t>(idx)...};
         vec<dual<E>, K> r{};
@@ -52,23 +53,24 @@ public:
     }
 
 private:
-    dual<E> read(const int64_t* ii) const {
+    ISTHMUS_HD dual<E> read(const int64_t* ii) const {
         int64_t jj[N > 0 ? N : 1] = {};
-        const E* p = detail::view_binding::at(x_, ii, jj);
-        const E* t = t_.data();
+        const E* p = detail::view_binding::at(*x_, ii, jj);
+        const E* t = t_->data();
         if (!t) return dual<E>(*p);
-        for (int d = 0; d < N; ++d) t += jj[d] * t_.stride(d);
+        for (int d = 0; d < N; ++d) t += jj[d] * t_->stride(d);
         return {*p, *t};
     }
-    plugin::view<const E, N, A> x_;
-    plugin::view<const E, N> t_;
+    const plugin::view<const E, N, A>* x_ = nullptr;
+    const plugin::view<const E, N>* t_ = nullptr;
 };
 
 namespace detail {
 /// What a kernel position's forward mode wrote, applied when the position ends: each output
 /// element's value as the kernel writes it, and its tangent added to the output's tangent. A
-/// `y(p) = v` replaces the position's earlier writes of the element, as it does in the kernel;
-/// the first few writes live in the log itself (on the stack, nothing allocated).
+/// `y(p) = v` replaces the position's earlier writes of the element, as it does in the kernel.
+/// The writes live in the log itself (on the stack): on the CPU the first 16, then on the heap;
+/// on the GPU up to 32 (See Note [derived forward mode on the GPU]).
 template <typename E>
 struct write_log {
     struct write {
@@ -77,6 +79,32 @@ struct write_log {
         E value, tangent;
         bool assign; // `=` (replaces the element) or `+=` (adds to it)
     };
+#if defined(__CUDA_ARCH__)
+    static constexpr int capacity = 32;
+    write writes[capacity];
+    int count = 0;
+
+    __device__ void record(E* y, E* ty, const dual<E>& v, bool assign) {
+        if (assign) {
+            int k = 0;
+            for (int i = 0; i < count; ++i)
+                if (writes[i].y != y) writes[k++] = writes[i];
+            count = k;
+        }
+        if (count == capacity) { // See Note [derived forward mode on the GPU]
+            apply();
+            count = 0;
+        }
+        writes[count++] = {y, ty, v.value(), v.tangent(), assign};
+    }
+    __device__ void apply() const {
+        for (int i = 0; i < count; ++i) {
+            const write& w = writes[i];
+            *w.y = w.assign ? w.value : *w.y + w.value;
+            add_to(w.ty, w.tangent, !w.assign);
+        }
+    }
+#else
     small_vec<write, 16> writes;
 
     void record(E* y, E* ty, const dual<E>& v, bool assign) {
@@ -94,6 +122,7 @@ struct write_log {
             add_to(w.ty, w.tangent, !w.assign);
         }
     }
+#endif
 };
 } // namespace detail
 
@@ -110,16 +139,16 @@ public:
     /// An element of the output: assign or add to it.
     class reference {
     public:
-        reference(E* y, E* ty, detail::write_log<E>* log) : y_(y), ty_(ty), log_(log) {}
-        const reference& operator=(const dual<E>& v) const {
+        ISTHMUS_HD reference(E* y, E* ty, detail::write_log<E>* log) : y_(y), ty_(ty), log_(log) {}
+        ISTHMUS_HD const reference& operator=(const dual<E>& v) const {
             log_->record(y_, ty_, v, true);
             return *this;
         }
-        const reference& operator+=(const dual<E>& v) const {
+        ISTHMUS_HD const reference& operator+=(const dual<E>& v) const {
             log_->record(y_, ty_, v, false);
             return *this;
         }
-        const reference& operator-=(const dual<E>& v) const { return *this += -v; }
+        ISTHMUS_HD const reference& operator-=(const dual<E>& v) const { return *this += -v; }
 
     private:
         E* y_;
@@ -128,37 +157,39 @@ public:
     };
 
     view() = default;
-    /// The output `y` with its tangent `dy` (shaped like y, added to); writes go to `log`.
-    view(const plugin::view<E, N, A>& y, const plugin::view<E, N>& dy, detail::write_log<E>& log)
-        : y_(y), t_(dy), log_(&log) {}
+    /// The output `y` with its tangent `dy` (shaped like y, added to); writes go to `log`. It
+    /// refers to y, dy and log, which outlive it.
+    ISTHMUS_HD view(const plugin::view<E, N, A>& y, const plugin::view<E, N>& dy,
+                    detail::write_log<E>& log)
+        : y_(&y), t_(&dy), log_(&log) {}
 
-    int64_t size(int d) const { return y_.size(d); }
-    int64_t numel() const { return y_.numel(); }
+    ISTHMUS_HD int64_t size(int d) const { return y_->size(d); }
+    ISTHMUS_HD int64_t numel() const { return y_->numel(); }
     template <typename... I>
-    reference operator()(I... idx) const {
+    ISTHMUS_HD reference operator()(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         const int64_t ii[] = {static_cast<int64_t>(idx)...};
         return element(ii);
     }
-    reference operator[](const ivec<N>& p) const { return element(p.v); }
+    ISTHMUS_HD reference operator[](const ivec<N>& p) const { return element(p.v); }
     /// Stores K consecutive elements along the last dimension, from `idx...`.
     template <int K, typename... I>
-    void store(const vec<dual<E>, K>& v, I... idx) const {
+    ISTHMUS_HD void store(const vec<dual<E>, K>& v, I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         int64_t ii[] = {static_cast<int64_t>(idx)...};
         for (int k = 0; k < K; ++k, ++ii[N - 1]) element(ii) = v[k];
     }
 
 private:
-    reference element(const int64_t* ii) const {
+    ISTHMUS_HD reference element(const int64_t* ii) const {
         int64_t jj[N > 0 ? N : 1] = {};
-        E* y = const_cast<E*>(detail::view_binding::at(y_, ii, jj));
-        E* t = t_.data();
-        for (int d = 0; d < N; ++d) t += jj[d] * t_.stride(d);
+        E* y = const_cast<E*>(detail::view_binding::at(*y_, ii, jj));
+        E* t = t_->data();
+        for (int d = 0; d < N; ++d) t += jj[d] * t_->stride(d);
         return reference(y, t, log_);
     }
-    plugin::view<E, N, A> y_;
-    plugin::view<E, N> t_;
+    const plugin::view<E, N, A>* y_ = nullptr;
+    const plugin::view<E, N>* t_ = nullptr;
     detail::write_log<E>* log_ = nullptr;
 };
 

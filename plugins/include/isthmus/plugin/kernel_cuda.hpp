@@ -91,6 +91,16 @@ bool launch_waits(const Converted& converted, bool checked_mode, std::index_sequ
            (view_binding::empty_modifier_view(arg_at<I>(converted)) || ...);
 }
 
+/// Whether every GPU launch of kernel F waits for its failure record (F says so with a static
+/// `device_launch_waits`).
+template <typename F>
+constexpr bool device_launch_waits() {
+    if constexpr (requires { F::device_launch_waits; })
+        return F::device_launch_waits;
+    else
+        return false;
+}
+
 /// Raises the failure a device launch recorded (Note [checked access on the GPU]) as the
 /// index_error the CPU raises for it.
 [[noreturn]] ISTHMUS_PLUGIN_SUPPORT void throw_device_index_error(const device_index_error& e);
@@ -161,7 +171,10 @@ void cuda_launch(const isthmus_kernel* self, F& f, const isthmus_range& r,
     (view_binding::bind(arg_at<I>(converted), static_cast<int32_t>(I), checked_mode), ...);
     check_launch(f, arg_at<I>(converted)...); // See Note [launch checks]
     // See Note [checked access on the GPU]: the launches whose accesses can fail wait.
-    const bool wait = launch_waits<Tuple>(converted, checked_mode, std::index_sequence<I...>{});
+    // (a derived backward's thread records it when its tape is full: Note [derived backward on
+    // the GPU])
+    const bool wait = launch_waits<Tuple>(converted, checked_mode, std::index_sequence<I...>{}) ||
+                      device_launch_waits<F>();
     device_guard dg(self, device);
     constexpr int64_t threads = 256;
     const unsigned blocks = cuda_blocks(count, threads);

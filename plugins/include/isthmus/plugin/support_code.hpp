@@ -121,6 +121,12 @@ ISTHMUS_PLUGIN_SUPPORT std::string access_message(int modifier, int dim, int64_t
 }
 
 [[noreturn]] ISTHMUS_PLUGIN_SUPPORT void throw_device_index_error(const device_index_error& e) {
+    if (e.modifier == k_device_tape_full) // See Note [derived backward on the GPU]
+        throw value_error(cat("a position of the derived backward needed ", e.failing_index,
+                              " entries on its tape, and a GPU thread's tape holds ",
+                              e.failing_size,
+                              "; run the derived kernel on the CPU, where the "
+                              "tape grows"));
     const int shown = e.rank < 8 ? e.rank : 8;
     int64_t index[8], shape[8];
     for (int d = 0; d < shown; ++d) index[d] = e.index[d], shape[d] = e.shape[d];
