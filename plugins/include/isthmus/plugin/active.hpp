@@ -100,7 +100,7 @@ public:
     ISTHMUS_HD const T& operator[](size_t i) const { return data_[i]; }
     ISTHMUS_HD void clear() { size_ = 0; }
     ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD void push_back(const T& v) {
-        if (ISTHMUS_UNLIKELY(size_ == cap_)) reserve(2 * cap_);
+        if (ISTHMUS_UNLIKELY(size_ == cap_)) grow_to(size_ + 1);
         data_[size_++] = v;
     }
     ISTHMUS_HD bool full() const { return size_ == cap_; }
@@ -112,25 +112,32 @@ public:
     }
     /// n copies of v.
     ISTHMUS_PLUGIN_TAPE_INLINE ISTHMUS_HD void assign(size_t n, const T& v) {
-        if (n > cap_) reserve(n);
+        if (n > cap_) grow_to(n);
         for (size_t i = 0; i < n; ++i) data_[i] = v;
         size_ = n;
     }
-    ISTHMUS_HD void reserve(size_t n) {
+    /// Room for at least n elements: on the CPU, at least twice the capacity; on the GPU, where
+    /// it cannot grow, the thread stops and the launch reports the n it needed (See Note
+    /// [derived backward on the GPU]).
+    ISTHMUS_HD void grow_to(size_t n) {
         if (n <= cap_) return;
 #if defined(__CUDA_ARCH__)
-        // See Note [derived backward on the GPU]: the thread stops, the launch reports it
         const int64_t want = static_cast<int64_t>(n), have = static_cast<int64_t>(cap_);
         record_device_failure(k_device_tape_full, 0, &want, &have, 1, -1);
         asm volatile("exit;");
 #else
+        reserve(n > 2 * cap_ ? n : 2 * cap_);
+#endif
+    }
+    /// Room for exactly n elements (CPU only).
+    void reserve(size_t n) {
+        if (n <= cap_) return;
         T* h = new T[n];
         std::memcpy(static_cast<void*>(h), data_, size_ * sizeof(T));
         free_heap();
         heap_ = h;
         data_ = h;
         cap_ = n;
-#endif
     }
     /// Back to the inline elements, freeing the heap block (nothing kept).
     ISTHMUS_HD void release() {
@@ -268,7 +275,7 @@ struct tape {
     /// Room for more nodes, up to 2^31 - 1 of them (a node's slot is an int32_t).
     [[gnu::cold, gnu::noinline]] ISTHMUS_HD void grow() {
 #if defined(__CUDA_ARCH__)
-        nodes.reserve(nodes.capacity() + 1); // a GPU thread's tape does not grow: the thread stops
+        nodes.grow_to(nodes.size() + 1); // a GPU thread's tape does not grow: the thread stops
 #else
         constexpr size_t most = static_cast<size_t>(INT32_MAX);
         if (nodes.size() >= most)
