@@ -80,49 +80,32 @@ struct write_log {
         bool assign; // `=` (replaces the element) or `+=` (adds to it)
     };
 #if defined(__CUDA_ARCH__)
-    static constexpr int capacity = 32;
-    write writes[capacity];
-    int count = 0;
-
-    __device__ void record(E* y, E* ty, const dual<E>& v, bool assign) {
-        if (assign) {
-            int k = 0;
-            for (int i = 0; i < count; ++i)
-                if (writes[i].y != y) writes[k++] = writes[i];
-            count = k;
-        }
-        if (count == capacity) { // See Note [derived forward mode on the GPU]
-            apply();
-            count = 0;
-        }
-        writes[count++] = {y, ty, v.value(), v.tangent(), assign};
-    }
-    __device__ void apply() const {
-        for (int i = 0; i < count; ++i) {
-            const write& w = writes[i];
-            *w.y = w.assign ? w.value : *w.y + w.value;
-            add_to(w.ty, w.tangent, !w.assign);
-        }
-    }
+    small_vec<write, 32> writes; // See Note [derived forward mode on the GPU]
 #else
     small_vec<write, 16> writes;
+#endif
 
-    void record(E* y, E* ty, const dual<E>& v, bool assign) {
+    ISTHMUS_HD void record(E* y, E* ty, const dual<E>& v, bool assign) {
         if (assign)
             for (size_t i = writes.size(); i-- > 0;)
                 if (writes[i].y == y) writes.erase(i);
+#if defined(__CUDA_ARCH__)
+        if (writes.full()) { // a GPU thread's log does not grow: what it holds is applied
+            apply();
+            writes.clear();
+        }
+#endif
         writes.push_back({y, ty, v.value(), v.tangent(), assign});
     }
     /// Writes the values and adds the tangents: atomically for `+=` (positions on other threads
     /// may add to the same element); for `=`, as the kernel's own store, plainly (an element
     /// that several positions assign has no defined value, nor tangent).
-    void apply() const {
+    ISTHMUS_HD void apply() const {
         for (const write& w : writes) {
             *w.y = w.assign ? w.value : *w.y + w.value;
             add_to(w.ty, w.tangent, !w.assign);
         }
     }
-#endif
 };
 } // namespace detail
 
