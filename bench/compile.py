@@ -13,6 +13,10 @@ on the now warm caches (cached load in a new process). Rows, the median of N run
     2 and 3 are the edit loop: a new kernel in a running process);
   - cached load in a new process: compile (or cache lookup) + first launch of kernel 1;
   - isthmus alone: the compile_string call of that cached load.
+isthmus's kernel rows time the quick -O1 build compile_string returns first; its -O3 build
+replaces it in the background (Note [compile tiers] in plugins/src/compile_tiers.cpp), and the
+builds left at exit are finished by a detached process, so the cached load of the next run is the
+optimised build when that process had the time (here it has: the warm run starts after it).
 Ratios are isthmus's time over the peer's (below 1: isthmus is faster). Not a test: timings never
 gate CI.
 """

@@ -32,6 +32,10 @@ interrupt_check::interrupt_check() noexcept
     : poll_(g_poll.load(std::memory_order_acquire)), owner_(std::this_thread::get_id()),
       next_poll_(std::chrono::steady_clock::now() + k_poll_interval) {}
 
+interrupt_check::interrupt_check(interrupt_poll_fn poll) noexcept
+    : poll_(poll), owner_(std::this_thread::get_id()),
+      next_poll_(std::chrono::steady_clock::now() + k_poll_interval) {}
+
 bool interrupt_check::stop() noexcept {
     if (stopped_.load(std::memory_order_relaxed)) return true;
     if (poll_ == nullptr || std::this_thread::get_id() != owner_) return false;

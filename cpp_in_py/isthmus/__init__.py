@@ -43,6 +43,8 @@ from . import images  # noqa: E402
 from . import pickling  # noqa: E402  (See Note [qvalue pickle payload])
 from . import signatures  # noqa: E402  (See Note [plugin signatures])
 from . import _qvalue_python  # noqa: E402  (qvalue's attributes written in Python)
+import atexit as _atexit  # noqa: E402
+from . import _finish_builds  # noqa: E402
 from .cuda_memory import cuda_memory_source  # noqa: E402,F401  (Note [torch memory bridge])
 from .images import ImageFileError, imread, imshow, imwrite, run_gui  # noqa: E402,F401
 from .pickling import unpickle_device  # noqa: E402,F401
@@ -60,6 +62,11 @@ pickling.refuse_native_objects()  # (Note [plugin objects do not pickle])
 signatures.attach(native_function, native_kernel)  # noqa: F405
 # inspect.signature(q.checked) reads the class's __signature__ (a pybind11 __init__ has none).
 checked.__signature__ = signatures.class_signature(("enabled", bool, True))  # noqa: F405
+
+# The optimised builds compile_string left running in the background (Note [compile tiers] in
+# plugins/src/compile_tiers.cpp) do not hold up the interpreter's exit: they stop, and a detached
+# process builds them into the cache for the next run.
+_atexit.register(_finish_builds.hand_over)
 
 # NVRTC from PyPI (nvidia-cuda-nvrtc: nvidia/cu13/lib for CUDA 13, nvidia/cuda_nvrtc/lib for 12)
 # for compile_string(lang="cuda") (Note [NVRTC plugins], docs/plugins.md).

@@ -171,6 +171,20 @@ void bind_plugin_kernels(py::module_& m) {
             "plugin", [](const native_kernel& k) { return k.k->owner()->name(); },
             "The name of the plugin the kernel comes from.")
         .def_property_readonly(
+            "tier", [](const native_kernel& k) { return k.k->owner()->tier(); },
+            "Which build of the plugin the kernel runs: \"quick\" (compile_string's -O1 build,\n"
+            "while its -O3 build runs in the background) or \"optimised\" (see compile_string's\n"
+            "`tiered`).")
+        .def(
+            "wait_optimised",
+            [](const native_kernel& k) {
+                py::gil_scoped_release nogil; // a failed build's notice takes the GIL
+                return k.k->owner()->wait_optimised();
+            },
+            "Waits until the optimised build of the kernel's plugin, if one is under way, has\n"
+            "finished; returns the tier the kernel runs then (\"optimised\", or \"quick\" when\n"
+            "that build failed: its compile notice says why).")
+        .def_property_readonly(
             "overloads", [](const native_kernel& k) { return kernel_overloads(*k.k); },
             "The kernel as one overload dict (as native_function.overloads, plus pos_ndim: the "
             "rank of the position, which callers do not pass).")

@@ -354,13 +354,14 @@ py::object import_library(const std::shared_ptr<pl::library>& lib) {
 // compile_string and compile_file: their options from the Python arguments, the compile without
 // the GIL (`compile` returns the library), then the import.
 template <typename Compile>
-py::object compile_and_import(std::vector<std::string> flags,
-                              const std::optional<std::string>& lang,
-                              const std::optional<std::string>& cuda_compiler, Compile compile) {
+py::object
+compile_and_import(std::vector<std::string> flags, const std::optional<std::string>& lang,
+                   const std::optional<std::string>& cuda_compiler, bool tiered, Compile compile) {
     pl::compile_options o;
     o.flags = std::move(flags);
     o.language = lang.value_or("");
     o.cuda_compiler = cuda_compiler.value_or("");
+    o.tiered = tiered; // See Note [compile tiers]: isthmus/__init__.py waits for them at exit
     std::shared_ptr<pl::library> lib;
     {
         py::gil_scoped_release nogil;
@@ -486,14 +487,15 @@ void bind_plugins(py::module_& m) {
     m.def(
         "compile_string",
         [](const std::string& name, const std::string& source, std::vector<std::string> flags,
-           std::optional<std::string> lang, std::optional<std::string> cuda_compiler) {
+           std::optional<std::string> lang, std::optional<std::string> cuda_compiler, bool tiered) {
             require_init("compile_string");
             return compile_and_import(
-                std::move(flags), lang, cuda_compiler,
+                std::move(flags), lang, cuda_compiler, tiered,
                 [&](const pl::compile_options& o) { return pl::compile_string(name, source, o); });
         },
         py::arg("name"), py::arg("source"), py::arg("flags") = std::vector<std::string>{},
         py::kw_only(), py::arg("lang") = py::none(), py::arg("cuda_compiler") = py::none(),
+        py::arg("tiered") = true,
         "Compiles plugin source into a cached plugin and imports it like import_native.\n\n"
         "name: the plugin's name, the one its source declares with ISTHMUS_PLUGIN(name, m).\n"
         "source: C++ source, or CUDA source with lang=\"cuda\" (isthmus/plugin.hpp is included\n"
@@ -502,7 +504,11 @@ void bind_plugins(py::module_& m) {
         "lang: None (C++), \"c++\" or \"cuda\".\n"
         "cuda_compiler: \"auto\" (None), \"nvrtc\" or \"nvcc\": CUDA source whose kernels are\n"
         "  declared with ISTHMUS_KERNEL compiles its device code with NVRTC when it is found,\n"
-        "  other CUDA source with nvcc.\n\n"
+        "  other CUDA source with nvcc.\n"
+        "tiered: a C++ source with kernels only (no m.def, no types) and no codegen flags\n"
+        "  comes back as a quick -O1 build, while its -O3 build runs in the background and\n"
+        "  replaces it when ready (same results; kernel.tier says which runs;\n"
+        "  wait_for_compiles() waits). False: the -O3 build before returning.\n\n"
         "Returns the plugin module (its functions, its kernels, `functions` and `kernels`).\n"
         "Every function and kernel the source defines also becomes an attribute of isthmus\n"
         "itself: after compile_string(\"it\", src) defining kernel addk, q.addk is that kernel\n"
@@ -516,18 +522,19 @@ void bind_plugins(py::module_& m) {
     m.def(
         "compile_file",
         [](const std::string& path, std::vector<std::string> flags, std::optional<std::string> lang,
-           std::optional<std::string> cuda_compiler) {
+           std::optional<std::string> cuda_compiler, bool tiered) {
             require_init("compile_file");
             return compile_and_import(
-                std::move(flags), lang, cuda_compiler,
+                std::move(flags), lang, cuda_compiler, tiered,
                 [&](const pl::compile_options& o) { return pl::compile_file(path, o); });
         },
         py::arg("path"), py::arg("flags") = std::vector<std::string>{}, py::kw_only(),
         py::arg("lang") = py::none(), py::arg("cuda_compiler") = py::none(),
+        py::arg("tiered") = true,
         "compile_string on a file's contents: compiles the plugin source at `path` (a .cu file\n"
         "is CUDA unless lang says otherwise; the plugin is named after the file's stem) and\n"
         "returns its module. Its functions and kernels become attributes of isthmus, as with\n"
-        "compile_string; flags, lang and cuda_compiler are compile_string's. Raises what\n"
+        "compile_string; flags, lang, cuda_compiler and tiered are compile_string's. Raises what\n"
         "compile_string raises, and RuntimeError when there is no such file.");
     m.def(
         "nvrtc_library",
@@ -542,6 +549,27 @@ void bind_plugins(py::module_& m) {
         },
         "The NVRTC library compile_string uses for CUDA source (None when none is found; see\n"
         "docs/plugins.md for where it looks).");
+    m.def(
+        "wait_for_compiles",
+        [] {
+            py::gil_scoped_release nogil; // a failed build's notice takes the GIL
+            pl::wait_for_compiles();
+        },
+        "Waits until every optimised build that compile_string started in the background has\n"
+        "finished and replaced its quick build (see compile_string's `tiered`). isthmus calls\n"
+        "it at exit, so that the cache holds the optimised builds for the next run.");
+    m.def("_stop_background_builds", [] {
+        std::vector<pl::pending_build> left;
+        {
+            py::gil_scoped_release nogil;
+            left = pl::stop_background_builds();
+        }
+        py::list r;
+        for (const auto& b : left)
+            r.append(py::dict(py::arg("name") = b.name, py::arg("source") = b.source,
+                              py::arg("flags") = b.flags, py::arg("cache_dir") = b.cache_dir));
+        return r;
+    });
     m.def("_add_nvrtc_search_dir", &pl::add_nvrtc_search_dir, py::arg("dir"));
     m.def(
         "plugin_cache_dir", [] { return pl::cache_dir(); },

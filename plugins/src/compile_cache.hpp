@@ -141,12 +141,14 @@ struct compiler_run {
 
 /// Runs the commands at once and waits for all of them, filling in output and status. Throws
 /// isthmus::interrupted when `ic` stops, after stopping every one (Note [interruptible compiles]).
-void run_compilers(std::vector<compiler_run>& runs, interrupt_check& ic,
-                   slow_compile_reporter& rep);
+/// `background`: a build no caller waits for, paused while others run (Note [background compiles
+/// yield]).
+void run_compilers(std::vector<compiler_run>& runs, interrupt_check& ic, slow_compile_reporter& rep,
+                   bool background = false);
 
 /// Runs one compiler command; returns its exit status, with stdout+stderr in `output` (`log`
 /// as compiler_run's).
 int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std::string& output,
-                 interrupt_check& ic, slow_compile_reporter& rep);
+                 interrupt_check& ic, slow_compile_reporter& rep, bool background = false);
 
 } // namespace isthmus::plugin_host

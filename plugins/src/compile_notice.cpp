@@ -66,9 +66,17 @@ compile_notice_handler set_compile_notice_handler(compile_notice_handler handler
     return std::exchange(g_handler, std::move(handler));
 }
 
-slow_compile_reporter::slow_compile_reporter(compile_notice notice)
+void report_compile_notice(const compile_notice& n) {
+    notify(n);
+}
+
+double compile_notice_seconds() {
+    return notice_seconds();
+}
+
+slow_compile_reporter::slow_compile_reporter(compile_notice notice, bool quiet)
     : notice_(std::move(notice)), start_(std::chrono::steady_clock::now()),
-      threshold_(notice_seconds()) {}
+      threshold_(notice_seconds()), reported_(quiet) {}
 
 void slow_compile_reporter::poll(bool waiting) {
     if (reported_ || std::chrono::steady_clock::now() - start_ < threshold_) return;

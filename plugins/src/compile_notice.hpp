@@ -7,11 +7,17 @@
 
 namespace isthmus::plugin_host {
 
+/// Hands `n` to the notice handler (See Note [compile notices]); never throws.
+void report_compile_notice(const compile_notice& n);
+/// The notice threshold in seconds ($ISTHMUS_COMPILE_NOTICE_SECONDS, default 0.5).
+double compile_notice_seconds();
+
 /// Reports a compile once, when it has run (or waited) longer than the notice threshold.
 /// See Note [compile notices].
 class slow_compile_reporter {
 public:
-    explicit slow_compile_reporter(compile_notice notice);
+    /// `quiet`: never reports (a build no caller waits for: Note [compile tiers]).
+    explicit slow_compile_reporter(compile_notice notice, bool quiet = false);
     /// Called between waits: reports once the threshold has passed; `waiting`: for the lock.
     void poll(bool waiting);
 

@@ -68,15 +68,18 @@ int64_t positions_for(double ns, double per_position, int64_t lo, int64_t hi) {
 
 } // namespace
 
-void launch_cpu_blocks(const isthmus_kernel* k, call_context& ctx, const isthmus_range& base,
-                       int64_t total, const isthmus_value* vals, int32_t nvals,
-                       std::atomic<float>& cost_hint, interrupt_check& ic) {
-    // One launcher call over [b, e); false after a failure (recorded in ctx).
+void launch_cpu_blocks(const kernel& k, call_context& ctx, const isthmus_range& base, int64_t total,
+                       const isthmus_value* vals, int32_t nvals, interrupt_check& ic) {
+    std::atomic<float>& cost_hint = k.cpu_cost_hint();
+    // One launcher call over [b, e); false after a failure (recorded in ctx). Each call takes the
+    // build the kernel runs from now: an optimised build that replaces a quick one takes over
+    // between blocks (See Note [compile tiers]).
     auto run = [&](int64_t b, int64_t e) {
         isthmus_range r = base;
         r.begin = b;
         r.end = e;
-        if (k->launch_cpu(k, &ctx.base, &r, vals, nvals) == 0) return true;
+        const isthmus_kernel* a = k.abi();
+        if (a->launch_cpu(a, &ctx.base, &r, vals, nvals) == 0) return true;
         if (!ctx.failed()) ctx.fail(ISTHMUS_ERR_RUNTIME, "the kernel failed without a message");
         return false;
     };

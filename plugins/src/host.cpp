@@ -223,7 +223,27 @@ kernel::kernel(std::shared_ptr<const library> lib, const isthmus_kernel* k)
 kernel::~kernel() = default;
 
 std::string kernel::to_string() const {
-    return "<kernel " + std::string(k_->signature) + " from plugin " + lib_->name() + ">";
+    return "<kernel " + std::string(abi()->signature) + " from plugin " + lib_->name() + ">";
+}
+
+// See Note [compile tiers]: one acquire load per call until the optimised build replaced the
+// quick one, then the optimised record for good. Libraries are never unloaded (Note [no
+// unload]), so a launch that started on the quick record may finish on it.
+const isthmus_kernel* kernel::abi() const noexcept {
+    if (!followed_.load(std::memory_order_acquire) && lib_->successor() != nullptr) follow();
+    return k_.load(std::memory_order_acquire);
+}
+
+const std::shared_ptr<const library>& kernel::owner() const noexcept {
+    return lib_->successor() != nullptr ? lib_->successor_owner_ : lib_;
+}
+
+void kernel::follow() const noexcept {
+    const library* next = lib_->successor();
+    const isthmus_plugin& d = next->descriptor();
+    for (int32_t i = 0; i < d.nkernels; ++i)
+        if (name_ == d.kernels[i].name) k_.store(&d.kernels[i], std::memory_order_release);
+    followed_.store(true, std::memory_order_release);
 }
 
 // Note [parallel_do placement]
@@ -281,6 +301,11 @@ void parallel_do(const shape_t& dims, std::span<const value> args, const kernel&
 
 namespace {
 void launch(const shape_t& dims, std::span<const value> args, const kernel& k) {
+    const uint32_t flags = detail::call_flags_now();
+    // See Note [the quick build's launcher]: a quick build has no checked loop, its optimised
+    // build has.
+    if ((flags & ISTHMUS_CALL_CHECKED) && !(k.owner()->features() & ISTHMUS_FEATURE_CHECKED_MODE))
+        k.owner()->wait_optimised();
     const isthmus_kernel* ak = k.abi();
     const std::string& nm = k.name();
     ISTHMUS_CHECK(!dims.empty() && dims.size() <= 4, value_error, "parallel_do(", nm,
@@ -321,7 +346,6 @@ void launch(const shape_t& dims, std::span<const value> args, const kernel& k) {
                       shape_str(dims), ", but its shape is ", shape_str(s));
     }
     // See Note [checked mode]: a plugin built without it runs unchecked; say so once per library.
-    const uint32_t flags = detail::call_flags_now();
     if ((flags & ISTHMUS_CALL_CHECKED) && !(k.owner()->features() & ISTHMUS_FEATURE_CHECKED_MODE)) {
         static std::mutex mu;
         static std::set<const library*> told;
@@ -384,7 +408,7 @@ void launch(const shape_t& dims, std::span<const value> args, const kernel& k) {
     }
     // See Note [CPU launch plan].
     interrupt_check ic;
-    detail::launch_cpu_blocks(ak, ctx, base, total, vals.data(), n, k.cpu_cost_hint(), ic);
+    detail::launch_cpu_blocks(k, ctx, base, total, vals.data(), n, ic);
     if (ctx.failed()) ctx.rethrow(nm + ": ");
     ic.raise_if_stopped(nm.c_str());
 }

@@ -107,3 +107,43 @@ TEST_CASE("CUDA source: a missing nvcc and an unknown language are typed errors"
     CHECK_THROWS_AS(pl::compile_file(file, o), isthmus::value_error);
     std::filesystem::remove_all(o.cache_dir);
 }
+
+TEST_CASE("a tiered compile returns a quick build whose kernels move to the optimised one") {
+    pl::compile_options o;
+    o.cache_dir = temp_cache() + "_tiers";
+    o.tiered = true; // See Note [compile tiers]
+    const std::string src = R"(
+namespace ip = isthmus::plugin;
+ISTHMUS_PLUGIN(cpp_tiered, m) {
+    m.kernel("cpp_tiered_axpb", [](ip::view<const double, 1> x, ip::view<double, 1> y, double a,
+                                   int64_t i) { y(i) = a * x(i) + 1.0; }, {"x", "y", "a"});
+})";
+    auto lib = pl::compile_string("cpp_tiered", src, o);
+    auto k = lib->get_kernel("cpp_tiered_axpb");
+    const bool quick = lib->tier() == "quick"; // no precompiled layer for $CXX: one build
+    const isthmus_kernel* first = k->abi();
+    const tensor x = random_doubles({1000}, 9);
+    const auto xv = x.to_vector<double>();
+    auto run = [&] {
+        tensor y = tensor::empty({1000}, dtype::float64, isthmus::MEMRESOURCE_CPU);
+        const value args[] = {x, y, 0.75};
+        pl::parallel_do({1000}, args, *k);
+        const auto yv = y.to_vector<double>();
+        for (size_t i = 0; i < xv.size(); ++i) REQUIRE(yv[i] == 0.75 * xv[i] + 1.0);
+    };
+    run();
+    CHECK(lib->wait_optimised() == "optimised");
+    CHECK(lib->tier() == "optimised");
+    if (quick) {
+        REQUIRE(lib->successor() != nullptr);
+        CHECK(k->owner().get() == lib->successor());
+        CHECK(k->owner()->path() != lib->path());
+        CHECK(k->abi() != first);
+        CHECK(k->signature() == first->signature);
+        // a later compile of the same source loads the optimised entry
+        CHECK(pl::compile_string("cpp_tiered", src, o).get() == lib->successor());
+    }
+    run();
+    pl::wait_for_compiles();
+    std::filesystem::remove_all(o.cache_dir);
+}

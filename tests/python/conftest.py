@@ -15,6 +15,10 @@ PACKAGE_PARENT = BUILD_DIR / "python"
 # The staged package ($ISTHMUS_BUILD_DIR/python/isthmus) goes first, whatever PYTHONPATH says,
 # unless ISTHMUS_TEST_INSTALLED=1 asks to test the installed package (tests/python/project/test_install.py).
 INSTALLED = os.environ.get("ISTHMUS_TEST_INSTALLED") == "1"
+# compile_string's quick builds and their optimised builds in the background (Note [compile
+# tiers]) would double the suite's compiles on a 2-core machine: the suite compiles the optimised
+# build directly, except plugins/test_compile_tiers.py, which turns tiers on.
+os.environ.setdefault("ISTHMUS_COMPILE_TIERS", "0")
 if not INSTALLED and str(PACKAGE_PARENT) not in sys.path:
     sys.path.insert(0, str(PACKAGE_PARENT))
 

@@ -36,6 +36,9 @@ public:
 class ISTHMUS_API interrupt_check {
 public:
     interrupt_check() noexcept;
+    /// An operation that `poll` stops instead of the host's (nullptr: nothing stops it): work no
+    /// caller waits for, such as a background compile, polled on the thread that made it.
+    explicit interrupt_check(interrupt_poll_fn poll) noexcept;
     interrupt_check(const interrupt_check&) = delete;
     interrupt_check& operator=(const interrupt_check&) = delete;
 

@@ -158,7 +158,9 @@ private:
     const isthmus_function* scalar_ = nullptr;
 };
 
-/// A plugin kernel; run it with parallel_do.
+/// A plugin kernel; run it with parallel_do. A kernel of a quick build (Note [compile tiers] in
+/// plugins/src/compile_tiers.cpp) runs the optimised build's code once that replaced it: abi()
+/// and owner() then answer for the optimised library.
 class ISTHMUS_API kernel : public object {
 public:
     kernel(std::shared_ptr<const library> lib, const isthmus_kernel* k);
@@ -166,16 +168,20 @@ public:
     std::string kind() const override { return "kernel"; }
     std::string to_string() const override;
     const std::string& name() const noexcept { return name_; }
-    std::string signature() const { return k_->signature; }
-    const isthmus_kernel* abi() const noexcept { return k_; }
-    const std::shared_ptr<const library>& owner() const noexcept { return lib_; }
+    std::string signature() const { return abi()->signature; }
+    /// The kernel's ABI record: that of the library it runs from now.
+    const isthmus_kernel* abi() const noexcept;
+    /// The library it runs from now: its own, or the optimised build that replaced it.
+    const std::shared_ptr<const library>& owner() const noexcept;
     /// What one position of the body cost on one CPU thread in the last launch (nanoseconds; 0
     /// before the first), which parallel_do plans the next launch with (Note [CPU launch plan]).
     std::atomic<float>& cpu_cost_hint() const noexcept { return cost_hint_; }
 
 private:
+    void follow() const noexcept;
     std::shared_ptr<const library> lib_;
-    const isthmus_kernel* k_;
+    mutable std::atomic<const isthmus_kernel*> k_;
+    mutable std::atomic<bool> followed_{false}; ///< k_ is the optimised build's
     std::string name_;
     mutable std::atomic<float> cost_hint_{0.0f};
 };
@@ -241,14 +247,30 @@ public:
     std::shared_ptr<function> get_function(const std::string& n) const;
     std::shared_ptr<kernel> get_kernel(const std::string& n) const;
 
+    /// Which build this library's kernels run (See Note [compile tiers]): "optimised" for every
+    /// library but a quick build; a quick build says "quick" until its optimised build replaces
+    /// it, then "optimised" (its kernels run the optimised library), or "quick" for good when
+    /// that build failed (the failure was reported as a compile notice).
+    std::string tier() const;
+    /// Blocks until this library's optimised build, if one is under way, has finished; returns
+    /// tier() then.
+    std::string wait_optimised() const;
+    /// The optimised library that replaced this quick build (nullptr before, and for every
+    /// library that is not a quick build).
+    const library* successor() const noexcept { return successor_.load(std::memory_order_acquire); }
+
     struct impl;
     library(std::unique_ptr<impl> p, const isthmus_plugin* desc, std::string path);
 
 private:
+    friend class kernel;
+    friend struct library_tiers; // plugins/src/compile_tiers.cpp
     std::unique_ptr<impl> impl_;
     const isthmus_plugin* desc_;
     std::string name_;
     std::string path_;
+    std::atomic<const library*> successor_{nullptr};
+    std::shared_ptr<const library> successor_owner_; ///< written before successor_ is published
 };
 
 /// Loads a plugin by path (anything with a '/' or ending in ".so"), or by name: `name`,
@@ -287,6 +309,12 @@ struct compile_options {
     /// ISTHMUS_KERNEL when NVRTC is found, else nvcc; "nvrtc" insists (compile_error when it
     /// cannot); "nvcc" always uses nvcc. Anything else: value_error.
     std::string cuda_compiler;
+    /// Whether a kernel-only C++ plugin may come back as a quick build first, its optimised
+    /// build replacing it in the background (Note [compile tiers]; docs/plugins.md "Compile
+    /// speed"). Python's compile_string turns it on (tiered=True) and waits for the builds at
+    /// exit; a C++ host that turns it on calls wait_for_compiles() before it exits, else the
+    /// build under way stops at exit. $ISTHMUS_COMPILE_TIERS=0 turns it off for every compile.
+    bool tiered = false;
 };
 
 /// Compiles C++ or CUDA source (opts.language; it uses isthmus/plugin.hpp, included for it, and
@@ -296,6 +324,24 @@ struct compile_options {
 ISTHMUS_API std::shared_ptr<library> compile_string(const std::string& name,
                                                     const std::string& source,
                                                     const compile_options& opts = {});
+/// Blocks until every optimised build under way in the background has finished and replaced its
+/// quick build (See Note [compile tiers]). The Python module calls it at exit, so that the cache
+/// holds the optimised builds for the next run; a C++ host that compiles with `tiered` calls it
+/// before it exits (at exit, the build under way stops and the queued ones are dropped).
+/// `announce`: past the compile notice threshold, say once what is waited for (the exit's wait).
+ISTHMUS_API void wait_for_compiles(bool announce = false);
+/// An optimised build that had not finished (See Note [compile tiers]): what compile_string
+/// needs to build it again, untiered.
+struct pending_build {
+    std::string name;      ///< the plugin's name
+    std::string source;    ///< its source
+    std::vector<std::string> flags; ///< compile_options::flags
+    std::string cache_dir; ///< the cache directory it was compiled into
+};
+/// Stops the background builds for good: the one under way is stopped (its compiler killed, its
+/// files removed) and the queued ones are dropped; returns them all, for another process to
+/// build. The Python module calls it at exit and hands them to a detached process.
+ISTHMUS_API std::vector<pending_build> stop_background_builds();
 /// compile_string on a file's contents; the plugin is named after the file's stem, and a ".cu"
 /// file is CUDA unless opts.language says otherwise.
 ISTHMUS_API std::shared_ptr<library> compile_file(const std::string& path,

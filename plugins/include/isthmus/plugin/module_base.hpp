@@ -93,12 +93,17 @@ public:
         if constexpr (!std::is_integral_v<P>) pos_ndim = P::size();
         isthmus_param all[n];
         detail::describe_params<A>(all);
+        if constexpr (detail::quick_build<F>())
+            drop_checked_mode(); // See Note [the quick
+                                 // build's launcher]
         return add_kernel(name, doc, all, n - 1, params, pos_ndim, &detail::kernel_impl<F>,
                           detail::cuda_launcher<F>(), keep_callable(std::move(f)));
     }
 
     /// The finished descriptor (tables are fixed from here on).
     ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* descriptor();
+    /// Clears ISTHMUS_FEATURE_CHECKED_MODE: a kernel of the plugin has no checked loop.
+    ISTHMUS_PLUGIN_SUPPORT void drop_checked_mode();
 
 protected:
     friend class kernel_def;

@@ -367,6 +367,10 @@ ISTHMUS_PLUGIN_SUPPORT module_base::module_base(const char* name, const char* de
     d.features = ISTHMUS_FEATURE_CHECKED_MODE; // See Note [view checks]
 }
 
+ISTHMUS_PLUGIN_SUPPORT void module_base::drop_checked_mode() {
+    s_->desc.features &= ~ISTHMUS_FEATURE_CHECKED_MODE;
+}
+
 ISTHMUS_PLUGIN_SUPPORT module_base::~module_base() {
     for (auto it = s_->kept_objects.rbegin(); it != s_->kept_objects.rend(); ++it) it->drop(it->p);
     delete s_;
