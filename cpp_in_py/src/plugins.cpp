@@ -556,8 +556,8 @@ void bind_plugins(py::module_& m) {
             pl::wait_for_compiles();
         },
         "Waits until every optimised build that compile_string started in the background has\n"
-        "finished and replaced its quick build (see compile_string's `tiered`). isthmus calls\n"
-        "it at exit, so that the cache holds the optimised builds for the next run.");
+        "finished and replaced its quick build (see compile_string's `tiered`). At exit\n"
+        "isthmus does not wait: a detached process finishes the builds left into the cache.");
     m.def("_stop_background_builds", [] {
         std::vector<pl::pending_build> left;
         {

@@ -48,19 +48,21 @@ namespace isthmus::plugin_host {
 // for bit. The one thing that could differ is a libm call on an argument that only -O3's constant
 // propagation finds constant, which GCC folds with correctly rounded arithmetic (glibc's
 // functions are within an ulp of it).
-// Waits and exits: library::wait_optimised waits for one library, wait_for_compiles for all. The
-// Python module waits for all at exit, before the interpreter finalises (a failure's notice can
-// still reach its logger), so that a short script leaves its optimised builds in the cache for
-// its next run; an exit that waits longer than the notice threshold says so once. C++ hosts turn
-// tiers on themselves and wait before they exit: a process's exit cannot wait for a thread that
-// uses the library's statics while they are destroyed, so at exit() the build under way is stopped
-// (its compiler killed, its files removed: the interrupt poll of background builds) and the queued
-// ones are dropped, from an atexit hook registered after each job (atexit runs in reverse order,
-// before the destructors of the statics constructed until then). $ISTHMUS_COMPILE_TIERS=0, or
+// Waits and exits: library::wait_optimised waits for one library, wait_for_compiles for all. An
+// exit does not wait: a process's exit cannot wait for a thread that uses the library's statics
+// while they are destroyed, and a short script would pay its optimised builds at its end (three
+// saxpy kernels: 0.8 s, the script then slower than Numba's). So stop_background_builds stops the
+// build under way (its compiler killed, its files removed: the interrupt poll of background
+// builds) and drops the queued ones, returning them: the Python module calls it from an atexit
+// hook and hands them to a detached `python -m isthmus._finish_builds`, which compiles them
+// untiered into the cache for the next run; a C++ host (tiers are its choice:
+// compile_options::tiered) gets the stop from an atexit hook registered after each job (atexit
+// runs in reverse order, before the destructors of the statics constructed until then) and calls
+// wait_for_compiles before it exits when it wants the builds. $ISTHMUS_COMPILE_TIERS=0, or
 // tiered=False, compiles the optimised build at once instead. A failed optimised build (the same
-// source that compiled at -O1: it should not happen) is reported as a compile notice and the quick
-// build stays. A fork()ed child starts without the parent's queue: its quick libraries whose
-// builds were pending stay quick.
+// source that compiled at -O1: it should not happen) is reported as a compile notice and the
+// quick build stays. A fork()ed child starts without the parent's queue: its quick libraries
+// whose builds were pending stay quick.
 
 // The friend of library that sets its tier.
 struct library_tiers {

@@ -311,9 +311,10 @@ struct compile_options {
     std::string cuda_compiler;
     /// Whether a kernel-only C++ plugin may come back as a quick build first, its optimised
     /// build replacing it in the background (Note [compile tiers]; docs/plugins.md "Compile
-    /// speed"). Python's compile_string turns it on (tiered=True) and waits for the builds at
-    /// exit; a C++ host that turns it on calls wait_for_compiles() before it exits, else the
-    /// build under way stops at exit. $ISTHMUS_COMPILE_TIERS=0 turns it off for every compile.
+    /// speed"). Python's compile_string turns it on (tiered=True) and hands the builds left at
+    /// exit to a detached process; a C++ host that turns it on calls wait_for_compiles() before
+    /// it exits, else the build under way stops at exit. $ISTHMUS_COMPILE_TIERS=0 turns it off
+    /// for every compile.
     bool tiered = false;
 };
 
@@ -325,9 +326,9 @@ ISTHMUS_API std::shared_ptr<library> compile_string(const std::string& name,
                                                     const std::string& source,
                                                     const compile_options& opts = {});
 /// Blocks until every optimised build under way in the background has finished and replaced its
-/// quick build (See Note [compile tiers]). The Python module calls it at exit, so that the cache
-/// holds the optimised builds for the next run; a C++ host that compiles with `tiered` calls it
-/// before it exits (at exit, the build under way stops and the queued ones are dropped).
+/// quick build (See Note [compile tiers]). A C++ host that compiles with `tiered` calls it before
+/// it exits, so that the cache holds the optimised builds for the next run (at exit, the build
+/// under way stops and the queued ones are dropped).
 /// `announce`: past the compile notice threshold, say once what is waited for (the exit's wait).
 ISTHMUS_API void wait_for_compiles(bool announce = false);
 /// An optimised build that had not finished (See Note [compile tiers]): what compile_string
