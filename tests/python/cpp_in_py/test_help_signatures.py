@@ -109,15 +109,18 @@ def test_parallel_do_help():
 
 def test_compile_string_help_says_kernels_become_attributes():
     sig = inspect.signature(q.compile_string)
-    assert list(sig.parameters) == ["name", "source", "flags", "lang", "cuda_compiler"]
+    assert list(sig.parameters) == ["name", "source", "flags", "lang", "cuda_compiler", "tiered"]
     assert sig.parameters["flags"].default == []
     assert sig.parameters["lang"].kind is inspect.Parameter.KEYWORD_ONLY
     assert sig.parameters["lang"].default is None
+    assert sig.parameters["tiered"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert sig.parameters["tiered"].default is True
     doc = q.compile_string.__doc__
     assert "attribute of isthmus" in doc and "q.addk" in doc, doc
     assert "CompileError" in doc and "ValueError" in doc and "Returns" in doc
     text = pydoc.render_doc(q.compile_string, renderer=pydoc.plaintext)
-    assert "compile_string(name, source, flags=[], *, lang=None, cuda_compiler=None)" in text
+    assert ("compile_string(name, source, flags=[], *, lang=None, cuda_compiler=None, "
+            "tiered=True)") in text
     assert "pybind11" not in text
     for fn in (q.import_native, q.compile_file):
         assert "attribute" in fn.__doc__, fn
