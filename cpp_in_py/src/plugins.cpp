@@ -495,7 +495,7 @@ void bind_plugins(py::module_& m) {
         },
         py::arg("name"), py::arg("source"), py::arg("flags") = std::vector<std::string>{},
         py::kw_only(), py::arg("lang") = py::none(), py::arg("cuda_compiler") = py::none(),
-        py::arg("tiered") = true,
+        py::arg("tiered").noconvert() = true,
         "Compiles plugin source into a cached plugin and imports it like import_native.\n\n"
         "name: the plugin's name, the one its source declares with ISTHMUS_PLUGIN(name, m).\n"
         "source: C++ source, or CUDA source with lang=\"cuda\" (isthmus/plugin.hpp is included\n"
@@ -530,7 +530,7 @@ void bind_plugins(py::module_& m) {
         },
         py::arg("path"), py::arg("flags") = std::vector<std::string>{}, py::kw_only(),
         py::arg("lang") = py::none(), py::arg("cuda_compiler") = py::none(),
-        py::arg("tiered") = true,
+        py::arg("tiered").noconvert() = true,
         "compile_string on a file's contents: compiles the plugin source at `path` (a .cu file\n"
         "is CUDA unless lang says otherwise; the plugin is named after the file's stem) and\n"
         "returns its module. Its functions and kernels become attributes of isthmus, as with\n"

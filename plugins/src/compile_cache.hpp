@@ -6,6 +6,7 @@
 #include "compile_notice.hpp"
 #include "isthmus/interrupt.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -119,6 +120,13 @@ void install(const fs::path& tmp, const fs::path& target);
 /// The .meta text recording an artefact's size and hash, plus `extra` lines.
 std::string meta_text(uintmax_t size, const std::string& hash, const std::string& extra);
 
+/// All of a descriptor's bytes from offset 0; false on a read error.
+bool read_fd(int fd, std::string& out);
+
+/// The step in which compiles wait for a compiler or a lock, asking their interrupt_check between
+/// steps (Note [interruptible compiles]).
+inline constexpr auto k_compile_wait_step = std::chrono::milliseconds(10);
+
 /// An exclusive flock on a cache entry's .lock file, waited for in steps that ask `ic`
 /// (Note [interruptible compiles]).
 struct file_lock {
@@ -128,27 +136,5 @@ struct file_lock {
     file_lock(const file_lock&) = delete;
     file_lock& operator=(const file_lock&) = delete;
 };
-
-/// One compiler command of run_compilers, and what it said.
-struct compiler_run {
-    std::vector<std::string> argv; ///< the command
-    fs::path log;                  ///< its log's name prefix in the cache (`<stem>.log`): the log
-                                   ///< is a temp_file of it, removed once open
-
-    std::string output; ///< its stdout+stderr, once it ended
-    int status = 0;     ///< its exit status (128 + signal when a signal ended it)
-};
-
-/// Runs the commands at once and waits for all of them, filling in output and status. Throws
-/// isthmus::interrupted when `ic` stops, after stopping every one (Note [interruptible compiles]).
-/// `background`: a build no caller waits for, paused while others run (Note [background compiles
-/// yield]).
-void run_compilers(std::vector<compiler_run>& runs, interrupt_check& ic, slow_compile_reporter& rep,
-                   bool background = false);
-
-/// Runs one compiler command; returns its exit status, with stdout+stderr in `output` (`log`
-/// as compiler_run's).
-int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std::string& output,
-                 interrupt_check& ic, slow_compile_reporter& rep, bool background = false);
 
 } // namespace isthmus::plugin_host

@@ -70,10 +70,6 @@ void report_compile_notice(const compile_notice& n) {
     notify(n);
 }
 
-double compile_notice_seconds() {
-    return notice_seconds();
-}
-
 slow_compile_reporter::slow_compile_reporter(compile_notice notice, bool quiet)
     : notice_(std::move(notice)), start_(std::chrono::steady_clock::now()),
       threshold_(notice_seconds()), reported_(quiet) {}

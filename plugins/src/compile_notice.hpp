@@ -9,8 +9,6 @@ namespace isthmus::plugin_host {
 
 /// Hands `n` to the notice handler (See Note [compile notices]); never throws.
 void report_compile_notice(const compile_notice& n);
-/// The notice threshold in seconds ($ISTHMUS_COMPILE_NOTICE_SECONDS, default 0.5).
-double compile_notice_seconds();
 
 /// Reports a compile once, when it has run (or waited) longer than the notice threshold.
 /// See Note [compile notices].

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -150,29 +149,6 @@ void run_jobs() {
     }
 }
 
-// Waits until `done()` holds (under the worker's lock); past the notice threshold, when
-// `announce`, says once what it waits for.
-template <typename Done>
-void wait_until(Done done, bool announce) {
-    worker& w = the_worker();
-    std::unique_lock lk(w.mu);
-    if (announce &&
-        !w.idle.wait_for(lk, std::chrono::duration<double>(compile_notice_seconds()), done)) {
-        compile_notice n{"", "C++", compiler(), "", false, {}};
-        n.message = "isthmus: finishing " + std::to_string(w.queue.size()) +
-                    " optimised plugin build(s) before exiting, for the cache's next run";
-        lk.unlock();
-        report_compile_notice(n);
-        lk.lock();
-    }
-    w.idle.wait(lk, done);
-}
-
-// The C++ exit hook (See Note [compile tiers]): the build under way stops (its compiler is
-// killed, its temporary files removed), the queued ones are dropped, before the statics the
-// worker uses are destroyed.
-void stop_at_exit() { stop_background_builds(); }
-
 // fork() happens under the worker's lock (so that the child copies a consistent queue); in the
 // child only the forking thread runs: the queue starts over, and the builds the parent had
 // pending are failed there (their quick builds stay).
@@ -220,7 +196,9 @@ void build_optimised_later(const std::shared_ptr<library>& quick,
     if (!w.tiers.emplace(quick.get(), tier_state::pending).second) return; // asked before
     // Registered again after each job, so that it runs before the destructors of the statics that
     // the foreground compile and the last job constructed (atexit runs in reverse order).
-    if (!w.hook_fresh) w.hook_fresh = std::atexit(&stop_at_exit) == 0;
+    // The C++ exit hook: the build under way stops (its compiler is killed, its temporary files
+    // removed) and the queued ones are dropped, before the statics the worker uses are destroyed.
+    if (!w.hook_fresh) w.hook_fresh = std::atexit([] { stop_background_builds(); }) == 0;
     if (!w.started) {
         std::thread(&run_jobs).detach();
         w.started = true;
@@ -239,9 +217,10 @@ std::vector<pending_build> stop_background_builds() {
     return left;
 }
 
-void wait_for_compiles(bool announce) {
+void wait_for_compiles() {
     worker& w = the_worker();
-    wait_until([&] { return w.queue.empty(); }, announce);
+    std::unique_lock lk(w.mu);
+    w.idle.wait(lk, [&] { return w.queue.empty(); });
 }
 
 std::string library::tier() const {
@@ -253,12 +232,13 @@ std::string library::tier() const {
 
 std::string library::wait_optimised() const {
     worker& w = the_worker();
-    wait_until(
-        [&] {
+    {
+        std::unique_lock lk(w.mu);
+        w.idle.wait(lk, [&] {
             auto it = w.tiers.find(this);
             return it == w.tiers.end() || it->second != tier_state::pending;
-        },
-        false);
+        });
+    }
     return tier();
 }
 

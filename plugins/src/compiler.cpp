@@ -5,6 +5,7 @@
 #include "compile_cache.hpp"
 #include "compile_notice.hpp"
 #include "compile_tiers.hpp"
+#include "compiler_runs.hpp"
 #include "cuda_toolchain.hpp"
 #include "isthmus/interrupt.hpp"
 #include "nvrtc_compile.hpp"
@@ -164,20 +165,20 @@ language language_of(const std::string& spelled, const std::string& what) {
                   "\" (expected \"c++\" or \"cuda\")");
 }
 
-// The precompiled layer a compile uses (empty: none): the C++ path's for C++ (Note [precompiled
-// plugin header]); for CUDA, the layer of nvcc's host compiler g++ with the C++ fixed flags,
-// whose support object it links (Note [support object in CUDA plugins]).
-precompiled_layer layer_for(bool cuda, const std::vector<std::string>& cmd,
-                            const std::vector<std::string>& fixed, const compile_options& opts,
-                            const std::string& inc, const std::string& layer_text,
-                            const fs::path& dir, interrupt_check& ic, slow_compile_reporter& rep) {
+// The request for the precompiled layer a compile uses (nullopt: none): the C++ path's for C++
+// (Note [precompiled plugin header]); for CUDA, the layer of nvcc's host compiler g++ with the
+// C++ fixed flags, whose support object it links (Note [support object in CUDA plugins]).
+std::optional<pch_request> layer_request(bool cuda, const std::vector<std::string>& cmd,
+                                         const std::vector<std::string>& fixed,
+                                         const compile_options& opts, const std::string& inc,
+                                         const std::string& layer_text, const fs::path& dir) {
     if (!cuda) {
         std::vector<std::string> flags = fixed;
         flags.insert(flags.end(), opts.flags.begin(), opts.flags.end());
-        return precompiled_header({cmd, std::move(flags), inc, layer_text, dir}, ic, rep);
+        return pch_request{cmd, std::move(flags), inc, layer_text, dir};
     }
-    if (find_in_path("g++").empty()) return {};
-    return precompiled_header({{"g++"}, cxx_fixed_flags(), inc, layer_text, dir}, ic, rep);
+    if (find_in_path("g++").empty()) return std::nullopt;
+    return pch_request{{"g++"}, cxx_fixed_flags(), inc, layer_text, dir};
 }
 
 // What a C++ or CUDA compile runs: the compiler command, its fixed flags, the user's.
@@ -316,22 +317,28 @@ std::shared_ptr<library> quick_tier(const std::string& name, const std::string& 
         if (!build_kernel_only(q, ic, rep, output)) return nullptr;
         lib = load(qso.string());
     }
-    build_optimised_later(lib, [b, layer, name] {
-        interrupt_check ic(&background_stop); // not the host's poll: nobody waits for it
-        kernel_only_build o = b;
-        o.background = true;
-        slow_compile_reporter rep(
-            compile_notice{
-                name, "C++", o.setup.cmd.front(), (o.dir / (o.stem + ".so")).string(), false, {}},
-            true);
-        o.layer = precompiled_header(layer, ic, rep);
-        ISTHMUS_CHECK(!o.layer.lean_header.empty(), runtime_error,
-                      "the precompiled author layer is gone");
-        std::string output;
-        if (!build_kernel_only(o, ic, rep, output))
-            throw compile_error("the compiler (" + o.setup.cmd.front() + ") failed", output);
-        return load((o.dir / (o.stem + ".so")).string());
-    }, pending_build{name, source, opts.flags, b.dir.string()});
+    build_optimised_later(
+        lib,
+        [b, layer, name] {
+            interrupt_check ic(&background_stop); // not the host's poll: nobody waits for it
+            kernel_only_build o = b;
+            o.background = true;
+            slow_compile_reporter rep(compile_notice{name,
+                                                     "C++",
+                                                     o.setup.cmd.front(),
+                                                     (o.dir / (o.stem + ".so")).string(),
+                                                     false,
+                                                     {}},
+                                      true);
+            o.layer = precompiled_header(layer, ic, rep);
+            ISTHMUS_CHECK(!o.layer.lean_header.empty(), runtime_error,
+                          "the precompiled author layer is gone");
+            std::string output;
+            if (!build_kernel_only(o, ic, rep, output))
+                throw compile_error("the compiler (" + o.setup.cmd.front() + ") failed", output);
+            return load((o.dir / (o.stem + ".so")).string());
+        },
+        pending_build{name, source, opts.flags, b.dir.string()});
     return lib;
 }
 
@@ -404,13 +411,11 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
     // See Note [compile tiers].
     if (!cuda && opts.tiered && tiers_enabled() && tierable_flags(opts.flags) &&
         kernel_only_candidate(source)) {
-        std::vector<std::string> layer_flags = fixed;
-        layer_flags.insert(layer_flags.end(), opts.flags.begin(), opts.flags.end());
         const kernel_only_build b{
             setup, {}, text, dir, stem, ext, "compiler " + cmd.front() + "\nlayer kernel-only\n",
             {}};
         if (auto lib = quick_tier(name, source, opts, key, b,
-                                  {cmd, std::move(layer_flags), inc, layer, dir}))
+                                  *layer_request(false, cmd, fixed, opts, inc, layer, dir)))
             return lib;
     }
 
@@ -429,7 +434,8 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
             const fs::path tmp_so = make_temp(so).path;
             precompiled_layer pch;
             try {
-                pch = layer_for(cuda && !nvrtc, cmd, fixed, opts, inc, layer, dir, ic, rep);
+                if (auto r = layer_request(cuda && !nvrtc, cmd, fixed, opts, inc, layer, dir))
+                    pch = precompiled_header(*r, ic, rep);
             } catch (...) { // a Ctrl-C while the layer builds: no entry stays
                 fs::remove(tmp_so, ec);
                 fs::remove(src, ec);

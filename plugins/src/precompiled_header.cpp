@@ -1,6 +1,8 @@
 // The precompiled author layer in the plugin cache (Note [precompiled plugin header]).
 #include "precompiled_header.hpp"
 
+#include "compiler_runs.hpp"
+
 #include "isthmus/plugin_abi.h"
 
 #include <dlfcn.h>

@@ -329,15 +329,14 @@ ISTHMUS_API std::shared_ptr<library> compile_string(const std::string& name,
 /// quick build (See Note [compile tiers]). A C++ host that compiles with `tiered` calls it before
 /// it exits, so that the cache holds the optimised builds for the next run (at exit, the build
 /// under way stops and the queued ones are dropped).
-/// `announce`: past the compile notice threshold, say once what is waited for (the exit's wait).
-ISTHMUS_API void wait_for_compiles(bool announce = false);
+ISTHMUS_API void wait_for_compiles();
 /// An optimised build that had not finished (See Note [compile tiers]): what compile_string
 /// needs to build it again, untiered.
 struct pending_build {
-    std::string name;      ///< the plugin's name
-    std::string source;    ///< its source
+    std::string name;               ///< the plugin's name
+    std::string source;             ///< its source
     std::vector<std::string> flags; ///< compile_options::flags
-    std::string cache_dir; ///< the cache directory it was compiled into
+    std::string cache_dir;          ///< the cache directory it was compiled into
 };
 /// Stops the background builds for good: the one under way is stopped (its compiler killed, its
 /// files removed) and the queued ones are dropped; returns them all, for another process to

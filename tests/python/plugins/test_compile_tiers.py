@@ -269,3 +269,14 @@ def test_a_forked_child_does_not_wait_for_its_parents_builds(tiers, run_python):
         print(os.waitstatus_to_exitcode(status), mod.tier_n_fma.wait_optimised())
     """)
     assert run_python(code).stdout.strip().splitlines()[-1] == "0 optimised"
+
+
+def test_a_bad_tiered_argument_is_a_type_error_before_anything_compiles(tiers):
+    before = sorted(p.name for p in tiers.iterdir())
+    for bad in ("yes", None, [True]):
+        with pytest.raises(TypeError, match="tiered"):
+            q.compile_string("tier_o", source("tier_o"), tiered=bad)
+    assert sorted(p.name for p in tiers.iterdir()) == before
+    assert not hasattr(q, "tier_o_fma")
+    mod = q.compile_string("tier_o", source("tier_o"), tiered=False)  # the process goes on
+    assert mod.tier_o_fma.tier == "optimised"
