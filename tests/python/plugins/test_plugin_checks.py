@@ -427,7 +427,9 @@ def test_a_kernels_launch_check_runs_once_per_range_before_any_position(cache):
     q.parallel_do(x.size, x, y, 2.0, mod.pc_scaled_copy)
     np.testing.assert_array_equal(y, 2 * x)
     ranges = mod.pc_launch_checks()
-    assert 1 <= ranges <= 256  # once per range the CPU loop runs, not per position
+    # Once per range the CPU loop runs, not per position; how many ranges follows the measured
+    # cost of a position (See Note [CPU launch plan]), which a sanitizer build multiplies.
+    assert 1 <= ranges <= x.size // 20
     short = np.full(99999, 5.0, np.float32)
     with pytest.raises(ValueError, match="scaled_copy: x and y differ in size"):
         q.parallel_do(short.size, x, short, 3.0, mod.pc_scaled_copy)
