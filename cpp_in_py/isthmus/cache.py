@@ -6,8 +6,10 @@
 #     python -m isthmus.cache list [--json] [--verify]
 #     python -m isthmus.cache size [--json]
 #     python -m isthmus.cache clear [--older-than DAYS | KEY]
+#     python -m isthmus.cache wait [--timeout SECONDS]
 #
-# Exit codes: 0 done; 1 `clear` left entries that a compile holds (they are named on stderr);
+# Exit codes: 0 done; 1 `clear` left entries that a compile holds (they are named on stderr), or
+# `wait` timed out;
 # 2 an error (no cache directory, a bad key, bad arguments), with a one-line message on stderr.
 #
 # Note [cache layout, read from Python]
@@ -487,6 +489,34 @@ def clear(directory=None, *, older_than_days=None, key=None):
     return removed, busy
 
 
+def wait_for_finishers(directory=None, *, timeout=None):
+    """Waits until no detached process still builds into the cache what an exited script left
+    (See Note [finishing lock] in isthmus/_finish_builds.py). Returns True when none does, False
+    when `timeout` seconds (None: no limit) passed first. Raises CacheMissingError, or
+    CacheUsageError for a negative or NaN timeout."""
+    if timeout is not None and not (float(timeout) >= 0):
+        raise CacheUsageError(f"--timeout needs a number of seconds >= 0, got {timeout!r}")
+    d = _existing_dir(directory)
+    lock = d / "finishing.lock"
+    if not lock.exists():
+        return True
+    fd = _open_lock(lock)
+    deadline = None if timeout is None else time.monotonic() + float(timeout)
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except OSError as e:
+                if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+    finally:
+        os.close(fd)  # releases the lock taken here
+
+
 # ---- the command line ---------------------------------------------------------------------------
 
 def _human_size(n):
@@ -524,12 +554,15 @@ def _parser():
     cl.add_argument("key", nargs="?", help="16 hex digits, or NAME-KEY as `list` shows")
     cl.add_argument("--older-than", type=float, metavar="DAYS",
                     help="only entries last written more than DAYS days ago")
+    wt = sub.add_parser("wait", help="wait for the optimised builds an exited script left")
+    wt.add_argument("--timeout", type=float, metavar="SECONDS",
+                    help="give up after SECONDS (exit code 1)")
     return p
 
 
 def main(argv=None, *, stdout=None, stderr=None):
     """Runs the command line (argv without the program name; default sys.argv[1:]) and returns
-    the exit code: 0 done, 1 `clear` skipped busy entries, 2 an error."""
+    the exit code: 0 done, 1 `clear` skipped busy entries or `wait` timed out, 2 an error."""
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     try:
@@ -564,6 +597,12 @@ def main(argv=None, *, stdout=None, stderr=None):
             else:
                 print(f"{total} bytes ({_human_size(total)}) in {len(es)} entries", file=out)
             return 0
+        if args.command == "wait":
+            if wait_for_finishers(args.dir, timeout=args.timeout):
+                return 0
+            print(f"isthmus.cache: a detached build still runs after {args.timeout:g} s",
+                  file=err)
+            return 1
         removed, busy = clear(args.dir, older_than_days=args.older_than, key=args.key)
         freed = sum(e.size for e in removed)
         print(f"removed {len(removed)} entries ({_human_size(freed)})", file=out)

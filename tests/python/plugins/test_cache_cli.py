@@ -189,7 +189,33 @@ def test_clear_skips_an_entry_whose_lock_a_build_holds(entries3):
     assert run("clear", b)[0] == 0 and qc.entries() == []
 
 
+def test_wait_returns_once_no_detached_build_holds_the_finishing_lock(entries3):
+    d, stems = entries3
+    before = sorted(p.name for p in d.iterdir())
+    assert run("wait") == (0, "", "")  # no finisher ever ran: no lock file, nothing created
+    assert sorted(p.name for p in d.iterdir()) == before
+    # A detached build holds a shared lock (See Note [finishing lock]); hold one as it does.
+    from isthmus._finish_builds import _hold_finishing_locks
+    fds = _hold_finishing_locks([str(d), str(d)])
+    try:
+        assert len(fds) == 1
+        t = time.monotonic()
+        rc, out, err = run("wait", "--timeout", "0.3")
+        assert rc == 1 and out == "" and "a detached build still runs after 0.3 s" in err
+        assert time.monotonic() - t >= 0.3
+        assert qc.wait_for_finishers(d, timeout=0) is False
+        assert [e.stem for e in qc.entries()] == sorted(stems)  # the lock is no entry
+    finally:
+        for fd in fds:
+            os.close(fd)
+    assert run("wait", "--timeout", "5") == (0, "", "")
+    assert qc.wait_for_finishers(d) is True
+
+
 @pytest.mark.parametrize("argv, message", [
+    (["wait", "--timeout", "-1"], "seconds >= 0"),
+    (["wait", "--timeout", "nan"], "seconds >= 0"),
+    (["wait", "--timeout", "x"], "invalid float value"),
     (["clear", "zz"], "not a cache key: 'zz'"),
     (["clear", "0123456789abcdeg"], "not a cache key"),
     (["clear", "0123456789abcdef"], "no cache entry with key '0123456789abcdef'"),
@@ -224,7 +250,7 @@ def test_typed_errors_from_the_api(entries3, tmp_path):
     assert len(qc.entries()) == 3
 
 
-@pytest.mark.parametrize("command", ["list", "size", "clear"])
+@pytest.mark.parametrize("command", ["list", "size", "clear", "wait"])
 def test_a_missing_cache_is_an_error(command, tmp_path, monkeypatch):
     monkeypatch.setenv("ISTHMUS_CACHE_DIR", str(tmp_path / "none"))
     rc, out, err = run(command)

@@ -4,12 +4,12 @@ and both compute the same values bit for bit. The rest of the suite compiles wit
 (conftest.py); these tests turn them on."""
 import re
 import textwrap
-import time
 
 import numpy as np
 import pytest
 
 import isthmus as q
+from isthmus import cache as qc
 
 # Kernels whose arithmetic an optimiser likes to change: multiply-adds (an fma would round once),
 # a running sum, a clamped stencil, strided and empty views, a 1-d and a 2-d position.
@@ -222,10 +222,11 @@ def test_a_script_exits_at_once_and_its_next_run_loads_the_optimised_build(
         print(mod.tier_l_fma.tier)
     """)
     assert run_python(code).stdout.strip().splitlines()[-1] == "quick"  # and exits at once
-    deadline = time.monotonic() + 120  # a detached process builds what the exit left
-    while set(metas(tiers, "tier_l")) != {"quick", "optimised"} and time.monotonic() < deadline:
-        time.sleep(0.1)
+    # A detached process builds what the exit left; the cache's `wait` waits for it (See Note
+    # [finishing lock]).
+    assert qc.wait_for_finishers(tiers, timeout=120)
     assert set(metas(tiers, "tier_l")) == {"quick", "optimised"}
+    assert qc.wait_for_finishers(tiers, timeout=0)
     assert run_python(code).stdout.strip().splitlines()[-1] == "optimised"
 
 
