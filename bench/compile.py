@@ -6,7 +6,8 @@ Usage (after a build; the peers from `scripts/deps --bench-peers`, a missing one
 Each library runs the same script in a new Python process with fresh cache directories: import,
 initialise (CPU), then compile and launch three small saxpy kernels, each a new kernel (another
 constant, another name), on 4096 float32 elements, checking the result. Then the same script again
-on the now warm caches (cached load in a new process). Rows, the median of N runs (default 3):
+on the now warm caches (cached load in a new process). The libraries take turns in each of N
+repeats (default 3); rows, the median of the N runs:
   - the whole script, fresh caches (process start to exit, as a user's `python script.py`);
   - import + init;
   - kernel 1, 2, 3: compile + first launch, fresh caches (kernel 1 is a new user's first kernel;
@@ -17,7 +18,8 @@ isthmus's kernel rows time the quick -O1 build compile_string returns first; its
 replaces it in the background (Note [compile tiers] in plugins/src/compile_tiers.cpp), and the
 builds left at exit are finished by a detached process, so the cached load of the next run is the
 optimised build (the warm run starts after it: `python -m isthmus.cache wait`).
-Ratios are isthmus's time over the peer's (below 1: isthmus is faster). Not a test: timings never
+Ratios are isthmus's time over the peer's (below 1: isthmus is faster), the median of the
+repeats' ratios. Not a test: timings never
 gate CI.
 """
 import json
@@ -145,31 +147,49 @@ def available(lib):
         return False
 
 
-def measure(lib):
-    rows = {}
+def measure_once(lib):
+    """One fresh run and one warm run of `lib`'s script: {row: seconds}."""
+    with tempfile.TemporaryDirectory(prefix=f"bench-compile-{lib}-") as tmp:
+        cache = pathlib.Path(tmp)
+        fresh = run_child(lib, cache)
+        if lib == "isthmus":  # the detached process that finishes the optimised builds
+            wait_for_finishers(cache)
+        warm = run_child(lib, cache)
+        if lib == "isthmus":
+            wait_for_finishers(cache)
+    got = {"script, fresh caches": fresh["wall"], "import + init": fresh["init"],
+           "kernel 1 (first, fresh cache)": fresh["kernels"][0],
+           "kernel 2 (new kernel, running process)": fresh["kernels"][1],
+           "kernel 3 (new kernel, running process)": fresh["kernels"][2],
+           "cached load in a new process": warm["kernels"][0]}
+    if "compile_only" in warm:
+        got["isthmus: compile_string of a cached load"] = warm["compile_only"][0]
+    return got
+
+
+def wait_for_finishers(cache):
+    subprocess.run([sys.executable, "-m", "isthmus.cache", "--dir", str(cache / "isthmus"),
+                    "wait", "--timeout", "300"], env=child_env(cache), check=True)
+
+
+def measure(libs):
+    """{lib: {row: median seconds}} and {peer: {row: median of isthmus/peer}}: the libraries
+    take turns within each repeat, so a ratio compares runs minutes apart at most (a VM's speed
+    drifts more than that over a whole benchmark)."""
+    runs = {lib: [] for lib in libs}
     for _ in range(REPEAT):
-        with tempfile.TemporaryDirectory(prefix=f"bench-compile-{lib}-") as tmp:
-            cache = pathlib.Path(tmp)
-            fresh = run_child(lib, cache)
-            if lib == "isthmus":  # the detached process that finishes the optimised builds
-                subprocess.run([sys.executable, "-m", "isthmus.cache", "--dir",
-                                str(cache / "isthmus"), "wait", "--timeout", "300"],
-                               env=child_env(cache), check=True)
-            warm = run_child(lib, cache)
-            if lib == "isthmus":
-                subprocess.run([sys.executable, "-m", "isthmus.cache", "--dir",
-                                str(cache / "isthmus"), "wait", "--timeout", "300"],
-                               env=child_env(cache), check=True)
-        got = {"script, fresh caches": fresh["wall"], "import + init": fresh["init"],
-               "kernel 1 (first, fresh cache)": fresh["kernels"][0],
-               "kernel 2 (new kernel, running process)": fresh["kernels"][1],
-               "kernel 3 (new kernel, running process)": fresh["kernels"][2],
-               "cached load in a new process": warm["kernels"][0]}
-        if "compile_only" in warm:
-            got["isthmus: compile_string of a cached load"] = warm["compile_only"][0]
-        for k, v in got.items():
-            rows.setdefault(k, []).append(v)
-    return {k: statistics.median(v) for k, v in rows.items()}
+        for lib in libs:
+            runs[lib].append(measure_once(lib))
+    medians = {lib: {row: statistics.median(r[row] for r in rs) for row in rs[0]}
+               for lib, rs in runs.items()}
+    ratios = {}
+    if "isthmus" in runs:
+        for p in libs:
+            if p != "isthmus":
+                ratios[p] = {row: statistics.median(a[row] / b[row] for a, b in
+                                                    zip(runs["isthmus"], runs[p]))
+                             for row in runs[p][0]}
+    return medians, ratios
 
 
 def fmt(t):
@@ -179,22 +199,19 @@ def fmt(t):
 def main():
     libs = [lib for lib in LIBS if available(lib)]
     print(f"machine: {os.uname().machine}, {os.cpu_count()} cores; median of {REPEAT}, "
-          f"fresh cache directories; {', '.join(libs)}")
-    results = {lib: measure(lib) for lib in libs}
-    peers = [lib for lib in libs if lib != "isthmus"]
+          f"fresh cache directories; {', '.join(libs)}; ratios: the median of each repeat's")
+    results, ratios = measure(libs)
     header = f"{'':44s}" + "".join(f"{lib:>12s}" for lib in libs)
-    if "isthmus" in results:
-        header += "".join(f"{'/ ' + p:>12s}" for p in peers)
+    header += "".join(f"{'/ ' + p:>12s}" for p in ratios)
     print(header)
     for row in results[libs[0]]:
         line = f"{row:44s}"
         for lib in libs:
             v = results[lib].get(row)
             line += f"{fmt(v):>12s}" if v is not None else f"{'':>12s}"
-        if "isthmus" in results:
-            for p in peers:
-                a, b = results["isthmus"].get(row), results[p].get(row)
-                line += f"{a / b:11.2f}x" if a is not None and b else f"{'':>12s}"
+        for p in ratios:
+            r = ratios[p].get(row)
+            line += f"{r:11.2f}x" if r is not None else f"{'':>12s}"
         print(line)
 
 

@@ -3,11 +3,13 @@
 
 #include "author_layer.hpp"
 #include "compile_cache.hpp"
+#include "compile_command.hpp"
 #include "compile_notice.hpp"
 #include "compile_tiers.hpp"
 #include "compiler_runs.hpp"
 #include "cuda_toolchain.hpp"
 #include "isthmus/interrupt.hpp"
+#include "kernel_only_build.hpp"
 #include "nvrtc_compile.hpp"
 #include "precompiled_header.hpp"
 
@@ -181,167 +183,6 @@ std::optional<pch_request> layer_request(bool cuda, const std::vector<std::strin
     return pch_request{{"g++"}, cxx_fixed_flags(), inc, layer_text, dir};
 }
 
-// What a C++ or CUDA compile runs: the compiler command, its fixed flags, the user's.
-struct compile_setup {
-    std::vector<std::string> cmd;   // the compiler command (words): nvcc, or the C++ compiler
-    std::vector<std::string> fixed; // its fixed flags
-    std::vector<std::string> flags; // compile_options::flags
-    std::string inc;                // the author layer's include directory
-    bool cuda = false;
-    bool nvrtc = false;
-};
-
-// The command line that compiles `src` into `out` against layer `l` (its kernel half when `lean`),
-// with `extra` flags after the user's and `tier_header` included after the layer (the quick
-// build's -O1 and isthmus/plugin/quick_build.hpp: Note [compile tiers]).
-std::vector<std::string> compile_command(const compile_setup& c, const precompiled_layer& l,
-                                         bool lean, const fs::path& src, const fs::path& out,
-                                         const std::vector<std::string>& extra = {},
-                                         const std::string& tier_header = {}) {
-    std::vector<std::string> argv = c.cmd;
-    for (const auto& f : c.fixed) argv.push_back(f);
-    for (const auto& f : c.flags) argv.push_back(f);
-    for (const auto& f : extra) argv.push_back(f);
-    argv.push_back("-I" + c.inc);
-    if (!l.empty() && (!c.cuda || c.nvrtc)) { // Note [precompiled plugin header]
-        argv.push_back("-include");
-        argv.push_back(lean ? l.lean_header : l.header);
-    } else if (!l.empty()) { // Note [support object in CUDA plugins]
-        argv.push_back("-DISTHMUS_PLUGIN_SEPARATE=1");
-    }
-    if (!tier_header.empty()) {
-        argv.push_back("-include");
-        argv.push_back(tier_header);
-    }
-    if (c.nvrtc) argv.push_back("-xc++"); // the host pass of a .cu file is C++
-    argv.push_back(src.string());
-    if (c.nvrtc) argv.push_back("-xnone");
-    if (!l.empty()) argv.push_back(l.object); // Note [support object]
-    argv.push_back("-o");
-    argv.push_back(out.string());
-    return argv;
-}
-
-// Seals the compiler's output `tmp_so` and installs it as `so` with its `meta` (written last).
-void install_entry(const fs::path& tmp_so, const fs::path& so, const fs::path& meta,
-                   const std::string& extra) {
-    const auto [size, hash] = seal(tmp_so); // Note [cache trust model]
-    install(tmp_so, so);
-    write_atomically(meta, meta_text(size, hash, extra));
-}
-
-// The cached library at `so` when `valid()` says its entry is complete, else nullptr (also when it
-// vanished between the check and the load: `python -m isthmus.cache clear` in another process).
-// Throws when the directory is refused (Note [cache trust model]) or the library does not load.
-template <typename Valid>
-std::shared_ptr<library> cached_entry(const fs::path& dir, const fs::path& so, Valid valid) {
-    if (!cache_dir_ready(dir, false) || !valid()) return nullptr;
-    try {
-        return load(so.string());
-    } catch (const isthmus::error&) {
-        if (lstat_problem(so).empty()) throw; // a real load error, not a vanished entry
-    }
-    return nullptr;
-}
-
-// One C++ build of a kernel-only source under the entry's lock, unless another process
-// installed the entry meanwhile; false when the compiler failed (nothing is installed). See Note
-// [compile tiers].
-struct kernel_only_build {
-    compile_setup setup;
-    precompiled_layer layer;
-    std::string text; // the compiled text
-    fs::path dir;     // the cache directory
-    std::string stem; // <name>-<key>
-    std::string ext;  // ".cpp"
-    std::string meta_extra;
-    std::vector<std::string> tier_flags;
-    std::string tier_header;
-    bool background = false; // See Note [background compiles yield]
-};
-
-bool build_kernel_only(const kernel_only_build& b, interrupt_check& ic, slow_compile_reporter& rep,
-                       std::string& output) {
-    const fs::path so = b.dir / (b.stem + ".so"), meta = b.dir / (b.stem + ".meta");
-    cache_dir_ready(b.dir, true);
-    file_lock lock(b.dir / (b.stem + ".lock"), ic, rep);
-    if (entry_problem(so, meta).empty()) return true;
-    const fs::path src = b.dir / (b.stem + b.ext);
-    write_atomically(src, b.text);
-    const fs::path tmp_so = make_temp(so).path;
-    std::error_code ec;
-    int rc = 0;
-    try {
-        rc = run_compiler(
-            compile_command(b.setup, b.layer, true, src, tmp_so, b.tier_flags, b.tier_header),
-            b.dir / (b.stem + ".log"), output, ic, rep, b.background);
-        if (rc == 0) install_entry(tmp_so, so, meta, b.meta_extra);
-    } catch (...) {
-        fs::remove(tmp_so, ec);
-        fs::remove(src, ec);
-        throw;
-    }
-    if (rc != 0) {
-        fs::remove(tmp_so, ec);
-        fs::remove(src, ec);
-    }
-    return rc == 0;
-}
-
-// See Note [compile tiers]: the quick build of a kernel-only C++ source (`key` is the optimised
-// build's key, `b` its build, `layer` the precompiled layer's request), with the optimised build
-// queued; nullptr when there is no quick build to give (no precompiled kernel half, or the source
-// does not compile against it: the caller's compile then takes over, with its messages).
-std::shared_ptr<library> quick_tier(const std::string& name, const std::string& source,
-                                    const compile_options& opts, const fnv& key,
-                                    const kernel_only_build& b, const pch_request& layer) {
-    fnv quick_key = key;
-    quick_key.add("tier quick");
-    kernel_only_build q = b;
-    q.stem = b.stem.substr(0, b.stem.rfind('-') + 1) + quick_key.hex();
-    q.tier_flags = {"-O1"};
-    q.tier_header = "isthmus/plugin/quick_build.hpp"; // See Note [the quick build's launcher]
-    q.meta_extra += "tier quick\n";
-    const fs::path qso = b.dir / (q.stem + ".so");
-    const fs::path qmeta = b.dir / (q.stem + ".meta");
-    std::shared_ptr<library> lib =
-        cached_entry(b.dir, qso, [&] { return entry_problem(qso, qmeta).empty(); });
-    if (!lib) {
-        interrupt_check ic; // Note [interruptible compiles]
-        slow_compile_reporter rep(
-            compile_notice{name, "C++", b.setup.cmd.front(), qso.string(), false, {}});
-        cache_dir_ready(b.dir, true);
-        q.layer = precompiled_header(layer, ic, rep);
-        if (q.layer.lean_header.empty()) return nullptr;
-        std::string output;
-        if (!build_kernel_only(q, ic, rep, output)) return nullptr;
-        lib = load(qso.string());
-    }
-    build_optimised_later(
-        lib,
-        [b, layer, name] {
-            interrupt_check ic(&background_stop); // not the host's poll: nobody waits for it
-            kernel_only_build o = b;
-            o.background = true;
-            slow_compile_reporter rep(compile_notice{name,
-                                                     "C++",
-                                                     o.setup.cmd.front(),
-                                                     (o.dir / (o.stem + ".so")).string(),
-                                                     false,
-                                                     {}},
-                                      true);
-            o.layer = precompiled_header(layer, ic, rep);
-            ISTHMUS_CHECK(!o.layer.lean_header.empty(), runtime_error,
-                          "the precompiled author layer is gone");
-            std::string output;
-            if (!build_kernel_only(o, ic, rep, output))
-                throw compile_error("the compiler (" + o.setup.cmd.front() + ") failed", output);
-            return load((o.dir / (o.stem + ".so")).string());
-        },
-        pending_build{name, source, opts.flags, b.dir.string()});
-    return lib;
-}
-
 std::shared_ptr<library> compile_source(const std::string& name, const std::string& source,
                                         const compile_options& opts, language lang) {
     const std::string what = "compile_string(\"" + name + "\")";
@@ -411,9 +252,13 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
     // See Note [compile tiers].
     if (!cuda && opts.tiered && tiers_enabled() && tierable_flags(opts.flags) &&
         kernel_only_candidate(source)) {
-        const kernel_only_build b{
-            setup, {}, text, dir, stem, ext, "compiler " + cmd.front() + "\nlayer kernel-only\n",
-            {}};
+        kernel_only_build b;
+        b.setup = setup;
+        b.text = text;
+        b.dir = dir;
+        b.stem = stem;
+        b.ext = ext;
+        b.meta_extra = "compiler " + cmd.front() + "\nlayer kernel-only\n";
         if (auto lib = quick_tier(name, source, opts, key, b,
                                   *layer_request(false, cmd, fixed, opts, inc, layer, dir)))
             return lib;

@@ -281,3 +281,93 @@ def test_a_bad_tiered_argument_is_a_type_error_before_anything_compiles(tiers):
     assert not hasattr(q, "tier_o_fma")
     mod = q.compile_string("tier_o", source("tier_o"), tiered=False)  # the process goes on
     assert mod.tier_o_fma.tier == "optimised"
+
+
+# ---- the quick build's direct link (Note [direct links for quick builds]) ----------------------
+
+def needed_libraries(so):
+    """The DT_NEEDED entries of a shared library, as readelf prints them."""
+    import shutil
+    import subprocess
+    readelf = shutil.which("readelf")
+    if readelf is None:
+        pytest.skip("no readelf to read the library's dynamic section")
+    out = subprocess.run([readelf, "-d", str(so)], capture_output=True, text=True, check=True)
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out.stdout)
+
+
+def quick_entry(cache, name):
+    (meta,) = [m for m in cache.glob(f"{name}-*.meta") if "tier quick" in m.read_text()]
+    return meta, meta.with_suffix(".so")
+
+
+@pytest.fixture
+def gold():
+    import shutil
+    if shutil.which("ld.gold") is None:
+        pytest.skip("no ld.gold: the quick build is linked by the compiler driver")
+
+
+def test_the_quick_build_is_linked_by_gold_against_stubs_and_computes_the_same(tiers, gold):
+    mod = q.compile_string("tier_dl", source("tier_dl"))
+    assert mod.tier_dl_fma.tier == "quick"
+    meta, so = quick_entry(tiers, "tier_dl")
+    assert "link direct" in meta.read_text().splitlines()
+    needed = needed_libraries(so)
+    for lib in ("libstdc++.so.6", "libc.so.6"):
+        assert lib in needed
+    quick = run_all(mod, "tier_dl", np.random.default_rng(5))
+    assert mod.tier_dl_fma.wait_optimised() == "optimised"
+    optimised = run_all(mod, "tier_dl", np.random.default_rng(5))
+    for a, b in zip(quick, optimised):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_direct_link_is_turned_off_by_its_switch_and_keyed_apart(tiers, gold, monkeypatch):
+    monkeypatch.setenv("ISTHMUS_DIRECT_LINK", "0")
+    mod = q.compile_string("tier_do", source("tier_do"))
+    assert mod.tier_do_fma.tier == "quick"
+    meta, _ = quick_entry(tiers, "tier_do")
+    assert "link direct" not in meta.read_text()
+    assert mod.tier_do_fma.wait_optimised() == "optimised"
+    monkeypatch.setenv("ISTHMUS_DIRECT_LINK", "1")
+    # The same source with the direct link is another quick entry: its optimised build is the
+    # same entry, so this compile loads it.
+    assert q.compile_string("tier_do", source("tier_do")).tier_do_fma.tier == "optimised"
+
+
+def test_without_a_place_for_stubs_the_direct_link_reads_the_real_libraries(
+        tiers, gold, run_python, tmp_path, monkeypatch):
+    code = textwrap.dedent(f"""
+        import numpy as np
+        import isthmus as q
+        q.init("cpu")
+        mod = q.compile_string("tier_dt", {source("tier_dt")!r})
+        ys = q.value(np.zeros(8))
+        q.parallel_do(8, np.arange(8.0), ys, 2.0, 1.0, mod.tier_dt_axpb)
+        assert np.array_equal(np.asarray(ys), 2.0 * np.arange(8.0) + 1.0)
+        print(mod.tier_dt_axpb.tier)
+    """)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))
+    assert run_python(code).stdout.strip().splitlines()[-1] == "quick"
+    meta, so = quick_entry(tiers, "tier_dt")
+    assert "link direct" in meta.read_text().splitlines()
+    assert "libstdc++.so.6" in needed_libraries(so)
+    assert qc.wait_for_finishers(tiers, timeout=120)
+
+
+def test_a_process_removes_its_stubs_when_it_exits(tiers, gold, run_python, tmp_path,
+                                                   monkeypatch):
+    (tmp_path / "t").mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "t"))
+    code = textwrap.dedent(f"""
+        import glob, os
+        import isthmus as q
+        q.init("cpu")
+        mod = q.compile_string("tier_dr", {source("tier_dr")!r})
+        print(mod.tier_dr_fma.tier, len(glob.glob(os.path.join(os.environ["TMPDIR"],
+                                                                "isthmus-link-*", "*"))) > 0)
+    """)
+    assert run_python(code).stdout.strip().splitlines()[-1] == "quick True"
+    assert qc.wait_for_finishers(tiers, timeout=120)
+    assert not list((tmp_path / "t").glob("isthmus-link-*"))
