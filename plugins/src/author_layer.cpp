@@ -80,6 +80,8 @@ namespace fs = std::filesystem;
 // alone 30 ms. So no flag or linker reaches twice Quadrants' 0.05 s per new kernel. What the edit
 // loop waits for now is a quick -O1 build with a launcher of one loop, its -O3 build replacing it
 // in the background (See Note [compile tiers]): 0.14-0.16 s where the -O3 compile took 0.18-0.24 s.
+// Its link is gold's own run against stubs of the runtime libraries, 7-9 ms (See Note [direct
+// links for quick builds]).
 
 // Note [kernel-only plugins]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~

@@ -37,10 +37,10 @@ namespace isthmus::plugin_host {
 //    in a process that runs isthmus (libmvec is loaded with the first quick build).
 // Static archives (libc_nonshared.a, libgcc.a) and the crt objects are linked as the driver links
 // them. The line comes from the driver itself, once per process and driver (`<driver> <fixed
-// flags> -### probe.o -o probe.so`), and is used only when the linker is gold (chosen where it
-// exists: Note [gold for plugin links]), whose reading of the stubs is what was tested; the LTO
-// plugin's options are dropped (a quick build's flags are tierable: never -flto). A library or
-// linker script not understood here is linked as the driver links it. The stubs live in a
+// flags> -### <support object> -o probe.so`), and is used only when the linker is gold (chosen
+// where it exists: Note [gold for plugin links]), whose reading of the stubs is what was tested;
+// the LTO plugin's options are dropped (a quick build's flags are tierable: never -flto). A library
+// or linker script not understood here is linked as the driver links it. The stubs live in a
 // private directory of the process under $TMPDIR, removed at exit. A direct link that fails is run
 // again by the driver, whose output a failure reports, and the line is found again next time.
 // The quick build's key records the direct link (`link direct`), so ISTHMUS_DIRECT_LINK=0, which
@@ -51,7 +51,6 @@ namespace {
 
 constexpr const char* k_objects = "\x01objects";
 constexpr const char* k_output = "\x01output";
-constexpr const char* k_probe_object = "/isthmus-direct-link-probe/probe.o";
 constexpr const char* k_probe_output = "/isthmus-direct-link-probe/probe.so";
 
 struct direct_links {
@@ -204,7 +203,8 @@ std::optional<std::vector<std::string>> script_words(direct_links& s, const fs::
 }
 
 // The direct link made of the driver's link line `w` (See Note [direct links for quick builds]).
-std::optional<direct_link> plan_from_line(direct_links& s, const std::vector<std::string>& w) {
+std::optional<direct_link> plan_from_line(direct_links& s, const std::vector<std::string>& w,
+                                          const std::string& object) {
     if (w.empty()) return std::nullopt;
     const std::string base = fs::path(w[0]).filename().string();
     direct_link l;
@@ -230,7 +230,7 @@ std::optional<direct_link> plan_from_line(direct_links& s, const std::vector<std
         if (a == "-plugin") {
             ++i;
         } else if (starts_with(a, "-plugin-opt=") || starts_with(a, "-fuse-ld=")) {
-        } else if (a == k_probe_object) {
+        } else if (a == object && !objects) {
             l.words.push_back(k_objects);
             objects = true;
         } else if (a == "-o" && i + 1 < w.size() && w[i + 1] == k_probe_output) {
@@ -285,13 +285,17 @@ known_direct_link(const std::vector<std::string>& driver) {
     return it->second;
 }
 
-std::vector<std::string> direct_link_probe(const std::vector<std::string>& driver) {
+std::vector<std::string> direct_link_probe(const std::vector<std::string>& driver,
+                                           const std::string& object) {
     std::vector<std::string> argv = driver;
-    for (const char* a : {"-###", k_probe_object, "-o", k_probe_output}) argv.emplace_back(a);
+    for (const std::string& a :
+         {std::string("-###"), object, std::string("-o"), std::string(k_probe_output)})
+        argv.push_back(a);
     return argv;
 }
 
 std::optional<direct_link> direct_link_from_probe(const std::vector<std::string>& driver,
+                                                  const std::string& object,
                                                   const std::string& output, int status) {
     direct_links& s = links();
     std::lock_guard lk(s.mu);
@@ -304,7 +308,7 @@ std::optional<direct_link> direct_link_from_probe(const std::vector<std::string>
             bool links = false;
             for (const auto& wd : words) links = links || wd == k_probe_output;
             if (links && !words.empty() && fs::path(words[0]).filename() != "cc1plus")
-                plan = plan_from_line(s, words);
+                plan = plan_from_line(s, words, object);
         }
     }
     s.plans[driver_key(driver)] = plan;

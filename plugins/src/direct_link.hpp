@@ -25,12 +25,15 @@ bool direct_links_enabled();
 /// direct_link_probe(driver) then), else what it found (nullopt inside: none, the driver links).
 std::optional<std::optional<direct_link>> known_direct_link(const std::vector<std::string>& driver);
 
-/// The command that prints `driver`'s link line (`-###`), to run beside the compile.
-std::vector<std::string> direct_link_probe(const std::vector<std::string>& driver);
+/// The command that prints `driver`'s link line (`-###`) for the existing object `object` (Clang
+/// leaves a missing input out of the line), to run beside the compile.
+std::vector<std::string> direct_link_probe(const std::vector<std::string>& driver,
+                                           const std::string& object);
 
 /// The direct link made of the probe's output and exit status (nullopt: none: not gold, a line
 /// or library this does not understand), remembered for `driver`.
 std::optional<direct_link> direct_link_from_probe(const std::vector<std::string>& driver,
+                                                  const std::string& object,
                                                   const std::string& output, int status);
 
 /// Forgets `driver`'s direct link (a link with it failed): the next compile looks again.

@@ -51,12 +51,13 @@ std::optional<int> compile_and_link_directly(const kernel_only_build& b, const f
         compile_command(b.setup, b.layer, true, src, obj.path, b.tier_flags, b.tier_header, true);
     runs[0].log = log;
     if (!known) {
-        runs[1].argv = direct_link_probe(driver);
+        runs[1].argv = direct_link_probe(driver, b.layer.object);
         runs[1].log = log;
     }
     run_compilers(runs, ic, rep, b.background);
     const std::optional<direct_link> link =
-        known ? *known : direct_link_from_probe(driver, runs[1].output, runs[1].status);
+        known ? *known
+              : direct_link_from_probe(driver, b.layer.object, runs[1].output, runs[1].status);
     output = std::move(runs[0].output);
     if (runs[0].status != 0) return runs[0].status;
     const std::vector<std::string> objects{obj.path.string(), b.layer.object};

@@ -65,6 +65,9 @@ std::string quoted(const std::string& s) {
     return "'" + s + "'";
 }
 
+void link_and_run(const fs::path& dir, const std::string& object,
+                  const std::vector<std::string>& driver);
+
 } // namespace
 
 TEST_CASE("a driver's -### line splits into its words") {
@@ -109,12 +112,12 @@ TEST_CASE("a stub library has the SONAME it is given and the machine of the libr
 TEST_CASE("a probe that failed or printed no gold line gives no direct link, remembered") {
     const std::vector<std::string> a{"isthmus-test-driver-a"};
     CHECK_FALSE(pl::known_direct_link(a));
-    CHECK_FALSE(pl::direct_link_from_probe(a, "", 1));
+    CHECK_FALSE(pl::direct_link_from_probe(a, "x.o", "", 1));
     REQUIRE(pl::known_direct_link(a));
     CHECK_FALSE(*pl::known_direct_link(a));
     const std::vector<std::string> b{"isthmus-test-driver-b"};
     CHECK_FALSE(pl::direct_link_from_probe(
-        b, " /usr/bin/ld.bfd -shared -o /isthmus-direct-link-probe/probe.so x.o\n", 0));
+        b, "x.o", " /usr/bin/ld.bfd -shared -o /isthmus-direct-link-probe/probe.so x.o\n", 0));
     pl::forget_direct_link(a);
     CHECK_FALSE(pl::known_direct_link(a));
 }
@@ -124,24 +127,6 @@ TEST_CASE("a library linked by gold against the stubs loads and runs") {
         MESSAGE("no g++ or ld.gold: nothing to link directly");
         return;
     }
-    const std::vector<std::string> driver{"g++", "-shared", "-fPIC", "-fuse-ld=gold",
-                                          "-Wl,--exclude-libs=libstdc++.a"};
-    std::string cmd, probe;
-    for (const auto& w : pl::direct_link_probe(driver)) cmd += quoted(w) + " ";
-    REQUIRE(run_shell(cmd, probe) == 0);
-    const auto link = pl::direct_link_from_probe(driver, probe, 0);
-    REQUIRE(link);
-    REQUIRE(pl::known_direct_link(driver));
-    CHECK(fs::path(link->words.front()).filename() == "ld.gold");
-    bool stubbed = false, lto = false;
-    for (const auto& w : link->words) {
-        lto = lto || w.rfind("-plugin", 0) == 0;
-        stubbed = stubbed || w.find("isthmus-link-") != std::string::npos;
-        CHECK(w != "-lstdc++"); // replaced by its stub
-    }
-    CHECK(stubbed);
-    CHECK_FALSE(lto);
-
     scratch_dir s("run");
     std::ofstream(s.dir / "lib.cpp") << R"(
         #include <stdexcept>
@@ -162,13 +147,42 @@ TEST_CASE("a library linked by gold against the stubs loads and runs") {
     REQUIRE(run_shell("g++ -std=c++20 -O1 -fPIC -c " + quoted((s.dir / "lib.cpp").string()) +
                           " -o " + quoted((s.dir / "lib.o").string()),
                       out) == 0);
+    const std::string object = (s.dir / "lib.o").string();
+    // GCC's driver prints collect2's line, Clang's the linker's (and drops a missing input).
+    for (const char* cxx : {"g++", "clang++-16", "clang++"}) {
+        if (pl::find_in_path(cxx).empty()) continue;
+        CAPTURE(cxx);
+        link_and_run(s.dir, object,
+                     {cxx, "-shared", "-fPIC", "-fuse-ld=gold", "-Wl,--exclude-libs=libstdc++.a"});
+    }
+}
+
+namespace {
+
+void link_and_run(const fs::path& dir, const std::string& object,
+                  const std::vector<std::string>& driver) {
+    std::string cmd, probe, out;
+    for (const auto& w : pl::direct_link_probe(driver, object)) cmd += quoted(w) + " ";
+    REQUIRE(run_shell(cmd, probe) == 0);
+    const auto link = pl::direct_link_from_probe(driver, object, probe, 0);
+    REQUIRE(link);
+    REQUIRE(pl::known_direct_link(driver));
+    CHECK(fs::path(link->words.front()).filename() == "ld.gold");
+    bool stubbed = false, lto = false;
+    for (const auto& w : link->words) {
+        lto = lto || w.rfind("-plugin", 0) == 0;
+        stubbed = stubbed || w.find("isthmus-link-") != std::string::npos;
+        CHECK(w != "-lstdc++"); // replaced by its stub
+    }
+    CHECK(stubbed);
+    CHECK_FALSE(lto);
+
     cmd.clear();
-    for (const auto& w :
-         pl::direct_link_command(*link, {(s.dir / "lib.o").string()}, s.dir / "lib.so"))
+    for (const auto& w : pl::direct_link_command(*link, {object}, dir / "lib.so"))
         cmd += quoted(w) + " ";
     INFO(cmd);
     REQUIRE(run_shell(cmd, out) == 0);
-    void* h = ::dlopen((s.dir / "lib.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* h = ::dlopen((dir / "lib.so").c_str(), RTLD_NOW | RTLD_LOCAL);
     INFO((h ? "" : ::dlerror()));
     REQUIRE(h != nullptr);
     auto* f = reinterpret_cast<int (*)(int, char*)>(::dlsym(h, "isthmus_link_probe"));
@@ -180,3 +194,5 @@ TEST_CASE("a library linked by gold against the stubs loads and runs") {
     CHECK(std::string(buf) == "negative"); // the C++ runtime's exceptions work
     ::dlclose(h);
 }
+
+} // namespace
