@@ -24,12 +24,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-FINISHING_LOCK = "finishing.lock"
-
 
 def _hold_finishing_locks(dirs):
     """Shared locks on each cache's finishing.lock (See Note [finishing lock]); their fds."""
-    from .cache import CacheError, _open_lock
+    from ._cache_files import FINISHING_LOCK, CacheError, _open_lock
     fds = []
     for d in sorted(set(dirs)):
         try:

@@ -13,6 +13,7 @@ import pytest
 
 import isthmus as q
 from isthmus import cache as qc
+from isthmus._cache_files import _fnv1a_hex
 
 SOURCE = """
 namespace ip = isthmus::plugin;
@@ -130,7 +131,7 @@ def test_verify_accepts_the_hash_the_compiler_wrote(entries3):
     assert all(e.complete for e in qc.entries(verify=True))
     for s in stems:
         meta = (d / f"{s}.meta").read_text().split()
-        assert meta[meta.index("hash") + 1] == qc._fnv1a_hex(d / f"{s}.so")
+        assert meta[meta.index("hash") + 1] == _fnv1a_hex(d / f"{s}.so")
 
 
 def test_size_totals_entries_only(entries3):
