@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -46,6 +47,11 @@ struct fnv {
 std::string read_file(const fs::path& p);
 /// Whitespace-separated words ($CXX may be "ccache g++").
 std::vector<std::string> split_words(const std::string& s);
+/// Whether the environment variable `var` turns something off: it is "0".
+inline bool switched_off(const char* var) {
+    const char* v = std::getenv(var);
+    return v && v[0] == '0' && v[1] == '\0';
+}
 /// The full path of an executable found on PATH ("" when none).
 std::string find_in_path(const std::string& exe);
 /// A compiler's identity for cache keys: its resolved path, size and modification time.
@@ -106,6 +112,25 @@ struct temp_file {
     fs::path path;
 };
 temp_file make_temp(const fs::path& target, const std::string& tag = ".tmp.");
+/// The files a build writes before it installs its entry, removed when this goes unless kept: a
+/// build that fails, or is stopped, leaves none of them behind.
+class removed_unless_kept {
+public:
+    explicit removed_unless_kept(std::vector<fs::path> files) : files_(std::move(files)) {}
+    removed_unless_kept(const removed_unless_kept&) = delete;
+    removed_unless_kept& operator=(const removed_unless_kept&) = delete;
+    ~removed_unless_kept() {
+        std::error_code ec;
+        for (const auto& f : files_) fs::remove(f, ec);
+    }
+    /// `f` stays.
+    void keep(const fs::path& f) { std::erase(files_, f); }
+    /// Every file stays.
+    void keep_all() { files_.clear(); }
+
+private:
+    std::vector<fs::path> files_;
+};
 /// Writes `content` to a new temp_file beside `target`, then renames it over `target`
 /// (replacing whatever the name held, never writing through it). Throws runtime_error, leaving
 /// no temporary file, when it cannot.

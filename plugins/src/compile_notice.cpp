@@ -1,6 +1,8 @@
 // Compile notices: the handler registry, its default (stderr) and the slow-compile reporter.
 #include "compile_notice.hpp"
 
+#include "compile_cache.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -30,8 +32,7 @@ std::mutex g_mu;
 compile_notice_handler g_handler; // empty: the default
 
 void default_handler(const compile_notice& n) {
-    const char* v = std::getenv("ISTHMUS_VERBOSE");
-    if (v && std::string(v) == "0") return;
+    if (switched_off("ISTHMUS_VERBOSE")) return;
     std::fprintf(stderr, "%s\n", n.message.c_str());
     std::fflush(stderr);
 }

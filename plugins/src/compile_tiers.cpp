@@ -2,6 +2,7 @@
 // quick build's kernels onto it, and the waits for it (library::wait_optimised, at exit).
 #include "compile_tiers.hpp"
 
+#include "compile_cache.hpp"
 #include "compile_notice.hpp"
 #include "isthmus/interrupt.hpp"
 
@@ -182,8 +183,7 @@ bool background_stop() noexcept {
 }
 
 bool tiers_enabled() {
-    const char* v = std::getenv("ISTHMUS_COMPILE_TIERS");
-    return !(v && std::string(v) == "0");
+    return !switched_off("ISTHMUS_COMPILE_TIERS");
 }
 
 void build_optimised_later(const std::shared_ptr<library>& quick,

@@ -265,7 +265,6 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
     }
 
     cache_dir_ready(dir, true);
-    std::error_code ec;
     {
         interrupt_check ic; // Note [interruptible compiles]
         const std::string compiler_name = nvrtc ? cmd.front() + " and NVRTC" : cmd.front();
@@ -277,15 +276,12 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
             write_atomically(src, text);
             // the compiler's output: a fresh name, created empty first (Note [cache trust model])
             const fs::path tmp_so = make_temp(so).path;
+            // a failed or stopped compile leaves no entry behind (the lock file stays: Note
+            // [plugin cache])
+            removed_unless_kept cleanup({tmp_so, src});
             precompiled_layer pch;
-            try {
-                if (auto r = layer_request(cuda && !nvrtc, cmd, fixed, opts, inc, layer, dir))
-                    pch = precompiled_header(*r, ic, rep);
-            } catch (...) { // a Ctrl-C while the layer builds: no entry stays
-                fs::remove(tmp_so, ec);
-                fs::remove(src, ec);
-                throw;
-            }
+            if (auto r = layer_request(cuda && !nvrtc, cmd, fixed, opts, inc, layer, dir))
+                pch = precompiled_header(*r, ic, rep);
             auto command = [&](const precompiled_layer& l, bool lean) {
                 return compile_command(setup, l, lean, src, tmp_so);
             };
@@ -311,36 +307,26 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                         }
                     });
                 }
-                try {
-                    // See Note [kernel-only plugins]
-                    lean = (!cuda || nvrtc) && !pch.lean_header.empty() &&
-                           kernel_only_candidate(source);
-                    if (lean) {
-                        rc = run_compiler(command(pch, true), dir / (stem + ".log"), output, ic,
+                // See Note [kernel-only plugins]
+                lean =
+                    (!cuda || nvrtc) && !pch.lean_header.empty() && kernel_only_candidate(source);
+                if (lean) {
+                    rc = run_compiler(command(pch, true), dir / (stem + ".log"), output, ic, rep);
+                    lean = rc == 0;
+                }
+                if (!lean) {
+                    rc = run_compiler(command(pch, false), dir / (stem + ".log"), output, ic, rep);
+                    // a stale layer, not the source: See Note [precompiled headers under
+                    // Clang]
+                    if (rc != 0 && refused_precompiled_header(pch, output)) {
+                        mark_layer_failed(pch, output);
+                        pch = {};
+                        rc = run_compiler(command({}, false), dir / (stem + ".log"), output, ic,
                                           rep);
-                        lean = rc == 0;
                     }
-                    if (!lean) {
-                        rc = run_compiler(command(pch, false), dir / (stem + ".log"), output, ic,
-                                          rep);
-                        // a stale layer, not the source: See Note [precompiled headers under
-                        // Clang]
-                        if (rc != 0 && refused_precompiled_header(pch, output)) {
-                            mark_layer_failed(pch, output);
-                            pch = {};
-                            rc = run_compiler(command({}, false), dir / (stem + ".log"), output, ic,
-                                              rep);
-                        }
-                    }
-                } catch (...) {
-                    fs::remove(tmp_so, ec); // what the compiler wrote before it was stopped
-                    fs::remove(src, ec);
-                    throw;
                 }
             }
             if (rc != 0 || (dev && !dev->ok)) {
-                fs::remove(tmp_so, ec); // a failed compile leaves no entry behind (the lock
-                fs::remove(src, ec);    // file stays: Note [plugin cache])
                 if (dev && !dev->ok) throw compile_error(nvrtc_failure(what, dev->log), dev->log);
                 throw compile_error(what + ": the " + (cuda ? "CUDA" : "C++") + " compiler (" +
                                         cmd.front() + ") failed with exit code " +
@@ -352,20 +338,16 @@ std::shared_ptr<library> compile_source(const std::string& name, const std::stri
                                  : pch.empty() ? "none"
                                                : "full") +
                                 "\n";
-            try {
-                if (dev) { // the device code first: the library is looked for last
-                    for (size_t k = 0; k < device.size(); ++k) {
-                        const std::string& bytes =
-                            k < dev->cubins.size() ? dev->cubins[k] : dev->ptx;
-                        write_atomically(device[k].second, bytes);
-                        extra += device[k].first + "_size " + std::to_string(bytes.size()) + "\n";
-                    }
+            cleanup.keep(src);
+            if (dev) { // the device code first: the library is looked for last
+                for (size_t k = 0; k < device.size(); ++k) {
+                    const std::string& bytes = k < dev->cubins.size() ? dev->cubins[k] : dev->ptx;
+                    write_atomically(device[k].second, bytes);
+                    extra += device[k].first + "_size " + std::to_string(bytes.size()) + "\n";
                 }
-                install_entry(tmp_so, so, meta, extra);
-            } catch (...) {
-                fs::remove(tmp_so, ec);
-                throw;
             }
+            install_entry(tmp_so, so, meta, extra);
+            cleanup.keep_all();
         }
     }
     return load(so.string());

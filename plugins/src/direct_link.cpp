@@ -3,6 +3,7 @@
 #include "direct_link.hpp"
 
 #include "compiler_runs.hpp"
+#include "isthmus/error.hpp"
 
 #include <elf.h>
 #include <unistd.h>
@@ -98,14 +99,11 @@ std::optional<std::string> stub_for(direct_links& s, const fs::path& lib,
     return out.string();
 }
 
-// The library file -l`name` names: lib<name>.so in the search directories, in order.
-std::optional<fs::path> find_library(const std::vector<std::string>& dirs,
-                                     const std::string& name) {
+// The file `file` in the first of the search directories that has it.
+std::optional<fs::path> find_in_dirs(const std::vector<std::string>& dirs, const fs::path& file) {
     std::error_code ec;
-    for (const auto& d : dirs) {
-        const fs::path p = fs::path(d) / ("lib" + name + ".so");
-        if (fs::is_regular_file(p, ec)) return p;
-    }
+    for (const auto& d : dirs)
+        if (fs::is_regular_file(fs::path(d) / file, ec)) return fs::path(d) / file;
     return std::nullopt;
 }
 
@@ -156,11 +154,9 @@ std::optional<std::vector<std::string>> script_words(direct_links& s, const fs::
         }
         fs::path p = t;
         std::error_code ec;
-        if (p.is_relative()) {
-            std::optional<fs::path> found;
-            if (fs::is_regular_file(script.parent_path() / p, ec)) found = script.parent_path() / p;
-            for (size_t i = 0; !found && i < dirs.size(); ++i)
-                if (fs::is_regular_file(fs::path(dirs[i]) / p, ec)) found = fs::path(dirs[i]) / p;
+        if (p.is_relative()) { // beside the script, else where -l looks
+            auto found = find_in_dirs({script.parent_path().string()}, p);
+            if (!found) found = find_in_dirs(dirs, p);
             if (!found) return false;
             p = *found;
         }
@@ -241,7 +237,7 @@ std::optional<direct_link> plan_from_line(direct_links& s, const std::vector<std
         } else if (starts_with(a, "-l") && dynamic) {
             std::string name = a.substr(2);
             if (name.empty() && i + 1 < w.size()) name = w[++i];
-            const auto lib = find_library(dirs, name);
+            const auto lib = find_in_dirs(dirs, "lib" + name + ".so"); // what -l`name` names
             bool done = false;
             if (lib) {
                 if (link_stub(s, *lib, as_needed, l.words)) {
@@ -267,8 +263,7 @@ std::optional<direct_link> plan_from_line(direct_links& s, const std::vector<std
 } // namespace
 
 bool direct_links_enabled() {
-    const char* v = std::getenv("ISTHMUS_DIRECT_LINK");
-    return !(v && std::string(v) == "0");
+    return !switched_off("ISTHMUS_DIRECT_LINK");
 }
 
 std::optional<std::optional<direct_link>>
@@ -499,14 +494,12 @@ bool write_stub_library(const fs::path& out, const std::string& soname, const fs
     section(sh[4], 26, SHT_STRTAB, 0, shstr, names.size(), 0, 0, 1, 0);
     put(shoff, sh, sizeof sh);
 
-    const fs::path tmp = out.string() + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        if (!f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return false;
+    try {
+        write_atomically(out, bytes);
+    } catch (const isthmus::error&) {
+        return false;
     }
-    std::error_code ec;
-    fs::rename(tmp, out, ec);
-    return !ec;
+    return true;
 }
 
 } // namespace detail

@@ -37,18 +37,11 @@ std::optional<int> compile_and_link_directly(const kernel_only_build& b, const f
     const auto known = known_direct_link(driver);
     if (known && !*known) return std::nullopt;
     const fs::path log = b.dir / (b.stem + ".log");
-    temp_file obj = make_temp(b.dir / (b.stem + ".o"));
-    obj.fd = unique_fd();
-    struct remove_obj {
-        fs::path p;
-        ~remove_obj() {
-            std::error_code ec;
-            fs::remove(p, ec);
-        }
-    } cleanup{obj.path};
+    const fs::path obj = make_temp(b.dir / (b.stem + ".o")).path;
+    removed_unless_kept cleanup({obj});
     std::vector<compiler_run> runs(known ? 1 : 2);
     runs[0].argv =
-        compile_command(b.setup, b.layer, true, src, obj.path, b.tier_flags, b.tier_header, true);
+        compile_command(b.setup, b.layer, true, src, obj, b.tier_flags, b.tier_header, true);
     runs[0].log = log;
     if (!known) {
         runs[1].argv = direct_link_probe(driver, b.layer.object);
@@ -60,7 +53,7 @@ std::optional<int> compile_and_link_directly(const kernel_only_build& b, const f
               : direct_link_from_probe(driver, b.layer.object, runs[1].output, runs[1].status);
     output = std::move(runs[0].output);
     if (runs[0].status != 0) return runs[0].status;
-    const std::vector<std::string> objects{obj.path.string(), b.layer.object};
+    const std::vector<std::string> objects{obj.string(), b.layer.object};
     if (link) {
         std::string link_output;
         linked = run_compiler(direct_link_command(*link, objects, tmp_so), log, link_output, ic,
@@ -86,29 +79,18 @@ bool build_kernel_only(const kernel_only_build& b, interrupt_check& ic, slow_com
     const fs::path src = b.dir / (b.stem + b.ext);
     write_atomically(src, b.text);
     const fs::path tmp_so = make_temp(so).path;
-    std::error_code ec;
-    int rc = 0;
-    try {
-        std::optional<int> direct;
-        bool linked = false;
-        if (b.direct_link)
-            direct = compile_and_link_directly(b, src, tmp_so, ic, rep, output, linked);
-        rc = direct ? *direct
-                    : run_compiler(compile_command(b.setup, b.layer, true, src, tmp_so,
-                                                   b.tier_flags, b.tier_header),
-                                   b.dir / (b.stem + ".log"), output, ic, rep, b.background);
-        if (rc == 0)
-            install_entry(tmp_so, so, meta, b.meta_extra + (linked ? "link direct\n" : ""));
-    } catch (...) {
-        fs::remove(tmp_so, ec);
-        fs::remove(src, ec);
-        throw;
-    }
-    if (rc != 0) {
-        fs::remove(tmp_so, ec);
-        fs::remove(src, ec);
-    }
-    return rc == 0;
+    removed_unless_kept cleanup({tmp_so, src});
+    std::optional<int> direct;
+    bool linked = false;
+    if (b.direct_link) direct = compile_and_link_directly(b, src, tmp_so, ic, rep, output, linked);
+    const int rc = direct ? *direct
+                          : run_compiler(compile_command(b.setup, b.layer, true, src, tmp_so,
+                                                         b.tier_flags, b.tier_header),
+                                         b.dir / (b.stem + ".log"), output, ic, rep, b.background);
+    if (rc != 0) return false;
+    install_entry(tmp_so, so, meta, b.meta_extra + (linked ? "link direct\n" : ""));
+    cleanup.keep_all();
+    return true;
 }
 
 // See Note [compile tiers]: the quick build of a kernel-only C++ source (`key` is the optimised
