@@ -2,6 +2,8 @@
 
 Usage (after a build; the peers from `scripts/deps --bench-peers`, a missing one is left out):
     PYTHONPATH=build/python python3 bench/compile.py [--repeat N] [--libs isthmus,numba,...]
+A --libs entry `isthmus+VAR=VALUE` runs isthmus with that environment variable, beside plain
+isthmus (`isthmus+ISTHMUS_DIRECT_LINK=0`: the quick build linked by the compiler driver).
 
 Each library runs the same script in a new Python process with fresh cache directories: import,
 initialise (CPU), then compile and launch three small saxpy kernels, each a new kernel (another
@@ -124,12 +126,21 @@ def child_env(cache):
                 NUMBA_CACHE_DIR=str(cache / "numba"), ISTHMUS_VERBOSE="0", PYTHONPATH=pythonpath)
 
 
+def variant(lib):
+    """(library, extra environment) of a --libs entry: `isthmus+VAR=VALUE[+...]` is isthmus run
+    with those variables (`isthmus+ISTHMUS_DIRECT_LINK=0`: the quick build linked by the driver),
+    timed beside plain isthmus."""
+    base, *settings = lib.split("+")
+    return base, dict(s.split("=", 1) for s in settings)
+
+
 def run_child(lib, cache):
-    if lib in MODULES:
-        (cache / f"kernels_{lib}.py").write_text(MODULES[lib])
-    env = child_env(cache)
+    base, extra = variant(lib)
+    if base in MODULES:
+        (cache / f"kernels_{base}.py").write_text(MODULES[base])
+    env = dict(child_env(cache), **extra)
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, "-c", textwrap.dedent(CHILD[lib])], env=env,
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(CHILD[base])], env=env,
                        capture_output=True, text=True, cwd=cache)
     wall = time.perf_counter() - t
     if r.returncode != 0:
@@ -141,7 +152,7 @@ def run_child(lib, cache):
 
 def available(lib):
     try:
-        __import__(lib)
+        __import__(variant(lib)[0])
         return True
     except ImportError:
         return False
@@ -152,10 +163,11 @@ def measure_once(lib):
     with tempfile.TemporaryDirectory(prefix=f"bench-compile-{lib}-") as tmp:
         cache = pathlib.Path(tmp)
         fresh = run_child(lib, cache)
-        if lib == "isthmus":  # the detached process that finishes the optimised builds
+        isthmus = variant(lib)[0] == "isthmus"
+        if isthmus:  # the detached process that finishes the optimised builds
             wait_for_finishers(cache)
         warm = run_child(lib, cache)
-        if lib == "isthmus":
+        if isthmus:
             wait_for_finishers(cache)
     got = {"script, fresh caches": fresh["wall"], "import + init": fresh["init"],
            "kernel 1 (first, fresh cache)": fresh["kernels"][0],
@@ -201,17 +213,19 @@ def main():
     print(f"machine: {os.uname().machine}, {os.cpu_count()} cores; median of {REPEAT}, "
           f"fresh cache directories; {', '.join(libs)}; ratios: the median of each repeat's")
     results, ratios = measure(libs)
-    header = f"{'':44s}" + "".join(f"{lib:>12s}" for lib in libs)
-    header += "".join(f"{'/ ' + p:>12s}" for p in ratios)
+    width = {lib: max(12, len(lib) + 1) for lib in libs}  # a variant's name is long
+    rwidth = {p: max(12, len(p) + 3) for p in ratios}
+    header = f"{'':44s}" + "".join(f"{lib:>{width[lib]}s}" for lib in libs)
+    header += "".join(f"{'/ ' + p:>{rwidth[p]}s}" for p in ratios)
     print(header)
     for row in results[libs[0]]:
         line = f"{row:44s}"
         for lib in libs:
             v = results[lib].get(row)
-            line += f"{fmt(v):>12s}" if v is not None else f"{'':>12s}"
+            line += f"{fmt(v) if v is not None else '':>{width[lib]}s}"
         for p in ratios:
             r = ratios[p].get(row)
-            line += f"{r:11.2f}x" if r is not None else f"{'':>12s}"
+            line += f"{f'{r:.2f}x' if r is not None else '':>{rwidth[p]}s}"
         print(line)
 
 
