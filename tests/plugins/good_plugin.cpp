@@ -9,6 +9,30 @@ namespace ip = isthmus::plugin;
 
 namespace {
 
+// The author layer's compile-time choices: parameter lists of basic types are described by a
+// constant table (Note [constant parameter tables]), lists with a full-layer type at load time;
+// lambdas without captures share one object (Note [stateless callables]), others are copied.
+using basic_params = std::tuple<ip::view<const float, 2>, ip::view<double, 1>, double, int32_t,
+                                bool, ip::vec3, isthmus_tensor, isthmus_value, ip::ivec2>;
+static_assert(ip::detail::param_table<basic_params>::constant);
+constexpr const isthmus_param* basic_table = ip::detail::constant_params<basic_params>::value;
+static_assert(basic_table[0].kind == ISTHMUS_PARAM_TENSOR && basic_table[0].ndim == 2 &&
+              basic_table[0].dtype == ISTHMUS_DT_FLOAT32 &&
+              basic_table[0].flags == ISTHMUS_PARAM_READ);
+static_assert(basic_table[1].flags == (ISTHMUS_PARAM_READ | ISTHMUS_PARAM_WRITE) &&
+              basic_table[1].dtype == ISTHMUS_DT_FLOAT64);
+static_assert(basic_table[3].kind == ISTHMUS_PARAM_INT && basic_table[3].dtype == ISTHMUS_DT_INT32);
+static_assert(basic_table[4].kind == ISTHMUS_PARAM_BOOL && basic_table[5].vec_len == 3);
+static_assert(basic_table[6].kind == ISTHMUS_PARAM_TENSOR &&
+              basic_table[7].kind == ISTHMUS_PARAM_ANY);
+static_assert(!ip::detail::param_table<std::tuple<double, std::string>>::constant);
+static_assert(ip::detail::param_table<std::tuple<>>::constant);
+constexpr auto no_captures = [](double x) { return x; };
+static_assert(ip::detail::stateless<decltype(no_captures)>);
+inline double captured = 0;
+static_assert(!ip::detail::stateless<decltype([c = captured](double x) { return x + c; })>);
+static_assert(!ip::detail::stateless<decltype([&c = captured](double x) { return x + c; })>);
+
 // An event source: a counter whose tick() fires `ontick` with the new count.
 struct counter {
     explicit counter(std::string label) : label(std::move(label)) {}

@@ -311,8 +311,8 @@ private:
                                            const char* result, size_t skip) {
         using tr = detail::fn_traits<std::decay_t<F>>;
         constexpr size_t n = std::tuple_size_v<typename tr::args>;
-        isthmus_param all[n > 0 ? n : 1];
-        detail::describe_params<typename tr::args>(all);
+        isthmus_param room[n > 0 ? n : 1];
+        const isthmus_param* all = detail::describe_params<typename tr::args>(room);
         add_function_entry(into, name, doc, result, all, params, n - skip, skip,
                            &detail::function_impl<F>, keep_callable(std::move(f)));
     }

@@ -371,3 +371,67 @@ def test_a_process_removes_its_stubs_when_it_exits(tiers, gold, run_python, tmp_
     assert run_python(code).stdout.strip().splitlines()[-1] == "quick True"
     assert qc.wait_for_finishers(tiers, timeout=120)
     assert not list((tmp_path / "t").glob("isthmus-link-*"))
+
+
+# ---- the quick build's launcher and views (Note [the quick build's launcher]) ------------------
+
+VIEWS = """
+namespace ip = isthmus::plugin;
+ISTHMUS_PLUGIN(NAME, m) {
+    m.kernel("NAME_rows", [](ip::view<const double, 2> x, ip::view<double, 2> y, ip::ivec2 p) {
+        y[p] = x(p[0], p[1]) * 2.0 + x[p] * x(p[0], 0);
+    }, {"x", "y"});
+    m.kernel("NAME_maps", [](ip::view<const float, 1, ip::access::clamped> x,
+                             ip::view<const float, 1, ip::access::circular> c,
+                             ip::view<const float, 1, ip::access::mirror> r,
+                             ip::view<float, 1> y, int64_t i) {
+        y(i) = x(i - 2) + 10.0f * c(i + 5) + 100.0f * r(i - 3);
+    }, {"x", "c", "r", "y"});
+    m.kernel("NAME_gather", [](ip::view<const float, 1, ip::access::checked> x,
+                               ip::view<const int32_t, 1> at, ip::view<float, 1> y, int64_t i) {
+        y(i) = x(at(i));
+    }, {"x", "at", "y"});
+}
+"""
+
+
+def test_the_quick_builds_own_launcher_indexes_like_numpy(tiers, run_python):
+    # A script compiles the plugin and exits: the quick build stays in the cache, and loaded
+    # here by its path it runs alone (no optimised build to move to): its one general loop and
+    # its unchecked views' direct indexing, on strided and broadcast views; mapped and 'checked
+    # views keep their maps and checks there.
+    run_python(f"""
+        import isthmus as q
+        q.init("cpu")
+        assert q.compile_string("tier_qv", {VIEWS.replace("NAME", "tier_qv")!r}).tier_qv_rows.tier \
+            == "quick"
+    """)
+    qc.wait_for_finishers()
+    _, so = quick_entry(tiers, "tier_qv")
+    mod = q.import_native(str(so))
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((13, 21))[::2, ::3]  # strided in both dimensions
+    y = q.value(np.zeros((14, 7))[::2, :])
+    q.parallel_do((7, 7), x, y, mod.tier_qv_rows)
+    np.testing.assert_array_equal(np.asarray(y), x * 2.0 + x * x[:, :1])
+    b = np.broadcast_to(rng.standard_normal(7), (3, 7))  # stride 0 along the rows
+    y = q.value(np.zeros((3, 7)))
+    q.parallel_do((3, 7), b, y, mod.tier_qv_rows)
+    np.testing.assert_array_equal(np.asarray(y), b * 2.0 + b * b[:, :1])
+    n = 9
+    xs = rng.standard_normal(n).astype(np.float32)
+    c = rng.standard_normal(n).astype(np.float32)
+    r = rng.standard_normal(n).astype(np.float32)
+    out = q.value(np.zeros(n, dtype=np.float32))
+    q.parallel_do(n, xs, c, r, out, mod.tier_qv_maps)
+    i = np.arange(n)
+    mirror = np.where((i - 3) < 0, -(i - 3) - 1, i - 3)
+    expected = (xs[np.clip(i - 2, 0, n - 1)] + np.float32(10) * c[(i + 5) % n]
+                + np.float32(100) * r[mirror])
+    np.testing.assert_array_equal(np.asarray(out), expected)
+    src = np.arange(5, dtype=np.float32)
+    y = q.value(np.full(3, -1.0, dtype=np.float32))
+    q.parallel_do(3, src, np.array([4, 0, 2], dtype=np.int32), y, mod.tier_qv_gather)
+    np.testing.assert_array_equal(np.asarray(y), [4.0, 0.0, 2.0])
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0"):
+        q.parallel_do(3, src, np.array([1, 5, 2], dtype=np.int32), y, mod.tier_qv_gather)

@@ -152,9 +152,14 @@ auto convert_args(const isthmus_value* args, std::index_sequence<I...>) {
         {get_arg<std::tuple_element_t<I, Tuple>>(args, I)}...};
 }
 
-/// Describes a parameter type for the host's checks and listings.
+/// The type names of views by rank and of vec by length, for describe_param.
+inline constexpr const char* k_view_type_names[] = {"scalar", "vec", "mat", "cube", "cube{4}"};
+inline constexpr const char* k_vec_type_names[] = {"vec0", "vec1", "vec2", "vec3", "vec4"};
+
+/// Describes a parameter type for the host's checks and listings (a constant expression for the
+/// basic argument types: See Note [constant parameter tables]).
 template <typename P>
-isthmus_param describe_param(const char* name) {
+constexpr isthmus_param describe_param(const char* name) {
     using T = std::remove_cvref_t<P>;
     isthmus_param p{name, ISTHMUS_PARAM_ANY, ISTHMUS_DT_ANY, -1, 0, 0, "any", nullptr};
     if constexpr (std::is_same_v<T, bool>) {
@@ -171,14 +176,12 @@ isthmus_param describe_param(const char* name) {
         p.ndim = T::rank;
         p.flags =
             std::is_const_v<E> ? ISTHMUS_PARAM_READ : (ISTHMUS_PARAM_READ | ISTHMUS_PARAM_WRITE);
-        static const char* const names[] = {"scalar", "vec", "mat", "cube", "cube{4}"};
-        p.type_name = T::rank <= 4 ? names[T::rank] : "cube{:}";
+        p.type_name = T::rank <= 4 ? k_view_type_names[T::rank] : "cube{:}";
     } else if constexpr (is_vec<T>::value) {
         p.kind = ISTHMUS_PARAM_VEC;
         p.dtype = dtype_code<typename T::value_type>::value;
         p.vec_len = T::size();
-        static const char* const names[] = {"vec0", "vec1", "vec2", "vec3", "vec4"};
-        p.type_name = T::size() <= 4 ? names[T::size()] : "vec";
+        p.type_name = T::size() <= 4 ? k_vec_type_names[T::size()] : "vec";
     } else if constexpr (std::is_same_v<T, isthmus_tensor>) {
         p.kind = ISTHMUS_PARAM_TENSOR, p.flags = ISTHMUS_PARAM_READ | ISTHMUS_PARAM_WRITE;
         p.type_name = "cube{:}";
@@ -188,13 +191,44 @@ isthmus_param describe_param(const char* name) {
     return p;
 }
 
-/// Fills `out` with the descriptions of the parameter types of the tuple A.
+// Note [constant parameter tables]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Every registration describes its parameters for the host (isthmus_param: kind, dtype, rank,
+// access, type name). Filled in by code at load time, the descriptions were a function per
+// callable that the optimiser compiled in every plugin: a tenth of a small kernel's quick build
+// (GCC's instructions, cc1plus under callgrind). For the basic argument types they depend on the
+// type alone, so they are a constant table per parameter list instead, which the compiler writes
+// as data; a list with a full-layer type (a string, a callback, an object, whose description
+// reads its registered type at run time) is still described by code.
 template <typename A>
-void describe_params(isthmus_param* out) {
-    [out]<size_t... I>(std::index_sequence<I...>) {
-        ((out[I] = describe_param<std::tuple_element_t<I, A>>(nullptr)), ...);
+struct param_table;
+template <typename... P>
+struct param_table<std::tuple<P...>> {
+    /// Whether the descriptions are constants: all are basic types.
+    static constexpr bool constant = (is_basic_arg<std::remove_cvref_t<P>> && ...);
+};
+/// The constant table itself (used only where param_table says it is one).
+template <typename A>
+struct constant_params;
+template <typename... P>
+struct constant_params<std::tuple<P...>> {
+    static constexpr isthmus_param value[sizeof...(P) > 0 ? sizeof...(P) : 1] = {
+        describe_param<P>(nullptr)...};
+};
+
+/// The descriptions of the parameter types of the tuple A: a constant table where all are basic
+/// types (See Note [constant parameter tables]), else `out` (room for them all) filled in.
+template <typename A>
+const isthmus_param* describe_params(isthmus_param* out) {
+    if constexpr (param_table<A>::constant) {
+        return constant_params<A>::value;
+    } else {
+        [out]<size_t... I>(std::index_sequence<I...>) {
+            ((out[I] = describe_param<std::tuple_element_t<I, A>>(nullptr)), ...);
+        }
+        (std::make_index_sequence<std::tuple_size_v<A>>{});
+        return out;
     }
-    (std::make_index_sequence<std::tuple_size_v<A>>{});
 }
 
 } // namespace detail

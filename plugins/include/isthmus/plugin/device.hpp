@@ -82,6 +82,35 @@ template <typename T>
 struct bare<T&> : unconst<T> {};
 template <typename T>
 struct bare<T&&> : unconst<T> {};
+
+// Note [unchecked views in the quick build]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// An element access goes through the view's at(), which maps each index by the access modifier
+// and checks it in checked mode or in a stencil's interior (Note [view checks], Note [stencil
+// interiors]): four functions per view type for the compiler to optimise before it inlines
+// them, a ninth of a small kernel's quick build. In the quick build (See Note [the quick build's
+// launcher] in isthmus/plugin/kernel_cpu.hpp) an 'unchecked view's at() never does more than
+// sum index times stride: the quick build has no checked loop (a checked launch waits for the
+// optimised build) and no stencil interiors, so its views' checked bit and interior dimensions
+// are always 0. There operator() and operator[] sum the offsets themselves; other modifiers, and
+// every view of the optimised build, keep at().
+
+// The build's tier (See Note [the quick build's launcher] in isthmus/plugin/kernel_cpu.hpp).
+struct this_build;
+template <typename Build>
+struct tier_policy {
+    static constexpr bool quick = false;
+};
+template <typename T, typename>
+struct dependent_on {
+    using type = T;
+};
+/// True in the quick build's translation unit (See Note [the quick build's launcher]); F only
+/// defers the lookup to an instantiation that depends on it.
+template <typename F>
+ISTHMUS_HD constexpr bool quick_build() {
+    return tier_policy<typename dependent_on<this_build, F>::type>::quick;
+}
 } // namespace detail
 
 // ---- fixed vectors -----------------------------------------------------------------------
@@ -197,11 +226,23 @@ public:
     ISTHMUS_HD T& operator()(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         const int64_t ii[] = {static_cast<int64_t>(idx)...};
-        return *at(ii);
+        if constexpr (A == access::unchecked && detail::quick_build<T>()) {
+            int64_t off = 0; // See Note [unchecked views in the quick build]
+            for (int d = 0; d < N; ++d) off += ii[d] * strides_[d];
+            return data_[off];
+        } else {
+            return *at(ii);
+        }
     }
     /// Element at a position vector.
     ISTHMUS_HD T& operator[](const ivec<N>& p) const {
-        return *at(p.v);
+        if constexpr (A == access::unchecked && detail::quick_build<T>()) {
+            int64_t off = 0; // See Note [unchecked views in the quick build]
+            for (int d = 0; d < N; ++d) off += p.v[d] * strides_[d];
+            return data_[off];
+        } else {
+            return *at(p.v);
+        }
     }
     /// K consecutive elements along the last dimension, from `idx...` (Quasar's x[i, j, 0..2]).
     template <int K, typename... I>

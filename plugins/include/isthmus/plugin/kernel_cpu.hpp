@@ -225,7 +225,10 @@ void kernel_loop(F& f, const isthmus_range& r, const isthmus_value* args,
     auto converted = convert_args<Tuple>(args, std::index_sequence<I...>{});
     (view_binding::bind(arg_at<I>(converted), static_cast<int32_t>(I), Checked), ...);
     check_launch(f, arg_at<I>(converted)...); // See Note [launch checks]
-    run_positions<Checked, P>(f, r, params, arg_at<I>(converted)...);
+    if constexpr (quick_build<F>())
+        position_loop<P>(f, r, arg_at<I>(converted)...); // See Note [the quick build's launcher]
+    else
+        run_positions<Checked, P>(f, r, params, arg_at<I>(converted)...);
 }
 
 // Note [checked loops are cold]
@@ -283,28 +286,18 @@ void check_devices(const isthmus_kernel* self, const isthmus_value* args, int32_
 // is compiled at -O1 for its first answer, and replaced by the optimised build as soon as that is
 // ready, so it has no use for the loops that make the optimised launcher fast and cost compile
 // time: the flattened loop on unit-stride copies, the stencil interiors and the cold checked loop.
-// Its launcher is kernel_loop<false> alone (the general loop over the views as given: the same
-// values per position, Note [unit-stride loops]), which cut the saxpy plugin's -O1 compile by a
-// seventh (126 -> 109 ms). Without the checked loop, the quick build does not declare
-// ISTHMUS_FEATURE_CHECKED_MODE: a checked launch waits for the optimised build instead. The
-// compile_string driver marks the quick build's translation unit by including
-// isthmus/plugin/quick_build.hpp after the precompiled layer, which specialises tier_policy for
-// this_build; the layer's own text (and its precompiled header) is the same for both builds.
-struct this_build;
-template <typename Build>
-struct tier_policy {
-    static constexpr bool quick = false;
-};
-template <typename T, typename>
-struct dependent_on {
-    using type = T;
-};
-/// True in the quick build's translation unit (See Note [the quick build's launcher]); F only
-/// defers the lookup to the kernel's instantiation.
-template <typename F>
-constexpr bool quick_build() {
-    return tier_policy<typename dependent_on<this_build, F>::type>::quick;
-}
+// Its launcher is kernel_loop<false> running position_loop alone (the general loop over the views
+// as given: the same values per position, Note [unit-stride loops]), which cut the saxpy plugin's
+// -O1 compile by a seventh (126 -> 109 ms), and by another 15% of cc1plus's instructions once
+// run_positions, which still instantiated the unit-stride copy of the loop, was left out too.
+// Without the checked loop, the quick build does not declare ISTHMUS_FEATURE_CHECKED_MODE: a
+// checked launch waits for the optimised build instead. It also leaves out check_devices (3% of
+// its instructions): it guards against a host that passes a tensor on another device than the
+// launcher's, and the quick build is only ever loaded by the host that compiled it, which locks
+// every tensor on the CPU before a CPU launch. The compile_string driver marks the quick build's
+// translation unit by including isthmus/plugin/quick_build.hpp after the precompiled layer, which
+// specialises tier_policy for this_build; the layer's own text (and its precompiled header) is
+// the same for both builds.
 
 template <typename F>
 int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_range* range,
@@ -314,8 +307,9 @@ int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_ra
     call_scope scope(call, self->params, self->nparams);
     try {
         if (ISTHMUS_UNLIKELY(static_cast<size_t>(nargs) != n)) check_arg_count(self, n, nargs);
-        check_devices<typename tr::args>(self, args, ISTHMUS_DEVICE_CPU, 0,
-                                         std::make_index_sequence<n>{});
+        if constexpr (!quick_build<F>()) // See Note [the quick build's launcher]
+            check_devices<typename tr::args>(self, args, ISTHMUS_DEVICE_CPU, 0,
+                                             std::make_index_sequence<n>{});
         F& f = *static_cast<F*>(self->data);
         if constexpr (quick_build<F>())
             kernel_loop<false, F, typename tr::args>(f, *range, args, self->params,

@@ -10,6 +10,22 @@ namespace isthmus::plugin {
 class module_base;
 
 namespace detail {
+// Note [stateless callables]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A registered callable lives as long as the module: a heap copy, freed by a deleter the module
+// keeps. Most kernels and functions are lambdas that capture nothing, and for them the copy, its
+// deleter and their registration were three more functions to compile in every plugin. Such a
+// callable (empty, trivially constructed and copied: every object of its type is the same) is
+// one constant object of its type instead, which the launchers use as they used the copy.
+template <typename F>
+inline constexpr bool stateless = std::is_empty_v<F>&&
+    std::is_trivially_default_constructible_v<F>&& std::is_trivially_copyable_v<F>;
+/// The object a stateless callable's registrations share (See Note [stateless callables]).
+/// (Not constexpr: nvcc's extended device lambdas are no literal types; a trivial default
+/// constructor leaves nothing to run at load time anyway.)
+template <typename F>
+inline F stateless_instance{};
+
 /// What a module has registered (functions, kernels, types, the strings they name); defined with
 /// the full layer (isthmus/plugin.hpp), an incomplete type for a kernel-only compile.
 struct module_state;
@@ -91,8 +107,8 @@ public:
         static_assert(std::is_void_v<typename tr::result>, "kernels return nothing");
         int32_t pos_ndim = 1;
         if constexpr (!std::is_integral_v<P>) pos_ndim = P::size();
-        isthmus_param all[n];
-        detail::describe_params<A>(all);
+        isthmus_param room[n];
+        const isthmus_param* all = detail::describe_params<A>(room);
         if constexpr (detail::quick_build<F>())
             drop_checked_mode(); // See Note [the quick
                                  // build's launcher]
@@ -115,7 +131,10 @@ protected:
     /// Keeps a copy of `f` as long as the module; returns its address.
     template <typename F>
     void* keep_callable(F f) {
-        return keep(new F(std::move(f)), [](void* p) { delete static_cast<F*>(p); });
+        if constexpr (detail::stateless<F>) // See Note [stateless callables]
+            return &detail::stateless_instance<F>;
+        else
+            return keep(new F(std::move(f)), [](void* p) { delete static_cast<F*>(p); });
     }
     /// Keeps `p` as long as the module, which then frees it with `drop` (also when keep throws).
     ISTHMUS_PLUGIN_SUPPORT void* keep(void* p, void (*drop)(void*));
