@@ -1,8 +1,12 @@
 // Plugin loader: by path and by name, listings, and refusals (missing, not a plugin, wrong ABI).
 #include "test_support.hpp"
 
+#include <dlfcn.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 TEST_CASE("load by path lists functions, kernels and types with signatures") {
     auto lib = pl::load(GOOD_PLUGIN);
@@ -81,4 +85,41 @@ TEST_CASE("unknown function and kernel names list what the plugin has") {
     CHECK(contains(e, "has no function \"nope\""));
     CHECK(contains(e, "plus"));
     CHECK_THROWS_AS(lib->get_kernel("plus"), isthmus::value_error);
+}
+
+TEST_CASE("each plugin defines its own module once, whichever thread calls its entry first") {
+    // See Note [the plugin entry's statics]. Plugin b, not loaded yet in this process, has its
+    // entry called by eight threads at once (ABI version 0: the host table is left alone).
+    void* h = ::dlopen(VISIBLE_PLUGIN_B, RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(h != nullptr);
+    const void* sym = ::dlsym(h, ISTHMUS_PLUGIN_ENTRY_NAME);
+    REQUIRE(sym != nullptr);
+    auto entry = reinterpret_cast<isthmus_plugin_entry_fn>(
+        const_cast<void*>(*static_cast<const void* const*>(sym)));
+    std::vector<const isthmus_plugin*> got(8, nullptr);
+    std::atomic<bool> go{false};
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < got.size(); ++i)
+        threads.emplace_back([&, i] {
+            while (!go.load()) std::this_thread::yield();
+            got[i] = entry(0, nullptr);
+        });
+    go = true;
+    for (auto& t : threads) t.join();
+    REQUIRE(got[0] != nullptr);
+    for (const isthmus_plugin* d : got) CHECK(d == got[0]);
+    CHECK(std::string(got[0]->name) == "visible_plugin_b");
+    REQUIRE(got[0]->nfunctions == 1);
+    CHECK(std::string(got[0]->functions[0].name) == "visible_b");
+    // a and b were compiled header-only with their symbols visible to each other (the layer's
+    // inline support functions are one per process then): each still has its own module
+    auto a = pl::load(VISIBLE_PLUGIN_A);
+    auto b = pl::load(VISIBLE_PLUGIN_B);
+    CHECK(&b->descriptor() == got[0]);
+    CHECK(&a->descriptor() != got[0]);
+    CHECK(a->name() == "visible_plugin_a");
+    CHECK(a->function_names() == std::vector<std::string>{"visible_a"});
+    CHECK(b->function_names() == std::vector<std::string>{"visible_b"});
+    CHECK((*a->get_function("visible_a"))().as_string() == "a");
+    CHECK((*b->get_function("visible_b"))().as_string() == "b");
 }

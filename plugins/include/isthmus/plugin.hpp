@@ -445,13 +445,11 @@ type_builder<T>::event(const char* name, isthmus::plugin::event<A...> T::*member
     ISTHMUS_PLUGIN_SETUP static void isthmus_plugin_run_(::isthmus::plugin::module_base& base_) {  \
         isthmus_plugin_define_(static_cast<::isthmus::plugin::module&>(base_));                    \
     }                                                                                              \
+    static ::isthmus::plugin::detail::plugin_slot isthmus_plugin_slot_;                            \
     ISTHMUS_PLUGIN_SETUP static const isthmus_plugin* isthmus_plugin_entry_impl_(                  \
         uint32_t host_abi, const isthmus_host* host) {                                             \
-        static ::isthmus::plugin::module mod_(#NAME);                                              \
-        static const isthmus_plugin* desc_ =                                                       \
-            ::isthmus::plugin::detail::define_plugin(mod_, &isthmus_plugin_run_);                  \
-        if (host_abi == ISTHMUS_PLUGIN_ABI_VERSION) ::isthmus::plugin::detail::g_host = host;      \
-        return desc_;                                                                              \
+        return ::isthmus::plugin::detail::plugin_entry(isthmus_plugin_slot_, #NAME,                \
+                                                       &isthmus_plugin_run_, host_abi, host);      \
     }                                                                                              \
     ISTHMUS_PLUGIN_ENTRY(isthmus_plugin_entry_impl_)                                               \
     static void isthmus_plugin_define_(::isthmus::plugin::module& M)

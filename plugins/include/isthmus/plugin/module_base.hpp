@@ -157,6 +157,36 @@ namespace detail {
 /// the message as its description, which the host refuses with that message.
 ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* define_plugin(module_base& m,
                                                            void (*define)(module_base&));
+
+// Note [the plugin entry's statics]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// ISTHMUS_PLUGIN's entry point defines the plugin once and answers every later call with the same
+// descriptor. It did so with two function-local statics (the module, the descriptor), whose
+// thread-safe initialisation guards, exception cleanups and exit-time destructor were compiled in
+// every plugin: 11 of the 95 million instructions cc1plus spends on an empty kernel-only plugin.
+// The work is plugin_entry's now, compiled once in the support object (Note [support object]);
+// the plugin keeps only a plugin_slot, constant-initialised data of its own translation unit, so
+// that each plugin has its own module even where a header-only build leaves plugin_entry's
+// symbols visible to other libraries. The first call builds the module under a lock (one lock
+// for all plugins, recursive: a definition may load another plugin) and publishes the descriptor
+// with a release store; later calls read it with one acquire load. The module is never
+// destroyed, like the library it describes (Note [no unload] in plugins/src/loader.cpp).
+
+/// A plugin's module and descriptor, once defined (See Note [the plugin entry's statics]).
+// (Plain pointers, read and written through std::atomic_ref: <atomic> would bring C++20's
+// atomic waits, <chrono> and std::string into every kernel-only compile, and their pending
+// templates tripled an empty plugin's compile.)
+struct plugin_slot {
+    const isthmus_plugin* desc = nullptr;
+    module_base* mod = nullptr;
+};
+/// ISTHMUS_PLUGIN's entry point: the descriptor of the plugin named `name` that `define`
+/// describes, defined on the first call (See Note [the plugin entry's statics]); remembers the
+/// host table when the host speaks this ABI version.
+ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* plugin_entry(plugin_slot& slot, const char* name,
+                                                          void (*define)(module_base&),
+                                                          uint32_t host_abi,
+                                                          const isthmus_host* host);
 } // namespace detail
 
 } // namespace isthmus::plugin

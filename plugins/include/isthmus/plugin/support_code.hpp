@@ -6,6 +6,9 @@
 // default, where isthmus/plugin.hpp includes this file) they are inline.
 #include "isthmus/plugin.hpp"
 
+#include <atomic>
+#include <mutex>
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wattributes" // noinline added to an inline declaration
 
@@ -562,6 +565,31 @@ ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* define_plugin(module_base& m,
         failed.description = message.c_str();
         return &failed;
     }
+}
+
+ISTHMUS_PLUGIN_SUPPORT const isthmus_plugin* plugin_entry(plugin_slot& slot, const char* name,
+                                                          void (*define)(module_base&),
+                                                          uint32_t host_abi,
+                                                          const isthmus_host* host) {
+    // See Note [the plugin entry's statics]
+    std::atomic_ref<const isthmus_plugin*> desc(slot.desc);
+    const isthmus_plugin* d = desc.load(std::memory_order_acquire);
+    if (!d) {
+        static std::recursive_mutex mu;
+        std::lock_guard lk(mu);
+        d = desc.load(std::memory_order_relaxed);
+        if (!d) {
+            try {
+                slot.mod = new plugin::module(name);
+            } catch (...) {
+                return nullptr; // out of memory: the host says the entry gave no descriptor
+            }
+            d = define_plugin(*slot.mod, define);
+            desc.store(d, std::memory_order_release);
+        }
+    }
+    if (host_abi == ISTHMUS_PLUGIN_ABI_VERSION) g_host = host;
+    return d;
 }
 } // namespace detail
 
