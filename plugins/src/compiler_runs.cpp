@@ -78,9 +78,11 @@ void wait_for(pid_t pid, int& status) {
 // compile runs (one that a caller waits for: every run_compilers call but the background
 // builds'), the background compilers' process groups are stopped (SIGSTOP), and continued
 // (SIGCONT) when the last foreground compile ends; a background compiler that starts meanwhile is
-// stopped at once. Only compiler processes are paused, never a lock holder a foreground compile
-// could wait for: the background build holds its entry's lock while its compiler is stopped, but
-// a foreground compile waits for locks before it runs its compiler, not while.
+// stopped at once. A build that runs a compiler and then a linker (the quick build's direct link)
+// keeps them paused from the one to the other (foreground_compile). Only compiler processes are
+// paused, never a lock holder a foreground compile could wait for: the background build holds its
+// entry's lock while its compiler is stopped, but a foreground compile waits for locks before it
+// runs its compiler, not while.
 std::mutex g_pause_mu;
 int g_foreground = 0;            // foreground run_compilers calls running
 std::vector<pid_t> g_background; // the process groups of the background compilers running
@@ -88,19 +90,6 @@ std::vector<pid_t> g_background; // the process groups of the background compile
 void signal_background(int sig) {
     for (pid_t p : g_background) ::kill(-p, sig);
 }
-
-struct foreground_compile {
-    foreground_compile() {
-        std::lock_guard lk(g_pause_mu);
-        if (g_foreground++ == 0) signal_background(SIGSTOP);
-    }
-    ~foreground_compile() {
-        std::lock_guard lk(g_pause_mu);
-        if (--g_foreground == 0) signal_background(SIGCONT);
-    }
-    foreground_compile(const foreground_compile&) = delete;
-    foreground_compile& operator=(const foreground_compile&) = delete;
-};
 
 void background_started(pid_t p) {
     std::lock_guard lk(g_pause_mu);
@@ -122,6 +111,16 @@ void end_compiler(pid_t pid, int& status) {
 }
 
 } // namespace
+
+foreground_compile::foreground_compile() {
+    std::lock_guard lk(g_pause_mu);
+    if (g_foreground++ == 0) signal_background(SIGSTOP);
+}
+
+foreground_compile::~foreground_compile() {
+    std::lock_guard lk(g_pause_mu);
+    if (--g_foreground == 0) signal_background(SIGCONT);
+}
 
 void run_compilers(std::vector<compiler_run>& runs, interrupt_check& ic, slow_compile_reporter& rep,
                    bool background) {

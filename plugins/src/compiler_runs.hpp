@@ -26,6 +26,17 @@ struct compiler_run {
 void run_compilers(std::vector<compiler_run>& runs, interrupt_check& ic, slow_compile_reporter& rep,
                    bool background = false);
 
+/// Keeps the background compilers paused while it lives (See Note [background compiles yield]):
+/// every foreground run_compilers call holds one, and a build that runs several (a compile, then
+/// its link) holds one across them, once it holds its entry's lock.
+class foreground_compile {
+public:
+    foreground_compile();
+    ~foreground_compile();
+    foreground_compile(const foreground_compile&) = delete;
+    foreground_compile& operator=(const foreground_compile&) = delete;
+};
+
 /// Runs one compiler command; returns its exit status, with stdout+stderr in `output` (`log`
 /// as compiler_run's).
 int run_compiler(const std::vector<std::string>& argv, const fs::path& log, std::string& output,

@@ -76,6 +76,8 @@ bool build_kernel_only(const kernel_only_build& b, interrupt_check& ic, slow_com
     cache_dir_ready(b.dir, true);
     file_lock lock(b.dir / (b.stem + ".lock"), ic, rep);
     if (entry_problem(so, meta).empty()) return true;
+    std::optional<foreground_compile> waited_for; // the compile and its link: See Note
+    if (!b.background) waited_for.emplace();      // [background compiles yield]
     const fs::path src = b.dir / (b.stem + b.ext);
     write_atomically(src, b.text);
     const fs::path tmp_so = make_temp(so).path;
