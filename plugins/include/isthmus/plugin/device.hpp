@@ -87,13 +87,14 @@ struct bare<T&&> : unconst<T> {};
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // An element access goes through the view's at(), which maps each index by the access modifier
 // and checks it in checked mode or in a stencil's interior (Note [view checks], Note [stencil
-// interiors]): four functions per view type for the compiler to optimise before it inlines
-// them, a ninth of a small kernel's quick build. In the quick build (See Note [the quick build's
-// launcher] in isthmus/plugin/kernel_cpu.hpp) an 'unchecked view's at() never does more than
-// sum index times stride: the quick build has no checked loop (a checked launch waits for the
-// optimised build) and no stencil interiors, so its views' checked bit and interior dimensions
-// are always 0. There operator() and operator[] sum the offsets themselves; other modifiers, and
-// every view of the optimised build, keep at().
+// interiors]): with map_index, failed and interior_dims, functions for the compiler to optimise
+// before it inlines them, a ninth of a small kernel's quick build. In the quick build (See Note
+// [the quick build's launcher] in isthmus/plugin/kernel_cpu.hpp) an 'unchecked view's at() never
+// does more than sum index times stride: the quick build has no checked loop (a checked launch
+// waits for the optimised build) and no stencil interiors, so its views' checked bit and interior
+// dimensions are always 0. There at() sums the offsets alone (for every access: operator(),
+// operator[], load, store and the derived kernels' mapped indices); other modifiers, and every view
+// of the optimised build, map and check.
 
 // The build's tier (See Note [the quick build's launcher] in isthmus/plugin/kernel_cpu.hpp).
 struct this_build;
@@ -226,23 +227,11 @@ public:
     ISTHMUS_HD T& operator()(I... idx) const {
         static_assert(sizeof...(I) == N, "one index per dimension");
         const int64_t ii[] = {static_cast<int64_t>(idx)...};
-        if constexpr (A == access::unchecked && detail::quick_build<T>()) {
-            int64_t off = 0; // See Note [unchecked views in the quick build]
-            for (int d = 0; d < N; ++d) off += ii[d] * strides_[d];
-            return data_[off];
-        } else {
-            return *at(ii);
-        }
+        return *at(ii);
     }
     /// Element at a position vector.
     ISTHMUS_HD T& operator[](const ivec<N>& p) const {
-        if constexpr (A == access::unchecked && detail::quick_build<T>()) {
-            int64_t off = 0; // See Note [unchecked views in the quick build]
-            for (int d = 0; d < N; ++d) off += p.v[d] * strides_[d];
-            return data_[off];
-        } else {
-            return *at(p.v);
-        }
+        return *at(p.v);
     }
     /// K consecutive elements along the last dimension, from `idx...` (Quasar's x[i, j, 0..2]).
     template <int K, typename... I>
@@ -274,18 +263,25 @@ private:
     /// (Note [derived kernels] in isthmus/plugin/active_view.hpp).
     ISTHMUS_HD T* at(const int64_t* ii, int64_t* mapped = nullptr) const {
         int64_t off = 0;
-        for (int d = 0; d < N; ++d) {
-            int64_t j;
-            if (d < interior_dims()) {
-                j = ii[d];
-                if (ISTHMUS_UNLIKELY((tag_ & 1) != 0) &&
-                    static_cast<uint64_t>(j) >= static_cast<uint64_t>(shape_[d]))
-                    return failed(ii, d, detail::k_access_stencil);
-            } else if (!detail::map_index<A>(ii[d], shape_[d], (tag_ & 1) != 0, j)) {
-                return failed(ii, d, 0);
+        if constexpr (A == access::unchecked && detail::quick_build<T>()) {
+            for (int d = 0; d < N; ++d) { // See Note [unchecked views in the quick build]
+                if (mapped) mapped[d] = ii[d];
+                off += ii[d] * strides_[d];
             }
-            if (mapped) mapped[d] = j;
-            off += j * strides_[d];
+        } else {
+            for (int d = 0; d < N; ++d) {
+                int64_t j;
+                if (d < interior_dims()) {
+                    j = ii[d];
+                    if (ISTHMUS_UNLIKELY((tag_ & 1) != 0) &&
+                        static_cast<uint64_t>(j) >= static_cast<uint64_t>(shape_[d]))
+                        return failed(ii, d, detail::k_access_stencil);
+                } else if (!detail::map_index<A>(ii[d], shape_[d], (tag_ & 1) != 0, j)) {
+                    return failed(ii, d, 0);
+                }
+                if (mapped) mapped[d] = j;
+                off += j * strides_[d];
+            }
         }
         return data_ + off;
     }

@@ -307,19 +307,20 @@ int kernel_impl(const isthmus_kernel* self, isthmus_call* call, const isthmus_ra
     call_scope scope(call, self->params, self->nparams);
     try {
         if (ISTHMUS_UNLIKELY(static_cast<size_t>(nargs) != n)) check_arg_count(self, n, nargs);
-        if constexpr (!quick_build<F>()) // See Note [the quick build's launcher]
-            check_devices<typename tr::args>(self, args, ISTHMUS_DEVICE_CPU, 0,
-                                             std::make_index_sequence<n>{});
         F& f = *static_cast<F*>(self->data);
-        if constexpr (quick_build<F>())
+        if constexpr (quick_build<F>()) { // See Note [the quick build's launcher]
             kernel_loop<false, F, typename tr::args>(f, *range, args, self->params,
                                                      std::make_index_sequence<n>{});
-        else if (ISTHMUS_UNLIKELY(call_flags(call) & ISTHMUS_CALL_CHECKED))
-            checked_kernel_loop<F, typename tr::args>(f, *range, args, self->params,
-                                                      std::make_index_sequence<n>{});
-        else
-            fast_kernel_loop<F, typename tr::args>(f, *range, args, self->params,
-                                                   std::make_index_sequence<n>{});
+        } else {
+            check_devices<typename tr::args>(self, args, ISTHMUS_DEVICE_CPU, 0,
+                                             std::make_index_sequence<n>{});
+            if (ISTHMUS_UNLIKELY(call_flags(call) & ISTHMUS_CALL_CHECKED))
+                checked_kernel_loop<F, typename tr::args>(f, *range, args, self->params,
+                                                          std::make_index_sequence<n>{});
+            else
+                fast_kernel_loop<F, typename tr::args>(f, *range, args, self->params,
+                                                       std::make_index_sequence<n>{});
+        }
         return 0;
     } catch (...) {
         return report(call);
